@@ -1,0 +1,91 @@
+# topoadvisor — see README.md.  `make` builds ./topoadvisor; `make check`
+# installs what is missing, builds and runs every test suite.
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+BUILD ?= build
+
+PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 \
+	yaml-0.1 libxml-2.0 glib-2.0
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -DTA_VERSION='"$(VERSION)"' \
+	-I. -MMD -MP
+LDLIBS = $(PKG_LIBS) -lm
+
+ifeq ($(SAN),1)
+# A separate build directory, so sanitized and plain objects never mix.
+BUILD := build-san
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined -O1
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# Every .c file of the four stages and util/ is part of the tool; main.c
+# alone is left out of the library the tests link against.
+SRCS := $(wildcard util/*.c schema/*.c experiments/*.c collectors/*.c advisor/*.c)
+LIB_SRCS := $(filter-out advisor/main.c,$(SRCS))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/advisor/main.o
+
+UNIT_SRCS := $(wildcard tests/unit/test-*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+BIN := topoadvisor
+
+.PHONY: all deps check unit integration bench demo install clean guest-image
+
+all: $(BIN)
+
+$(BIN): $(BUILD)/$(BIN)
+	cp $< $@
+
+$(BUILD)/$(BIN): $(MAIN_OBJ) $(BUILD)/libtopoadvisor.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libtopoadvisor.a: $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The schema is embedded with .incbin; rebuild its object when it changes.
+$(BUILD)/schema/db.o: schema/schema.sql
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtopoadvisor.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a \
+		$(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
+
+deps:
+	@scripts/deps.sh check
+
+check: deps
+	$(MAKE) $(BIN) units
+	@scripts/run-tests.sh $(BUILD)
+
+units: $(UNIT_BINS)
+
+bench: deps
+	$(MAKE) $(BIN)
+	@scripts/bench.sh
+
+demo: deps
+	$(MAKE) $(BIN)
+	@scripts/demo.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/$(BIN)
+	install -m 0644 docs/topoadvisor.1 $(DESTDIR)$(PREFIX)/share/man/man1/topoadvisor.1
+
+clean:
+	rm -rf build build-san $(BIN)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,41 @@
+/*
+ * cmd: the command table contract (after tmux's cmd_entry).
+ *
+ * Each command lives in advisor/cmd-NAME.c and exports one
+ * `const struct cmd_entry cmd_NAME_entry`: its name, a one-line summary, the
+ * usage of its arguments, its option table and the function that runs it.
+ * main() parses the global options together with the command's own, checks
+ * the argument count, and calls exec with the remaining arguments.
+ */
+#ifndef TA_CMD_H
+#define TA_CMD_H
+
+#include "../util/err.h"
+#include "../util/opts.h"
+#include "../util/strbuf.h"
+
+/* Global options, shared by every command. */
+struct cmd_ctx {
+	const char *db_path;	/* --db, else $TOPOADVISOR_DB, else ./topoadvisor.db */
+	int json;		/* --json: machine-readable output */
+	int quiet;		/* -q */
+	int verbose;		/* -v (counts) */
+};
+
+struct cmd_entry {
+	const char *name;
+	const char *summary;		/* one line for `topoadvisor --help` */
+	const char *args_usage;		/* e.g. "CONFIG" or "[-d SECS | -- CMD...]" */
+	const struct option *options;	/* may be NULL */
+	int min_args, max_args;		/* max_args -1: unlimited */
+	int stop_at_arg;		/* first argument ends option parsing */
+	/* Returns the exit status: EXIT_OK, EXIT_FAILURE_RUN or EXIT_BAD_INPUT. */
+	int (*exec)(const struct cmd_ctx *ctx, int argc, char **argv);
+};
+
+/* Prints "topoadvisor: error: MSG" to stderr and returns e->code (1 if unset). */
+int cmd_fail(const struct ta_err *e);
+/* Writes out to stdout (a JSON document gets a final newline). */
+void cmd_print(const struct strbuf *out);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * config: the sweep configuration, loaded from YAML and validated.
+ *
+ * config_load() turns a file into a `struct sweep_config` or fails with a
+ * message naming file:line:column, the key, what was expected and, for
+ * unknown keys, a did-you-mean.  Everything after this point works on the
+ * validated struct; no later stage looks at YAML.  The full key reference is
+ * docs/config.md.
+ *
+ * Lists marked "factor" below are the sweep's factors: the plan is their
+ * cross product (see plan.h).
+ */
+#ifndef TA_CONFIG_H
+#define TA_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../util/err.h"
+
+enum domain_type { DOMAIN_AUTO, DOMAIN_KVM, DOMAIN_QEMU };
+enum guest_arch { ARCH_HOST, ARCH_X86_64, ARCH_PPC64 };
+enum runner_kind { RUNNER_AGENT, RUNNER_HOST };
+enum pin_policy { PIN_NONE, PIN_COMPACT, PIN_SPREAD, PIN_EXPLICIT };
+enum noise_kind { NOISE_NONE, NOISE_SPIN, NOISE_COMMAND, NOISE_GUEST };
+enum bench_kind {
+	BENCH_EBIZZY, BENCH_REDIS, BENCH_STRESS_NG, BENCH_SYSBENCH,
+	BENCH_KERNEL_BUILD, BENCH_COMMAND
+};
+enum run_order { ORDER_RANDOMIZED, ORDER_SEQUENTIAL };
+enum strategy { STRATEGY_FULL };
+
+/* A NULL-terminated argument vector (owned). */
+struct argv_list {
+	char **argv;
+	size_t argc;
+};
+
+/* One guest CPU shape; dies is 1 unless given. */
+struct shape {
+	int sockets, dies, cores, threads;
+	bool dies_given;	/* the user wrote dies: keep it in XML and keys */
+	int line, col;		/* where it was written (for plan messages) */
+};
+
+/* Topology: an explicit list of shapes, or a generator. */
+struct topology_spec {
+	bool generated;
+	struct shape *shapes;	/* explicit list */
+	size_t nshapes;
+	int *vcpus;		/* generator: vCPU counts */
+	size_t nvcpus;
+	int *threads;		/* generator: allowed threads per core */
+	size_t nthreads;
+	int *sockets;		/* generator: allowed sockets (NULL: any divisor) */
+	size_t nsockets;
+};
+
+/* One pinning choice (factor). */
+struct pinning {
+	enum pin_policy policy;
+	char *name;		/* "none", "compact", "spread" or the user's name */
+	char **vcpu_cpus;	/* explicit: one host cpuset string per vCPU */
+	size_t nvcpu_cpus;
+	char *emulator_cpus;	/* explicit: optional emulator cpuset */
+	int line, col;
+};
+
+/* One host knob and the values to sweep (factor). */
+struct knob_factor {
+	char *name;		/* e.g. "subcores_per_core", "kvm_hv.dynamic_mt_modes" */
+	char **values;		/* as written, normalised: "on"/"off", decimal */
+	size_t nvalues;
+	int line, col;
+};
+
+/* One noise load (factor). */
+struct noise {
+	enum noise_kind kind;
+	char *name;		/* unique; defaults to the kind */
+	char *cpus;		/* host cpuset the load is pinned to (NULL: unpinned) */
+	int threads;		/* spin: busy threads (default: one per CPU in cpus) */
+	struct argv_list argv;	/* command: the load; guest: run in the noise guest */
+	int line, col;
+};
+
+struct metric_spec {
+	char *name;		/* primary metric */
+	bool higher_is_better;
+	char *unit;
+};
+
+struct benchmark {
+	enum bench_kind kind;
+	struct argv_list argv;		/* the client / the benchmark */
+	struct argv_list server_argv;	/* client/server benchmarks (redis) */
+	int duration;			/* seconds; 0 = as long as it takes */
+	int timeout;			/* seconds before a run is failed */
+	struct metric_spec metric;
+	char *parse_regex;		/* command: POSIX ERE; named groups as (?<name>…) */
+};
+
+/* A baseline: factor name -> value that together pick one configuration. */
+struct baseline_item {
+	char *factor;		/* "topology", "pinning", "noise" or a knob name */
+	char *value;		/* canonical text (shape "SxCxT", pinning/noise name, knob value) */
+	int line, col;
+};
+
+struct collect {
+	bool gang_exits;
+	bool exit_reasons;
+	bool vcpu_stats;
+	int buffer_kib;		/* per-CPU trace buffer size */
+	double max_lost_fraction;	/* a run losing more events fails */
+};
+
+struct sweep_config {
+	char *path;		/* file it was read from */
+	char *text;		/* the YAML exactly as read */
+	size_t text_len;
+
+	char *name;
+	char *description;
+
+	/* libvirt */
+	char *uri;
+	enum domain_type domain_type;
+	char *template_path;	/* NULL: built-in template */
+	char *name_prefix;
+	enum guest_arch arch;
+	int memory_mib;
+
+	/* guest */
+	enum runner_kind runner;
+	int boot_timeout;
+	struct argv_list *prepare;	/* commands run before the benchmark */
+	size_t nprepare;
+	bool reuse_guest;		/* reuse across repetitions when possible */
+
+	struct topology_spec topology;
+
+	struct pinning *pinnings;	/* factor; default: [none] */
+	size_t npinnings;
+
+	struct knob_factor *knobs;	/* factors, in the order written */
+	size_t nknobs;
+
+	struct noise *noises;		/* factor; default: [none] */
+	size_t nnoises;
+
+	struct benchmark bench;
+
+	struct baseline_item *baseline;
+	size_t nbaseline;
+
+	struct collect collect;
+
+	int repetitions;
+	enum run_order order;
+	bool seed_given;
+	unsigned long long seed;
+	enum strategy strategy;
+};
+
+/*
+ * Loads and validates path.  On failure returns NULL with err->code =
+ * EXIT_BAD_INPUT and a message "FILE:LINE:COL: KEY: what was expected".
+ */
+struct sweep_config *config_load(const char *path, struct ta_err *err);
+/* The same from text already in memory (path is used in messages only). */
+struct sweep_config *config_parse(const char *path, const char *text, size_t len,
+				  struct ta_err *err);
+void config_free(struct sweep_config *cfg);
+
+/* Names used in keys, messages and the DB. */
+const char *config_bench_kind_name(enum bench_kind k);
+const char *config_noise_kind_name(enum noise_kind k);
+const char *config_domain_type_name(enum domain_type t);
+const char *config_arch_name(enum guest_arch a);
+const char *config_runner_name(enum runner_kind r);
+
+/* Writes "SxCxT" (or "SxDxCxT" when dies were given) into buf. */
+void shape_format(const struct shape *s, char *buf, size_t n);
+int shape_vcpus(const struct shape *s);
+
+#endif

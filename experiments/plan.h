@@ -1,0 +1,78 @@
+/*
+ * plan: expand a validated sweep into configurations and ordered runs.
+ *
+ * The factors (topology shapes, pinning, each host knob, noise) are crossed;
+ * combinations that cannot run are dropped with a reason (see plan.c for the
+ * rules: vCPU product, ppc64 power-of-two threads, POWER8 threads per
+ * subcore, pinning beyond the host's CPUs, …).  Runs are ordered either
+ * sequentially or, by default, in randomized blocks: every repetition is one
+ * block holding each configuration once, in a seeded random order, so that
+ * drift during a sweep favours no configuration.  Pure: no I/O.
+ */
+#ifndef TA_PLAN_H
+#define TA_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+/* What plan needs to know about the host it is planning for. */
+struct host_facts {
+	enum guest_arch arch;	/* ARCH_X86_64 or ARCH_PPC64 */
+	int online_cpus;	/* 0: unknown */
+	int threads_per_core;	/* 0: unknown */
+};
+
+struct plan_config {
+	size_t index;
+	char *key;			/* stable: "1x2x1/pin=none/smt=off/noise=none" */
+	struct shape shape;
+	int vcpus;
+	const struct pinning *pinning;	/* points into the config */
+	const struct noise *noise;
+	const char **knob_values;	/* parallel to cfg->knobs (points into the config) */
+	bool baseline;
+};
+
+struct plan_dropped {
+	char *what;	/* the combination, in key form */
+	char *reason;
+};
+
+struct plan_run {
+	size_t config;		/* index into configs */
+	int repetition;		/* 0-based */
+	size_t order;		/* position in the sweep, 0-based */
+};
+
+struct plan {
+	const struct sweep_config *cfg;
+	struct plan_config *configs;
+	size_t nconfigs;
+	struct plan_dropped *dropped;
+	size_t ndropped;
+	struct plan_run *runs;	/* in execution order */
+	size_t nruns;
+	uint64_t seed;
+	bool cross_host;	/* planned for another architecture: host checks skipped */
+	double estimated_seconds;
+};
+
+/* Seconds a run costs beyond the benchmark itself (boot, agent, teardown). */
+#define PLAN_RUN_OVERHEAD_SECONDS 8.0
+
+/*
+ * Expands cfg for host `host` with `seed` (used for the randomized order).
+ * Fails (EXIT_BAD_INPUT) when nothing can run or the baseline does not name
+ * exactly one configuration.
+ */
+struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts *host,
+			 uint64_t seed, struct ta_err *err);
+void plan_free(struct plan *p);
+
+/* Reads this host's facts (uname, sysconf, sysfs).  Never fails: unknowns are 0. */
+void host_facts_read(struct host_facts *h);
+
+#endif

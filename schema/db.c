@@ -1,0 +1,382 @@
+/* db: opening, migrating and the experiment records; see db.h. */
+#include "db.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/strbuf.h"
+
+/* schema.sql, embedded at build time and NUL-terminated. */
+__asm__(".section .rodata\n"
+	".global ta_schema_sql\n"
+	".type ta_schema_sql, @object\n"
+	"ta_schema_sql:\n"
+	".incbin \"schema/schema.sql\"\n"
+	".byte 0\n"
+	".previous\n");
+extern const char ta_schema_sql[];
+
+#define MIGRATION_MARK "-- @migration "
+
+/*
+ * Finds migration `n` in the embedded schema: sets start and len to its SQL.
+ * Returns 0, or -1 when there is no such migration.
+ */
+static int migration_find(int n, const char **start, size_t *len)
+{
+	const char *p = ta_schema_sql;
+	const char *found = NULL;
+	while ((p = strstr(p, MIGRATION_MARK))) {
+		if (p != ta_schema_sql && p[-1] != '\n') {
+			p++;
+			continue;
+		}
+		int num = atoi(p + strlen(MIGRATION_MARK));
+		if (found) {
+			*len = (size_t)(p - found);
+			return 0;
+		}
+		if (num == n)
+			found = p;
+		p++;
+	}
+	if (!found)
+		return -1;
+	*start = found;
+	*len = strlen(found);
+	return 0;
+}
+
+int db_schema_version(void)
+{
+	int n = 0;
+	const char *s;
+	size_t len;
+	while (migration_find(n + 1, &s, &len) == 0)
+		n++;
+	return n;
+}
+
+int db_error(struct db *db, const char *what, struct ta_err *err)
+{
+	return err_set(err, EXIT_FAILURE_RUN, "%s: %s: %s", db->path, what,
+		       sqlite3_errmsg(db->handle));
+}
+
+sqlite3_stmt *db_prepare(struct db *db, const char *sql, struct ta_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db->handle, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_error(db, "preparing a statement", err);
+		return NULL;
+	}
+	return st;
+}
+
+char *db_column_strdup(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+static int exec_sql(struct db *db, const char *sql, struct ta_err *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db->handle, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		err_set(err, EXIT_FAILURE_RUN, "%s: %s", db->path, msg ? msg : "SQL error");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int db_begin(struct db *db, struct ta_err *err)
+{
+	return exec_sql(db, "BEGIN IMMEDIATE", err);
+}
+
+int db_commit(struct db *db, struct ta_err *err)
+{
+	return exec_sql(db, "COMMIT", err);
+}
+
+void db_rollback(struct db *db)
+{
+	if (!sqlite3_get_autocommit(db->handle))
+		sqlite3_exec(db->handle, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int user_version(struct db *db, int *v, struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "PRAGMA user_version", err);
+	if (!st)
+		return -1;
+	int rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : db_error(db, "reading the schema version", err);
+}
+
+/* Applies migrations (current, target], each in its own transaction. */
+static int migrate(struct db *db, int target, struct ta_err *err)
+{
+	int v;
+	if (user_version(db, &v, err) < 0)
+		return -1;
+	if (v > db_schema_version())
+		return err_set(err, EXIT_FAILURE_RUN,
+			       "%s: schema version %d is newer than this topoadvisor "
+			       "understands (%d); use a newer topoadvisor",
+			       db->path, v, db_schema_version());
+	for (int n = v + 1; n <= target; n++) {
+		const char *sql;
+		size_t len;
+		if (migration_find(n, &sql, &len) < 0)
+			return err_set(err, EXIT_FAILURE_RUN, "migration %d is missing", n);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "BEGIN IMMEDIATE;\n");
+		strbuf_add(&sb, sql, len);
+		strbuf_addf(&sb, "\nPRAGMA user_version = %d;\nCOMMIT;\n", n);
+		int rc = exec_sql(db, strbuf_str(&sb), err);
+		strbuf_release(&sb);
+		if (rc < 0) {
+			db_rollback(db);
+			err_prefix(err, "applying schema migration %d", n);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static struct db *open_common(const char *path, bool create, int target, struct ta_err *err)
+{
+	struct stat stbuf;
+	if (!create && stat(path, &stbuf) < 0) {
+		err_set(err, errno == ENOENT ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
+			"%s: %s%s", path, strerror(errno),
+			errno == ENOENT ? " (run 'topoadvisor run CONFIG' to create it, "
+					  "or pass --db PATH)" : "");
+		return NULL;
+	}
+	struct db *db = xcalloc(1, sizeof(*db));
+	db->path = xstrdup(path);
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	/* Files we create are not world-writable (nor world-readable). */
+	mode_t old = umask(077);
+	int rc = sqlite3_open_v2(path, &db->handle, flags, NULL);
+	umask(old);
+	if (rc != SQLITE_OK) {
+		err_set(err, EXIT_FAILURE_RUN, "%s: cannot open database: %s", path,
+			db->handle ? sqlite3_errmsg(db->handle) : "out of memory");
+		db_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db->handle, 10000);
+	sqlite3_extended_result_codes(db->handle, 1);
+	if (exec_sql(db, "PRAGMA foreign_keys = ON", err) < 0 ||
+	    exec_sql(db, "PRAGMA journal_mode = WAL", err) < 0 ||
+	    exec_sql(db, "PRAGMA synchronous = NORMAL", err) < 0) {
+		err_prefix(err, "%s is not a usable topoadvisor database", path);
+		db_close(db);
+		return NULL;
+	}
+	if (migrate(db, target, err) < 0) {
+		db_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+struct db *db_open(const char *path, bool create, struct ta_err *err)
+{
+	return open_common(path, create, db_schema_version(), err);
+}
+
+struct db *db_open_at_version(const char *path, int version, struct ta_err *err)
+{
+	return open_common(path, true, version, err);
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close(db->handle);
+	free(db->path);
+	free(db);
+}
+
+void db_sha256_hex(const void *data, size_t len, char *buf)
+{
+	gchar *hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256, data, len);
+	memcpy(buf, hex, 64);
+	buf[64] = '\0';
+	g_free(hex);
+}
+
+/* ---- experiments ------------------------------------------------------ */
+
+int db_experiment_insert(struct db *db, const struct db_experiment_new *e,
+			 int64_t *id_out, struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO experiments (name, parent_id, config_yaml, config_sha256, "
+		"config_path, tool_version, host_facts, seed, primary_metric, "
+		"higher_is_better) VALUES (?,?,?,?,?,?,?,?,?,?)", err);
+	if (!st)
+		return -1;
+	char sha[65];
+	db_sha256_hex(e->config_yaml, e->config_len, sha);
+	sqlite3_bind_text(st, 1, e->name, -1, SQLITE_STATIC);
+	if (e->parent_id > 0)
+		sqlite3_bind_int64(st, 2, e->parent_id);
+	sqlite3_bind_text(st, 3, e->config_yaml, (int)e->config_len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, sha, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, e->config_path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, TA_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, e->host_facts ? e->host_facts : "{}", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)e->seed);
+	sqlite3_bind_text(st, 9, e->primary_metric, -1, SQLITE_STATIC);
+	if (e->higher_is_better >= 0)
+		sqlite3_bind_int(st, 10, e->higher_is_better);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(db, "storing the experiment", err);
+	*id_out = sqlite3_last_insert_rowid(db->handle);
+	return 0;
+}
+
+int db_experiment_set_status(struct db *db, int64_t id, const char *status,
+			     struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"UPDATE experiments SET status = ?1, finished_at = CASE WHEN ?1 IN "
+		"('done','failed','interrupted') THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') "
+		"ELSE NULL END WHERE id = ?2", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, id);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(db, "updating the experiment", err);
+}
+
+#define EXPERIMENT_COLUMNS \
+	"e.id, e.name, e.created_at, e.finished_at, e.parent_id, e.config_yaml, " \
+	"e.config_sha256, e.config_path, e.tool_version, e.host_facts, e.status, " \
+	"e.seed, e.primary_metric, e.higher_is_better, " \
+	"(SELECT COUNT(*) FROM configurations c WHERE c.experiment_id = e.id), " \
+	"COUNT(r.id), " \
+	"COALESCE(SUM(r.status = 'planned'), 0), COALESCE(SUM(r.status = 'running'), 0), " \
+	"COALESCE(SUM(r.status = 'ok'), 0), COALESCE(SUM(r.status = 'failed'), 0), " \
+	"COALESCE(SUM(r.status = 'interrupted'), 0) " \
+	"FROM experiments e " \
+	"LEFT JOIN configurations c2 ON c2.experiment_id = e.id " \
+	"LEFT JOIN runs r ON r.configuration_id = c2.id "
+
+static void experiment_from_row(sqlite3_stmt *st, struct db_experiment *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->id = sqlite3_column_int64(st, 0);
+	e->name = db_column_strdup(st, 1);
+	e->created_at = db_column_strdup(st, 2);
+	e->finished_at = db_column_strdup(st, 3);
+	e->parent_id = sqlite3_column_int64(st, 4);
+	e->config_yaml = db_column_strdup(st, 5);
+	e->config_sha256 = db_column_strdup(st, 6);
+	e->config_path = db_column_strdup(st, 7);
+	e->tool_version = db_column_strdup(st, 8);
+	e->host_facts = db_column_strdup(st, 9);
+	e->status = db_column_strdup(st, 10);
+	e->seed = (uint64_t)sqlite3_column_int64(st, 11);
+	e->primary_metric = db_column_strdup(st, 12);
+	e->higher_is_better = sqlite3_column_type(st, 13) == SQLITE_NULL
+		? -1 : sqlite3_column_int(st, 13);
+	e->nconfigs = sqlite3_column_int(st, 14);
+	e->nruns = sqlite3_column_int(st, 15);
+	e->nplanned = sqlite3_column_int(st, 16);
+	e->nrunning = sqlite3_column_int(st, 17);
+	e->nok = sqlite3_column_int(st, 18);
+	e->nfailed = sqlite3_column_int(st, 19);
+	e->ninterrupted = sqlite3_column_int(st, 20);
+}
+
+int db_experiment_list(struct db *db, struct db_experiment **out, size_t *n,
+		       struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT " EXPERIMENT_COLUMNS
+				      "GROUP BY e.id ORDER BY e.id DESC", err);
+	if (!st)
+		return -1;
+	struct db_experiment *v = NULL;
+	size_t count = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (count + 1) * sizeof(*v));
+		experiment_from_row(st, &v[count++]);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_experiments_free(v, count);
+		return db_error(db, "listing experiments", err);
+	}
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+int db_experiment_get(struct db *db, const char *id_or_name, struct db_experiment *out,
+		      struct ta_err *err)
+{
+	char *end;
+	long long id = strtoll(id_or_name, &end, 10);
+	bool by_id = *id_or_name && !*end;
+	sqlite3_stmt *st = db_prepare(db, by_id
+		? "SELECT " EXPERIMENT_COLUMNS "WHERE e.id = ? GROUP BY e.id"
+		: "SELECT " EXPERIMENT_COLUMNS "WHERE e.name = ? GROUP BY e.id "
+		  "ORDER BY e.id DESC LIMIT 1", err);
+	if (!st)
+		return -1;
+	if (by_id)
+		sqlite3_bind_int64(st, 1, id);
+	else
+		sqlite3_bind_text(st, 1, id_or_name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		experiment_from_row(st, out);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return err_set(err, EXIT_BAD_INPUT,
+			       "%s: no experiment '%s' (see 'topoadvisor list')",
+			       db->path, id_or_name);
+	return rc == SQLITE_ROW ? 0 : db_error(db, "reading the experiment", err);
+}
+
+void db_experiment_clear(struct db_experiment *e)
+{
+	free(e->name);
+	free(e->created_at);
+	free(e->finished_at);
+	free(e->config_yaml);
+	free(e->config_sha256);
+	free(e->config_path);
+	free(e->tool_version);
+	free(e->host_facts);
+	free(e->status);
+	free(e->primary_metric);
+	memset(e, 0, sizeof(*e));
+}
+
+void db_experiments_free(struct db_experiment *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		db_experiment_clear(&v[i]);
+	free(v);
+}

@@ -1,0 +1,150 @@
+-- topoadvisor database schema.
+--
+-- This file is embedded into the binary.  It is a sequence of numbered
+-- migrations, each starting with a line "-- @migration N"; a database's
+-- PRAGMA user_version says how many have been applied, and opening it
+-- applies the rest, each in its own transaction.  A new database gets all
+-- of them.  Released migrations are never edited: change the schema by
+-- appending migration N+1.
+--
+-- Tables: experiments (one per `run`/`rerun`), configurations (one per
+-- point of the plan), runs (one per configuration x repetition), metrics
+-- (every figure: benchmark results, ganged exits, vCPU times), exit_counts
+-- (exit reasons per run, source and vCPU), artifacts (raw outputs, domain
+-- XML), host_journal (every host knob change, original value first).
+-- Timestamps are UTC ISO-8601 text; JSON columns are checked with json_valid.
+
+-- @migration 1
+CREATE TABLE experiments (
+	id INTEGER PRIMARY KEY,
+	name TEXT NOT NULL,
+	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+	finished_at TEXT,
+	parent_id INTEGER REFERENCES experiments(id) ON DELETE SET NULL,
+	config_yaml TEXT NOT NULL,
+	config_sha256 TEXT NOT NULL,
+	config_path TEXT,
+	tool_version TEXT NOT NULL,
+	host_facts TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(host_facts)),
+	status TEXT NOT NULL DEFAULT 'planned'
+		CHECK (status IN ('planned', 'running', 'done', 'failed', 'interrupted')),
+	seed INTEGER NOT NULL,
+	primary_metric TEXT,
+	higher_is_better INTEGER CHECK (higher_is_better IN (0, 1))
+);
+
+CREATE TABLE configurations (
+	id INTEGER PRIMARY KEY,
+	experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+	idx INTEGER NOT NULL,
+	key TEXT NOT NULL,
+	vcpus INTEGER NOT NULL CHECK (vcpus > 0),
+	sockets INTEGER NOT NULL CHECK (sockets > 0),
+	dies INTEGER NOT NULL DEFAULT 1 CHECK (dies > 0),
+	cores INTEGER NOT NULL CHECK (cores > 0),
+	threads INTEGER NOT NULL CHECK (threads > 0),
+	pinning TEXT NOT NULL DEFAULT 'none',
+	noise TEXT NOT NULL DEFAULT 'none',
+	subcores_per_core INTEGER,
+	smt TEXT,
+	dynamic_mt_modes INTEGER,
+	target_smt_mode INTEGER,
+	indep_threads_mode INTEGER,
+	one_vm_per_core INTEGER,
+	factors TEXT NOT NULL CHECK (json_valid(factors)),
+	is_baseline INTEGER NOT NULL DEFAULT 0 CHECK (is_baseline IN (0, 1)),
+	UNIQUE (experiment_id, key),
+	UNIQUE (experiment_id, idx),
+	CHECK (sockets * dies * cores * threads = vcpus)
+);
+
+CREATE TABLE runs (
+	id INTEGER PRIMARY KEY,
+	configuration_id INTEGER NOT NULL REFERENCES configurations(id) ON DELETE CASCADE,
+	repetition INTEGER NOT NULL CHECK (repetition >= 0),
+	order_index INTEGER NOT NULL,
+	status TEXT NOT NULL DEFAULT 'planned'
+		CHECK (status IN ('planned', 'running', 'ok', 'failed', 'interrupted')),
+	error TEXT,
+	started_at TEXT,
+	finished_at TEXT,
+	host_state TEXT CHECK (host_state IS NULL OR json_valid(host_state)),
+	guest_topology TEXT CHECK (guest_topology IS NULL OR json_valid(guest_topology)),
+	topology_ok INTEGER CHECK (topology_ok IN (0, 1)),
+	lost_events INTEGER,
+	UNIQUE (configuration_id, repetition)
+);
+CREATE INDEX runs_order ON runs(order_index);
+
+CREATE TABLE metrics (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	name TEXT NOT NULL,
+	value REAL NOT NULL,
+	unit TEXT,
+	higher_is_better INTEGER CHECK (higher_is_better IN (0, 1)),
+	UNIQUE (run_id, name)
+);
+
+CREATE TABLE exit_counts (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	source TEXT NOT NULL,
+	vcpu INTEGER,
+	reason TEXT NOT NULL,
+	count INTEGER NOT NULL CHECK (count >= 0)
+);
+CREATE INDEX exit_counts_run ON exit_counts(run_id);
+
+CREATE TABLE artifacts (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	name TEXT NOT NULL,
+	content BLOB NOT NULL,
+	UNIQUE (run_id, name)
+);
+
+CREATE TABLE host_journal (
+	id INTEGER PRIMARY KEY,
+	experiment_id INTEGER REFERENCES experiments(id) ON DELETE SET NULL,
+	knob TEXT NOT NULL,
+	path TEXT,
+	original_value TEXT NOT NULL,
+	applied_value TEXT NOT NULL,
+	applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+	restored_at TEXT
+);
+
+-- @migration 2
+CREATE INDEX metrics_name ON metrics(name);
+
+-- Every run with its experiment and configuration key.
+CREATE VIEW run_overview AS
+SELECT e.id AS experiment_id, e.name AS experiment, c.id AS configuration_id,
+       c.key, c.is_baseline, r.id AS run_id, r.repetition, r.order_index,
+       r.status, r.error, r.started_at, r.finished_at
+FROM runs r
+JOIN configurations c ON c.id = r.configuration_id
+JOIN experiments e ON e.id = c.experiment_id;
+
+-- One row per run and metric, successful runs only.
+CREATE VIEW run_metrics AS
+SELECT c.experiment_id, c.id AS configuration_id, c.key, r.id AS run_id,
+       r.repetition, m.name AS metric, m.value, m.unit, m.higher_is_better
+FROM metrics m
+JOIN runs r ON r.id = m.run_id AND r.status = 'ok'
+JOIN configurations c ON c.id = r.configuration_id;
+
+-- n, mean, sample standard deviation, min and max per configuration and metric.
+CREATE VIEW config_metric_stats AS
+SELECT experiment_id, configuration_id, key, metric, unit,
+       COUNT(*) AS n,
+       AVG(value) AS mean,
+       CASE WHEN COUNT(*) > 1 THEN
+	    sqrt(max(0.0, (SUM(value * value) - SUM(value) * SUM(value) / COUNT(*))
+			  / (COUNT(*) - 1)))
+       END AS stddev,
+       MIN(value) AS min,
+       MAX(value) AS max
+FROM run_metrics
+GROUP BY configuration_id, metric;

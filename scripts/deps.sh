@@ -1,0 +1,46 @@
+#!/bin/sh
+# Install exactly the Debian packages topoadvisor needs that are missing.
+# Idempotent and quick when nothing is missing: `apt-get update` runs only when
+# something must be installed.  Usage: scripts/deps.sh [build|check|demo]
+set -eu
+
+profile=${1:-check}
+
+# Build: compiler, pkg-config and the -dev packages of every library we link.
+pkgs="gcc make pkg-config libc6-dev
+libvirt-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
+libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev"
+
+case "$profile" in
+build) ;;
+check|demo|bench)
+	# Tests: cmocka, the sqlite3 shell, trace-cmd (offline fixtures), libvirt
+	# daemons and QEMU for real guests, and what the guest image is built from.
+	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
+libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
+qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils
+stress-ng sysbench redis-server redis-tools"
+	;;
+*) echo "usage: $0 [build|check|demo|bench]" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages:$missing" >&2
+	echo "deps: run as root (or: sudo apt-get install$missing)" >&2
+	exit 1
+fi
+
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

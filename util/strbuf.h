@@ -1,0 +1,45 @@
+/*
+ * strbuf: a growable, always NUL-terminated string (after git's strbuf.h).
+ *
+ * Used instead of fixed buffers and sprintf everywhere text is built.  A
+ * zero-initialised strbuf (STRBUF_INIT) is valid and empty.  Allocation
+ * failure aborts: there is nothing sensible a CLI tool can do without memory.
+ */
+#ifndef TA_STRBUF_H
+#define TA_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct strbuf {
+	char *buf;	/* never NULL after the first append; "" when empty */
+	size_t len;
+	size_t alloc;
+};
+
+#define STRBUF_INIT { NULL, 0, 0 }
+
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, char c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+/* The content (never NULL, "" for an unused strbuf). */
+const char *strbuf_str(const struct strbuf *sb);
+/* Hands the buffer to the caller (free() it) and resets sb. */
+char *strbuf_detach(struct strbuf *sb);
+
+/* Reads a whole file; -1 with errno set on failure. */
+int strbuf_read_file(struct strbuf *sb, const char *path);
+
+/* xmalloc family: abort on allocation failure. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+#endif
