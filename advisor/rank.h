@@ -120,4 +120,22 @@ void rank_host_commands(const struct db_configuration *c, struct strbuf *out);
 /* Number of distinct host CPUs in a cpuset list ("0-3,8"); -1 when malformed. */
 int rank_cpuset_count(const char *const *sets, size_t n);
 
+/* ---- output shared by rank, recommend and report --------------------------- */
+
+struct json_writer;
+/* One configuration as a JSON object (keys in docs/advisor.md). */
+void rank_json_entry(struct json_writer *w, const struct rank_result *r,
+		     const struct rank_entry *e);
+/* The warnings as a JSON array of {kind, configuration, message}. */
+void rank_json_warnings(struct json_writer *w, const struct rank_result *r);
+/* The whole ranking as `rank --json` prints it. */
+void rank_json(struct json_writer *w, const struct rank_result *r);
+/* The recommendation as `recommend --json` prints it. */
+void rank_json_recommendation(struct json_writer *w, const struct rank_result *r);
+/* The ranking and the recommendation as text, as `rank` and `recommend` print them. */
+void rank_text(struct strbuf *out, const struct rank_result *r);
+void rank_text_recommendation(struct strbuf *out, const struct rank_result *r);
+/* "+80.6 %" style text of a fraction (NAN: "n/a"). */
+void rank_format_gain(struct strbuf *out, double gain);
+
 #endif
