@@ -45,15 +45,15 @@ static void csv_field(struct strbuf *out, const char *s)
 /* One row as text fields (NULL: empty / null); value is passed apart to keep its type. */
 struct row {
 	const struct db_results *res;
-	const struct db_configuration *c;
-	const struct db_run *run;
-	const struct db_metric *m;	/* NULL: the run has no metric */
+	const struct db_results_config *c;
+	const struct db_results_run *run;
+	const struct db_results_metric *m;	/* NULL: the run has no metric */
 };
 
 static void row_csv(struct strbuf *out, const struct row *r)
 {
-	const struct db_configuration *c = r->c;
-	const struct db_run *run = r->run;
+	const struct db_results_config *c = r->c;
+	const struct db_results_run *run = r->run;
 	strbuf_addf(out, "%lld,%lld,", (long long)r->res->exp.id, (long long)c->id);
 	csv_field(out, c->key);
 	strbuf_addf(out, ",%d,%d,%d,%d,%d,%d,", c->is_baseline, c->vcpus, c->sockets, c->dies,
@@ -87,8 +87,8 @@ static void row_csv(struct strbuf *out, const struct row *r)
 
 static void row_json(struct json_writer *w, const struct row *r)
 {
-	const struct db_configuration *c = r->c;
-	const struct db_run *run = r->run;
+	const struct db_results_config *c = r->c;
+	const struct db_results_run *run = r->run;
 	json_obj_begin(w);
 	json_key(w, "experiment_id"); json_int(w, r->res->exp.id);
 	json_key(w, "configuration_id"); json_int(w, c->id);
@@ -158,7 +158,7 @@ static int cmd_export_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	for (size_t i = 0; i < res.nconfigs; i++) {
 		for (size_t j = 0; j < res.configs[i].nruns; j++) {
-			const struct db_run *run = &res.configs[i].runs[j];
+			const struct db_results_run *run = &res.configs[i].runs[j];
 			struct row row = { &res, &res.configs[i], run, NULL };
 			for (size_t k = 0; k == 0 || k < run->nmetrics; k++) {
 				row.m = k < run->nmetrics ? &run->metrics[k] : NULL;

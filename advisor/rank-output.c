@@ -38,7 +38,7 @@ static void json_nullable_double(struct json_writer *w, double v)
 void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 		     const struct rank_entry *e)
 {
-	const struct db_configuration *c = e->config;
+	const struct db_results_config *c = e->config;
 	json_obj_begin(w);
 	json_key(w, "rank");
 	if (e->position)
@@ -168,7 +168,7 @@ void rank_json(struct json_writer *w, const struct rank_result *r)
 }
 
 /* Host commands one per array element. */
-static void json_commands(struct json_writer *w, const struct db_configuration *c)
+static void json_commands(struct json_writer *w, const struct db_results_config *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 	rank_host_commands(c, &sb);

@@ -56,7 +56,7 @@ struct knob {
  * The knobs a configuration sets, in the sweep's order: the factors JSON
  * first (it has everything), then typed columns the JSON lacks.
  */
-static size_t config_knobs(const struct db_configuration *c, struct knob *out, size_t max)
+static size_t config_knobs(const struct db_results_config *c, struct knob *out, size_t max)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < c->nfactors && n < max; i++) {
@@ -77,13 +77,13 @@ static size_t config_knobs(const struct db_configuration *c, struct knob *out, s
 		{ "kvm_hv.one_vm_per_core", c->one_vm_per_core },
 	};
 	for (size_t i = 0; i < sizeof(typed) / sizeof(typed[0]) && n < max; i++) {
-		if (typed[i].value < 0 || db_configuration_factor(c, typed[i].name))
+		if (typed[i].value < 0 || db_results_config_factor(c, typed[i].name))
 			continue;
 		out[n].name = typed[i].name;
 		snprintf(out[n].value, sizeof(out[n].value), "%d", typed[i].value);
 		n++;
 	}
-	if (c->smt && !db_configuration_factor(c, "smt") && n < max) {
+	if (c->smt && !db_results_config_factor(c, "smt") && n < max) {
 		out[n].name = "smt";
 		snprintf(out[n].value, sizeof(out[n].value), "%s", c->smt);
 		n++;
@@ -107,11 +107,11 @@ static void knob_normalise(const char *v, char *buf, size_t n)
 }
 
 /* Is the knob at the host's default?  Unknown defaults count as "no". */
-static bool knob_is_default(const struct db_configuration *c, const struct knob *k)
+static bool knob_is_default(const struct db_results_config *c, const struct knob *k)
 {
 	char key[160];
 	snprintf(key, sizeof(key), "host_defaults.%s", k->name);
-	const char *dflt = db_configuration_factor(c, key);
+	const char *dflt = db_results_config_factor(c, key);
 	for (size_t i = 0; !dflt && i < sizeof(builtin_defaults) / sizeof(builtin_defaults[0]); i++)
 		if (!strcmp(builtin_defaults[i].name, k->name))
 			dflt = builtin_defaults[i].value;
@@ -125,7 +125,7 @@ static bool knob_is_default(const struct db_configuration *c, const struct knob 
 	return !strcmp(a, b);
 }
 
-static int nondefault_knobs(const struct db_configuration *c)
+static int nondefault_knobs(const struct db_results_config *c)
 {
 	struct knob k[32];
 	size_t n = config_knobs(c, k, 32);
@@ -135,7 +135,7 @@ static int nondefault_knobs(const struct db_configuration *c)
 	return count;
 }
 
-void rank_host_commands(const struct db_configuration *c, struct strbuf *out)
+void rank_host_commands(const struct db_results_config *c, struct strbuf *out)
 {
 	struct knob k[32];
 	size_t n = config_knobs(c, k, 32);
@@ -196,13 +196,13 @@ bad:
 	return -1;
 }
 
-static bool pinning_explicit(const struct db_configuration *c)
+static bool pinning_explicit(const struct db_results_config *c)
 {
 	return c->npinning_cpus > 0 && strcmp(c->pinning, "none") &&
 	       strcmp(c->pinning, "compact") && strcmp(c->pinning, "spread");
 }
 
-static int host_cpus(const struct db_configuration *c)
+static int host_cpus(const struct db_results_config *c)
 {
 	if (pinning_explicit(c)) {
 		int n = rank_cpuset_count((const char *const *)c->pinning_cpus, c->npinning_cpus);
@@ -212,7 +212,7 @@ static int host_cpus(const struct db_configuration *c)
 	return c->vcpus;
 }
 
-void rank_xml_fragment(const struct db_configuration *c, struct strbuf *out)
+void rank_xml_fragment(const struct db_results_config *c, struct strbuf *out)
 {
 	strbuf_addf(out, "<vcpu placement='static'>%d</vcpu>\n", c->vcpus);
 	strbuf_addf(out, "<cpu>\n  <topology sockets='%d' dies='%d' cores='%d' threads='%d'/>\n"
@@ -231,12 +231,12 @@ void rank_xml_fragment(const struct db_configuration *c, struct strbuf *out)
 
 /* ---- ranking ----------------------------------------------------------- */
 
-static bool run_ok(const struct db_run *run)
+static bool run_ok(const struct db_results_run *run)
 {
 	return !strcmp(run->status, "ok");
 }
 
-static bool run_failed(const struct db_run *run)
+static bool run_failed(const struct db_results_run *run)
 {
 	return !strcmp(run->status, "failed") || !strcmp(run->status, "interrupted");
 }
@@ -265,7 +265,7 @@ static void metric_meta(const struct db_results *res, const char *metric, bool *
 	*unit = NULL;
 	for (size_t i = 0; i < res->nconfigs; i++)
 		for (size_t j = 0; j < res->configs[i].nruns; j++) {
-			const struct db_metric *m = db_run_metric(&res->configs[i].runs[j], metric);
+			const struct db_results_metric *m = db_results_run_metric(&res->configs[i].runs[j], metric);
 			if (!m)
 				continue;
 			*found = true;
@@ -283,7 +283,7 @@ static void metric_names(const struct db_results *res, struct strbuf *sb)
 	size_t n = 0;
 	for (size_t i = 0; i < res->nconfigs; i++)
 		for (size_t j = 0; j < res->configs[i].nruns; j++) {
-			const struct db_run *run = &res->configs[i].runs[j];
+			const struct db_results_run *run = &res->configs[i].runs[j];
 			for (size_t k = 0; k < run->nmetrics; k++) {
 				size_t s = 0;
 				while (s < n && strcmp(seen[s], run->metrics[k].name))
@@ -304,11 +304,11 @@ static void entry_gang(struct rank_entry *e)
 	double sum = 0, sum_s = 0;
 	size_t n = 0, n_s = 0;
 	for (size_t i = 0; i < e->config->nruns; i++) {
-		const struct db_run *run = &e->config->runs[i];
+		const struct db_results_run *run = &e->config->runs[i];
 		if (!run_ok(run))
 			continue;
-		const struct db_metric *g = db_run_metric(run, "gang_exits");
-		const struct db_metric *gs = db_run_metric(run, "gang_exits_per_s");
+		const struct db_results_metric *g = db_results_run_metric(run, "gang_exits");
+		const struct db_results_metric *gs = db_results_run_metric(run, "gang_exits_per_s");
 		if (g) {
 			sum += g->value;
 			n++;
@@ -328,7 +328,7 @@ static void entry_exits(struct rank_entry *e)
 	struct rank_exit_reason *acc = NULL;
 	size_t n = 0, nok = 0;
 	for (size_t i = 0; i < e->config->nruns; i++) {
-		const struct db_run *run = &e->config->runs[i];
+		const struct db_results_run *run = &e->config->runs[i];
 		if (!run_ok(run))
 			continue;
 		nok++;
@@ -359,7 +359,7 @@ static void entry_exits(struct rank_entry *e)
 	free(acc);
 }
 
-static void entry_fill(struct rank_entry *e, const struct db_configuration *c,
+static void entry_fill(struct rank_entry *e, const struct db_results_config *c,
 		       const char *metric)
 {
 	memset(e, 0, sizeof(*e));
@@ -368,12 +368,12 @@ static void entry_fill(struct rank_entry *e, const struct db_configuration *c,
 	e->value_runs = xmalloc((c->nruns + 1) * sizeof(*e->value_runs));
 	size_t n = 0;
 	for (size_t i = 0; i < c->nruns; i++) {
-		const struct db_run *run = &c->runs[i];
+		const struct db_results_run *run = &c->runs[i];
 		if (run_failed(run))
 			e->nfailed++;
 		if (!run_ok(run))
 			continue;
-		const struct db_metric *m = db_run_metric(run, metric);
+		const struct db_results_metric *m = db_results_run_metric(run, metric);
 		if (!m)
 			continue;
 		e->value_runs[n] = run;
@@ -411,7 +411,7 @@ static int cmp_entry(const void *pa, const void *pb, void *hibp)
 }
 
 /* The host's default shape: one vCPU per socket, no pinning, noise or knob changes. */
-static bool default_shape(const struct db_configuration *c)
+static bool default_shape(const struct db_results_config *c)
 {
 	if (c->sockets != c->vcpus || c->dies != 1 || c->cores != 1 || c->threads != 1 ||
 	    strcmp(c->pinning, "none") || strcmp(c->noise, "none"))
@@ -447,7 +447,7 @@ static size_t family_tests(const struct db_results *res, const char *prefix,
 	size_t n = 0, plen = strlen(prefix);
 	for (size_t i = 0; i < res->nconfigs; i++)
 		for (size_t j = 0; j < res->configs[i].nruns; j++) {
-			const struct db_run *run = &res->configs[i].runs[j];
+			const struct db_results_run *run = &res->configs[i].runs[j];
 			if (!run_ok(run))
 				continue;
 			for (size_t k = 0; k < run->nmetrics; k++) {
@@ -468,18 +468,18 @@ static size_t family_tests(const struct db_results *res, const char *prefix,
 }
 
 /* Rows of the k test values of a configuration's successful runs that have all k. */
-static double *family_rows(const struct db_configuration *c, const char **tests, size_t k,
+static double *family_rows(const struct db_results_config *c, const char **tests, size_t k,
 			   size_t *nrows)
 {
 	double *rows = xmalloc((c->nruns * k + 1) * sizeof(*rows));
 	size_t n = 0;
 	for (size_t i = 0; i < c->nruns; i++) {
-		const struct db_run *run = &c->runs[i];
+		const struct db_results_run *run = &c->runs[i];
 		if (!run_ok(run))
 			continue;
 		size_t j;
 		for (j = 0; j < k; j++) {
-			const struct db_metric *m = db_run_metric(run, tests[j]);
+			const struct db_results_metric *m = db_results_run_metric(run, tests[j]);
 			if (!m)
 				break;
 			rows[n * k + j] = m->value;
@@ -696,7 +696,7 @@ static void evidence(struct rank_result *r)
 		for (size_t i = 0; i < r->nentries; i++) {
 			const struct rank_entry *e = &r->entries[i];
 			for (size_t j = 0; j < e->s.n; j++) {
-				const struct db_metric *g = db_run_metric(e->value_runs[j], names[t]);
+				const struct db_results_metric *g = db_results_run_metric(e->value_runs[j], names[t]);
 				if (!g)
 					continue;
 				x = xrealloc(x, (n + 1) * sizeof(*x));
@@ -733,7 +733,7 @@ static void warnings_collect(struct rank_result *r)
 			warn(r, "outliers", key, "%s: %zu run%s with |modified z| > %.1f",
 			     key, e->noutliers, e->noutliers == 1 ? "" : "s", STATS_OUTLIER_Z);
 		for (size_t j = 0; j < e->config->nruns; j++) {
-			const struct db_run *run = &e->config->runs[j];
+			const struct db_results_run *run = &e->config->runs[j];
 			if (run_failed(run))
 				warn(r, "failed_run", key, "%s: repetition %d %s: %s", key,
 				     run->repetition, run->status,
@@ -800,15 +800,15 @@ int rank_compute(const struct db_results *res, const char *metric, struct rank_r
 	out->nentries = res->nconfigs;
 	out->entries = xcalloc(res->nconfigs + 1, sizeof(*out->entries));
 	for (size_t i = 0; i < res->nconfigs; i++) {
-		const struct db_configuration *c = &res->configs[i];
+		const struct db_results_config *c = &res->configs[i];
 		entry_fill(&out->entries[i], c, metric);
 		for (size_t j = 0; j < c->nruns; j++) {
-			const struct db_run *run = &c->runs[j];
+			const struct db_results_run *run = &c->runs[j];
 			out->runs_total++;
 			out->runs_ok += run_ok(run);
 			out->runs_failed += run_failed(run);
-			if (run_ok(run) && (db_run_metric(run, "gang_exits") ||
-					    db_run_metric(run, "gang_exits_per_s")))
+			if (run_ok(run) && (db_results_run_metric(run, "gang_exits") ||
+					    db_results_run_metric(run, "gang_exits_per_s")))
 				out->gang_data = true;
 		}
 	}

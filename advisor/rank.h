@@ -42,11 +42,11 @@ struct rank_exit_reason {
 };
 
 struct rank_entry {
-	const struct db_configuration *config;
+	const struct db_results_config *config;
 	size_t position;		/* 1-based; 0: no successful run with the metric */
 	struct stats_summary s;
 	double *values;			/* the metric per successful run */
-	const struct db_run **value_runs;	/* the run of each value */
+	const struct db_results_run **value_runs;	/* the run of each value */
 	double *z;			/* modified z of each value */
 	size_t noutliers;
 	size_t nfailed;			/* runs failed or interrupted */
@@ -111,12 +111,12 @@ int rank_compute(const struct db_results *res, const char *metric, struct rank_r
 void rank_result_clear(struct rank_result *r);
 
 /* The libvirt XML fragment that gives a guest this configuration's shape. */
-void rank_xml_fragment(const struct db_configuration *c, struct strbuf *out);
+void rank_xml_fragment(const struct db_results_config *c, struct strbuf *out);
 /*
  * The host commands that apply this configuration's knobs, one per line,
  * in the order the sweep lists them; nothing when it sets no knob.
  */
-void rank_host_commands(const struct db_configuration *c, struct strbuf *out);
+void rank_host_commands(const struct db_results_config *c, struct strbuf *out);
 /* Number of distinct host CPUs in a cpuset list ("0-3,8"); -1 when malformed. */
 int rank_cpuset_count(const char *const *sets, size_t n);
 

@@ -156,7 +156,7 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 }
 
 /* The x of the scatter for one run: ganged exits/s, ganged exits, or all exits. */
-static bool scatter_x(const struct db_run *run, const char *what, double *x)
+static bool scatter_x(const struct db_results_run *run, const char *what, double *x)
 {
 	if (!strcmp(what, "exits per run")) {
 		if (!run->nexits)
@@ -166,7 +166,7 @@ static bool scatter_x(const struct db_run *run, const char *what, double *x)
 			*x += (double)run->exits[i].count;
 		return true;
 	}
-	const struct db_metric *m = db_run_metric(run, what);
+	const struct db_results_metric *m = db_results_run_metric(run, what);
 	if (m)
 		*x = m->value;
 	return m != NULL;

@@ -43,7 +43,7 @@ static int read_configs(struct db *db, struct db_results *r, struct ta_err *err)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		r->configs = xrealloc(r->configs, (r->nconfigs + 1) * sizeof(*r->configs));
-		struct db_configuration *c = &r->configs[r->nconfigs++];
+		struct db_results_config *c = &r->configs[r->nconfigs++];
 		memset(c, 0, sizeof(*c));
 		c->id = sqlite3_column_int64(st, 0);
 		c->idx = sqlite3_column_int(st, 1);
@@ -96,7 +96,7 @@ static int read_factors(struct db *db, struct db_results *r, const struct id_ind
 	sqlite3_bind_int64(st, 1, r->exp.id);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_configuration *c = id_index_find(cidx, r->nconfigs,
+		struct db_results_config *c = id_index_find(cidx, r->nconfigs,
 							   sqlite3_column_int64(st, 0));
 		if (!c || sqlite3_column_type(st, 2) == SQLITE_NULL)
 			continue;
@@ -118,7 +118,7 @@ static int read_factors(struct db *db, struct db_results *r, const struct id_ind
 		return -1;
 	sqlite3_bind_int64(st, 1, r->exp.id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_configuration *c = id_index_find(cidx, r->nconfigs,
+		struct db_results_config *c = id_index_find(cidx, r->nconfigs,
 							   sqlite3_column_int64(st, 0));
 		if (!c)
 			continue;
@@ -144,12 +144,12 @@ static int read_runs(struct db *db, struct db_results *r, const struct id_index 
 	sqlite3_bind_int64(st, 1, r->exp.id);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_configuration *c = id_index_find(cidx, r->nconfigs,
+		struct db_results_config *c = id_index_find(cidx, r->nconfigs,
 							   sqlite3_column_int64(st, 1));
 		if (!c)
 			continue;
 		c->runs = xrealloc(c->runs, (c->nruns + 1) * sizeof(*c->runs));
-		struct db_run *run = &c->runs[c->nruns++];
+		struct db_results_run *run = &c->runs[c->nruns++];
 		memset(run, 0, sizeof(*run));
 		run->id = sqlite3_column_int64(st, 0);
 		run->repetition = sqlite3_column_int(st, 2);
@@ -179,11 +179,11 @@ static int read_metrics(struct db *db, struct db_results *r, const struct id_ind
 	sqlite3_bind_int64(st, 1, r->exp.id);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_run *run = id_index_find(ridx, nruns, sqlite3_column_int64(st, 0));
+		struct db_results_run *run = id_index_find(ridx, nruns, sqlite3_column_int64(st, 0));
 		if (!run)
 			continue;
 		run->metrics = xrealloc(run->metrics, (run->nmetrics + 1) * sizeof(*run->metrics));
-		struct db_metric *m = &run->metrics[run->nmetrics++];
+		struct db_results_metric *m = &run->metrics[run->nmetrics++];
 		m->name = db_column_strdup(st, 1);
 		m->value = sqlite3_column_double(st, 2);
 		m->unit = db_column_strdup(st, 3);
@@ -210,11 +210,11 @@ static int read_metrics(struct db *db, struct db_results *r, const struct id_ind
 		return -1;
 	sqlite3_bind_int64(st, 1, r->exp.id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_run *run = id_index_find(ridx, nruns, sqlite3_column_int64(st, 0));
+		struct db_results_run *run = id_index_find(ridx, nruns, sqlite3_column_int64(st, 0));
 		if (!run)
 			continue;
 		run->exits = xrealloc(run->exits, (run->nexits + 1) * sizeof(*run->exits));
-		struct db_exit_total *e = &run->exits[run->nexits++];
+		struct db_results_exit *e = &run->exits[run->nexits++];
 		e->source = db_column_strdup(st, 1);
 		e->reason = db_column_strdup(st, 2);
 		e->count = sqlite3_column_int64(st, 3);
@@ -258,7 +258,7 @@ done:
 	return rc;
 }
 
-static void run_clear(struct db_run *run)
+static void run_clear(struct db_results_run *run)
 {
 	free(run->status);
 	free(run->error);
@@ -279,7 +279,7 @@ static void run_clear(struct db_run *run)
 void db_results_clear(struct db_results *r)
 {
 	for (size_t i = 0; i < r->nconfigs; i++) {
-		struct db_configuration *c = &r->configs[i];
+		struct db_results_config *c = &r->configs[i];
 		free(c->key);
 		free(c->pinning);
 		free(c->noise);
@@ -302,7 +302,7 @@ void db_results_clear(struct db_results *r)
 	memset(r, 0, sizeof(*r));
 }
 
-const struct db_metric *db_run_metric(const struct db_run *run, const char *name)
+const struct db_results_metric *db_results_run_metric(const struct db_results_run *run, const char *name)
 {
 	for (size_t i = 0; i < run->nmetrics; i++)
 		if (!strcmp(run->metrics[i].name, name))
@@ -310,7 +310,7 @@ const struct db_metric *db_run_metric(const struct db_run *run, const char *name
 	return NULL;
 }
 
-const char *db_configuration_factor(const struct db_configuration *c, const char *name)
+const char *db_results_config_factor(const struct db_results_config *c, const char *name)
 {
 	for (size_t i = 0; i < c->nfactors; i++)
 		if (!strcmp(c->factors[i].name, name))

@@ -16,7 +16,7 @@
 
 #include "db.h"
 
-struct db_metric {
+struct db_results_metric {
 	char *name;
 	double value;
 	char *unit;		/* NULL: none stored */
@@ -24,13 +24,13 @@ struct db_metric {
 };
 
 /* Exits per run and reason, summed over vCPUs (the vcpu NULL row when present). */
-struct db_exit_total {
+struct db_results_exit {
 	char *source;		/* 'kvm_hv' | 'kvm' | ... */
 	char *reason;
 	int64_t count;
 };
 
-struct db_run {
+struct db_results_run {
 	int64_t id;
 	int repetition;
 	int order_index;
@@ -39,19 +39,19 @@ struct db_run {
 	char *started_at, *finished_at;
 	int topology_ok;	/* -1: not checked */
 	int64_t lost_events;	/* -1: not recorded */
-	struct db_metric *metrics;
+	struct db_results_metric *metrics;
 	size_t nmetrics;
-	struct db_exit_total *exits;
+	struct db_results_exit *exits;
 	size_t nexits;
 };
 
 /* A top-level scalar of the factors JSON as text (host_defaults members as "host_defaults.NAME"). */
-struct db_factor {
+struct db_results_factor {
 	char *name;
 	char *value;
 };
 
-struct db_configuration {
+struct db_results_config {
 	int64_t id;
 	int idx;
 	char *key;
@@ -62,18 +62,18 @@ struct db_configuration {
 	char *smt;
 	int dynamic_mt_modes, target_smt_mode, indep_threads_mode, one_vm_per_core;
 	char *factors_json;
-	struct db_factor *factors;	/* top-level scalars of factors_json */
+	struct db_results_factor *factors;	/* top-level scalars of factors_json */
 	size_t nfactors;
 	char **pinning_cpus;		/* factors.pinning_cpus: one cpuset per vCPU */
 	size_t npinning_cpus;
 	bool is_baseline;
-	struct db_run *runs;		/* by repetition */
+	struct db_results_run *runs;		/* by repetition */
 	size_t nruns;
 };
 
 struct db_results {
 	struct db_experiment exp;
-	struct db_configuration *configs;	/* by idx */
+	struct db_results_config *configs;	/* by idx */
 	size_t nconfigs;
 };
 
@@ -83,9 +83,9 @@ int db_results_load(struct db *db, const char *id_or_name, struct db_results *ou
 void db_results_clear(struct db_results *r);
 
 /* Looks a metric up in a run; NULL when the run has none of that name. */
-const struct db_metric *db_run_metric(const struct db_run *run, const char *name);
+const struct db_results_metric *db_results_run_metric(const struct db_results_run *run, const char *name);
 /* Looks a factor up; NULL when absent. */
-const char *db_configuration_factor(const struct db_configuration *c, const char *name);
+const char *db_results_config_factor(const struct db_results_config *c, const char *name);
 
 /* ---- fixture inserts (tests, importers) ------------------------------- */
 
