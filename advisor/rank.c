@@ -528,7 +528,11 @@ static void composite_compute(struct rank_result *r, uint64_t seed)
 			tr->mean = stats_mean(col_x, nx);
 			tr->ratio = stats_bootstrap_ratio(col_x, nx, col_b, nb, 1, s + 7919 * (j + 1),
 							  &tr->ratio_lo, &tr->ratio_hi);
+			if (e == r->baseline)
+				tr->ratio_lo = tr->ratio_hi = NAN;	/* itself: no interval */
 		}
+		if (e == r->baseline)
+			e->composite_lo = e->composite_hi = NAN;
 		free(col_x);
 		free(rows);
 	}
@@ -584,6 +588,12 @@ static void ratios_compute(struct rank_result *r, uint64_t seed)
 		struct rank_entry *e = &r->entries[i];
 		if (e->s.n == 0)
 			continue;
+		if (e == b) {
+			/* Against itself: exactly 1, and no interval to speak of. */
+			e->ratio = 1;
+			e->gain = 0;
+			continue;
+		}
 		e->ratio = stats_bootstrap_ratio(e->values, e->s.n, b->values, b->s.n, 1,
 						 seed + (uint64_t)e->config->idx,
 						 &e->ratio_lo, &e->ratio_hi);

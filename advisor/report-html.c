@@ -273,7 +273,10 @@ static void table_ranking(struct strbuf *o, const struct rank_result *r)
 		if (!isnan(e->s.cv))
 			strbuf_addf(o, "%.1f %%", 100 * e->s.cv);
 		strbuf_addstr(o, "</td><td>");
-		rank_format_gain(o, e->gain);
+		if (e == r->baseline)
+			strbuf_addstr(o, "baseline");
+		else
+			rank_format_gain(o, e->gain);
 		strbuf_addstr(o, "</td><td>");
 		if (!isnan(e->gain_lo)) {
 			rank_format_gain(o, e->gain_lo);
