@@ -1952,7 +1952,15 @@ static int parse_root(struct loader *L, const yaml_node_t *root, struct sweep_co
  */
 static int fail_reader(struct loader *L, const yaml_parser_t *p, const char *text, size_t len)
 {
-	size_t line = 0, col = 0, end = p->problem_offset < len ? p->problem_offset : len;
+	size_t end = p->problem_offset < len ? p->problem_offset : len;
+	/* A bad trailing octet: point at the character it breaks, not past it. */
+	if (strstr(p->problem, "trailing") && end > 0) {
+		size_t lead = end - 1;
+		while (lead > 0 && ((unsigned char)text[lead] & 0xC0) == 0x80)
+			lead--;
+		end = lead;
+	}
+	size_t line = 0, col = 0;
 	for (size_t i = 0; i < end; i++) {
 		unsigned char c = (unsigned char)text[i];
 		if (c == '\n') {
@@ -1962,10 +1970,11 @@ static int fail_reader(struct loader *L, const yaml_parser_t *p, const char *tex
 			col++;
 		}
 	}
-	if (p->problem_value != -1)
-		return fail_at(L, line, col, "encoding", "%s (byte 0x%02X); save the file as "
-			       "UTF-8 text", p->problem, (unsigned)p->problem_value & 0xFF);
-	return fail_at(L, line, col, "encoding", "%s; save the file as UTF-8 text", p->problem);
+	if (end < len)
+		return fail_at(L, line, col, "encoding", "%s at byte 0x%02X; save the "
+			       "file as UTF-8 text", p->problem, (unsigned char)text[end]);
+	return fail_at(L, line, col, "encoding", "%s; save the file as UTF-8 text",
+		       p->problem);
 }
 
 static int fail_parser(struct loader *L, const yaml_parser_t *p, const char *text, size_t len)
