@@ -342,7 +342,7 @@ static const char *node_describe(const yaml_node_t *n, char *buf, size_t size)
 	if (n->type == YAML_SEQUENCE_NODE)
 		return "a list";
 	if (node_is_null(n))
-		return "null (nothing)";
+		return "nothing (null)";
 	const char *s = scalar_text(n);
 	if (strlen(s) > 40)
 		snprintf(buf, size, "'%.37s...'", s);
@@ -598,7 +598,7 @@ static int get_str(struct loader *L, const yaml_node_t *n, const char *key, char
 {
 	if (n->type != YAML_SCALAR_NODE || node_is_null(n))
 		return fail(L, n, key, "expected a string, got %s%s", DESCRIBE(n),
-			    node_is_null(n) ? " (write \"\" for an empty string)" : "");
+			    node_is_null(n) ? "; write \"\" for an empty string" : "");
 	free(*out);
 	*out = xstrdup(scalar_text(n));
 	return 0;
@@ -1309,7 +1309,7 @@ static int parse_noise(struct loader *L, const yaml_node_t *n, struct sweep_conf
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(cfg->noises[j].name, cfg->noises[i].name)) {
 				fail(L, f.nodes[i], child, "duplicate noise name '%s' (first at %d:%d); "
-				     "give each load its own name:", cfg->noises[i].name,
+				     "give each load its own name", cfg->noises[i].name,
 				     cfg->noises[j].line, cfg->noises[j].col);
 				goto fail;
 			}
@@ -1338,7 +1338,7 @@ static int regex_translate(const char *re, struct benchmark *b, char *why, size_
 		if (*p == '\\') {
 			strbuf_addch(&out, *p++);
 			if (!*p) {
-				snprintf(why, whylen, "ends with a lone backslash");
+				snprintf(why, whylen, "the regex ends with a lone backslash");
 				goto fail;
 			}
 			strbuf_addch(&out, *p++);
@@ -1358,7 +1358,7 @@ static int regex_translate(const char *re, struct benchmark *b, char *why, size_
 					while (*end && !(end[0] == close && end[1] == ']'))
 						end++;
 					if (!*end) {
-						snprintf(why, whylen, "unterminated [%c class", close);
+						snprintf(why, whylen, "the regex has an unterminated [%c class", close);
 						goto fail;
 					}
 					p = end + 2;
@@ -1367,7 +1367,7 @@ static int regex_translate(const char *re, struct benchmark *b, char *why, size_
 				p++;
 			}
 			if (!*p) {
-				snprintf(why, whylen, "unterminated [ bracket expression");
+				snprintf(why, whylen, "the regex has an unterminated [ bracket expression");
 				goto fail;
 			}
 			p++;
@@ -1387,9 +1387,9 @@ static int regex_translate(const char *re, struct benchmark *b, char *why, size_
 						end++;
 				if (p[2] != '<' || end == name || *end != '>' ||
 				    isdigit((unsigned char)*name)) {
-					snprintf(why, whylen, "only (?<name>...) groups are supported "
-						 "(POSIX ERE has no other (? forms); names are "
-						 "letters, digits and _)");
+					snprintf(why, whylen, "the regex may use only (?<name>...) "
+						 "groups (POSIX ERE has no other (? forms; "
+						 "names are letters, digits and _)");
 					goto fail;
 				}
 				char *nm = strndup(name, (size_t)(end - name));
@@ -1397,7 +1397,7 @@ static int regex_translate(const char *re, struct benchmark *b, char *why, size_
 					abort();
 				for (size_t i = 0; i < ngroups; i++)
 					if (names[i] && !strcmp(names[i], nm)) {
-						snprintf(why, whylen, "group name '%s' is used twice", nm);
+						snprintf(why, whylen, "the regex names two groups '%s'", nm);
 						free(nm);
 						goto fail;
 					}
@@ -1414,7 +1414,7 @@ static int regex_translate(const char *re, struct benchmark *b, char *why, size_
 	for (size_t i = 0; i < ngroups; i++)
 		any |= names[i] != NULL;
 	if (!any) {
-		snprintf(why, whylen, "has no named group; capture the metric with "
+		snprintf(why, whylen, "the regex has no named group; capture the metric with "
 			 "(?<name>[0-9.]+)");
 		goto fail;
 	}
@@ -1423,7 +1423,7 @@ static int regex_translate(const char *re, struct benchmark *b, char *why, size_
 	if (rc != 0) {
 		char msg[256];
 		regerror(rc, &compiled, msg, sizeof(msg));
-		snprintf(why, whylen, "does not compile as a POSIX extended regex: %s", msg);
+		snprintf(why, whylen, "the regex does not compile as POSIX ERE: %s", msg);
 		goto fail;
 	}
 	regfree(&compiled);
@@ -1613,7 +1613,7 @@ static int parse_benchmark(struct loader *L, const yaml_node_t *root, struct swe
 		return -1;
 	char why[512];
 	if (regex_translate(b->parse_regex, b, why, sizeof(why)) < 0)
-		return fail(L, v, "benchmark.parse", "the regex %s", why);
+		return fail(L, v, "benchmark.parse", "%s", why);
 	for (size_t i = 0; i < b->nparse_groups; i++)
 		if (b->parse_groups[i] && !strcmp(b->parse_groups[i], b->metric.name))
 			return 0;
