@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -34,6 +35,9 @@
 #define CONFIG_MAX_DEPTH 64
 /* Room for a dotted key path such as "noise[2].argv[3]". */
 #define KEY_MAX 256
+/* A factor beyond this is a typo or a generated file gone wrong: no sweep
+   runs that many configurations, and duplicate checks are quadratic. */
+#define CONFIG_MAX_FACTOR 1024
 
 /* --- names ------------------------------------------------------------ */
 
@@ -801,6 +805,9 @@ static int factor_items(struct loader *L, const yaml_node_t *n, const char *key,
 	f->n = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
 	if (f->n == 0)
 		return fail(L, n, key, "empty factor list; give at least one value");
+	if (f->n > CONFIG_MAX_FACTOR)
+		return fail(L, n, key, "%zu values in one factor; at most %d", f->n,
+			    CONFIG_MAX_FACTOR);
 	f->nodes = xcalloc(f->n, sizeof(*f->nodes));
 	for (size_t i = 0; i < f->n; i++)
 		f->nodes[i] = node_get(L, n->data.sequence.items.start[i]);
@@ -852,6 +859,22 @@ fail:
 
 /* --- sections ---------------------------------------------------------------- */
 
+/* NULL when path is a regular file we can read, else why not. */
+static const char *file_unreadable(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strerror(errno);
+	struct stat st;
+	const char *why = NULL;
+	if (fstat(fd, &st) < 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	close(fd);
+	return why;
+}
+
 static int parse_libvirt(struct loader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
 	static const char *const keys[] = { "uri", "domain_type", "template", "name_prefix",
@@ -882,11 +905,15 @@ static int parse_libvirt(struct loader *L, const yaml_node_t *n, struct sweep_co
 			}
 			strbuf_addstr(&sb, t);
 			cfg->template_path = strbuf_detach(&sb);
-			if ((L->flags & CONFIG_CHECK_FILES) && access(cfg->template_path, R_OK) < 0) {
-				int saved = errno;
+			const char *why = NULL;
+			if (!*t)
+				why = "an empty path";
+			else if (L->flags & CONFIG_CHECK_FILES)
+				why = file_unreadable(cfg->template_path);
+			if (why) {
 				fail(L, v, "libvirt.template", "cannot read '%s': %s (give a readable "
 				     "domain XML file, relative to the config's directory, or builtin)",
-				     cfg->template_path, strerror(saved));
+				     cfg->template_path, why);
 				free(t);
 				return -1;
 			}
@@ -1693,6 +1720,11 @@ static int baseline_topology(struct loader *L, const yaml_node_t *v, struct swee
 		return -1;
 	char text[64];
 	if (t->generated) {
+		/* The generator makes dies-less shapes: name them the way plan keys them. */
+		if (s.dies != 1)
+			return fail(L, v, "baseline.topology", "the generator makes shapes with one "
+				    "die; write the baseline as SxCxT");
+		s.dies_given = false;
 		int vc = shape_vcpus(&s);
 		bool ok_v = false, ok_t = false, ok_s = !t->sockets;
 		for (size_t i = 0; i < t->nvcpus; i++)

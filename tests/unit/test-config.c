@@ -318,6 +318,16 @@ static void test_unreadable(void **state)
 	assert_null(config_load(path_of("tests/fixtures/config"), &err));
 	assert_int_equal(err.code, EXIT_BAD_INPUT);
 	assert_non_null(strstr(err.msg, "Is a directory"));
+	/* A template that is a directory is no template. */
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addstr(&text, "name: t\ntopology: [1x1x1]\nbenchmark: {kind: ebizzy}\n"
+		      "libvirt: {template: .}\n");
+	err = (struct ta_err){ 0 };
+	assert_null(config_parse_flags(fixture("x.yaml"), text.buf, text.len, CONFIG_CHECK_FILES,
+				       &err));
+	assert_non_null(strstr(err.msg, "x.yaml:4:21: libvirt.template: cannot read"));
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	strbuf_release(&text);
 }
 
 /* --- valid edge cases ------------------------------------------------------------ */
@@ -469,6 +479,15 @@ static void test_generator(void **state)
 	assert_int_equal(cfg->bench.timeout, 7200);
 	assert_false(cfg->bench.metric.higher_is_better);
 	config_free(cfg);
+
+	/* Written with dies = 1, the baseline still names the shape as plan keys it. */
+	static const char yaml[] = "name: g\ntopology: {vcpus: 4, threads: 2}\n"
+				   "benchmark: {kind: ebizzy}\nbaseline: {topology: 2x1x1x2}\n";
+	struct ta_err err = { 0 };
+	cfg = config_parse("g.yaml", yaml, strlen(yaml), &err);
+	assert_non_null(cfg);
+	assert_string_equal(baseline(cfg, "topology"), "2x1x2");
+	config_free(cfg);
 }
 
 /*
@@ -616,6 +635,8 @@ static void test_rules(void **state)
 			   "did you mean 'topology'?");
 	assert_parse_error("name: t\ntopology: {vcpus: [4], threads: [1]}\nbenchmark: {kind: ebizzy}\n"
 			   "baseline: {topology: 1x1x2}\n", "its vCPU count is not in vcpus");
+	assert_parse_error("name: t\ntopology: {vcpus: [4], threads: [1]}\nbenchmark: {kind: ebizzy}\n"
+			   "baseline: {topology: 1x2x2x1}\n", "the generator makes shapes with one die");
 	assert_parse_error("name: t\ntopology: {vcpus: [2, 2], threads: [1]}\nbenchmark: {kind: ebizzy}\n",
 			   "topology.vcpus[1]: duplicate value 2");
 	assert_parse_error("name: t\ntopology: {vcpus: [0], threads: [1]}\nbenchmark: {kind: ebizzy}\n",
@@ -642,6 +663,17 @@ static void test_rules(void **state)
 	deep[140] = '\0';
 	assert_parse_error(deep, "nested more than 64 levels deep");
 	assert_parse_error(" \n\n", "the file is empty");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nlibvirt: {template: \"\"}\n",
+			   "libvirt.template: cannot read '': an empty path");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\n---\n[\n", "YAML syntax");
+
+	struct strbuf big = STRBUF_INIT;
+	strbuf_addstr(&big, "name: t\nbenchmark: {kind: ebizzy}\ntopology: [1x1x1");
+	for (int i = 2; i <= 1025; i++)
+		strbuf_addf(&big, ", 1x1x%d", i);
+	strbuf_addstr(&big, "]\n");
+	assert_parse_error(strbuf_str(&big), "m.yaml:3:11: topology: 1025 values in one factor");
+	strbuf_release(&big);
 }
 
 static void test_cpuset(void **state)
