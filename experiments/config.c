@@ -14,8 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <regex.h>
 #include <stdarg.h>
