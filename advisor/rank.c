@@ -135,6 +135,20 @@ static int nondefault_knobs(const struct db_results_config *c)
 	return count;
 }
 
+/*
+ * Values go into lines a user pastes into a root shell: anything beyond
+ * [A-Za-z0-9_.,:-] (never produced by the config loader) is refused.
+ */
+static bool shell_safe(const char *v)
+{
+	if (!*v)
+		return false;
+	for (; *v; v++)
+		if (!isalnum((unsigned char)*v) && !strchr("_.,:-", *v))
+			return false;
+	return true;
+}
+
 void rank_host_commands(const struct db_results_config *c, struct strbuf *out)
 {
 	struct knob k[32];
@@ -142,6 +156,11 @@ void rank_host_commands(const struct db_results_config *c, struct strbuf *out)
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(k[i].value, "default"))
 			continue;
+		if (!shell_safe(k[i].value) || !shell_safe(k[i].name)) {
+			strbuf_addf(out, "# knob %zu: stored value is not a plain word; set it by hand\n",
+				    i + 1);
+			continue;
+		}
 		if (!strncmp(k[i].name, KVM_HV_PREFIX, strlen(KVM_HV_PREFIX))) {
 			strbuf_addf(out, "echo %s > /sys/module/kvm_hv/parameters/%s\n", k[i].value,
 				    k[i].name + strlen(KVM_HV_PREFIX));
@@ -219,9 +238,13 @@ void rank_xml_fragment(const struct db_results_config *c, struct strbuf *out)
 		    "</cpu>\n", c->sockets, c->dies, c->cores, c->threads);
 	if (pinning_explicit(c)) {
 		strbuf_addstr(out, "<cputune>\n");
-		for (size_t i = 0; i < c->npinning_cpus; i++)
-			strbuf_addf(out, "  <vcpupin vcpu='%zu' cpuset='%s'/>\n", i,
-				    c->pinning_cpus[i]);
+		for (size_t i = 0; i < c->npinning_cpus; i++) {
+			const char *set = c->pinning_cpus[i];
+			if (rank_cpuset_count(&set, 1) > 0)
+				strbuf_addf(out, "  <vcpupin vcpu='%zu' cpuset='%s'/>\n", i, set);
+			else
+				strbuf_addf(out, "  <!-- vCPU %zu: stored cpuset is malformed -->\n", i);
+		}
 		strbuf_addstr(out, "</cputune>\n");
 	} else if (strcmp(c->pinning, "none")) {
 		strbuf_addf(out, "<!-- pinning policy '%s': <cputune> vcpupin CPUs are chosen per "
@@ -793,6 +816,12 @@ int rank_compute(const struct db_results *res, const char *metric, struct rank_r
 	bool found;
 	int hib;
 	metric_meta(res, metric, &found, &hib, &out->unit);
+	if (!found && res->exp.nok == 0)
+		return err_set(err, EXIT_BAD_INPUT, "experiment %s has no successful run yet "
+			       "(%d runs: %d planned, %d failed, %d interrupted); see "
+			       "'topoadvisor show %s'", res->exp.name, res->exp.nruns,
+			       res->exp.nplanned + res->exp.nrunning, res->exp.nfailed,
+			       res->exp.ninterrupted, res->exp.name);
 	if (!found) {
 		struct strbuf names = STRBUF_INIT;
 		metric_names(res, &names);

@@ -353,6 +353,17 @@ static int64_t fixture_redis_multi(struct db *db)
 	return e;
 }
 
+/* An experiment whose only runs failed: nothing to rank. */
+static int64_t fixture_only_failed(struct db *db)
+{
+	int64_t e = fx_experiment(db, "only-failed", "records_per_s", 1, fx_yaml);
+	struct fx_config c = { .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2 };
+	int64_t cid = fx_config_add(db, e, 0, &c);
+	fx_run_add(db, cid, 0, 0, "failed", "guest agent never answered", -1, -1);
+	fx_run_add(db, cid, 1, 1, "interrupted", NULL, -1, -1);
+	return e;
+}
+
 /* Builds fixture `name` into db; returns its experiment id, or -1 for an unknown name. */
 static int64_t fixture_build(struct db *db, const char *name)
 {
@@ -372,6 +383,8 @@ static int64_t fixture_build(struct db *db, const char *name)
 		return fixture_redis_seeds(db);
 	if (!strcmp(name, "redis-multi"))
 		return fixture_redis_multi(db);
+	if (!strcmp(name, "only-failed"))
+		return fixture_only_failed(db);
 	return -1;
 }
 

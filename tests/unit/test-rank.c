@@ -321,6 +321,66 @@ static void test_unknown_metric(void **state)
 	assert_non_null(strstr(err.msg, "records_per_s"));
 }
 
+/* fx_load without ranking, for fixtures rank_compute must refuse. */
+static struct fx_state *fx_load_only(const char *name)
+{
+	struct fx_state *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	snprintf(s->dir, sizeof(s->dir), "/tmp/ta-test-rank.XXXXXX");
+	assert_non_null(mkdtemp(s->dir));
+	snprintf(s->path, sizeof(s->path), "%s/fixture.db", s->dir);
+	struct ta_err err = { 0 };
+	struct db *db = db_open(s->path, true, &err);
+	assert_non_null(db);
+	assert_true(fixture_build(db, name) > 0);
+	assert_int_equal(db_results_load(db, name, &s->res, &err), 0);
+	db_close(db);
+	return s;
+}
+
+static void test_no_successful_runs(void **state)
+{
+	struct fx_state *s = *state = fx_load_only("only-failed");
+	struct ta_err err = { 0 };
+	assert_int_equal(s->res.configs[0].nruns, 2);
+	assert_int_equal(rank_compute(&s->res, NULL, &s->r, &err), -1);
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "no successful run yet (2 runs: 0 planned, 1 failed, "
+				       "1 interrupted)"));
+}
+
+/* Stored values that would break the XML or a root shell line are not echoed. */
+static void test_unsafe_stored_values(void **state)
+{
+	(void)state;
+	struct db_results_factor f[] = {
+		{ "kvm_hv.dynamic_mt_modes", "0; reboot" },
+		{ "thp", "never" },
+		{ "smt", "off" },
+		{ "topology", "1x1x2" },
+	};
+	char *cpus[] = { "0-1", "1'/><evil" };
+	struct db_results_config c = {
+		.key = "k", .vcpus = 2, .sockets = 1, .dies = 1, .cores = 1, .threads = 2,
+		.pinning = "mine", .noise = "none", .subcores_per_core = -1,
+		.dynamic_mt_modes = -1, .target_smt_mode = -1, .indep_threads_mode = -1,
+		.one_vm_per_core = -1, .factors = f, .nfactors = 4, .pinning_cpus = cpus,
+		.npinning_cpus = 2,
+	};
+	struct strbuf sb = STRBUF_INIT;
+	rank_host_commands(&c, &sb);
+	assert_string_equal(strbuf_str(&sb),
+			    "# knob 1: stored value is not a plain word; set it by hand\n"
+			    "echo never > /sys/kernel/mm/transparent_hugepage/enabled\n"
+			    "ppc64_cpu --smt=off\n");
+	strbuf_reset(&sb);
+	rank_xml_fragment(&c, &sb);
+	assert_non_null(strstr(sb.buf, "<vcpupin vcpu='0' cpuset='0-1'/>"));
+	assert_non_null(strstr(sb.buf, "vCPU 1: stored cpuset is malformed"));
+	assert_null(strstr(sb.buf, "evil"));
+	strbuf_release(&sb);
+}
+
 static void test_cpuset_count(void **state)
 {
 	(void)state;
@@ -364,6 +424,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_redis_seeds, fx_teardown),
 		cmocka_unit_test_teardown(test_redis_multi, fx_teardown),
 		cmocka_unit_test_teardown(test_unknown_metric, fx_teardown),
+		cmocka_unit_test_teardown(test_no_successful_runs, fx_teardown),
+		cmocka_unit_test(test_unsafe_stored_values),
 		cmocka_unit_test(test_cpuset_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
