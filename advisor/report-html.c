@@ -35,9 +35,10 @@ static double nice_step(double range, int want)
 	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
 }
 
-/* A linear axis mapping [lo, hi] to pixels [p0, p1]. */
+/* A linear axis mapping [lo, hi] to pixels [p0, p1], ticks every `step`. */
 struct axis {
 	double lo, hi, p0, p1;
+	double step;
 };
 
 static double axis_map(const struct axis *a, double v)
@@ -54,6 +55,7 @@ static void axis_fit(struct axis *a, double lo, double hi)
 		hi += pad;
 	}
 	double step = nice_step(hi - lo, 5);
+	a->step = step;
 	a->lo = floor(lo / step) * step;
 	a->hi = ceil(hi / step) * step;
 	if (a->hi == a->lo)
@@ -62,7 +64,7 @@ static void axis_fit(struct axis *a, double lo, double hi)
 
 static void svg_ticks_x(struct strbuf *o, const struct axis *a, double y0, double y1)
 {
-	double step = nice_step(a->hi - a->lo, 5);
+	double step = a->step;
 	for (double v = a->lo; v <= a->hi + step / 2; v += step) {
 		double x = axis_map(a, v);
 		strbuf_addf(o, "<line class='grid' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
@@ -73,7 +75,7 @@ static void svg_ticks_x(struct strbuf *o, const struct axis *a, double y0, doubl
 
 static void svg_ticks_y(struct strbuf *o, const struct axis *a, double x0, double x1)
 {
-	double step = nice_step(a->hi - a->lo, 5);
+	double step = a->step;
 	for (double v = a->lo; v <= a->hi + step / 2; v += step) {
 		double y = axis_map(a, v);
 		strbuf_addf(o, "<line class='grid' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
@@ -102,7 +104,7 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 			lo = fmin(lo, e->s.ci_lo);
 		}
 	}
-	struct axis ax = { 0, 0, left, right };
+	struct axis ax = { 0, 0, left, right, 1 };
 	axis_fit(&ax, lo, hi);
 	double bottom = top + row * (double)r->nentries;
 	strbuf_addf(o, "<svg id='chart-bars' xmlns='http://www.w3.org/2000/svg' width='1100' "
@@ -199,7 +201,7 @@ static void chart_scatter(struct strbuf *o, const struct rank_result *r)
 		return;
 	}
 	const double left = 90, right = 820, top = 20, bottom = 380;
-	struct axis ax = { 0, 0, left, right }, ay = { 0, 0, bottom, top };
+	struct axis ax = { 0, 0, left, right, 1 }, ay = { 0, 0, bottom, top, 1 };
 	axis_fit(&ax, fmin(0, xlo), xhi);
 	axis_fit(&ay, ylo, yhi);
 	strbuf_addf(o, "<svg id='chart-scatter' xmlns='http://www.w3.org/2000/svg' width='1100' "

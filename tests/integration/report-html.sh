@@ -28,6 +28,11 @@ count() { grep -o "$1" "$html" | wc -l; }
 [ "$(count "<svg id='chart-scatter'")" -eq 1 ] || fail "scatter"
 [ "$(count "<circle class='point'")" -eq 15 ] || fail "one scatter point per run"
 grep -q "<section id='recommendation'>" "$html" || fail "recommendation"
+# Every scatter point inside the plot area (x 90..820, y 20..380 in report-html.c).
+outside=$(grep -o "<circle class='point' cx='[0-9.-]*' cy='[0-9.-]*'" "$html" |
+	sed "s/.*cx='\([0-9.-]*\)' cy='\([0-9.-]*\)'/\1 \2/" |
+	awk '$1 < 90 || $1 > 820 || $2 < 20 || $2 > 380' | wc -l)
+[ "$outside" -eq 0 ] || fail "$outside scatter points outside the plot"
 grep -q '&lt;b&gt;not bold&lt;/b&gt; &amp; escaped' "$html" || fail "YAML not HTML-escaped"
 grep -q '<b>not bold</b>' "$html" && fail "raw YAML markup in the report"
 grep -Eqi '<script|src=|href=|@import|url\(' "$html" && fail "external resource or script"
