@@ -10,10 +10,14 @@
 
 #include "cmd.h"
 
+extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_list_entry;
+extern const struct cmd_entry cmd_show_entry;
 
 static const struct cmd_entry *const commands[] = {
+	&cmd_plan_entry,
 	&cmd_list_entry,
+	&cmd_show_entry,
 	NULL,
 };
 
