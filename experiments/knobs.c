@@ -186,7 +186,8 @@ static int write_err(const struct knob *k, const char *path, const char *text,
 {
 	int e = errno;
 	return err_set(err, EXIT_FAILURE_RUN, "%s: writing '%s' to %s: %s%s", k->name, text,
-		       path, e == EINVAL ? "invalid value or not a regular file" : strerror(e),
+		       path, e == EINVAL ? "invalid value or not a regular file"
+		       : e == ENXIO ? "not a regular file" : strerror(e),
 		       errno_hint(k, e));
 }
 
@@ -758,9 +759,10 @@ int knob_restore(const struct knob *k, const char *root, const char *original,
 	if (restorable(k, original, err) < 0)
 		return -1;
 	struct strbuf now = STRBUF_INIT;
-	int rc = knob_snapshot(k, root, &now, err);
 	bool exact = !strncmp(original, "online=", 7) || !strcmp(original, "on");
-	if (rc == 0 && strcmp(now.buf, original)) {
+	int rc = 0;
+	/* An unreadable value (e.g. SMT left midway) is no reason not to write. */
+	if (knob_snapshot(k, root, &now, NULL) < 0 || strcmp(now.buf, original)) {
 		rc = write_value(k, root, original, err);
 		if (rc == 0)
 			rc = verify(k, root, original, exact, err);
@@ -870,15 +872,13 @@ static void restore_one(const char *root, const struct knob_journal *journal,
 		err_set(&err, EXIT_FAILURE_RUN,
 			"journalled at %s, not under root %s: run restore-host with the "
 			"matching --root", e->path ? e->path : "(no path)", root);
-	} else if (k && knob_snapshot(k, root, &before, &err) == 0) {
-		it->before = xstrdup(before.buf);
-		if (!strcmp(before.buf, e->original_value))
+	} else if (k) {
+		if (knob_snapshot(k, root, &before, NULL) == 0)
+			it->before = xstrdup(before.buf);
+		if (it->before && !strcmp(it->before, e->original_value))
 			it->status = KNOB_WAS_ORIGINAL;
 		else if (knob_restore(k, root, e->original_value, &err) == 0)
 			it->status = KNOB_RESTORED;
-	} else if (k && knob_restore(k, root, e->original_value, &err) == 0) {
-		/* Unreadable before (e.g. SMT mid-change), but restored and verified. */
-		it->status = KNOB_RESTORED;
 	}
 	if ((it->status == KNOB_RESTORED || it->status == KNOB_WAS_ORIGINAL) &&
 	    db_journal_mark_restored(journal->db, e->id, &err) < 0)
