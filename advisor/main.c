@@ -13,11 +13,13 @@
 extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_show_entry;
+extern const struct cmd_entry cmd_restore_host_entry;
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_plan_entry,
 	&cmd_list_entry,
 	&cmd_show_entry,
+	&cmd_restore_host_entry,
 	NULL,
 };
 
