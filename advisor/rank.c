@@ -1,5 +1,5 @@
 /* rank: ranking, ties, recommendation and warnings; see rank.h and docs/advisor.md. */
-#define _GNU_SOURCE	/* qsort_r */
+#define _GNU_SOURCE	/* qsort_r, cpu_set_t */
 #include "rank.h"
 
 #include <ctype.h>
@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/cpuset.h"
 
 /* ---- host knobs ---------------------------------------------------------- */
 
@@ -33,6 +35,7 @@ static const struct {
 	{ "kvm_hv.dynamic_mt_modes", "6" },
 	{ "kvm_hv.target_smt_mode", "0" },
 	{ "kvm_hv.one_vm_per_core", "0" },
+	{ "kvm_hv.indep_threads_mode", "1" },	/* book3s_hv.c: true */
 };
 
 #define KVM_HV_PREFIX "kvm_hv."
@@ -182,43 +185,35 @@ void rank_host_commands(const struct db_results_config *c, struct strbuf *out)
 
 int rank_cpuset_count(const char *const *sets, size_t n)
 {
-	enum { MAX_CPU = 8192 };
-	unsigned char *seen = xcalloc(MAX_CPU, 1);
-	int count = 0;
+	cpu_set_t all;
+	CPU_ZERO(&all);
 	for (size_t i = 0; i < n; i++) {
-		const char *p = sets[i];
-		while (*p) {
-			char *end;
-			long a = strtol(p, &end, 10), b = a;
-			if (end == p || a < 0 || a >= MAX_CPU)
-				goto bad;
-			p = end;
-			if (*p == '-') {
-				b = strtol(p + 1, &end, 10);
-				if (end == p + 1 || b < a || b >= MAX_CPU)
-					goto bad;
-				p = end;
-			}
-			for (long cpu = a; cpu <= b; cpu++)
-				if (!seen[cpu]++)
-					count++;
-			if (*p == ',')
-				p++;
-			else if (*p)
-				goto bad;
-		}
+		struct cpuset cs;
+		struct ta_err err = { 0 };
+		if (cpuset_parse(sets[i], &cs, &err) < 0)
+			return -1;
+		for (size_t j = 0; j < cs.n; j++)
+			CPU_SET(cs.cpus[j], &all);
+		cpuset_release(&cs);
 	}
-	free(seen);
-	return count;
-bad:
-	free(seen);
-	return -1;
+	return CPU_COUNT(&all);
+}
+
+/*
+ * The pinning policy: factors.pinning_policy as the plan store writes it;
+ * older or hand-made rows fall back to the pinning name.
+ */
+static const char *pin_policy(const struct db_results_config *c)
+{
+	const char *p = db_results_config_factor(c, "pinning_policy");
+	if (p)
+		return p;
+	return c->npinning_cpus ? "explicit" : c->pinning;
 }
 
 static bool pinning_explicit(const struct db_results_config *c)
 {
-	return c->npinning_cpus > 0 && strcmp(c->pinning, "none") &&
-	       strcmp(c->pinning, "compact") && strcmp(c->pinning, "spread");
+	return c->npinning_cpus > 0 && !strcmp(pin_policy(c), "explicit");
 }
 
 static int host_cpus(const struct db_results_config *c)
@@ -246,9 +241,9 @@ void rank_xml_fragment(const struct db_results_config *c, struct strbuf *out)
 				strbuf_addf(out, "  <!-- vCPU %zu: stored cpuset is malformed -->\n", i);
 		}
 		strbuf_addstr(out, "</cputune>\n");
-	} else if (strcmp(c->pinning, "none")) {
-		strbuf_addf(out, "<!-- pinning policy '%s': <cputune> vcpupin CPUs are chosen per "
-			    "host by this policy (one host CPU per vCPU) -->\n", c->pinning);
+	} else if (strcmp(pin_policy(c), "none")) {
+		strbuf_addf(out, "<!-- pinning '%s' (policy %s): the <cputune> vcpupin CPUs are "
+			    "chosen per host by this policy -->\n", c->pinning, pin_policy(c));
 	}
 }
 
@@ -437,7 +432,7 @@ static int cmp_entry(const void *pa, const void *pb, void *hibp)
 static bool default_shape(const struct db_results_config *c)
 {
 	if (c->sockets != c->vcpus || c->dies != 1 || c->cores != 1 || c->threads != 1 ||
-	    strcmp(c->pinning, "none") || strcmp(c->noise, "none"))
+	    strcmp(pin_policy(c), "none") || strcmp(c->noise, "none"))
 		return false;
 	return nondefault_knobs(c) == 0;
 }
