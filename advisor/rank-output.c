@@ -270,11 +270,22 @@ static void text_header(struct strbuf *out, const struct rank_result *r)
 		strbuf_addstr(out, "baseline: none (ranked without ratios)\n");
 }
 
+/* Width of the configuration column: the longest key, at least the heading. */
+static int key_width(const struct rank_result *r)
+{
+	size_t w = strlen("CONFIGURATION");
+	for (size_t i = 0; i < r->nentries; i++)
+		if (strlen(r->entries[i].config->key) > w)
+			w = strlen(r->entries[i].config->key);
+	return (int)w;
+}
+
 void rank_text(struct strbuf *out, const struct rank_result *r)
 {
+	int kw = key_width(r);
 	text_header(out, r);
-	strbuf_addf(out, "\n%-4s  %-32s  %3s  %12s  %-27s  %6s  %-26s  %10s  %s\n", "RANK",
-		    "CONFIGURATION", "N", "MEAN", "95% CI", "CV", "VS BASELINE [95% CI]",
+	strbuf_addf(out, "\n%-4s  %-*s  %3s  %12s  %-27s  %6s  %-26s  %10s  %s\n", "RANK",
+		    kw, "CONFIGURATION", "N", "MEAN", "95% CI", "CV", "VS BASELINE [95% CI]",
 		    "GANG/S", "STATUS");
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
@@ -328,8 +339,8 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			snprintf(mean, sizeof(mean), "%.6g", e->s.mean);
 		else
 			snprintf(mean, sizeof(mean), "-");
-		strbuf_addf(out, "%-4s  %-32s  %3zu  %12s  %-27s  %6s  %-26s  %10s  %s\n", pos,
-			    e->config->key, e->s.n, mean, strbuf_str(&ci), cv, strbuf_str(&vs),
+		strbuf_addf(out, "%-4s  %-*s  %3zu  %12s  %-27s  %6s  %-26s  %10s  %s\n", pos,
+			    kw, e->config->key, e->s.n, mean, strbuf_str(&ci), cv, strbuf_str(&vs),
 			    gang, strbuf_str(&st));
 		strbuf_release(&ci);
 		strbuf_release(&vs);
@@ -340,8 +351,11 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			    "baseline):\n", r->composite_family);
 		for (size_t i = 0; i < r->nentries; i++) {
 			const struct rank_entry *e = &r->entries[i];
-			strbuf_addf(out, "  %-32s  %.3f [%.3f, %.3f] ", e->config->key, e->composite,
-				    e->composite_lo, e->composite_hi);
+			strbuf_addf(out, "  %-*s  %.3f ", kw, e->config->key, e->composite);
+			if (isnan(e->composite_lo))
+				strbuf_addstr(out, "               ");
+			else
+				strbuf_addf(out, "[%.3f, %.3f]", e->composite_lo, e->composite_hi);
 			for (size_t t = 0; t < e->ntests; t++)
 				strbuf_addf(out, " %s %.2f", e->tests[t].name + strlen(r->composite_family) + 1,
 					    e->tests[t].ratio);
@@ -357,7 +371,7 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			const struct rank_entry *e = &r->entries[i];
 			if (!e->ntop_exits)
 				continue;
-			strbuf_addf(out, "  %-32s ", e->config->key);
+			strbuf_addf(out, "  %-*s ", kw, e->config->key);
 			for (size_t t = 0; t < e->ntop_exits; t++)
 				strbuf_addf(out, " %s:%s %.4g", e->top_exits[t].source,
 					    e->top_exits[t].reason, e->top_exits[t].mean_per_run);

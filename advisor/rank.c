@@ -757,9 +757,13 @@ static void warnings_collect(struct rank_result *r)
 		if (e->s.cv > RANK_MAX_CV)
 			warn(r, "high_cv", key, "%s: CV %.1f %% > %.0f %%: the runs vary a lot "
 			     "(noisy host or benchmark)", key, 100 * e->s.cv, 100 * RANK_MAX_CV);
-		if (e->noutliers)
-			warn(r, "outliers", key, "%s: %zu run%s with |modified z| > %.1f",
-			     key, e->noutliers, e->noutliers == 1 ? "" : "s", STATS_OUTLIER_Z);
+		/* Say how far off each outlier is: with tiny spreads |z| > 3.5 can be harmless. */
+		for (size_t j = 0; j < e->s.n; j++)
+			if (fabs(e->z[j]) > STATS_OUTLIER_Z)
+				warn(r, "outliers", key, "%s: repetition %d is an outlier: %.6g "
+				     "(%+.1f %% from the median %.6g, modified z %.2f)", key,
+				     e->value_runs[j]->repetition, e->values[j],
+				     100 * (e->values[j] / e->s.median - 1), e->s.median, e->z[j]);
 		for (size_t j = 0; j < e->config->nruns; j++) {
 			const struct db_results_run *run = &e->config->runs[j];
 			if (run_failed(run))

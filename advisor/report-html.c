@@ -88,9 +88,26 @@ static void svg_ticks_y(struct strbuf *o, const struct axis *a, double x0, doubl
  * Horizontal bars: one row per configuration, bar = mean, whisker = 95 % CI
  * of the mean, dots = the individual runs (outliers in red).
  */
+/* Pixels a label of n characters needs at 12 px sans-serif (about 6.8 px each). */
+static double label_px(size_t n)
+{
+	return 6.8 * (double)n;
+}
+
+static size_t longest_key(const struct rank_result *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nentries; i++)
+		if (strlen(r->entries[i].config->key) > n)
+			n = strlen(r->entries[i].config->key);
+	return n;
+}
+
 static void chart_bars(struct strbuf *o, const struct rank_result *r)
 {
-	const double left = 330, right = 1060, top = 20, row = 30;
+	/* Room for the longest configuration key left of the bars. */
+	const double left = fmin(fmax(label_px(longest_key(r)) + 20, 150), 560);
+	const double right = 1060, top = 20, row = 30;
 	double height = top + row * (double)r->nentries + 40;
 	double lo = 0, hi = 0;
 	for (size_t i = 0; i < r->nentries; i++) {
@@ -200,12 +217,16 @@ static void chart_scatter(struct strbuf *o, const struct rank_result *r)
 			      "metric (ganged exits are not applicable on this host).</p>\n");
 		return;
 	}
-	const double left = 90, right = 820, top = 20, bottom = 380;
+	/* The legend (one line per configuration) sits right of the plot. */
+	const double left = 90, top = 20, bottom = 380, legend_row = 16;
+	const double right = fmin(820, 1100 - 30 - 0.95 * label_px(longest_key(r)));
+	double height = fmax(440, top + legend_row * (double)r->nentries + 20);
 	struct axis ax = { 0, 0, left, right, 1 }, ay = { 0, 0, bottom, top, 1 };
 	axis_fit(&ax, fmin(0, xlo), xhi);
 	axis_fit(&ay, ylo, yhi);
 	strbuf_addf(o, "<svg id='chart-scatter' xmlns='http://www.w3.org/2000/svg' width='1100' "
-		    "height='440' viewBox='0 0 1100 440' role='img'>\n<title>%s against ", what);
+		    "height='%.0f' viewBox='0 0 1100 %.0f' role='img'>\n<title>%s against ",
+		    height, height, what);
 	report_html_escape(o, r->metric);
 	strbuf_addstr(o, " per run</title>\n");
 	svg_ticks_x(o, &ax, top, bottom);
@@ -224,9 +245,10 @@ static void chart_scatter(struct strbuf *o, const struct rank_result *r)
 			strbuf_addf(o, " rep %d: %.6g, %.6g</title></circle>\n",
 				    e->value_runs[j]->repetition, x, e->values[j]);
 		}
-		strbuf_addf(o, "<rect x='840' y='%.0f' width='12' height='12' fill='%s'/>"
-			    "<text x='858' y='%.0f'>", top + 18 * (double)i, color,
-			    top + 18 * (double)i + 11);
+		strbuf_addf(o, "<rect x='%.0f' y='%.0f' width='11' height='11' fill='%s'/>"
+			    "<text class='legend' x='%.0f' y='%.0f'>", right + 15,
+			    top + legend_row * (double)i, color, right + 31,
+			    top + legend_row * (double)i + 10);
 		report_html_escape(o, e->config->key);
 		strbuf_addstr(o, "</text>\n");
 	}
@@ -263,7 +285,13 @@ static void table_ranking(struct strbuf *o, const struct rank_result *r)
 			strbuf_addf(o, "<td>%zu</td><td>", e->position);
 		else
 			strbuf_addstr(o, "<td>&ndash;</td><td>");
-		report_html_escape(o, e->config->key);
+		/* Long keys may wrap after each '/', numbers never wrap. */
+		for (const char *k = e->config->key; *k; k++) {
+			char c[2] = { *k, 0 };
+			report_html_escape(o, c);
+			if (*k == '/')
+				strbuf_addstr(o, "<wbr>");
+		}
 		if (e == r->baseline)
 			strbuf_addstr(o, " <em>(baseline)</em>");
 		strbuf_addf(o, "</td><td>%zu</td><td>", e->s.n);
@@ -367,13 +395,14 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 	strbuf_addstr(o, "</title>\n<style>\n"
 		"body{font-family:sans-serif;margin:24px;color:#222;max-width:1150px}\n"
 		"table{border-collapse:collapse;font-size:13px}\n"
-		"th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}\n"
-		"td:nth-child(2){text-align:left}\n"
+		"th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}\n"
+		"td:nth-child(2),td:nth-child(11),th:nth-child(2){text-align:left;white-space:normal}\n"
+		"th{white-space:normal}\n"
 		"tr.recommended{background:#c7f0c0}tr.tied{background:#eef9ec}\n"
 		"svg{font-size:12px;display:block;margin:12px 0}\n"
 		"svg .grid{stroke:#e4e4e4}svg .whisker{stroke:#222;stroke-width:1.5}\n"
 		"svg .run{fill:#333;fill-opacity:.7}svg .run.outlier{fill:#d62728}\n"
-		"svg .point{fill-opacity:.8;stroke:#fff}\n"
+		"svg .point{fill-opacity:.8;stroke:#fff}svg .legend{font-size:11px}\n"
 		"pre{background:#f6f6f6;padding:8px;overflow:auto}\n"
 		".pick{font-size:20px;font-weight:bold}\n"
 		".warn li{color:#8a4b00}\n"

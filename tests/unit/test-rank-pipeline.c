@@ -8,6 +8,9 @@
  * plausible numbers in between.  This checks that the reader and the ranking
  * understand what the plan store and run store really write (factors JSON,
  * typed knob columns, NULL-vCPU exit rows, failed runs).
+ *
+ * TA_KEEP_DB=PATH keeps a copy of the database at PATH for inspection
+ * (e.g. `topoadvisor --db PATH report redis-power8 -o r.html`).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -185,6 +188,14 @@ static int pipeline_setup(void **state)
 	db_runs_free(todo, n);
 	free(ids);
 	assert_int_equal(db_results_load(db, p->cfg->name, &p->res, &err), 0);
+	const char *keep = getenv("TA_KEEP_DB");
+	if (keep && *keep) {
+		sqlite3_stmt *st = db_prepare(db, "VACUUM INTO ?", &err);
+		assert_non_null(st);
+		sqlite3_bind_text(st, 1, keep, -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_finalize(st);
+	}
 	db_close(db);
 	if (rank_compute(&p->res, NULL, &p->r, &err) < 0)
 		fail_msg("rank_compute: %s", err.msg);
