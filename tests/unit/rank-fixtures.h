@@ -353,6 +353,24 @@ static int64_t fixture_redis_multi(struct db *db)
 	return e;
 }
 
+/*
+ * No baseline (none marked, no default shape): 1x2x1 has the better mean,
+ * 1x1x2 is tied with it and has fewer ganged exits.
+ */
+static int64_t fixture_no_baseline(struct db *db)
+{
+	int64_t e = fx_experiment(db, "no-baseline", "records_per_s", 1, fx_yaml);
+	struct fx_config c[] = {
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 150, .sd = 3,
+		  .has_gang = true, .gang_per_s = 300 },
+		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 149.5, .sd = 3,
+		  .has_gang = true, .gang_per_s = 100 },
+	};
+	for (int i = 0; i < 2; i++)
+		fx_add(db, e, i, &c[i], "records_per_s", "records/s", 1);
+	return e;
+}
+
 /* An experiment whose only runs failed: nothing to rank. */
 static int64_t fixture_only_failed(struct db *db)
 {
@@ -383,6 +401,8 @@ static int64_t fixture_build(struct db *db, const char *name)
 		return fixture_redis_seeds(db);
 	if (!strcmp(name, "redis-multi"))
 		return fixture_redis_multi(db);
+	if (!strcmp(name, "no-baseline"))
+		return fixture_no_baseline(db);
 	if (!strcmp(name, "only-failed"))
 		return fixture_only_failed(db);
 	return -1;

@@ -311,6 +311,20 @@ static void test_redis_multi(void **state)
 	rank_result_clear(&byget);
 }
 
+static void test_no_baseline(void **state)
+{
+	struct fx_state *s = *state = fx_load("no-baseline", NULL);
+	const struct rank_result *r = &s->r;
+	assert_null(r->baseline);
+	assert_int_equal(warnings_of(r, "no_baseline"), 1);
+	assert_string_equal(r->best->config->key, "1x2x1");
+	/* Tied with the best and fewer ganged exits: the tie-break picks it. */
+	assert_string_equal(r->recommended->config->key, "1x1x2");
+	assert_true(isnan(r->recommended->gain) && isnan(r->recommended->ratio));
+	assert_false(r->nothing_beats_baseline);
+	assert_non_null(strstr(r->reason, "no baseline"));
+}
+
 static void test_unknown_metric(void **state)
 {
 	struct fx_state *s = *state = fx_load("clear-winner", NULL);
@@ -423,6 +437,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_tie_break_cpus, fx_teardown),
 		cmocka_unit_test_teardown(test_redis_seeds, fx_teardown),
 		cmocka_unit_test_teardown(test_redis_multi, fx_teardown),
+		cmocka_unit_test_teardown(test_no_baseline, fx_teardown),
 		cmocka_unit_test_teardown(test_unknown_metric, fx_teardown),
 		cmocka_unit_test_teardown(test_no_successful_runs, fx_teardown),
 		cmocka_unit_test(test_unsafe_stored_values),
