@@ -292,7 +292,9 @@ static int restorable(const struct knob *k, const char *value, struct ta_err *er
 		break;
 	case KNOB_BOOL_YN:
 	case KNOB_BRACKETED:
-		ok = word_in(value, k->choices);
+		/* Exactly as a snapshot spells it: it is written back verbatim. */
+		for (size_t i = 0; k->choices[i] && !ok; i++)
+			ok = !strcmp(value, k->choices[i]);
 		break;
 	}
 	if (!ok)
@@ -694,7 +696,9 @@ int knob_supported(const struct knob *k, const char *root, struct ta_err *err)
 			     !strcmp(val.buf, "forceoff")
 				     ? "SMT was forced off on the kernel command line "
 				       "(nosmt=force); reboot without it"
-				     : "this host cannot change SMT");
+				     : !strcmp(val.buf, "notsupported")
+				     ? "this CPU (or its hypervisor) offers no SMT to switch"
+				     : "this kernel cannot switch SMT");
 	} else {
 		rc = normalise(k, path, &val, err);
 	}
@@ -898,7 +902,8 @@ int knobs_restore_all(const char *root, const struct knob_journal *journal,
 		*report = (struct knob_restore_report){ NULL, 0, 0 };
 	if (db_journal_unrestored(journal->db, &v, &n, err) < 0)
 		return -1;
-	qsort(v, n, sizeof(*v), restore_order_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), restore_order_cmp);
 	struct knob_restore_report r = { xcalloc(n ? n : 1, sizeof(*r.items)), n, 0 };
 	const char *first = NULL;
 	for (size_t i = 0; i < n; i++) {
