@@ -113,7 +113,7 @@ static int cmd_restore_host_exec(const struct cmd_ctx *ctx, int argc, char **arg
 	}
 	struct knob_journal journal = { db, 0 };
 	struct knob_restore_report report;
-	int rc = knobs_restore_all(root, &journal, &report, &err);
+	int rc = knobs_restore_report(root, &journal, &report, &err);
 	db_close(db);
 	hostlock_release(&lock);
 	/* A journal that cannot be read gives no report: only the error. */

@@ -894,7 +894,13 @@ static void restore_one(const char *root, const struct knob_journal *journal,
 }
 
 int knobs_restore_all(const char *root, const struct knob_journal *journal,
-		      struct knob_restore_report *report, struct ta_err *err)
+		      struct ta_err *err)
+{
+	return knobs_restore_report(root, journal, NULL, err);
+}
+
+int knobs_restore_report(const char *root, const struct knob_journal *journal,
+			 struct knob_restore_report *report, struct ta_err *err)
 {
 	struct db_journal_entry *v;
 	size_t n;
