@@ -849,6 +849,7 @@ const char *knob_restore_status_name(enum knob_restore_status s)
 	case KNOB_WAS_ORIGINAL: return "unchanged";
 	case KNOB_RESTORE_FAILED: return "failed";
 	case KNOB_OTHER_ROOT: return "other-root";
+	case KNOB_GONE: return "gone";
 	}
 	return "?";
 }
@@ -876,6 +877,10 @@ static void restore_one(const char *root, const struct knob_journal *journal,
 		err_set(&err, EXIT_FAILURE_RUN,
 			"journalled at %s, not under root %s: run restore-host with the "
 			"matching --root", e->path ? e->path : "(no path)", root);
+	} else if (k && k->kind != KNOB_SMT && access(path, F_OK) < 0 && errno == ENOENT) {
+		/* A module parameter vanishes with its module and comes back with
+		 * its defaults: there is nothing left to restore. */
+		it->status = KNOB_GONE;
 	} else if (k) {
 		if (knob_snapshot(k, root, &before, NULL) == 0)
 			it->before = xstrdup(before.buf);
@@ -884,7 +889,8 @@ static void restore_one(const char *root, const struct knob_journal *journal,
 		else if (knob_restore(k, root, e->original_value, &err) == 0)
 			it->status = KNOB_RESTORED;
 	}
-	if ((it->status == KNOB_RESTORED || it->status == KNOB_WAS_ORIGINAL) &&
+	if ((it->status == KNOB_RESTORED || it->status == KNOB_WAS_ORIGINAL ||
+	     it->status == KNOB_GONE) &&
 	    db_journal_mark_restored(journal->db, e->id, &err) < 0)
 		it->status = KNOB_RESTORE_FAILED;
 	if (it->status == KNOB_RESTORE_FAILED || it->status == KNOB_OTHER_ROOT)

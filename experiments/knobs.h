@@ -153,7 +153,10 @@ enum knob_restore_status {
 	KNOB_WAS_ORIGINAL,	/* already held the original: nothing written */
 	KNOB_RESTORE_FAILED,	/* still changed: see error */
 	KNOB_OTHER_ROOT,	/* journalled under another ROOT: left alone */
+	KNOB_GONE,		/* the file no longer exists (module unloaded,
+				 * reboot): nothing to put back, marked restored */
 };
+#define KNOB_RESTORE_NSTATUS 5
 
 struct knob_restore_item {
 	int64_t journal_id;

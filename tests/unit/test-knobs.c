@@ -504,6 +504,31 @@ static void test_restore_goes_on_after_failure(void **state)
 	assert_string_equal(get(f->root, SUBCORES), "1");
 }
 
+/* kvm_hv unloaded since the change: its parameters went with it. */
+static void test_restore_knob_gone(void **state)
+{
+	struct fixture *f = *state;
+	struct ta_err err = { 0 };
+	struct knob_journal j = { f->db, 0 };
+	const char *names[] = { "kvm_hv.target_smt_mode", "ksm" }, *values[] = { "4", "1" };
+	assert_int_equal(knobs_apply_set(f->root, names, values, 2, &j, &err), 0);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/" KVM "target_smt_mode", f->root);
+	assert_int_equal(unlink(path), 0);
+	struct knob_restore_report r;
+	assert_int_equal(knobs_restore_report(f->root, &j, &r, &err), 0);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.items[0].status, KNOB_GONE);
+	assert_int_equal(r.items[1].status, KNOB_RESTORED);
+	knob_restore_report_release(&r);
+	assert_string_equal(get(f->root, "sys/kernel/mm/ksm/run"), "0");
+	/* Not recreated, and nothing left to do. */
+	assert_int_equal(access(path, F_OK), -1);
+	struct db_journal_entry *v;
+	assert_int_equal(journal_rows(f->db, true, &v), 0);
+	db_journal_entries_free(v, 0);
+}
+
 /* A restore that finds the knob already at its original writes nothing. */
 static void test_restore_unchanged_is_marked(void **state)
 {
@@ -615,6 +640,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restore_goes_on_after_failure, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_restore_unchanged_is_marked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_knob_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smt_per_thread, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
