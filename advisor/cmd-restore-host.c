@@ -24,7 +24,7 @@ static const struct option restore_host_options[] = {
 static void report_json(struct strbuf *out, const char *root,
 			const struct knob_restore_report *r)
 {
-	size_t counts[4] = { 0 };
+	size_t counts[KNOB_RESTORE_NSTATUS] = { 0 };
 	for (size_t i = 0; i < r->n; i++)
 		counts[r->items[i].status]++;
 	struct json_writer w;
@@ -35,6 +35,7 @@ static void report_json(struct strbuf *out, const char *root,
 	json_key(&w, "unchanged"); json_uint(&w, counts[KNOB_WAS_ORIGINAL]);
 	json_key(&w, "failed"); json_uint(&w, counts[KNOB_RESTORE_FAILED]);
 	json_key(&w, "other_root"); json_uint(&w, counts[KNOB_OTHER_ROOT]);
+	json_key(&w, "gone"); json_uint(&w, counts[KNOB_GONE]);
 	json_key(&w, "entries");
 	json_arr_begin(&w);
 	for (size_t i = 0; i < r->n; i++) {
@@ -66,7 +67,7 @@ static void report_text(struct strbuf *out, const struct knob_restore_report *r)
 			      "changes\n");
 		return;
 	}
-	size_t counts[4] = { 0 };
+	size_t counts[KNOB_RESTORE_NSTATUS] = { 0 };
 	for (size_t i = 0; i < r->n; i++) {
 		const struct knob_restore_item *it = &r->items[i];
 		counts[it->status]++;
@@ -86,6 +87,10 @@ static void report_text(struct strbuf *out, const struct knob_restore_report *r)
 		case KNOB_OTHER_ROOT:
 			strbuf_addf(out, "skipped    %s: %s", it->knob, it->error);
 			break;
+		case KNOB_GONE:
+			strbuf_addf(out, "gone       %s: %s no longer exists (module unloaded "
+				    "or host rebooted): nothing to put back", it->knob, it->path);
+			break;
 		}
 		strbuf_addf(out, "  [journal #%lld", (long long)it->journal_id);
 		if (it->experiment_id)
@@ -94,6 +99,8 @@ static void report_text(struct strbuf *out, const struct knob_restore_report *r)
 	}
 	strbuf_addf(out, "%zu restored, %zu already original, %zu failed", counts[KNOB_RESTORED],
 		    counts[KNOB_WAS_ORIGINAL], counts[KNOB_RESTORE_FAILED]);
+	if (counts[KNOB_GONE])
+		strbuf_addf(out, ", %zu gone", counts[KNOB_GONE]);
 	if (counts[KNOB_OTHER_ROOT])
 		strbuf_addf(out, ", %zu under another root", counts[KNOB_OTHER_ROOT]);
 	strbuf_addch(out, '\n');
@@ -113,7 +120,7 @@ static int cmd_restore_host_exec(const struct cmd_ctx *ctx, int argc, char **arg
 	}
 	struct knob_journal journal = { db, 0 };
 	struct knob_restore_report report;
-	int rc = knobs_restore_all(root, &journal, &report, &err);
+	int rc = knobs_restore_report(root, &journal, &report, &err);
 	db_close(db);
 	hostlock_release(&lock);
 	/* A journal that cannot be read gives no report: only the error. */

@@ -292,7 +292,9 @@ static int restorable(const struct knob *k, const char *value, struct ta_err *er
 		break;
 	case KNOB_BOOL_YN:
 	case KNOB_BRACKETED:
-		ok = word_in(value, k->choices);
+		/* Exactly as a snapshot spells it: it is written back verbatim. */
+		for (size_t i = 0; k->choices[i] && !ok; i++)
+			ok = !strcmp(value, k->choices[i]);
 		break;
 	}
 	if (!ok)
@@ -694,7 +696,9 @@ int knob_supported(const struct knob *k, const char *root, struct ta_err *err)
 			     !strcmp(val.buf, "forceoff")
 				     ? "SMT was forced off on the kernel command line "
 				       "(nosmt=force); reboot without it"
-				     : "this host cannot change SMT");
+				     : !strcmp(val.buf, "notsupported")
+				     ? "this CPU (or its hypervisor) offers no SMT to switch"
+				     : "this kernel cannot switch SMT");
 	} else {
 		rc = normalise(k, path, &val, err);
 	}
@@ -845,6 +849,7 @@ const char *knob_restore_status_name(enum knob_restore_status s)
 	case KNOB_WAS_ORIGINAL: return "unchanged";
 	case KNOB_RESTORE_FAILED: return "failed";
 	case KNOB_OTHER_ROOT: return "other-root";
+	case KNOB_GONE: return "gone";
 	}
 	return "?";
 }
@@ -872,6 +877,10 @@ static void restore_one(const char *root, const struct knob_journal *journal,
 		err_set(&err, EXIT_FAILURE_RUN,
 			"journalled at %s, not under root %s: run restore-host with the "
 			"matching --root", e->path ? e->path : "(no path)", root);
+	} else if (k && k->kind != KNOB_SMT && access(path, F_OK) < 0 && errno == ENOENT) {
+		/* A module parameter vanishes with its module and comes back with
+		 * its defaults: there is nothing left to restore. */
+		it->status = KNOB_GONE;
 	} else if (k) {
 		if (knob_snapshot(k, root, &before, NULL) == 0)
 			it->before = xstrdup(before.buf);
@@ -880,7 +889,8 @@ static void restore_one(const char *root, const struct knob_journal *journal,
 		else if (knob_restore(k, root, e->original_value, &err) == 0)
 			it->status = KNOB_RESTORED;
 	}
-	if ((it->status == KNOB_RESTORED || it->status == KNOB_WAS_ORIGINAL) &&
+	if ((it->status == KNOB_RESTORED || it->status == KNOB_WAS_ORIGINAL ||
+	     it->status == KNOB_GONE) &&
 	    db_journal_mark_restored(journal->db, e->id, &err) < 0)
 		it->status = KNOB_RESTORE_FAILED;
 	if (it->status == KNOB_RESTORE_FAILED || it->status == KNOB_OTHER_ROOT)
@@ -890,7 +900,13 @@ static void restore_one(const char *root, const struct knob_journal *journal,
 }
 
 int knobs_restore_all(const char *root, const struct knob_journal *journal,
-		      struct knob_restore_report *report, struct ta_err *err)
+		      struct ta_err *err)
+{
+	return knobs_restore_report(root, journal, NULL, err);
+}
+
+int knobs_restore_report(const char *root, const struct knob_journal *journal,
+			 struct knob_restore_report *report, struct ta_err *err)
 {
 	struct db_journal_entry *v;
 	size_t n;
@@ -898,7 +914,8 @@ int knobs_restore_all(const char *root, const struct knob_journal *journal,
 		*report = (struct knob_restore_report){ NULL, 0, 0 };
 	if (db_journal_unrestored(journal->db, &v, &n, err) < 0)
 		return -1;
-	qsort(v, n, sizeof(*v), restore_order_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), restore_order_cmp);
 	struct knob_restore_report r = { xcalloc(n ? n : 1, sizeof(*r.items)), n, 0 };
 	const char *first = NULL;
 	for (size_t i = 0; i < n; i++) {

@@ -153,7 +153,10 @@ enum knob_restore_status {
 	KNOB_WAS_ORIGINAL,	/* already held the original: nothing written */
 	KNOB_RESTORE_FAILED,	/* still changed: see error */
 	KNOB_OTHER_ROOT,	/* journalled under another ROOT: left alone */
+	KNOB_GONE,		/* the file no longer exists (module unloaded,
+				 * reboot): nothing to put back, marked restored */
 };
+#define KNOB_RESTORE_NSTATUS 5
 
 struct knob_restore_item {
 	int64_t journal_id;
@@ -177,14 +180,17 @@ struct knob_restore_report {
  * Restores every unrestored journal entry recorded under root: kvm_hv
  * first, SMT last (the reverse of the apply order), and marks each one
  * restored once the knob holds its original value.  Entries of other ROOTs
- * are reported and left unrestored.  Going on after a failure, so one
- * stuck knob does not keep the others changed.  Returns -1 when any entry
- * failed (err says how many and the first reason), else 0.  report may be
- * NULL; else release it with knob_restore_report_release().  Idempotent.
- * Not async-signal-safe: see the comment at the top of this file.
+ * are left unrestored (restore-host reports them).  Goes on after a
+ * failure, so one stuck knob does not keep the others changed.  Returns -1
+ * when any entry failed (err says how many and the first reason), else 0.
+ * Idempotent.  Not async-signal-safe: see the comment at the top.
  */
 int knobs_restore_all(const char *root, const struct knob_journal *journal,
-		      struct knob_restore_report *report, struct ta_err *err);
+		      struct ta_err *err);
+/* The same, also filling report (always initialised; release it with
+ * knob_restore_report_release) with what happened to each entry. */
+int knobs_restore_report(const char *root, const struct knob_journal *journal,
+			 struct knob_restore_report *report, struct ta_err *err);
 void knob_restore_report_release(struct knob_restore_report *r);
 const char *knob_restore_status_name(enum knob_restore_status s);
 

@@ -389,3 +389,8 @@ struct noise_load *noise_start(enum noise_kind kind, const char *cpus, int threa
 	}
 	return nl;
 }
+
+struct noise_load *noise_start_config(const struct noise *n, struct ta_err *err)
+{
+	return noise_start(n->kind, n->cpus, n->threads, n->argv.argv, err);
+}

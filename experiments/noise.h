@@ -49,6 +49,9 @@ struct noise_load;
 struct noise_load *noise_start(enum noise_kind kind, const char *cpus, int threads,
 			       char *const argv[], struct ta_err *err);
 
+/* noise_start() with the fields of a validated config's noise entry. */
+struct noise_load *noise_start_config(const struct noise *n, struct ta_err *err);
+
 /* The process group (0 for NOISE_NONE) and the processes we started. */
 pid_t noise_pgid(const struct noise_load *nl);
 size_t noise_pids(const struct noise_load *nl, const pid_t **pids);

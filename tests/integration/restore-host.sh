@@ -79,10 +79,12 @@ esac
 out=$(ta restore-host --root "$root" 2>&1) || fail "second run: exit $?"
 echo "$out" | grep -q "nothing to restore" || fail "second run: $out"
 
-# A stuck knob: exit 1, the others still restored, its row kept.
+# A stuck knob: exit 1, the others still restored, its row kept; a knob
+# whose file has vanished is marked, not failed.
 q "INSERT INTO host_journal (knob, path, original_value, applied_value) VALUES
    ('subcores_per_core', '$cpu/subcores_per_core', '1', '2'),
-   ('kvm_hv.dynamic_mt_modes', '$kvm/dynamic_mt_modes', '6', '2')"
+   ('kvm_hv.dynamic_mt_modes', '$kvm/dynamic_mt_modes', '6', '2'),
+   ('kvm_hv.indep_threads_mode', '$kvm/indep_threads_mode', 'on', 'off')"
 echo 2 >"$kvm/dynamic_mt_modes"
 rm "$cpu/subcores_per_core" && mkdir "$cpu/subcores_per_core"
 out=$(ta --json restore-host --root "$root" 2>"$tmp/err")
@@ -93,6 +95,8 @@ grep -q "1 host knob not restored" "$tmp/err" || fail "stuck knob error: $(cat "
 echo "$out" | grep -q '"failed": 1' || fail "json failed count"
 echo "$out" | grep -q '"restored": 1' || fail "json restored count"
 echo "$out" | grep -q '"status": "failed"' || fail "json status"
+# kvm_hv unloaded since (its parameter file is gone): nothing to put back.
+echo "$out" | grep -q '"gone": 1' || fail "json gone count"
 [ "$(cat "$kvm/dynamic_mt_modes")" = 6 ] || fail "the other knob was not restored"
 [ "$(q "SELECT knob FROM host_journal WHERE restored_at IS NULL")" = subcores_per_core ] ||
 	fail "stuck row should stay unrestored"

@@ -323,7 +323,7 @@ static void test_apply_set_order_and_journal(void **state)
 
 	/* Restore: reverse order, originals back, rows marked, then nothing left. */
 	struct knob_restore_report r;
-	assert_int_equal(knobs_restore_all(f->root, &j, &r, &err), 0);
+	assert_int_equal(knobs_restore_report(f->root, &j, &r, &err), 0);
 	assert_int_equal(r.n, 3);
 	assert_string_equal(r.items[0].knob, "kvm_hv.dynamic_mt_modes");
 	assert_string_equal(r.items[1].knob, "subcores_per_core");
@@ -342,7 +342,7 @@ static void test_apply_set_order_and_journal(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_non_null(v[i].restored_at);
 	db_journal_entries_free(v, n);
-	assert_int_equal(knobs_restore_all(f->root, &j, &r, &err), 0);
+	assert_int_equal(knobs_restore_report(f->root, &j, &r, &err), 0);
 	assert_int_equal(r.n, 0);
 	knob_restore_report_release(&r);
 }
@@ -452,7 +452,7 @@ static void test_restore_after_crash(void **state)
 
 	struct knob_journal j = { f->db, 0 };
 	struct knob_restore_report r;
-	assert_int_equal(knobs_restore_all(f->root, &j, &r, &err), 0);
+	assert_int_equal(knobs_restore_report(f->root, &j, &r, &err), 0);
 	assert_int_equal(r.n, 2);
 	assert_int_equal(r.items[0].experiment_id, exp_id);
 	knob_restore_report_release(&r);
@@ -474,7 +474,7 @@ static void test_restore_goes_on_after_failure(void **state)
 	unlink(path);
 	assert_int_equal(mkdir(path, 0755), 0);
 	struct knob_restore_report r;
-	assert_int_equal(knobs_restore_all(f->root, &j, &r, &err), -1);
+	assert_int_equal(knobs_restore_report(f->root, &j, &r, &err), -1);
 	assert_msg(&err, "1 host knob not restored");
 	assert_int_equal(r.nfailed, 1);
 	assert_int_equal(r.items[0].status, KNOB_RESTORED);
@@ -490,18 +490,43 @@ static void test_restore_goes_on_after_failure(void **state)
 	/* Fixed: the next restore finishes the job. */
 	rmdir(path);
 	put(f->root, SUBCORES, "4\n");
-	assert_int_equal(knobs_restore_all(f->root, &j, NULL, &err), 0);
+	assert_int_equal(knobs_restore_all(f->root, &j, &err), 0);
 	assert_string_equal(get(f->root, SUBCORES), "1");
 
 	/* An entry made under another root is reported, not touched. */
 	assert_int_equal(knobs_apply_set(f->root, names, values, 1, &j, &err), 0);
-	assert_int_equal(knobs_restore_all("/nonexistent-root", &j, &r, &err), 0);
+	assert_int_equal(knobs_restore_report("/nonexistent-root", &j, &r, &err), 0);
 	assert_int_equal(r.n, 1);
 	assert_int_equal(r.items[0].status, KNOB_OTHER_ROOT);
 	knob_restore_report_release(&r);
 	assert_string_equal(get(f->root, SUBCORES), "4");
-	assert_int_equal(knobs_restore_all(f->root, &j, NULL, &err), 0);
+	assert_int_equal(knobs_restore_all(f->root, &j, &err), 0);
 	assert_string_equal(get(f->root, SUBCORES), "1");
+}
+
+/* kvm_hv unloaded since the change: its parameters went with it. */
+static void test_restore_knob_gone(void **state)
+{
+	struct fixture *f = *state;
+	struct ta_err err = { 0 };
+	struct knob_journal j = { f->db, 0 };
+	const char *names[] = { "kvm_hv.target_smt_mode", "ksm" }, *values[] = { "4", "1" };
+	assert_int_equal(knobs_apply_set(f->root, names, values, 2, &j, &err), 0);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/" KVM "target_smt_mode", f->root);
+	assert_int_equal(unlink(path), 0);
+	struct knob_restore_report r;
+	assert_int_equal(knobs_restore_report(f->root, &j, &r, &err), 0);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.items[0].status, KNOB_GONE);
+	assert_int_equal(r.items[1].status, KNOB_RESTORED);
+	knob_restore_report_release(&r);
+	assert_string_equal(get(f->root, "sys/kernel/mm/ksm/run"), "0");
+	/* Not recreated, and nothing left to do. */
+	assert_int_equal(access(path, F_OK), -1);
+	struct db_journal_entry *v;
+	assert_int_equal(journal_rows(f->db, true, &v), 0);
+	db_journal_entries_free(v, 0);
 }
 
 /* A restore that finds the knob already at its original writes nothing. */
@@ -514,7 +539,7 @@ static void test_restore_unchanged_is_marked(void **state)
 	assert_int_equal(knobs_apply_set(f->root, names, values, 1, &j, &err), 0);
 	put(f->root, "proc/sys/kernel/sched_autogroup_enabled", "1\n");
 	struct knob_restore_report r;
-	assert_int_equal(knobs_restore_all(f->root, &j, &r, &err), 0);
+	assert_int_equal(knobs_restore_report(f->root, &j, &r, &err), 0);
 	assert_int_equal(r.n, 1);
 	assert_int_equal(r.items[0].status, KNOB_WAS_ORIGINAL);
 	knob_restore_report_release(&r);
@@ -566,7 +591,7 @@ static void test_smt_per_thread(void **state)
 	assert_string_equal(v.buf, "off");
 	assert_int_equal(knob_snapshot(smt, f->root, &v, &err), 0);
 	assert_string_equal(v.buf, "online=0,2");
-	assert_int_equal(knobs_restore_all(f->root, &j, NULL, &err), 0);
+	assert_int_equal(knobs_restore_all(f->root, &j, &err), 0);
 	for (int c = 1; c < 4; c++) {
 		char rel[64];
 		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/online", c);
@@ -583,7 +608,7 @@ static void test_smt_per_thread(void **state)
 	const char *on[] = { "on" };
 	assert_int_equal(knobs_apply_set(f->root, names, on, 1, &j, &err), 0);
 	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu3/online"), "1");
-	assert_int_equal(knobs_restore_all(f->root, &j, NULL, &err), 0);
+	assert_int_equal(knobs_restore_all(f->root, &j, &err), 0);
 	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu1/online"), "1");
 	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu2/online"), "1");
 	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu3/online"), "0");
@@ -615,6 +640,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restore_goes_on_after_failure, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_restore_unchanged_is_marked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_knob_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_smt_per_thread, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

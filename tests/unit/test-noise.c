@@ -228,7 +228,8 @@ static void test_command_that_ends_is_reported(void **state)
 {
 	struct ta_err err = { 0 };
 	char *argv[] = { "sh", "-c", "exit 3", NULL };
-	struct noise_load *nl = noise_start(NOISE_COMMAND, NULL, 0, argv, &err);
+	struct noise cfg = { .kind = NOISE_COMMAND, .name = "ends", .argv = { argv, 3 } };
+	struct noise_load *nl = noise_start_config(&cfg, &err);
 	assert_non_null(nl);
 	int rc = 0;
 	for (int i = 0; i < 300 && (rc = noise_check(nl, &err)) == 0; i++)
@@ -267,7 +268,8 @@ static void test_bad_requests(void **state)
 	char *empty[] = { NULL };
 	assert_null(noise_start(NOISE_COMMAND, NULL, 0, empty, &err));
 	assert_no_children();
-	struct noise_load *none = noise_start(NOISE_NONE, NULL, 0, NULL, &err);
+	struct noise none_cfg = { .kind = NOISE_NONE, .name = "none" };
+	struct noise_load *none = noise_start_config(&none_cfg, &err);
 	assert_non_null(none);
 	assert_int_equal(noise_pgid(none), 0);
 	assert_int_equal(noise_check(none, &err), 0);
