@@ -37,6 +37,13 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 BIN := topoadvisor
 
+# `make V=1` shows the full commands.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 .PHONY: all deps check unit integration bench demo install clean guest-image
 
 all: $(BIN)
@@ -53,21 +60,23 @@ $(BUILD)/libtopoadvisor.a: $(LIB_OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The schema is embedded with .incbin; rebuild its object when it changes.
 $(BUILD)/schema/db.o: schema/schema.sql
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtopoadvisor.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a \
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a \
 		$(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
 
 deps:
 	@scripts/deps.sh check
 
 check: deps
-	$(MAKE) $(BIN) units
+	$(MAKE) $(BUILD)/$(BIN) units
 	@scripts/run-tests.sh $(BUILD)
 
 units: $(UNIT_BINS)

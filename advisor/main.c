@@ -10,10 +10,24 @@
 
 #include "cmd.h"
 
+extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_list_entry;
+extern const struct cmd_entry cmd_show_entry;
+extern const struct cmd_entry cmd_rank_entry;
+extern const struct cmd_entry cmd_recommend_entry;
+extern const struct cmd_entry cmd_report_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_restore_host_entry;
 
 static const struct cmd_entry *const commands[] = {
+	&cmd_plan_entry,
 	&cmd_list_entry,
+	&cmd_show_entry,
+	&cmd_rank_entry,
+	&cmd_recommend_entry,
+	&cmd_report_entry,
+	&cmd_export_entry,
+	&cmd_restore_host_entry,
 	NULL,
 };
 

@@ -15,11 +15,13 @@ case "$profile" in
 build) ;;
 check|demo|bench)
 	# Tests: cmocka, the sqlite3 shell, trace-cmd (offline fixtures), libvirt
-	# daemons and QEMU for real guests, and what the guest image is built from.
+	# daemons and QEMU for real guests, what the guest image is built from, and
+	# chromium (headless) to render the HTML report in its integration test.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils
-stress-ng sysbench redis-server redis-tools"
+stress-ng sysbench redis-server redis-tools
+chromium"
 	;;
 *) echo "usage: $0 [build|check|demo|bench]" >&2; exit 2 ;;
 esac
