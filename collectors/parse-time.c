@@ -2,7 +2,8 @@
  * parse-time: elapsed/user/system seconds, as `time` in its forms and
  * ebizzy print them.
  *
- *   bash `time`          "real\t37m23.424s" / "user ..." / "sys ..."
+ *   bash `time`          "real\t37m23.424s" / "user ..." / "sys ..." (the
+ *                        seconds with a "," under a comma locale)
  *   POSIX `time -p`      "real 2243.13" (also GNU time -p)
  *   GNU /usr/bin/time    "0.09user 0.02system 0:00.12elapsed 99%CPU ..."
  *   GNU /usr/bin/time -v "User time (seconds): 0.10", "System time
@@ -21,6 +22,30 @@
 
 #include <string.h>
 
+/*
+ * The seconds of bash's "1m2.345s".  bash prints them with the locale's
+ * decimal point ("0m0,128s" under de_DE), so a comma is read as the point
+ * here, where a unit follows and nothing else can be meant.
+ */
+static bool bash_seconds(const char **pp, double *v)
+{
+	const char *p = *pp, *comma = NULL;
+	for (; (*p >= '0' && *p <= '9') || (*p == ',' && !comma); p++)
+		if (*p == ',')
+			comma = p;
+	if (!comma || *p != 's')
+		return bp_number(pp, v);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, *pp, (size_t)(p - *pp));
+	sb.buf[comma - *pp] = '.';
+	const char *q = sb.buf;
+	bool ok = bp_number(&q, v) && *q == '\0';
+	strbuf_release(&sb);
+	if (ok)
+		*pp = p;
+	return ok;
+}
+
 /* "37m23.424s", "2243.13", "10.00 s": seconds. */
 static bool duration(const char *p, double *secs)
 {
@@ -30,7 +55,7 @@ static bool duration(const char *p, double *secs)
 		return false;
 	if (*p == 'm') {
 		const char *q = p + 1;
-		if (!bp_number(&q, &b) || b < 0)
+		if (!bash_seconds(&q, &b) || b < 0)
 			return false;
 		a = a * 60 + b;
 		p = q;

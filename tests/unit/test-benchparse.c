@@ -504,6 +504,107 @@ static void test_nul_bytes(void **state)
 		    "expected results");
 }
 
+/* bash under a comma locale, GNU time's h:mm:ss, the outer of nested times. */
+static void test_time_forms(void **state)
+{
+	static const struct { const char *err, *out; double real, user, sys; } forms[] = {
+		{ "\nreal\t0m0,128s\nuser\t0m0,095s\nsys\t0m0,031s\n", NULL, 0.128, 0.095, 0.031 },
+		{ "Command exited with non-zero status 2\n"
+		  "7400.12user 812.40system 1:02:03elapsed 210%CPU (0avgtext+0avgdata 9maxresident)k\n",
+		  NULL, 3723, 7400.12, 812.40 },
+		{ "\tUser time (seconds): 8662.98\n\tSystem time (seconds): 3904.94\n"
+		  "\tPercent of CPU this job got: 679%\n"
+		  "\tElapsed (wall clock) time (h:mm:ss or m:ss): 30:49.10\n", NULL, 1849.1, 8662.98, 3904.94 },
+		/* A build timing one step, then the whole: the last block counts. */
+		{ "real 1.00\nuser 0.50\nsys 0.25\nreal 100.00\nuser 150.00\nsys 20.00\n", NULL,
+		  100, 150, 20 },
+		/* make's chatter on stdout is no time block; stderr is searched first. */
+		{ "real 5.00\nuser 9.00\nsys 1.00\n", "  CC      kernel/real.o\nreal 1\nuser 2\nsys 3\n",
+		  5, 9, 1 },
+		{ NULL, "  CC      init/main.o\nreal 1\nuser 2\nsys 3\n", 1, 2, 3 },
+	};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(*forms); i++) {
+		struct bench_metrics m;
+		const char *e = forms[i].err, *o = forms[i].out;
+		parse_ok(BENCH_KERNEL_BUILD, NULL, o, o ? strlen(o) : 0, e, e ? strlen(e) : 0, &m);
+		assert_int_equal(m.n, 3);
+		if (fabs(metric(&m, "real_s") - forms[i].real) > 1e-9 ||
+		    fabs(metric(&m, "user_s") - forms[i].user) > 1e-9 ||
+		    fabs(metric(&m, "sys_s") - forms[i].sys) > 1e-9)
+			fail_msg("form %zu: real %g user %g sys %g", i, metric(&m, "real_s"),
+				 metric(&m, "user_s"), metric(&m, "sys_s"));
+		bench_metrics_free(&m);
+	}
+	const char *words = "real fast\nuser friendly\nsys admin\n";
+	parse_fails(BENCH_KERNEL_BUILD, NULL, words, strlen(words), NULL, 0, EXIT_FAILURE_RUN,
+		    "was the benchmark run under time?");
+}
+
+/*
+ * Every fixture cut at every length, and with bytes overwritten by a
+ * seeded generator: no crash (the sanitizer build watches), and either
+ * finite metrics or an error with a message — never both, never neither.
+ */
+static void check_outcome(const struct fixture_case *c, const char *out, size_t out_len,
+			  const char *err_text, size_t err_len)
+{
+	struct ta_err err = { 0 };
+	struct bench_metrics m = { 0 };
+	int rc = benchparse_run(c->kind, c->regex, out, out_len, err_text, err_len, &m, &err);
+	if (rc == 0) {
+		assert_true(m.n > 0);
+		for (size_t i = 0; i < m.n; i++) {
+			assert_true(isfinite(m.v[i].value));
+			assert_true(m.v[i].name[0] != '\0');
+			assert_non_null(m.v[i].unit);
+		}
+	} else {
+		assert_int_equal(rc, -1);
+		assert_int_equal(m.n, 0);
+		assert_true(err.code == EXIT_FAILURE_RUN || err.code == EXIT_BAD_INPUT);
+		assert_true(strlen(err.msg) > 10);
+	}
+	bench_metrics_free(&m);
+}
+
+static void test_cut_and_mutated(void **state)
+{
+	static const char spice[] = "\0\r\n\" ,.:e-+0123456789x";
+	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const struct fixture_case *c = &cases[i];
+		struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+		if (c->out_file)
+			fixture_read(&out, c->out_file);
+		if (c->err_file)
+			fixture_read(&err, c->err_file);
+		struct strbuf *target = c->out_file ? &out : &err;
+		for (size_t len = 0; len <= target->len; len++) {
+			if (target == &out)
+				check_outcome(c, out.buf, len, err.buf, err.len);
+			else
+				check_outcome(c, out.buf, out.len, err.buf, len);
+		}
+		for (int round = 0; round < 300 && target->len; round++) {
+			char *copy = xmalloc(target->len);
+			memcpy(copy, target->buf, target->len);
+			for (int k = 0; k < 4; k++) {
+				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+				size_t at = (size_t)(rng >> 33) % target->len;
+				copy[at] = (rng & 1) ? spice[(rng >> 8) % (sizeof(spice) - 1)]
+						     : (char)(rng >> 16);
+			}
+			if (target == &out)
+				check_outcome(c, copy, out.len, err.buf, err.len);
+			else
+				check_outcome(c, out.buf, out.len, copy, err.len);
+			free(copy);
+		}
+		strbuf_release(&out);
+		strbuf_release(&err);
+	}
+}
+
 /* ---- command regex ---- */
 
 static void test_regex_translation(void **state)
@@ -587,6 +688,8 @@ int main(void)
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_nul_bytes),
+		cmocka_unit_test(test_time_forms),
+		cmocka_unit_test(test_cut_and_mutated),
 		cmocka_unit_test(test_regex_translation),
 		cmocka_unit_test(test_regex_errors),
 	};
