@@ -10,7 +10,8 @@
  *                        (seconds): 0.01", "Elapsed (wall clock) time
  *                        (h:mm:ss or m:ss): 37:23.13"
  *   ebizzy               "24373 records/s" then "real 10.00 s",
- *                        "user 19.92 s", "sys  0.01 s"
+ *                        "user 19.92 s", "sys  0.01 s"; with mmtests' patch
+ *                        the summary carries per-thread rates after the total
  *
  * `time` writes to stderr, so stderr is searched first, then stdout; the
  * last complete real/user/sys block counts (a build that times its own
@@ -183,11 +184,21 @@ int bp_parse_time(const struct bp_input *in, struct bench_metrics *m, struct ta_
 		       "run under time?");
 }
 
-/* "24373 records/s" alone on a line. */
+/*
+ * "24373 records/s" alone on a line, or followed by each thread's rate
+ * ("24373 records/s 12187 12186", the per-thread patch mmtests applies):
+ * the first number is the total either way.
+ */
 static bool ebizzy_summary(const char *line, double *rate)
 {
 	const char *p = bp_skip_ws(line);
-	return bp_number(&p, rate) && bp_eat(&p, " records/s") && bp_at_end(p);
+	double thread_rate;
+	if (!bp_number(&p, rate) || !bp_eat(&p, " records/s"))
+		return false;
+	for (p = bp_skip_ws(p); *p; p = bp_skip_ws(p))
+		if (!bp_number(&p, &thread_rate) || (*p && *p != ' ' && *p != '\t'))
+			return false;
+	return true;
 }
 
 int bp_parse_ebizzy(const struct bp_input *in, struct bench_metrics *m, struct ta_err *err)

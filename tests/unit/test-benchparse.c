@@ -204,6 +204,8 @@ static const struct fixture_case cases[] = {
 		{ "user_s", 19.93, 0 }, { "sys_s", 0.02, 0 }, { "runs", 1, 0 } } },
 	{ "ebizzy -vv", BENCH_EBIZZY, NULL, "ebizzy/0.3-verbose.out", NULL, 5, NULL, {
 		{ "records_per_s", 24373, 0 }, { "user_s", 19.93, 0 } } },
+	{ "ebizzy per-thread rates", BENCH_EBIZZY, NULL, "ebizzy/mmtests-per-thread.out", NULL, 5, NULL, {
+		{ "records_per_s", 24373, 0 }, { "sys_s", 0.02, 0 }, { "runs", 1, 0 } } },
 	{ "ebizzy three runs", BENCH_EBIZZY, NULL, "ebizzy/0.3-three-runs.out", NULL, 5, NULL, {
 		{ "records_per_s", (25099 + 22818 + 17982) / 3.0, 1 }, { "real_s", 10.00, 1 },
 		{ "user_s", (19.95 + 19.90 + 19.10) / 3, 1 }, { "sys_s", (0.01 + 0.03 + 0.80) / 3, 1 },
