@@ -541,7 +541,7 @@ static int parse_regex(const struct bp_input *in, const char *pattern,
 			goto out;
 		}
 		free(val);
-		bp_metric_set(m, name, v, "", -1);
+		bp_metric_set(m, name, v, NULL, -1);
 	}
 	rc = 0;
 out:

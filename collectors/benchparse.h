@@ -36,7 +36,7 @@
  *                 latency_max_ms, latency_pNN_ms
  *                   (NN = the printed percentile, "99.9" -> p99_9)
  *   kernel-build  real_s, user_s, sys_s             s           lower
- *   command       one per named group (?<name>…)    ""          -
+ *   command       one per named group (?<name>…)    NULL        -
  *
  * Redis test names are normalised so that they are safe in keys: every run
  * of characters other than [A-Za-z0-9_] becomes one "_", leading and
@@ -50,8 +50,10 @@
  * groups "(?<name>…)" (or "(?P<name>…)"); "(?:…)" is accepted as a plain
  * group.  The LAST match in stdout counts (tools print progress first); only
  * when stdout has no match at all is stderr searched.  Each named group must
- * hold a number.  For the other kinds a regex is optional: its groups are
- * added to the kind's metrics, replacing ones of the same name.
+ * hold a number.  The parser cannot know a group's unit or direction: the
+ * caller applies the config's `metric` (name, direction, unit) to it.  For
+ * the other kinds a regex is optional: its groups are added to the kind's
+ * metrics, replacing ones of the same name.
  */
 #ifndef TA_BENCHPARSE_H
 #define TA_BENCHPARSE_H
@@ -64,7 +66,7 @@
 struct bench_metric {
 	char *name;		/* owned */
 	double value;		/* finite */
-	const char *unit;	/* static string, "" when unknown */
+	const char *unit;	/* static string; NULL when unknown (as db_metric) */
 	int higher_is_better;	/* 1, 0 (lower is better), -1 not a figure of merit */
 };
 
