@@ -9,6 +9,8 @@
  *   GNU /usr/bin/time -v "User time (seconds): 0.10", "System time
  *                        (seconds): 0.01", "Elapsed (wall clock) time
  *                        (h:mm:ss or m:ss): 37:23.13"
+ *   BusyBox time         "real\t0m 0.02s", "1h 2m 03s" past an hour; -v
+ *                        as GNU's but elapsed "0m 0.10s"; -p as POSIX
  *   ebizzy               "24373 records/s" then "real 10.00 s",
  *                        "user 19.92 s", "sys  0.01 s"; with mmtests' patch
  *                        the summary carries per-thread rates after the total
@@ -47,19 +49,27 @@ static bool bash_seconds(const char **pp, double *v)
 	return ok;
 }
 
-/* "37m23.424s", "2243.13", "10.00 s": seconds. */
+/*
+ * Seconds from "2243.13", "10.00 s" (time -p, ebizzy), "37m23.424s"
+ * (bash), "0m 0.02s" and "1h 2m 03s" (BusyBox time, the guest image's).
+ */
 static bool duration(const char *p, double *secs)
 {
-	double a, b;
+	double a, m, s;
 	p = bp_skip_ws(p);
 	if (!bp_number(&p, &a) || a < 0)
 		return false;
-	if (*p == 'm') {
-		const char *q = p + 1;
-		if (!bash_seconds(&q, &b) || b < 0)
+	if (*p == 'h') {
+		p = bp_skip_ws(p + 1);
+		if (!bp_number(&p, &m) || m < 0 || *p != 'm')
 			return false;
-		a = a * 60 + b;
-		p = q;
+		a = a * 60 + m;
+	}
+	if (*p == 'm') {
+		p = bp_skip_ws(p + 1);
+		if (!bash_seconds(&p, &s) || s < 0)
+			return false;
+		a = a * 60 + s;
 	}
 	p = bp_skip_ws(p);
 	bp_eat(&p, "s");
@@ -145,8 +155,8 @@ static bool last_times(const struct bp_text *txt, struct times *best, bool *part
 		} else if (bp_eat(&p, "System time (seconds):") && duration(p, &v)) {
 			cur.sys = v, cur.has_sys = true;
 		} else if (bp_eat(&p, "Elapsed (wall clock) time (h:mm:ss or m:ss):")) {
-			p = bp_skip_ws(p);
-			if (clock_time(&p, &v) && bp_at_end(p))
+			const char *q = bp_skip_ws(p);
+			if ((clock_time(&q, &v) && bp_at_end(q)) || duration(p, &v))
 				cur.real = v, cur.has_real = true;
 		} else {
 			continue;

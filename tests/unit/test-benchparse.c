@@ -198,6 +198,11 @@ static const struct fixture_case cases[] = {
 		{ "real_s", 30 * 60 + 49.100, 1 }, { "user_s", 144 * 60 + 22.989, 1 },
 		{ "sys_s", 65 * 60 + 4.942, 1 } } },
 
+	{ "BusyBox time", BENCH_KERNEL_BUILD, NULL, NULL, "time/busybox.err", 3, NULL, {
+		{ "real_s", 0.05, 0 }, { "user_s", 0.05, 0 }, { "sys_s", 0.0, 0 } } },
+	{ "BusyBox time -v", BENCH_KERNEL_BUILD, NULL, NULL, "time/busybox-v.err", 3, NULL, {
+		{ "real_s", 0.06, 0 }, { "user_s", 0.05, 0 }, { "sys_s", 0.0, 0 } } },
+
 	/* ebizzy (its printf formats; the seed's 24373 records/s). */
 	{ "ebizzy", BENCH_EBIZZY, NULL, "ebizzy/0.3-default.out", NULL, 5, NULL, {
 		{ "records_per_s", 24373, 0 }, { "real_s", 10.00, 0 },
@@ -511,6 +516,8 @@ static void test_time_forms(void **state)
 {
 	static const struct { const char *err, *out; double real, user, sys; } forms[] = {
 		{ "\nreal\t0m0,128s\nuser\t0m0,095s\nsys\t0m0,031s\n", NULL, 0.128, 0.095, 0.031 },
+		/* BusyBox past an hour: whole seconds. */
+		{ "real\t1h 2m 03s\nuser\t2h 0m 00s\nsys\t0m 59.99s\n", NULL, 3723, 7200, 59.99 },
 		{ "Command exited with non-zero status 2\n"
 		  "7400.12user 812.40system 1:02:03elapsed 210%CPU (0avgtext+0avgdata 9maxresident)k\n",
 		  NULL, 3723, 7400.12, 812.40 },
