@@ -636,6 +636,16 @@ static void test_regex_translation(void **state)
 	parse_ok(BENCH_COMMAND, "^t=(?<t>[0-9]+)$", prog, strlen(prog), NULL, 0, &m);
 	assert_true(metric(&m, "t") == 3);
 	bench_metrics_free(&m);
+	/* Several matches on the last matching line: its last one. */
+	const char *many = "a=1 a=2\na=3 a=4 x\nnothing here\n";
+	parse_ok(BENCH_COMMAND, "a=(?<a>[0-9]+)", many, strlen(many), NULL, 0, &m);
+	assert_true(metric(&m, "a") == 4);
+	bench_metrics_free(&m);
+	/* A pattern holding a newline may span lines. */
+	const char *two = "total:\n5\ntotal:\n7\ndone\n";
+	parse_ok(BENCH_COMMAND, "total:\n(?<n>[0-9]+)", two, strlen(two), NULL, 0, &m);
+	assert_true(metric(&m, "n") == 7);
+	bench_metrics_free(&m);
 	/* Progress with "\r" only: still separate lines. */
 	const char *cr = "t=1\rt=2\rt=3\r\n";
 	parse_ok(BENCH_COMMAND, "^t=(?<t>[0-9]+)$", cr, strlen(cr), NULL, 0, &m);
