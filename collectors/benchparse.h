@@ -27,7 +27,8 @@
  *                   STAT: avg, min, p50, p95, p99, max (whatever the
  *                   output carries: --csv >= 6.2 has all, -q >= 6.2 p50)
  *                 requests_per_s (geometric mean    requests/s  higher
- *                   of the redis.<TEST> values)
+ *                   of every redis.<TEST> printed, helpers such as
+ *                   "LPUSH (needed to benchmark LRANGE)" included)
  *   stress-ng     stress-ng.<stressor>.bogo_ops_per_s  bogo-ops/s  higher
  *                   (the "real time" column)
  *                 bogo_ops_per_s (sum over stressors)  bogo-ops/s  higher
@@ -36,6 +37,7 @@
  *                 latency_max_ms, latency_pNN_ms
  *                   (NN = the printed percentile, "99.9" -> p99_9)
  *   kernel-build  real_s, user_s, sys_s             s           lower
+ *                   (from `time`: bash, POSIX -p, GNU, BusyBox)
  *   command       one per named group (?<name>…)    NULL        -
  *
  * Redis test names are normalised so that they are safe in keys: every run
@@ -46,7 +48,8 @@
  * result.
  *
  * The command kind's regex is POSIX ERE (regcomp REG_EXTENDED|REG_NEWLINE:
- * "^"/"$" match at line ends, "." never crosses a line) written with named
+ * "^"/"$" match at line ends, "." and [^…] never cross a line; a pattern
+ * holding a newline character may span lines) written with named
  * groups "(?<name>…)" (or "(?P<name>…)"); "(?:…)" is accepted as a plain
  * group.  The LAST match in stdout counts (tools print progress first); only
  * when stdout has no match at all is stderr searched.  Each named group must
