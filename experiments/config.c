@@ -1476,7 +1476,7 @@ static const struct bench_defaults bench_defaults[] = {
 	[BENCH_REDIS] = { "requests_per_s", "requests/s", true },
 	[BENCH_STRESS_NG] = { "bogo_ops_per_s", "bogo-ops/s", true },
 	[BENCH_SYSBENCH] = { "events_per_s", "events/s", true },
-	[BENCH_KERNEL_BUILD] = { "real_seconds", "s", false },
+	[BENCH_KERNEL_BUILD] = { "real_s", "s", false },
 	[BENCH_COMMAND] = { NULL, NULL, true },
 };
 
@@ -1504,8 +1504,9 @@ static void bench_default_argv(struct benchmark *b)
 		argv_set(&b->argv, (const char *[]){ "sysbench", "cpu", time_opt, "run", NULL });
 		break;
 	case BENCH_KERNEL_BUILD:
-		argv_set(&b->argv, (const char *[]){ "sh", "-c",
-				"make -C /root/linux -s -j$(($(nproc) * 2)) vmlinux", NULL });
+		/* `time -p` prints the real/user/sys seconds the parser reads. */
+		argv_set(&b->argv, (const char *[]){ "time", "-p", "make", "-C", "/root/linux",
+				"-s", "vmlinux", "-j", NULL });
 		break;
 	case BENCH_COMMAND:
 		break;

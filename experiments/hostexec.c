@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +45,8 @@ static void child_exec(char *const argv[], const cpu_set_t *mask, int out_fd, in
 {
 	int report[2] = { 1, 0 };	/* stage (1 pinning, 2 exec), errno */
 	setpgid(0, 0);
+	/* A benchmark dies with its controller, even one killed with SIGKILL. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);

@@ -187,7 +187,7 @@ static void test_kernel_build(void **state)
 	assert_string_equal(cfg->noises[0].cpus, "0");
 	assert_true(cfg->noises[0].argv.argc > 0);
 	assert_int_equal(cfg->bench.kind, BENCH_KERNEL_BUILD);
-	assert_string_equal(cfg->bench.metric.name, "real_seconds");
+	assert_string_equal(cfg->bench.metric.name, "real_s");
 	assert_false(cfg->bench.metric.higher_is_better);
 	assert_int_equal(cfg->bench.duration, 0);
 	assert_int_equal(cfg->bench.timeout, 7200);
