@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 BUILD ?= build
 
 PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 \
-	yaml-0.1 libxml-2.0 glib-2.0
+	yaml-0.1 libxml-2.0 glib-2.0 libzstd
 
 CC ?= cc
 CFLAGS ?= -O2 -g
