@@ -63,6 +63,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtopoadvisor.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a \
 		$(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
 
+# The POWER KVM HV emulator the collector tests put uprobes on.
+FAKEHV := $(BUILD)/tests/fakehv
+$(FAKEHV): tests/helpers/fakehv.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(shell pkg-config --libs libtracefs) -lpthread
+
 deps:
 	@scripts/deps.sh check
 
@@ -70,10 +76,10 @@ check: deps
 	$(MAKE) $(BIN) units
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS)
+units: $(UNIT_BINS) $(FAKEHV)
 
 bench: deps
-	$(MAKE) $(BIN)
+	$(MAKE) $(BIN) $(FAKEHV)
 	@scripts/bench.sh
 
 demo: deps

@@ -188,6 +188,7 @@ static void feed_run_core(struct gang_counter *g, const struct gang_event *ev)
 	struct proc_state *p = proc_get(g, tgid);
 
 	g->run_core_events++;
+	p->p.runner_pid = ev->pid;
 	if (!is_exit) {
 		r->tgid = tgid;
 		r->in_run = true;

@@ -79,6 +79,7 @@ struct gang_event {
 /* Per process (QEMU tgid) totals. */
 struct gang_proc {
 	int32_t tgid;
+	int32_t runner_pid;	/* a thread that ran its vcores (last seen), 0 if none */
 	char comm[32];		/* filled in by the reader where known, else "" */
 	uint64_t gang_exits;	/* forced > 1 at a core Exit */
 	uint64_t core_runs;	/* Enter..Exit pairs completed */
