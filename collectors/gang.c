@@ -35,17 +35,39 @@ static void htab_release(struct htab *t)
 	free(t->entries);
 }
 
-/* FNV-1a over the key bytes, then a final mix so low bits spread. */
+/*
+ * Keys are 4 bytes (a pid or tgid) or a multiple of 8 (the reason key):
+ * mix whole words, not bytes; this sits on the per-event path.
+ */
 static uint64_t htab_hash(const void *key, size_t len)
 {
-	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
+	uint64_t h = 0x9e3779b97f4a7c15ULL * (len + 1);
+	if (len == 4) {
+		uint32_t k;
+		memcpy(&k, key, 4);
+		h ^= k;
+	} else {
+		for (size_t i = 0; i + 8 <= len; i += 8) {
+			uint64_t k;
+			memcpy(&k, (const char *)key + i, 8);
+			h = (h ^ k) * 0xff51afd7ed558ccdULL;
+			h ^= h >> 29;
+		}
+	}
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 32;
 	return h;
+}
+
+static bool htab_key_eq(const void *a, const void *b, size_t len)
+{
+	if (len == 4) {
+		uint32_t x, y;
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		return x == y;
+	}
+	return !memcmp(a, b, len);
 }
 
 static void *htab_entry(const struct htab *t, size_t i)
@@ -74,7 +96,7 @@ static void *htab_get(struct htab *t, const void *key)
 	size_t s = htab_hash(key, t->ksize) & (t->nslots - 1);
 	while (t->slots[s]) {
 		void *e = htab_entry(t, t->slots[s] - 1);
-		if (!memcmp(e, key, t->ksize))
+		if (htab_key_eq(e, key, t->ksize))
 			return e;
 		s = (s + 1) & (t->nslots - 1);
 	}
@@ -130,6 +152,8 @@ struct gang_counter {
 	/* The last runner looked up: consecutive events mostly share one. */
 	int32_t last_pid;
 	struct runner *last_runner;
+	int32_t last_tgid;
+	struct proc_state *last_proc;
 };
 
 struct gang_counter *gang_new(enum gang_algorithm algo)
@@ -165,8 +189,12 @@ static struct runner *runner_get(struct gang_counter *g, int32_t pid)
 
 static struct proc_state *proc_get(struct gang_counter *g, int32_t tgid)
 {
+	if (g->last_proc && g->last_tgid == tgid)
+		return g->last_proc;
 	struct proc_state *p = htab_get(&g->procs, &tgid);
 	p->p.tgid = tgid;
+	g->last_tgid = tgid;
+	g->last_proc = p;
 	return p;
 }
 
