@@ -38,7 +38,7 @@ static int cmd_exits_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 
 	struct exitsum_meta meta = {
 		.source = argv[0], .buffer = info.buffer,
-		.clock = info.clock[0] ? info.clock : NULL, .records = info.records,
+		.clock = info.clock[0] ? info.clock : NULL,
 	};
 	struct strbuf out = STRBUF_INIT;
 	if (ctx->json)

@@ -12,10 +12,12 @@
 
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_exits_entry;
+extern const struct cmd_entry cmd_trace_entry;
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_list_entry,
 	&cmd_exits_entry,
+	&cmd_trace_entry,
 	NULL,
 };
 

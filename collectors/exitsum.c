@@ -67,7 +67,7 @@ void exitsum_text(struct strbuf *out, const struct gang_result *r,
 {
 	const char *why = exitsum_not_applicable(r);
 	strbuf_addf(out, "%s: %llu KVM events (%llu records) over %.3f s", m->source,
-		    (unsigned long long)r->events, (unsigned long long)m->records, r->span_seconds);
+		    (unsigned long long)r->events, (unsigned long long)r->records, r->span_seconds);
 	if (m->buffer && m->buffer[0])
 		strbuf_addf(out, ", buffer %s", m->buffer);
 	strbuf_addch(out, '\n');
@@ -152,7 +152,7 @@ void exitsum_json(struct strbuf *out, const struct gang_result *r,
 	json_key(&w, "clock"); json_str(&w, m->clock);
 	json_key(&w, "algorithm"); json_str(&w, gang_algorithm_name(r->algorithm));
 	json_key(&w, "events"); json_uint(&w, r->events);
-	json_key(&w, "records"); json_uint(&w, m->records);
+	json_key(&w, "records"); json_uint(&w, r->records);
 	json_key(&w, "lost_events"); json_uint(&w, r->lost_events);
 	json_key(&w, "lost_events_exact"); json_bool(&w, r->lost_known);
 	json_key(&w, "counts_are_lower_bounds"); json_bool(&w, lower_bounds(r));

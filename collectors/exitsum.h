@@ -21,7 +21,6 @@ struct exitsum_meta {
 	const char *source;	/* file path, or "live" */
 	const char *buffer;	/* buffer / instance read, "" = top */
 	const char *clock;	/* trace clock, or NULL */
-	uint64_t records;	/* all records seen, ours or not */
 };
 
 /* Why ganged exits are not applicable, or NULL when they are. */

@@ -105,6 +105,7 @@ struct gang_reason {
 struct gang_result {
 	enum gang_algorithm algorithm;
 	uint64_t events;		/* records fed */
+	uint64_t records;		/* (reader) all records seen, ours or not */
 	uint64_t run_core_events;	/* 0: ganged exits are not applicable */
 	uint64_t first_ts, last_ts;	/* of the records fed */
 	uint64_t lost_events;		/* (reader) from per-CPU stats */

@@ -371,6 +371,7 @@ int offline_analyze(const char *path, const struct offline_opts *opts, struct ga
 	snprintf(info->buffer, sizeof(info->buffer), "%s", b->name);
 	clock_name(b->clock, info->clock, sizeof(info->clock));
 	info->records = best.records;
+	res->records = best.records;
 	info->malformed = best.malformed;
 	rc = 0;
 out:
