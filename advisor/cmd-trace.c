@@ -77,11 +77,17 @@ static void sleep_for(double secs)
 	}
 }
 
-/* Runs argv to completion; returns its wait status, or -1 (err set). */
-static int run_command(char **argv, struct ta_err *err)
+/*
+ * Runs argv[0..argc) to completion; returns its wait status, or -1 (err set).
+ * The option parser compacts argv in place, so it is not NULL-terminated.
+ */
+static int run_command(int argc, char **argv, struct ta_err *err)
 {
 	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	char **args = xcalloc(argc + 1, sizeof(*args));
+	memcpy(args, argv, argc * sizeof(*args));
+	int rc = posix_spawnp(&pid, args[0], NULL, NULL, args, environ);
+	free(args);
 	if (rc)
 		return err_set(err, EXIT_BAD_INPUT, "cannot run '%s': %s", argv[0], strerror(rc));
 	int status = 0;
@@ -136,7 +142,7 @@ static int cmd_trace_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 
 	int status = 0;
 	if (argc > 0) {
-		status = run_command(argv, &err);
+		status = run_command(argc, argv, &err);
 		if (status < 0) {
 			live_abort(s);
 			return cmd_fail(&err);
