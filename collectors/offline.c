@@ -1,9 +1,13 @@
 /* offline: trace-cmd file analysis; see offline.h. */
 #include "offline.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <trace-cmd.h>
 #include <zstd.h>
@@ -264,8 +268,52 @@ static void clock_name(const char *raw, char *out, size_t len)
 	}
 }
 
+/*
+ * libtracecmd/libtraceevent crash on some corrupted event formats (seen:
+ * a NULL strcmp inside tep_parse_event on a damaged zstd section), and a
+ * zstd section without checksum can decompress to garbage.  So the headers
+ * are parsed once in a throw-away child first: if it dies, the file is
+ * rejected; if it survives, the same deterministic parse is safe here.
+ */
+static int formats_sandbox(const char *path, struct ta_err *err)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return err_set(err, EXIT_FAILURE_RUN, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		tracecmd_set_loglevel(TEP_LOG_NONE);
+		struct tracecmd_input *h = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+		if (!h)
+			_exit(3);
+		tracecmd_close(h);
+		_exit(0);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err_set(err, EXIT_FAILURE_RUN, "waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+		return err_set(err, EXIT_BAD_INPUT,
+			       "%s: libtracecmd cannot read its headers and event formats; the "
+			       "file is corrupted or truncated", path);
+	return err_set(err, EXIT_BAD_INPUT,
+		       "%s: corrupted event formats (parsing them crashed libtracecmd: %s %d); "
+		       "re-record the trace", path, WIFSIGNALED(status) ? "signal" : "status",
+		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
 static int open_formats(const char *path, struct tracecmd_input **h, struct ta_err *err)
 {
+	if (formats_sandbox(path, err) < 0)
+		return -1;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	*h = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!*h)

@@ -441,8 +441,9 @@ static int parse_v7(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 		}
 		free(owned);
 	}
+	/* A recording without a single event has no BUFFER option at all. */
 	if (!f->nbuffers)
-		return err_set(err, EXIT_BAD_INPUT, "the trace file has no recorded buffer");
+		buffer_set_cpus(buffer_add(f, ""), 0);
 	return 0;
 }
 
