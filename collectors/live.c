@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "decode.h"
 #include "tdat.h"
 
+#define TRACEFS_DIR "/sys/kernel/tracing"
 #define WATERMARK_NS (20 * 1000 * 1000ULL)
 #define IDLE_SLEEP_US 2000
 
@@ -279,9 +281,13 @@ static int tracefs_ready(struct ta_err *err)
 		return err_set(err, EXIT_FAILURE_RUN,
 			       "live tracing needs root (tracefs instances and kernel events): "
 			       "run 'sudo topoadvisor trace ...'");
-	const char *path = NULL;
-	int m = tracefs_tracing_dir_is_mounted(true, &path);
-	if (m <= 0 || !tracefs_tracing_dir())
+	/* Mounted by hand: tracefs_tracing_dir_is_mounted() leaks (libtracefs 1.6). */
+	if (access(TRACEFS_DIR "/instances", F_OK) < 0 &&
+	    mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL) < 0 && errno != EBUSY)
+		return err_set(err, EXIT_FAILURE_RUN,
+			       "tracefs is not mounted and mounting it on %s failed: %s (the "
+			       "kernel needs CONFIG_TRACING)", TRACEFS_DIR, strerror(errno));
+	if (!tracefs_tracing_dir())
 		return err_set(err, EXIT_FAILURE_RUN,
 			       "tracefs is not available and could not be mounted (try 'mount -t "
 			       "tracefs nodev /sys/kernel/tracing'; the kernel needs "

@@ -24,6 +24,9 @@ fi
 [ -e $TRACEFS/uprobe_events ] || ta_skip "kernel without uprobe events"
 
 WORK=$(mktemp -d /tmp/ta-kvmhv.XXXXXX)
+# make SAN=1: library-internal leaks are not ours (see the file).
+export LSAN_OPTIONS="suppressions=$TA_TOP/tests/helpers/lsan.supp:print_suppressions=0"
+
 
 ta_cleanup() {
 	"$FAKEHV" probes-remove || true

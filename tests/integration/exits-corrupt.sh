@@ -16,7 +16,7 @@ for v in "6:--file-version 6" "7:--compression none" "7z:"; do
 	python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/ok$name.dat" "$WORK/bad" 30
 done
 # Sanitizer reports must not look like our own exit codes.
-export ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:exitcode=98
+export ASAN_OPTIONS=exitcode=99:detect_leaks=1 LSAN_OPTIONS="$LSAN_OPTIONS:exitcode=97" UBSAN_OPTIONS=halt_on_error=1:exitcode=98
 ok=0 rejected=0
 for f in "$WORK"/bad/*; do
 	timeout 60 "$TA" exits "$f" >/dev/null 2>"$WORK/err"
