@@ -21,7 +21,14 @@
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
 #define WATERMARK_NS (20 * 1000 * 1000ULL)
-#define IDLE_SLEEP_US 2000
+/*
+ * Between drain rounds the reader sleeps, so it mostly reads full pages: each
+ * read() of trace_pipe_raw costs about the same whether the page is full or
+ * holds three records, and a reader on the writer's heels pays per record.
+ * A round that found a lot (BUSY_PAGES) goes again at once.
+ */
+#define ROUND_SLEEP_US 5000
+#define BUSY_PAGES 256
 
 /* Records read from one CPU and not yet fed: [ts u64][size u32][pad][data]. */
 struct cpu_queue {
@@ -152,13 +159,13 @@ static void queue_push(struct cpu_queue *q, uint64_t ts, const void *data, uint3
 }
 
 /* Reads every page the kernel has for this CPU now; false on a corrupt page. */
-static bool queue_fill(struct live_session *s, struct cpu_queue *q, bool *got)
+static bool queue_fill(struct live_session *s, struct cpu_queue *q, unsigned *pages)
 {
 	for (;;) {
 		ssize_t n = read(q->fd, s->page, s->page_size);
 		if (n <= 0)
 			return true;	/* EAGAIN: empty for now */
-		*got = true;
+		(*pages)++;
 		int rc = page_reader_load(&q->pr, s->page, (uint32_t)n);
 		if (rc < 0) {
 			snprintf(s->thread_err, sizeof(s->thread_err),
@@ -248,17 +255,17 @@ static void merge_upto(struct live_session *s, uint64_t watermark)
 	}
 }
 
-/* One drain round; returns whether anything was read, -1 on a corrupt page. */
+/* One drain round; returns the number of pages read, -1 on a corrupt page. */
 static int drain_round(struct live_session *s, bool final)
 {
 	/* Taken before reading: anything committed later is newer than this. */
 	uint64_t now = now_mono_ns();
-	bool got = false;
+	unsigned pages = 0;
 	for (int i = 0; i < s->nq; i++)
-		if (!queue_fill(s, &s->q[i], &got))
+		if (!queue_fill(s, &s->q[i], &pages))
 			return -1;
 	merge_upto(s, final ? UINT64_MAX : now - WATERMARK_NS);
-	return got;
+	return (int)pages;
 }
 
 static void *drain_thread(void *arg)
@@ -268,8 +275,8 @@ static void *drain_thread(void *arg)
 		int rc = drain_round(s, false);
 		if (rc < 0)
 			break;
-		if (rc == 0)
-			usleep(IDLE_SLEEP_US);
+		if (rc < BUSY_PAGES)
+			usleep(ROUND_SLEEP_US);
 	}
 	return NULL;
 }

@@ -11,7 +11,8 @@
  *   fakehv probes-create	create both uprobe events (libtracefs)
  *   fakehv probes-remove	remove them (idempotent; used by trap handlers)
  *   fakehv run SCENARIO [REPS]	fire a scripted sequence REPS times
- *   fakehv bench ITERATIONS	tight loop: 4 events per iteration
+ *   fakehv bench ITERATIONS [THREADS]  tight loop: 4 events per iteration,
+ *				shared by THREADS runner threads (default 1)
  *   fakehv offsets		print the probe sites' file offsets
  *
  * Scenarios and their answers (per repetition; T = this process's pid):
@@ -293,14 +294,31 @@ static int run_reasons(void)
 }
 
 /* 4 events per iteration: Enter, two guest exits (one ceded), Exit (forced 2). */
-static int bench(long iterations)
+static void *bench_loop(void *arg)
 {
+	long iterations = (long)(intptr_t)arg;
 	for (long i = 0; i < iterations; i++) {
 		run_core(3, 0, 0, self_tgid);
 		guest_exit(0, 0x980, 0, 0, 0);
 		guest_exit(1, 0xc00, 0, 0, 1);
 		run_core(3, 0, 1, self_tgid);
 	}
+	return NULL;
+}
+
+/* THREADS runner threads of one emulated VM, ITERATIONS shared among them. */
+static int bench(long iterations, int threads)
+{
+	pthread_t th[64];
+	if (threads < 1 || threads > 64)
+		return 2;
+	for (int t = 0; t < threads; t++) {
+		long n = iterations / threads + (t < iterations % threads);
+		if (pthread_create(&th[t], NULL, bench_loop, (void *)(intptr_t)n))
+			return 1;
+	}
+	for (int t = 0; t < threads; t++)
+		pthread_join(th[t], NULL);
 	return 0;
 }
 
@@ -318,8 +336,8 @@ int main(int argc, char **argv)
 		       site_offset(fakehv_run_core_site), site_offset(fakehv_guest_exit_site));
 		return 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "bench"))
-		return bench(atol(argv[2]));
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "bench"))
+		return bench(atol(argv[2]), argc == 4 ? atoi(argv[3]) : 1);
 	if (argc >= 3 && !strcmp(argv[1], "run")) {
 		static const struct { const char *name; struct script s; } scripts[] = {
 			{ "one-vcore", SCRIPT(one_vcore) },
@@ -340,6 +358,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "usage: fakehv probes-create | probes-remove | offsets |\n"
 			"       run one-vcore|overlap-reset|overlap-share|two-vms|bailout|"
-			"negative|reasons [REPS] | bench ITERATIONS\n");
+			"negative|reasons [REPS] | bench ITERATIONS [THREADS]\n");
 	return 2;
 }
