@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a small trace-cmd v6 file as a big-endian POWER8 host would.
 
-usage: mkpowertrace.py OUT [--lost N] [--little]
+usage: mkpowertrace.py OUT [--lost N] [--little] [--x86]
 
 64 KiB pages, 64-bit longs, the kernel's own kvm_hv field types (int, pid_t,
 unsigned long, u8) and a doubled runner_vcpu in the print format, on two
@@ -13,15 +13,20 @@ tests/integration/exits-bigendian.sh):
              EXTERNAL 2
   tgid -5:   1 core run, 0 gang exits, one exit with trap -1 on vCPU -1
 --lost N writes per-CPU stats with N overruns (the counts become lower bounds).
+--x86 writes an x86 host's file instead (little-endian, 4 KiB pages, the
+kernel's kvm:kvm_exit and kvm:kvm_userspace_exit formats, thread 6001):
+  vmx HLT 5, vmx IO_INSTRUCTION 3, vmx INVALID_STATE (failed entry) 1,
+  svm HLT 2, userspace IO 3; no ganged exits (not applicable).
 """
 import struct
 import sys
 
 out = sys.argv[1]
 lost = int(sys.argv[sys.argv.index("--lost") + 1]) if "--lost" in sys.argv else 0
-big = "--little" not in sys.argv
+x86 = "--x86" in sys.argv
+big = "--little" not in sys.argv and not x86
 E = ">" if big else "<"
-PAGE = 65536
+PAGE = 4096 if x86 else 65536
 
 HEADER_PAGE = ("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
                "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
@@ -51,6 +56,23 @@ GUEST_EXIT = ("name: kvm_guest_exit\nID: 1002\nformat:\n" + COMMON +
               'print fmt: "VCPU %d: trap=0x%x pc=0x%lx msr=0x%lx, ceded=%d", REC->vcpu_id, '
               'REC->trap, REC->pc, REC->msr, REC->ceded\n')
 
+KVM_EXIT = ("name: kvm_exit\nID: 103\nformat:\n" + COMMON +
+            "\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
+            "\tfield:unsigned long guest_rip;\toffset:16;\tsize:8;\tsigned:0;\n"
+            "\tfield:u32 isa;\toffset:24;\tsize:4;\tsigned:0;\n"
+            "\tfield:u64 info1;\toffset:32;\tsize:8;\tsigned:0;\n"
+            "\tfield:u64 info2;\toffset:40;\tsize:8;\tsigned:0;\n"
+            "\tfield:u32 intr_info;\toffset:48;\tsize:4;\tsigned:0;\n"
+            "\tfield:u32 error_code;\toffset:52;\tsize:4;\tsigned:0;\n"
+            "\tfield:unsigned int vcpu_id;\toffset:56;\tsize:4;\tsigned:0;\n"
+            "\tfield:u64 requests;\toffset:64;\tsize:8;\tsigned:0;\n\n"
+            'print fmt: "vcpu %u reason %u rip 0x%lx", REC->vcpu_id, REC->exit_reason, '
+            'REC->guest_rip\n')
+USER_EXIT = ("name: kvm_userspace_exit\nID: 42\nformat:\n" + COMMON +
+             "\tfield:__u32 reason;\toffset:8;\tsize:4;\tsigned:0;\n"
+             "\tfield:int errno;\toffset:12;\tsize:4;\tsigned:1;\n\n"
+             'print fmt: "reason %u (%d)", REC->reason, REC->errno\n')
+
 A, B, C = (5001, 0), (5002, 1), (5003, 0)   # (pid, cpu)
 steps = [("X", A, 8, 4242)]                   # bail-out before any Enter
 for _ in range(3):                            # B's cede lands in A's run (seed: no gang)
@@ -61,9 +83,19 @@ steps += [("N", A, 2, 4242), ("G", A, 0, 0x980, 1), ("N", B, 2, 4242),   # B res
           ("G", A, 1, 0x980, 0), ("X", A, 2, 4242), ("G", B, 2, 0x500, 0),
           ("G", B, 3, 0x500, 0), ("X", B, 2, 4242)]
 steps += [("N", C, -3, -5), ("G", C, -1, -1, 0), ("X", C, -3, -5)]
+if x86:
+    V0, V1 = (6001, 0), (6002, 1)
+    steps = ([("K", V0, 1, 12, 0)] * 5 + [("K", V1, 1, 30, 1)] * 3 +
+             [("K", V0, 1, 0x80000021, 0)] + [("K", V1, 2, 0x78, 1)] * 2 +
+             [("U", V0, 2)] * 3)
 
 def record(step):
     kind, (pid, cpu) = step[0], step[1]
+    if kind == "K":
+        return struct.pack(E + "HBBiIIQIIQQIIIIQ", 103, 0, 0, pid, step[3], 0, 0xffffffff81000000,
+                           step[2], 0, 0, 0, 0, 0, step[4], 0, 0)
+    if kind == "U":
+        return struct.pack(E + "HBBiIi", 42, 0, 0, pid, step[2], 0)
     if kind in "NX":
         return struct.pack(E + "HBBiiiii", 1001, 0, 0, pid, step[2], 0,
                            0 if kind == "N" else 1, step[3])
@@ -95,8 +127,8 @@ h = b"\x17\x08\x44tracing" + cstr("6") + bytes([1 if big else 0, 8]) + u32(PAGE)
 h += cstr("header_page") + u64(len(HEADER_PAGE)) + HEADER_PAGE.encode()
 h += cstr("header_event") + u64(len(HEADER_EVENT)) + HEADER_EVENT.encode()
 h += u32(0)                                            # ftrace formats
-h += u32(1) + cstr("kvm_hv") + u32(2)
-for f in (RUN_CORE, GUEST_EXIT):
+h += u32(1) + cstr("kvm" if x86 else "kvm_hv") + u32(2)
+for f in ((KVM_EXIT, USER_EXIT) if x86 else (RUN_CORE, GUEST_EXIT)):
     h += u64(len(f)) + f.encode()
 h += u32(0) + u32(0)                                   # kallsyms, printk
 cmdlines = "4242 qemu-system-ppc\n5001 CPU 0/KVM\n5002 CPU 2/KVM\n"

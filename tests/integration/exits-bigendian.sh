@@ -52,6 +52,22 @@ check "$WORK/lost.dat" vcore 4 7
 "$TA" exits "$WORK/lost.dat" | grep -q "lower bound" || fail "no lower-bound warning in text"
 echo "ok: big-endian POWER file, both rules, losses"
 
+# An x86 host's file: kvm:kvm_exit (VMX and SVM) and kvm:kvm_userspace_exit.
+gen "$WORK/x86.dat" --x86
+"$TA" --json exits "$WORK/x86.dat" >"$WORK/x86.json" || fail "exits x86 failed"
+python3 - "$WORK/x86.json" <<'PY' || fail "wrong x86 answer"
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = {(x["source"], x["name"]): x["count"] for x in j["exit_reasons"]}
+assert r == {("vmx", "HLT"): 5, ("vmx", "IO_INSTRUCTION"): 3, ("vmx", "INVALID_STATE"): 1,
+             ("svm", "HLT"): 2, ("userspace", "IO"): 3}, r
+assert j["applicable"] is False and "no kvm_hv" in j["why"], j
+assert j["processes"][0]["guest_exits"] == 11 and j["processes"][0]["gang_exits"] is None
+v = {(x["source"], x["vcpu"]): x["count"] for x in j["exit_reasons_by_vcpu"] if x["name"] == "HLT"}
+assert v == {("vmx", 0): 5, ("svm", 1): 2}, v
+PY
+echo "ok: x86 exit reasons"
+
 mkdir "$WORK/bad"
 python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/be.dat" "$WORK/bad" 60
 export ASAN_OPTIONS=exitcode=99 UBSAN_OPTIONS=halt_on_error=1:exitcode=98
