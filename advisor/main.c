@@ -18,6 +18,8 @@ extern const struct cmd_entry cmd_recommend_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_restore_host_entry;
+extern const struct cmd_entry cmd_exits_entry;
+extern const struct cmd_entry cmd_trace_entry;
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_plan_entry,
@@ -28,6 +30,8 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_report_entry,
 	&cmd_export_entry,
 	&cmd_restore_host_entry,
+	&cmd_exits_entry,
+	&cmd_trace_entry,
 	NULL,
 };
 

@@ -6,10 +6,11 @@ set -eu
 
 profile=${1:-check}
 
-# Build: compiler, pkg-config and the -dev packages of every library we link.
+# Build: compiler, pkg-config and the -dev packages of every library we link
+# (libzstd: the offline trace reader decompresses trace-cmd v7 chunks itself).
 pkgs="gcc make pkg-config libc6-dev
 libvirt-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
-libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev"
+libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev"
 
 case "$profile" in
 build) ;;
@@ -19,7 +20,7 @@ check|demo|bench)
 	# chromium (headless) to render the HTML report in its integration test.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
-qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils
+qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3
 stress-ng sysbench redis-server redis-tools
 chromium"
 	;;
