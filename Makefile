@@ -80,6 +80,11 @@ demo: deps
 	$(MAKE) $(BIN)
 	@scripts/demo.sh
 
+# The x86_64 test guest (kernel + initramfs) in $TOPOADVISOR_CACHE; cheap
+# when its inputs are unchanged.
+guest-image:
+	@scripts/guest-image.sh
+
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/$(BIN)

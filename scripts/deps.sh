@@ -16,8 +16,12 @@ build) ;;
 check|demo|bench)
 	# Tests: cmocka, the sqlite3 shell, trace-cmd (offline fixtures), libvirt
 	# daemons and QEMU for real guests, and what the guest image is built from.
+	# libvirt-daemon-system creates the libvirt-qemu user and qemu.conf that
+	# libvirtd's QEMU driver refuses to start without; the -sysv flavour
+	# because there is no systemd here.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
+libvirt-daemon-system libvirt-daemon-system-sysv
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils
 stress-ng sysbench redis-server redis-tools"
 	;;
