@@ -5,8 +5,10 @@ VERSION := 0.1.0
 PREFIX ?= /usr/local
 BUILD ?= build
 
+# json-c: the guest agent answers in JSON (guest-exec, guest-exec-status);
+# util/json.h only writes, and a real parser beats scanning for keys.
 PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 \
-	yaml-0.1 libxml-2.0 glib-2.0
+	yaml-0.1 libxml-2.0 glib-2.0 json-c
 
 CC ?= cc
 CFLAGS ?= -O2 -g

@@ -9,7 +9,7 @@ profile=${1:-check}
 # Build: compiler, pkg-config and the -dev packages of every library we link.
 pkgs="gcc make pkg-config libc6-dev
 libvirt-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
-libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev"
+libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libjson-c-dev"
 
 case "$profile" in
 build) ;;
