@@ -37,6 +37,10 @@ MAIN_OBJ := $(BUILD)/advisor/main.o
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
+# C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
+
 BIN := topoadvisor
 
 .PHONY: all deps check unit integration bench demo install clean guest-image
@@ -65,6 +69,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtopoadvisor.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a \
 		$(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
 
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
+
 deps:
 	@scripts/deps.sh check
 
@@ -72,7 +80,7 @@ check: deps
 	$(MAKE) $(BIN) units
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS)
+units: $(UNIT_BINS) $(HELPER_BINS)
 
 bench: deps
 	$(MAKE) $(BIN)

@@ -65,6 +65,18 @@ chmod 0755 "$run"
 printf 'log_outputs="2:file:%s/virtlogd.log"\n' "$run" >"$run/virtlogd.conf"
 printf 'log_outputs="2:file:%s/libvirtd.log"\n' "$run" >"$run/libvirtd.conf"
 
+# No udev here, so /dev/kvm stays root-only 0600.  libvirt probes QEMU as
+# root (KVM works) but then finds /dev/kvm unusable for libvirt-qemu, calls
+# its capabilities cache outdated and re-probes QEMU on every domain start:
+# ~50 s each.  Give /dev/kvm the owner and mode udev would (root:kvm 0660),
+# remembering the original for libvirtd-stop.sh.
+if [ -c /dev/kvm ] && [ "$(stat -c '%G %a' /dev/kvm)" != "kvm 660" ] &&
+	getent group kvm >/dev/null; then
+	[ -f "$run/dev-kvm.orig" ] || stat -c '%u:%g %a' /dev/kvm >"$run/dev-kvm.orig"
+	chown root:kvm /dev/kvm
+	chmod 0660 /dev/kvm
+fi
+
 # Without virtlogd, starting a domain fails ("Failed to connect socket to
 # .../virtlogd-sock"), so it comes first.
 if ! alive "$run/virtlogd.pid"; then

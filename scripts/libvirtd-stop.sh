@@ -26,3 +26,14 @@ stop() { # name
 
 stop libvirtd
 stop virtlogd
+
+# Put /dev/kvm back the way libvirtd-start.sh found it.
+if [ -f "$run/dev-kvm.orig" ]; then
+	read -r owner mode <"$run/dev-kvm.orig"
+	if [ -c /dev/kvm ]; then
+		chown "$owner" /dev/kvm
+		chmod "$mode" /dev/kvm
+	fi
+	rm -f "$run/dev-kvm.orig"
+	echo "libvirtd-stop: restored /dev/kvm to $owner $mode"
+fi
