@@ -11,9 +11,11 @@
 #include "cmd.h"
 
 extern const struct cmd_entry cmd_list_entry;
+extern const struct cmd_entry cmd_probe_entry;
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_list_entry,
+	&cmd_probe_entry,
 	NULL,
 };
 
