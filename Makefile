@@ -5,8 +5,10 @@ VERSION := 0.1.0
 PREFIX ?= /usr/local
 BUILD ?= build
 
+# json-c: the guest agent answers in JSON (guest-exec, guest-exec-status);
+# util/json.h only writes, and a real parser beats scanning for keys.
 PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 \
-	yaml-0.1 libxml-2.0 glib-2.0 libzstd
+	yaml-0.1 libxml-2.0 glib-2.0 libzstd json-c
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -34,6 +36,10 @@ MAIN_OBJ := $(BUILD)/advisor/main.o
 
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+# C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
+HELPER_SRCS := $(filter-out tests/helpers/fakehv.c,$(wildcard tests/helpers/*.c))
+HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
 BIN := topoadvisor
 
@@ -81,6 +87,11 @@ $(FAKEHV): tests/helpers/fakehv.c
 	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracefs) -o $@ $< \
 		$(shell pkg-config --libs libtracefs) -lpthread
 
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HELPER  $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
+
 deps:
 	@scripts/deps.sh check
 
@@ -88,7 +99,7 @@ check: deps
 	$(MAKE) $(BUILD)/$(BIN) units
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV)
+units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS)
 
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV)
@@ -97,6 +108,11 @@ bench: deps
 demo: deps
 	$(MAKE) $(BIN)
 	@scripts/demo.sh
+
+# The x86_64 test guest (kernel + initramfs) in $TOPOADVISOR_CACHE; cheap
+# when its inputs are unchanged.
+guest-image:
+	@scripts/guest-image.sh
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

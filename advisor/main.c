@@ -20,6 +20,7 @@ extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_restore_host_entry;
 extern const struct cmd_entry cmd_exits_entry;
 extern const struct cmd_entry cmd_trace_entry;
+extern const struct cmd_entry cmd_probe_entry;
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_plan_entry,
@@ -32,6 +33,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_restore_host_entry,
 	&cmd_exits_entry,
 	&cmd_trace_entry,
+	&cmd_probe_entry,
 	NULL,
 };
 

@@ -10,7 +10,7 @@ profile=${1:-check}
 # (libzstd: the offline trace reader decompresses trace-cmd v7 chunks itself).
 pkgs="gcc make pkg-config libc6-dev
 libvirt-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
-libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev"
+libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev libjson-c-dev"
 
 case "$profile" in
 build) ;;
@@ -18,8 +18,12 @@ check|demo|bench)
 	# Tests: cmocka, the sqlite3 shell, trace-cmd (offline fixtures), libvirt
 	# daemons and QEMU for real guests, what the guest image is built from, and
 	# chromium (headless) to render the HTML report in its integration test.
+	# libvirt-daemon-system creates the libvirt-qemu user and qemu.conf that
+	# libvirtd's QEMU driver refuses to start without; the -sysv flavour
+	# because there is no systemd here.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
+libvirt-daemon-system libvirt-daemon-system-sysv
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3
 stress-ng sysbench redis-server redis-tools
 chromium"

@@ -1,0 +1,54 @@
+/*
+ * agent: run commands in a guest through the QEMU guest agent.
+ *
+ * agent_exec() sends guest-exec (argv, captured output), then polls
+ * guest-exec-status every AGENT_POLL_MS until the command exits or the
+ * timeout passes; on timeout it kills the command in the guest (guest-exec
+ * of "kill -9 PID") and reports what output there was.  Output arrives
+ * base64-encoded and only once: the status call that says exited:true is the
+ * last one allowed for that pid.  Replies are parsed with json-c.
+ */
+#ifndef TA_AGENT_H
+#define TA_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <libvirt/libvirt.h>
+
+#include "../util/err.h"
+#include "../util/strbuf.h"
+
+#define AGENT_POLL_MS 50
+
+struct agent_result {
+	int exitcode;		/* -1 when killed by a signal or timed out */
+	int signal;		/* 0 unless killed by a signal */
+	bool timed_out;		/* we killed it after the timeout */
+	char *out, *err;	/* NUL-terminated (may contain NULs before) */
+	size_t out_len, err_len;
+	bool out_truncated, err_truncated;	/* the agent's output cap hit */
+	double seconds;		/* exec -> exited, as seen from the host */
+};
+
+/* One guest-ping; 0 when the agent answers, else -1 with libvirt's reason. */
+int agent_ping(virDomainPtr dom, struct ta_err *err);
+
+/*
+ * Runs argv[0] (searched in the guest's PATH) with argv[1..] (NULL-ended)
+ * and waits up to timeout_s seconds.  Returns 0 when the command ran (look
+ * at res->exitcode and res->timed_out), -1 when the agent failed.
+ */
+int agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
+	       struct agent_result *res, struct ta_err *err);
+void agent_result_free(struct agent_result *res);
+
+/*
+ * Pure helpers, exposed for tests: build the guest-exec request, and parse a
+ * guest-exec-status reply into res (returns 1 exited, 0 still running,
+ * -1 malformed).
+ */
+void agent_exec_request(struct strbuf *out, const char *const *argv);
+int agent_status_parse(const char *reply, struct agent_result *res, struct ta_err *err);
+
+#endif

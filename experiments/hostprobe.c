@@ -1,0 +1,374 @@
+/*
+ * hostprobe: read-only facts about this host.  The contract is in
+ * hostprobe.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <linux/kvm.h>
+
+#include "../util/strbuf.h"
+#include "hostprobe.h"
+
+#define SYS_CPU "/sys/devices/system/cpu"
+
+/* The first line of a sysfs/proc file without its newline, or NULL. */
+static char *file_line(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	char *s = strbuf_detach(&sb);
+	s[strcspn(s, "\n")] = 0;
+	return s;
+}
+
+static int file_int(const char *path, int *v)
+{
+	char *s = file_line(path);
+	if (!s)
+		return -1;
+	char *end;
+	long x = strtol(s, &end, 10);
+	int rc = end == s ? -1 : 0;
+	*v = (int)x;
+	free(s);
+	return rc;
+}
+
+static bool path_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+static int cmp_host_cpu_num(const void *a, const void *b)
+{
+	const struct host_cpu *x = a, *y = b;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+int hostprobe_cpus_read(struct host_cpu **cpus, size_t *n, struct ta_err *err)
+{
+	*cpus = NULL;
+	*n = 0;
+	DIR *d = opendir(SYS_CPU);
+	if (!d)
+		return err_set(err, EXIT_FAILURE_RUN, "%s: %s", SYS_CPU, strerror(errno));
+	size_t alloc = 0;
+	struct host_cpu *v = NULL;
+	struct dirent *e;
+	char path[512];
+	while ((e = readdir(d))) {
+		int cpu;
+		char extra;
+		if (sscanf(e->d_name, "cpu%d%c", &cpu, &extra) != 1)
+			continue;
+		int online = 1;
+		snprintf(path, sizeof(path), SYS_CPU "/cpu%d/online", cpu);
+		file_int(path, &online);	/* absent (cpu0): always online */
+		if (!online)
+			continue;
+		struct host_cpu hc = { .cpu = cpu };
+		snprintf(path, sizeof(path), SYS_CPU "/cpu%d/topology/core_id", cpu);
+		int ok = file_int(path, &hc.core);
+		snprintf(path, sizeof(path), SYS_CPU "/cpu%d/topology/physical_package_id", cpu);
+		ok |= file_int(path, &hc.package);
+		if (ok < 0)
+			continue;
+		if (*n == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			v = xrealloc(v, alloc * sizeof(*v));
+		}
+		v[(*n)++] = hc;
+	}
+	closedir(d);
+	if (*n == 0) {
+		free(v);
+		return err_set(err, EXIT_FAILURE_RUN,
+			       "no CPU topology in %s/cpu*/topology (is sysfs mounted?)", SYS_CPU);
+	}
+	qsort(v, *n, sizeof(*v), cmp_host_cpu_num);
+	*cpus = v;
+	return 0;
+}
+
+/* Sockets, cores per socket and threads per core of the online CPUs. */
+static void shape_count(const struct host_cpu *c, size_t n, struct hostprobe *p)
+{
+	int npkg = 0, ncore = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool new_pkg = true, new_core = true;
+		for (size_t j = 0; j < i; j++) {
+			if (c[j].package == c[i].package) {
+				new_pkg = false;
+				if (c[j].core == c[i].core)
+					new_core = false;
+			}
+		}
+		npkg += new_pkg;
+		ncore += new_core;
+	}
+	p->sockets = npkg;
+	p->cores_per_socket = npkg ? ncore / npkg : 0;
+	p->threads_per_core = ncore ? (int)n / ncore : 0;
+}
+
+static char *cpu_model_read(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, "/proc/cpuinfo") < 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	char *model = NULL;
+	for (char *line = sb.buf; line && *line && !model;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		/* x86: "model name"; POWER: "cpu" (e.g. "POWER8E (raw), altivec ..."). */
+		if (!strncmp(line, "model name", 10) || !strncmp(line, "cpu\t", 4)) {
+			char *colon = strchr(line, ':');
+			if (colon)
+				model = xstrdup(colon + 1 + (colon[1] == ' '));
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	strbuf_release(&sb);
+	return model;
+}
+
+static void kvm_hv_params_read(struct hostprobe *p)
+{
+	const char *dir = "/sys/module/kvm_hv/parameters";
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		char *v = file_line(path);
+		if (!v)
+			continue;
+		p->kvm_hv = xrealloc(p->kvm_hv, (p->nkvm_hv + 1) * sizeof(*p->kvm_hv));
+		p->kvm_hv[p->nkvm_hv].name = xstrdup(e->d_name);
+		p->kvm_hv[p->nkvm_hv].value = v;
+		p->nkvm_hv++;
+	}
+	closedir(d);
+	/* Sorted, so the output is stable. */
+	for (size_t i = 1; i < p->nkvm_hv; i++)
+		for (size_t j = i; j > 0 && strcmp(p->kvm_hv[j - 1].name, p->kvm_hv[j].name) > 0; j--) {
+			struct hostprobe_param t = p->kvm_hv[j];
+			p->kvm_hv[j] = p->kvm_hv[j - 1];
+			p->kvm_hv[j - 1] = t;
+		}
+}
+
+static void tracefs_find(struct hostprobe *p)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+					    NULL };
+	for (int i = 0; dirs[i]; i++) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s/events", dirs[i]);
+		if (!path_exists(path))
+			continue;
+		p->tracefs = xstrdup(dirs[i]);
+		snprintf(path, sizeof(path), "%s/events/kvm", dirs[i]);
+		p->events_kvm = path_exists(path);
+		snprintf(path, sizeof(path), "%s/events/kvm_hv", dirs[i]);
+		p->events_kvm_hv = path_exists(path);
+		return;
+	}
+}
+
+static enum guest_arch host_arch(void)
+{
+	struct utsname u;
+	if (uname(&u) == 0 && !strncmp(u.machine, "ppc64", 5))
+		return ARCH_PPC64;
+	return ARCH_X86_64;
+}
+
+/*
+ * Runs "mov $0x42,%al; mov $0x3f8,%dx; out %al,(%dx); hlt" in real mode in
+ * a scratch VM: the smallest proof that this /dev/kvm executes guest code.
+ */
+static int kvm_x86_smoke(int kvm, char *why, size_t n)
+{
+	static const uint8_t code[] = { 0xb0, 0x42, 0xba, 0xf8, 0x03, 0xee, 0xf4 };
+	int rc = 0, vm = -1, vcpu = -1;
+	void *mem = MAP_FAILED, *run_map = MAP_FAILED;
+	long map_size = 0;
+
+	vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	if (vm < 0) {
+		snprintf(why, n, "KVM_CREATE_VM failed: %s", strerror(errno));
+		goto out;
+	}
+	mem = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		goto sys_fail;
+	memcpy(mem, code, sizeof(code));
+	struct kvm_userspace_memory_region region = {
+		.slot = 0, .guest_phys_addr = 0x1000, .memory_size = 0x1000,
+		.userspace_addr = (uintptr_t)mem,
+	};
+	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+		goto sys_fail;
+	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
+	map_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (vcpu < 0 || map_size <= 0)
+		goto sys_fail;
+	run_map = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
+	if (run_map == MAP_FAILED)
+		goto sys_fail;
+	struct kvm_run *run = run_map;
+	struct kvm_sregs sregs;
+	if (ioctl(vcpu, KVM_GET_SREGS, &sregs) < 0)
+		goto sys_fail;
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	if (ioctl(vcpu, KVM_SET_SREGS, &sregs) < 0)
+		goto sys_fail;
+	struct kvm_regs regs = { .rip = 0x1000, .rflags = 0x2 };
+	if (ioctl(vcpu, KVM_SET_REGS, &regs) < 0)
+		goto sys_fail;
+	bool saw_out = false;
+	for (int i = 0; i < 8; i++) {
+		if (ioctl(vcpu, KVM_RUN, 0) < 0) {
+			snprintf(why, n, "KVM_RUN failed: %s", strerror(errno));
+			goto out;
+		}
+		if (run->exit_reason == KVM_EXIT_IO && run->io.direction == KVM_EXIT_IO_OUT &&
+		    run->io.port == 0x3f8 &&
+		    *((uint8_t *)run + run->io.data_offset) == 0x42) {
+			saw_out = true;
+			continue;
+		}
+		if (run->exit_reason == KVM_EXIT_HLT && saw_out) {
+			rc = 1;
+			snprintf(why, n, "KVM ran a test guest (/dev/kvm works)");
+			goto out;
+		}
+		snprintf(why, n, "KVM test guest exited with reason %u instead of running",
+			 run->exit_reason);
+		goto out;
+	}
+	snprintf(why, n, "KVM test guest never halted");
+	goto out;
+sys_fail:
+	snprintf(why, n, "setting up a KVM test guest failed: %s", strerror(errno));
+out:
+	if (run_map != MAP_FAILED)
+		munmap(run_map, map_size);
+	if (vcpu >= 0)
+		close(vcpu);
+	if (mem != MAP_FAILED)
+		munmap(mem, 0x1000);
+	if (vm >= 0)
+		close(vm);
+	return rc;
+}
+
+int hostprobe_kvm_usable(enum guest_arch arch, char *why, size_t n)
+{
+	enum guest_arch host = host_arch();
+	if (arch == ARCH_HOST)
+		arch = host;
+	if (arch != host) {
+		snprintf(why, n, "KVM cannot run a %s guest on a %s host; using TCG",
+			 arch == ARCH_PPC64 ? "ppc64" : "x86_64",
+			 host == ARCH_PPC64 ? "ppc64" : "x86_64");
+		return 0;
+	}
+	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm < 0) {
+		snprintf(why, n, "/dev/kvm: %s; using TCG", strerror(errno));
+		return 0;
+	}
+	int rc = 0;
+	int api = ioctl(kvm, KVM_GET_API_VERSION, 0);
+	if (api != KVM_API_VERSION) {
+		snprintf(why, n, "/dev/kvm API version %d, not %d; using TCG", api, KVM_API_VERSION);
+	} else if (arch == ARCH_X86_64) {
+		bool vmx = path_exists("/sys/module/kvm_intel") || path_exists("/sys/module/kvm_amd");
+		if (!vmx && path_exists("/sys/module/kvm_pvm")) {
+			snprintf(why, n, "/dev/kvm is PVM (kvm_pvm), which cannot boot stock guest "
+				 "kernels; using TCG");
+		} else {
+			rc = kvm_x86_smoke(kvm, why, n);
+			if (!rc)
+				strncat(why, "; using TCG", n - strlen(why) - 1);
+		}
+	} else {
+		bool mod = path_exists("/sys/module/kvm_hv") || path_exists("/sys/module/kvm_pr");
+		int vm = mod ? ioctl(kvm, KVM_CREATE_VM, 0) : -1;
+		if (vm >= 0) {
+			close(vm);
+			rc = 1;
+			snprintf(why, n, "KVM (%s) creates VMs",
+				 path_exists("/sys/module/kvm_hv") ? "kvm_hv" : "kvm_pr");
+		} else {
+			snprintf(why, n, "%s; using TCG",
+				 mod ? "KVM_CREATE_VM failed" : "neither kvm_hv nor kvm_pr is loaded");
+		}
+	}
+	close(kvm);
+	return rc;
+}
+
+void hostprobe_read(struct hostprobe *p)
+{
+	memset(p, 0, sizeof(*p));
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(p->arch, sizeof(p->arch), "%s", u.machine);
+	p->cpu_model = cpu_model_read();
+	p->online = file_line(SYS_CPU "/online");
+	struct host_cpu *cpus;
+	size_t n;
+	struct ta_err err = { 0 };
+	if (hostprobe_cpus_read(&cpus, &n, &err) == 0) {
+		p->online_cpus = (int)n;
+		shape_count(cpus, n, p);
+		free(cpus);
+	}
+	p->smt_control = file_line(SYS_CPU "/smt/control");
+	p->subcores_per_core = file_line(SYS_CPU "/subcores_per_core");
+	kvm_hv_params_read(p);
+	p->kvm_dev = path_exists("/dev/kvm");
+	p->kvm_usable = hostprobe_kvm_usable(ARCH_HOST, p->kvm_why, sizeof(p->kvm_why));
+	tracefs_find(p);
+}
+
+void hostprobe_free(struct hostprobe *p)
+{
+	free(p->cpu_model);
+	free(p->online);
+	free(p->smt_control);
+	free(p->subcores_per_core);
+	for (size_t i = 0; i < p->nkvm_hv; i++) {
+		free(p->kvm_hv[i].name);
+		free(p->kvm_hv[i].value);
+	}
+	free(p->kvm_hv);
+	free(p->tracefs);
+	memset(p, 0, sizeof(*p));
+}

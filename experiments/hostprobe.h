@@ -1,0 +1,57 @@
+/*
+ * hostprobe: what this host offers for experiments, read from sysfs,
+ * /proc, tracefs and /dev/kvm.  Read-only: probing never changes a setting
+ * (tracefs is reported, not mounted).  Used by `topoadvisor probe`, by the
+ * pinning policies (the online CPUs with their cores) and by domain type
+ * "auto" (whether KVM can really run a guest).
+ */
+#ifndef TA_HOSTPROBE_H
+#define TA_HOSTPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../util/err.h"
+#include "config.h"
+#include "domain.h"
+
+struct hostprobe_param {
+	char *name, *value;
+};
+
+struct hostprobe {
+	char arch[65];			/* uname -m (utsname field size) */
+	char *cpu_model;		/* /proc/cpuinfo "model name" or "cpu" (POWER) */
+	char *online;			/* /sys/devices/system/cpu/online, e.g. "0-7" */
+	int online_cpus;
+	int sockets, cores_per_socket, threads_per_core;	/* of the online CPUs */
+	char *smt_control;		/* smt/control, NULL when absent */
+	char *subcores_per_core;	/* POWER8 bare metal only, else NULL */
+	struct hostprobe_param *kvm_hv;	/* /sys/module/kvm_hv/parameters/ */
+	size_t nkvm_hv;
+	bool kvm_dev;			/* /dev/kvm exists */
+	bool kvm_usable;		/* a KVM guest really runs here */
+	char kvm_why[256];		/* one sentence either way */
+	char *tracefs;			/* mount point with events/, NULL if none */
+	bool events_kvm, events_kvm_hv;	/* tracepoint systems present */
+};
+
+/* Fills p; never fails (unknowns stay 0/NULL).  Free with hostprobe_free. */
+void hostprobe_read(struct hostprobe *p);
+void hostprobe_free(struct hostprobe *p);
+
+/*
+ * The online host CPUs with package and core ids, sorted by CPU number.
+ * Fails when sysfs has no topology for them.
+ */
+int hostprobe_cpus_read(struct host_cpu **cpus, size_t *n, struct ta_err *err);
+
+/*
+ * 1 when KVM can really run a guest of arch here, else 0; why gets the
+ * reason.  On x86 this runs a few real-mode instructions in a scratch VM
+ * (and refuses PVM's /dev/kvm, which cannot run stock guest kernels); on
+ * POWER it needs kvm_hv or kvm_pr and a VM that can be created.
+ */
+int hostprobe_kvm_usable(enum guest_arch arch, char *why, size_t n);
+
+#endif

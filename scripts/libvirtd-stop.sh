@@ -1,0 +1,39 @@
+#!/bin/sh
+# Stops the libvirtd and virtlogd that libvirtd-start.sh started (by the pid
+# files in the run dir) and nothing else.  Idempotent: no pid file or a dead
+# pid is fine.  Usage: scripts/libvirtd-stop.sh
+set -eu
+
+run=${TOPOADVISOR_RUN_DIR:-/run/topoadvisor}
+
+stop() { # name
+	pidfile=$run/$1.pid
+	[ -s "$pidfile" ] || return 0
+	pid=$(cat "$pidfile")
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid"
+		# libvirtd shuts its drivers down first; give it time, then insist.
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+	fi
+	rm -f "$pidfile"
+	echo "libvirtd-stop: stopped $1 ($pid)"
+}
+
+stop libvirtd
+stop virtlogd
+
+# Put /dev/kvm back the way libvirtd-start.sh found it.
+if [ -f "$run/dev-kvm.orig" ]; then
+	read -r owner mode <"$run/dev-kvm.orig"
+	if [ -c /dev/kvm ]; then
+		chown "$owner" /dev/kvm
+		chmod "$mode" /dev/kvm
+	fi
+	rm -f "$run/dev-kvm.orig"
+	echo "libvirtd-stop: restored /dev/kvm to $owner $mode"
+fi

@@ -1,0 +1,53 @@
+#!/bin/sh
+# End to end with real guests under TCG: builds (or reuses) the test guest
+# image, starts libvirtd if it is not running (and stops it again at the
+# end, also on failure), then tests/helpers/guest-e2e boots the image in four
+# shapes - 1x2x1, 1x1x2, 2x1x1 and 1x2x2 (4 vCPUs, threads=2) with compact,
+# spread and explicit pinning - checks what the guest sees, runs stress-ng
+# through the agent, verifies the pinning through the API, and checks that
+# unbootable guests fail clearly and leave no domain.
+set -u
+
+top=${TA_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${TA_BUILD:-$top/build}
+helper=$build/tests/helpers/guest-e2e
+
+skip() { echo "skip: $*"; exit 77; }
+
+[ "$(id -u)" -eq 0 ] || skip "needs root for qemu:///system"
+[ "$(uname -m)" = x86_64 ] || skip "the test image is x86_64 only"
+[ -x "$helper" ] || { echo "missing $helper (make units)"; exit 1; }
+for b in /usr/sbin/libvirtd /usr/sbin/virtlogd /usr/bin/qemu-system-x86_64; do
+	[ -x "$b" ] || skip "$b not installed (scripts/deps.sh check)"
+done
+
+image=$("$top/scripts/guest-image.sh") || skip "cannot build the guest image (offline?)"
+
+work=$(mktemp -d /tmp/topoadvisor-e2e.XXXXXX)
+# QEMU runs as libvirt-qemu and writes the console logs here.
+chmod 0755 "$work"
+started=0
+cleanup() {
+	# Our domains, should the helper have died half-way.
+	for d in $(virsh -q -c qemu:///system list --name 2>/dev/null | grep '^topoadvisor-e2e-'); do
+		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1
+	done
+	[ $started -eq 1 ] && "$top/scripts/libvirtd-stop.sh"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+out=$("$top/scripts/libvirtd-start.sh") || { echo "$out"; echo "libvirtd did not start"; exit 1; }
+echo "$out"
+case "$out" in *started) started=1 ;; esac
+
+"$helper" "$image" "$work" 1x2x1:compact 1x1x2:spread 2x1x1:1/0 1x2x2:0/0/1/1
+rc=$?
+
+left=$(virsh -q -c qemu:///system list --all --name | grep -c '^topoadvisor-e2e-')
+if [ "$left" -ne 0 ]; then
+	echo "FAIL: $left topoadvisor-e2e domain(s) left behind"
+	rc=1
+fi
+exit $rc
