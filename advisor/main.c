@@ -11,6 +11,9 @@
 #include "cmd.h"
 
 extern const struct cmd_entry cmd_plan_entry;
+extern const struct cmd_entry cmd_run_entry;
+extern const struct cmd_entry cmd_resume_entry;
+extern const struct cmd_entry cmd_rerun_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_rank_entry;
@@ -24,6 +27,9 @@ extern const struct cmd_entry cmd_probe_entry;
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_plan_entry,
+	&cmd_run_entry,
+	&cmd_resume_entry,
+	&cmd_rerun_entry,
 	&cmd_list_entry,
 	&cmd_show_entry,
 	&cmd_rank_entry,

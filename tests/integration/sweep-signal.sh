@@ -38,7 +38,7 @@ wait_running() {
 }
 
 # --- SIGINT ---
-ta -q run --root "$root" "$tmp/sweep.yaml" >/dev/null 2>"$tmp/err" &
+"$TOPOADVISOR" --db "$db" -q run --root "$root" "$tmp/sweep.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!
 wait_running
 [ "$(cat "$knob")" = 2 ] || fail "knob not applied during the run"
@@ -61,7 +61,7 @@ ta -q resume --root "$root" 1 2>"$tmp/err" || { cat "$tmp/err"; fail "resume exi
 ta resume 1 2>&1 | grep -q "nothing to resume" || fail "second resume"
 
 # --- SIGKILL ---
-ta -q run --root "$root" "$tmp/sweep.yaml" >/dev/null 2>&1 &
+"$TOPOADVISOR" --db "$db" -q run --root "$root" "$tmp/sweep.yaml" >/dev/null 2>&1 &
 pid=$!
 wait_running
 kill -KILL $pid
