@@ -4,6 +4,7 @@
  * main() only parses the global options, looks the command up in the table
  * and hands over; each command is one advisor/cmd-*.c file.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,12 @@ int main(int argc, char **argv)
 {
 	struct ta_err err = { 0 };
 	const struct option *const top_tables[] = { global_options, top_options, NULL };
+
+	/*
+	 * A daemon or pipe that goes away (libvirtd restarting, `| head`) must
+	 * give an error we handle, not kill us mid-run with knobs changed.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 
 	/* Global options may come before the command ... */
 	int n = opts_parse(top_tables, argc - 1, argv + 1, 1, &err);
