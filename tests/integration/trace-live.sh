@@ -48,6 +48,16 @@ grep -q "Ganged exits (per-vcore rule)" "$WORK/text" || ta_fail "no gang table: 
 grep -q "HV_DECREMENTER" "$WORK/text" || ta_fail "no exit reasons in text"
 ls $TRACEFS/instances | grep -q '^topoadvisor-' && ta_fail "an instance was left: $(ls $TRACEFS/instances)"
 
+# -p keeps only the given process (the controller's guest).
+"$TA" --json trace -p 1 -- "$FAKEHV" run one-vcore 5 >"$WORK/p.json" || ta_fail "trace -p failed"
+ta_json_check "$WORK/p.json" "assert j['processes'] == [] and j['events'] == 40, j['processes']"
+
+# A failing command: the report is still printed, the exit status says so.
+"$TA" trace -- sh -c "'$FAKEHV' run one-vcore 5; exit 3" >"$WORK/f.txt" 2>"$WORK/f.err"
+[ $? -eq 1 ] || ta_fail "a failing command should make trace exit 1"
+grep -q "exited with status 3" "$WORK/f.err" && grep -q "HV_DECREMENTER" "$WORK/f.txt" \
+	|| ta_fail "failing command: $(cat "$WORK/f.err")"
+
 # Not applicable: no kvm_hv events fire during a plain sleep.
 "$TA" --json trace -d 0.3 >"$WORK/idle.json" || ta_fail "trace -d failed"
 ta_json_check "$WORK/idle.json" "assert j['applicable'] is False and 'never fired' in j['why'], j.get('why')"
