@@ -72,6 +72,13 @@ $(FAKEHV): tests/helpers/fakehv.c
 	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracefs) -o $@ $< \
 		$(shell pkg-config --libs libtracefs) -lpthread
 
+# libtracecmd's own reader, timed next to ours by `make bench`.
+TCREAD := $(BUILD)/tests/tcread
+$(TCREAD): tests/helpers/tcread.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracecmd) -o $@ $< \
+		$(shell pkg-config --libs libtracecmd)
+
 deps:
 	@scripts/deps.sh check
 
@@ -82,7 +89,7 @@ check: deps
 units: $(UNIT_BINS) $(FAKEHV)
 
 bench: deps
-	$(MAKE) $(BIN) $(FAKEHV)
+	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)
 	@scripts/bench.sh
 
 demo: deps

@@ -94,6 +94,16 @@ PY
 	fi
 done
 
+# libtracecmd 3.1.6's own reader on the same files (why we read data ourselves).
+for kind in none zstd; do
+	/usr/bin/time -f "%e %M" -o "$WORK/tc.time" "$TA_BUILD/tests/tcread" "$WORK/$kind.dat" >/dev/null \
+		|| ta_fail "tcread failed"
+	read -r t kb <"$WORK/tc.time"
+	/usr/bin/time -f "%e %M" -o "$WORK/ta.time" "$TOPOADVISOR" exits "$WORK/$kind.dat" >/dev/null
+	read -r t2 kb2 <"$WORK/ta.time"
+	echo "libtracecmd read-only ($kind): $t s, $((kb / 1024)) MB RSS; topoadvisor exits: $t2 s, $((kb2 / 1024)) MB RSS"
+done
+
 # Live.  The emulator is the limit on this host: a NOP5 uprobe hit costs it
 # ~0.85 us of kernel time, so first measure what two emitter threads reach
 # with nobody reading; then the live session, with the reader's own CPU time

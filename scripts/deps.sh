@@ -19,7 +19,7 @@ check|demo|bench)
 	# daemons and QEMU for real guests, and what the guest image is built from.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
-qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3
+qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time
 stress-ng sysbench redis-server redis-tools"
 	;;
 *) echo "usage: $0 [build|check|demo|bench]" >&2; exit 2 ;;
