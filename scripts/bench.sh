@@ -45,11 +45,14 @@ PEER_AWK='
 }
 END { for (t in runs) printf "tgid %s gang_exits %d core_runs %d guest_exits %d cedes %d\n", t, gang[t], runs[t], exits[t], cedes[t] }'
 
-record() { # FILE ARGS...
+record() { # FILE ARGS... (retried: trace-cmd fails if /proc/kallsyms changes meanwhile)
 	out=$1; shift
-	trace-cmd record -d --no-filter -C mono -b 65536 "$@" -e kvm_hv -o "$out" \
-		sh -c "sleep 0.2; '$FAKEHV' bench $ITER" >"$WORK/rec.log" 2>&1
-	[ -s "$out" ] || { cat "$WORK/rec.log"; ta_fail "trace-cmd wrote no $out"; }
+	for try in 1 2 3; do
+		trace-cmd record -d --no-filter -C mono -b 65536 "$@" -e kvm_hv -o "$out" \
+			sh -c "sleep 0.2; '$FAKEHV' bench $ITER" >"$WORK/rec.log" 2>&1
+		[ -s "$out" ] && return
+	done
+	cat "$WORK/rec.log"; ta_fail "trace-cmd wrote no $out"
 }
 
 echo "bench: recording $EVENTS emulated kvm_hv events (uncompressed and zstd v7)..."

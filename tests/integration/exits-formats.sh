@@ -21,11 +21,18 @@ chmod +x "$WORK/workload"
 
 # record FILE ARGS...: trace-cmd record exits 1 here (function-tracer files are
 # EPERM) but with -d --no-filter the file is complete.
+# It can also fail outright when /proc/kallsyms changes while it copies it
+# (modules or BPF programs loading elsewhere on the host): retry.
 record() {
 	out=$1; shift
-	trace-cmd record -d --no-filter -C mono "$@" -o "$out" "$WORK/workload" \
-		>"$WORK/rec.log" 2>&1
-	[ -s "$out" ] || { cat "$WORK/rec.log"; ta_fail "trace-cmd wrote no $out"; }
+	for try in 1 2 3; do
+		rm -f "$out"
+		trace-cmd record -d --no-filter -C mono "$@" -o "$out" "$WORK/workload" \
+			>"$WORK/rec.log" 2>&1
+		[ -s "$out" ] && return
+		grep -q "kallsyms" "$WORK/rec.log" || break
+	done
+	cat "$WORK/rec.log"; ta_fail "trace-cmd wrote no $out"
 }
 
 check() { # FILE ALGO [EXTRA ARGS]

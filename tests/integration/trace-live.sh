@@ -42,11 +42,15 @@ assert all(c == $R for c in r.values()), r
 for n in ('HANDLED_IN_KERNEL', 'HV_DECREMENTER', 'H_DOORBELL', 'HV_SOFTPATCH', 'NESTED_HV_DECREMENTER', 'HV_RM_HARD', '0x1234'):
     assert n in r, n"
 
-# The text report and the instance clean-up.
-"$TA" trace -- "$FAKEHV" run one-vcore 5 >"$WORK/text" || ta_fail "text trace failed"
+# The text report and the instance clean-up (-v names the instance; other
+# topoadvisor processes on this host may have their own).
+"$TA" -v trace -- "$FAKEHV" run one-vcore 5 >"$WORK/text" 2>"$WORK/v.err" || ta_fail "text trace failed"
 grep -q "Ganged exits (per-vcore rule)" "$WORK/text" || ta_fail "no gang table: $(cat "$WORK/text")"
 grep -q "HV_DECREMENTER" "$WORK/text" || ta_fail "no exit reasons in text"
-ls $TRACEFS/instances | grep -q '^topoadvisor-' && ta_fail "an instance was left: $(ls $TRACEFS/instances)"
+inst=$(sed -n 's/.*tracing in instance \(topoadvisor-[0-9-]*\).*/\1/p' "$WORK/v.err")
+[ -n "$inst" ] || ta_fail "-v did not name the instance: $(cat "$WORK/v.err")"
+ta_track_instance "$inst"
+[ -d "$TRACEFS/instances/$inst" ] && ta_fail "instance $inst was left behind"
 
 # -p keeps only the given process (the controller's guest).
 "$TA" --json trace -p 1 -- "$FAKEHV" run one-vcore 5 >"$WORK/p.json" || ta_fail "trace -p failed"
