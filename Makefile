@@ -38,7 +38,8 @@ UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 # C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
-HELPER_SRCS := $(filter-out tests/helpers/fakehv.c,$(wildcard tests/helpers/*.c))
+HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c,\
+	$(wildcard tests/helpers/*.c))
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
 BIN := topoadvisor
@@ -92,6 +93,13 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	@$(if $(Q),echo "  HELPER  $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
 
+# libtracecmd's own reader, timed next to ours by `make bench`.
+TCREAD := $(BUILD)/tests/tcread
+$(TCREAD): tests/helpers/tcread.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracecmd) -o $@ $< \
+		$(shell pkg-config --libs libtracecmd)
+
 deps:
 	@scripts/deps.sh check
 
@@ -102,7 +110,7 @@ check: deps
 units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS)
 
 bench: deps
-	$(MAKE) $(BIN) $(FAKEHV)
+	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)
 	@scripts/bench.sh
 
 demo: deps

@@ -29,7 +29,7 @@ static const struct option trace_options[] = {
 	OPT_STRING(0, "algorithm", &algorithm, "RULE",
 		   "vcore (state per runner thread, default) or seed (the RFC's per-tgid rule)"),
 	OPT_INT(0, "buffer-kib", &buffer_kib, "KIB",
-		"per-CPU trace buffer size (default 16384)"),
+		"per-CPU trace buffer size (default: 256 MiB / CPUs, 1-16 MiB)"),
 	OPT_INT('p', "pid", &only_tgid, "TGID", "report only this process (a QEMU pid)"),
 	OPT_END(),
 };

@@ -147,7 +147,8 @@ static bool fits(const struct field_ref *f, int size)
 
 int decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev)
 {
-	if (size < d->type.offset + d->type.size)
+	/* No event of ours in this trace: common_type was never resolved. */
+	if (!d->type.size || size < d->type.offset + d->type.size)
 		return 0;
 	int id = (int)load_num((const unsigned char *)data + d->type.offset, d->type.size, d->swap);
 	if (id != d->id_run_core && id != d->id_guest_exit && id != d->id_kvm_exit &&

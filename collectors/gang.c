@@ -67,7 +67,14 @@ static bool htab_key_eq(const void *a, const void *b, size_t len)
 		memcpy(&y, b, 4);
 		return x == y;
 	}
-	return !memcmp(a, b, len);
+	uint64_t diff = 0;
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, (const char *)a + i, 8);
+		memcpy(&y, (const char *)b + i, 8);
+		diff |= x ^ y;
+	}
+	return diff == 0;
 }
 
 static void *htab_entry(const struct htab *t, size_t i)
@@ -162,6 +169,8 @@ struct gang_counter *gang_new(enum gang_algorithm algo)
 	g->algo = algo;
 	htab_init(&g->runners, sizeof(struct runner), sizeof(int32_t));
 	htab_init(&g->procs, sizeof(struct proc_state), sizeof(int32_t));
+	/* htab_hash/htab_key_eq handle 4-byte keys and whole 8-byte words. */
+	_Static_assert(sizeof(struct reason_key) % 8 == 0, "reason key must be whole words");
 	htab_init(&g->reasons, sizeof(struct reason_state), sizeof(struct reason_key));
 	return g;
 }

@@ -20,7 +20,8 @@
  *  GANG_ALGO_SEED: the perf script of the original RFC: cedes kept per tgid,
  *	reset on any Enter of that tgid, pid->tgid learned on the first Enter.
  *	Kept for comparison; it miscounts VMs with several vcores running at
- *	once.
+ *	once.  Only gang_exits depends on the rule: core runs, bail-outs, guest
+ *	exits and cedes are always counted per runner thread.
  *
  * Attribution: a guest exit is charged to the tgid its runner thread last
  * entered for; on POWER8 with dynamic micro-threading the exits of

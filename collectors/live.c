@@ -433,7 +433,13 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 			strerror(errno));
 		goto fail;
 	}
-	int kib = opts->buffer_kib > 0 ? opts->buffer_kib : LIVE_DEFAULT_BUFFER_KIB;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int kib = opts->buffer_kib;
+	if (kib <= 0) {
+		kib = (int)(LIVE_TOTAL_BUFFER_KIB / (ncpu > 0 ? ncpu : 1));
+		kib = kib > LIVE_MAX_CPU_BUFFER_KIB ? LIVE_MAX_CPU_BUFFER_KIB
+			: kib < LIVE_MIN_CPU_BUFFER_KIB ? LIVE_MIN_CPU_BUFFER_KIB : kib;
+	}
 	tracefs_trace_off(s->inst);
 	if (tracefs_instance_set_buffer_size(s->inst, (size_t)kib, -1) < 0) {
 		err_set(err, EXIT_FAILURE_RUN, "cannot set a %d KiB per-CPU trace buffer: %s", kib,

@@ -35,12 +35,19 @@
 #include "../util/err.h"
 #include "gang.h"
 
-/* Copes with 2 M events/s on two CPUs with the reader descheduled ~100 ms. */
-#define LIVE_DEFAULT_BUFFER_KIB 16384
+/*
+ * Default per-CPU buffer: 256 MiB in all, at most 16 MiB and at least 1 MiB
+ * per CPU.  16 MiB copes with 2 M events/s on one CPU while the reader is
+ * descheduled for ~150 ms; a 160-CPU POWER host gets 1.6 MiB per CPU
+ * instead of 2.5 GiB in all.
+ */
+#define LIVE_TOTAL_BUFFER_KIB (256 * 1024)
+#define LIVE_MAX_CPU_BUFFER_KIB 16384
+#define LIVE_MIN_CPU_BUFFER_KIB 1024
 
 struct live_opts {
 	enum gang_algorithm algorithm;
-	int buffer_kib;			/* per CPU; 0: LIVE_DEFAULT_BUFFER_KIB */
+	int buffer_kib;			/* per CPU; 0: the default above */
 	const int32_t *tgids;		/* report only these processes; NULL: all */
 	size_t ntgids;
 };

@@ -27,6 +27,7 @@ struct cpu_stream {
 	uint64_t chunks_left;
 	unsigned char *chunk;		/* current decompressed chunk */
 	size_t chunk_cap, chunk_len, chunk_pos;
+	ZSTD_DCtx *zctx;		/* reused: one context per CPU, not per chunk */
 	struct page_reader pr;
 	bool done;
 };
@@ -70,7 +71,9 @@ static int stream_next_chunk(struct reader *rd, struct cpu_stream *s)
 		s->chunk = xmalloc(size);
 		s->chunk_cap = size;
 	}
-	size_t got = ZSTD_decompress(s->chunk, size, s->src + s->pos, zsize);
+	if (!s->zctx && !(s->zctx = ZSTD_createDCtx()))
+		return stream_fail(rd, s, "no memory for a zstd context");
+	size_t got = ZSTD_decompressDCtx(s->zctx, s->chunk, size, s->src + s->pos, zsize);
 	if (ZSTD_isError(got) || got != size)
 		return stream_fail(rd, s, "a compressed chunk does not decompress");
 	s->pos += zsize;
@@ -147,6 +150,7 @@ static void stream_close(struct cpu_stream *s)
 {
 	page_reader_release(&s->pr);
 	free(s->chunk);
+	ZSTD_freeDCtx(s->zctx);
 }
 
 static bool heap_less(const struct reader *rd, int a, int b)

@@ -24,7 +24,7 @@ check|demo|bench)
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 libvirt-daemon-system libvirt-daemon-system-sysv
-qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3
+qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time
 stress-ng sysbench redis-server redis-tools
 chromium"
 	;;

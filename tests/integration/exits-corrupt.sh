@@ -8,9 +8,13 @@ command -v trace-cmd >/dev/null || ta_skip "trace-cmd not installed (scripts/dep
 mkdir "$WORK/bad"
 for v in "6:--file-version 6" "7:--compression none" "7z:"; do
 	name=${v%%:*}; args=${v#*:}
-	# shellcheck disable=SC2086
-	trace-cmd record -d --no-filter -C mono $args -e kvm_hv -o "$WORK/ok$name.dat" \
-		sh -c "sleep 0.2; '$FAKEHV' run overlap-share 20" >"$WORK/rec.log" 2>&1
+	# Retried: trace-cmd fails when /proc/kallsyms changes while it copies it.
+	for try in 1 2 3; do
+		# shellcheck disable=SC2086
+		trace-cmd record -d --no-filter -C mono $args -e kvm_hv -o "$WORK/ok$name.dat" \
+			sh -c "sleep 0.2; '$FAKEHV' run overlap-share 20" >"$WORK/rec.log" 2>&1
+		[ -s "$WORK/ok$name.dat" ] && break
+	done
 	[ -s "$WORK/ok$name.dat" ] || { cat "$WORK/rec.log"; ta_fail "no recording"; }
 	"$TA" exits "$WORK/ok$name.dat" >/dev/null || ta_fail "the intact v$name file must read"
 	python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/ok$name.dat" "$WORK/bad" 30

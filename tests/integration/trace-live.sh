@@ -42,11 +42,25 @@ assert all(c == $R for c in r.values()), r
 for n in ('HANDLED_IN_KERNEL', 'HV_DECREMENTER', 'H_DOORBELL', 'HV_SOFTPATCH', 'NESTED_HV_DECREMENTER', 'HV_RM_HARD', '0x1234'):
     assert n in r, n"
 
-# The text report and the instance clean-up.
-"$TA" trace -- "$FAKEHV" run one-vcore 5 >"$WORK/text" || ta_fail "text trace failed"
+# The text report and the instance clean-up (-v names the instance; other
+# topoadvisor processes on this host may have their own).
+"$TA" -v trace -- "$FAKEHV" run one-vcore 5 >"$WORK/text" 2>"$WORK/v.err" || ta_fail "text trace failed"
 grep -q "Ganged exits (per-vcore rule)" "$WORK/text" || ta_fail "no gang table: $(cat "$WORK/text")"
 grep -q "HV_DECREMENTER" "$WORK/text" || ta_fail "no exit reasons in text"
-ls $TRACEFS/instances | grep -q '^topoadvisor-' && ta_fail "an instance was left: $(ls $TRACEFS/instances)"
+inst=$(sed -n 's/.*tracing in instance \(topoadvisor-[0-9-]*\).*/\1/p' "$WORK/v.err")
+[ -n "$inst" ] || ta_fail "-v did not name the instance: $(cat "$WORK/v.err")"
+ta_track_instance "$inst"
+[ -d "$TRACEFS/instances/$inst" ] && ta_fail "instance $inst was left behind"
+
+# -p keeps only the given process (the controller's guest).
+"$TA" --json trace -p 1 -- "$FAKEHV" run one-vcore 5 >"$WORK/p.json" || ta_fail "trace -p failed"
+ta_json_check "$WORK/p.json" "assert j['processes'] == [] and j['events'] == 40, j['processes']"
+
+# A failing command: the report is still printed, the exit status says so.
+"$TA" trace -- sh -c "'$FAKEHV' run one-vcore 5; exit 3" >"$WORK/f.txt" 2>"$WORK/f.err"
+[ $? -eq 1 ] || ta_fail "a failing command should make trace exit 1"
+grep -q "exited with status 3" "$WORK/f.err" && grep -q "HV_DECREMENTER" "$WORK/f.txt" \
+	|| ta_fail "failing command: $(cat "$WORK/f.err")"
 
 # Not applicable: no kvm_hv events fire during a plain sleep.
 "$TA" --json trace -d 0.3 >"$WORK/idle.json" || ta_fail "trace -d failed"
