@@ -7,9 +7,18 @@
 #include <string.h>
 
 #include "../experiments/config.h"
+#include "../experiments/controller.h"
 #include "../experiments/plan.h"
 #include "../util/json.h"
 #include "cmd.h"
+
+static const char *plan_root;
+
+static const struct option plan_options[] = {
+	OPT_STRING(0, "root", &plan_root, "DIR",
+		   "check host knobs under DIR instead of / (a fake sysfs tree, for tests)"),
+	OPT_END(),
+};
 
 static void format_duration(char *buf, size_t n, double secs)
 {
@@ -177,6 +186,11 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct host_facts host;
 	host_facts_read(&host);
 	struct plan *p = plan_expand(cfg, &host, cfg->seed_given ? cfg->seed : 0, &err);
+	struct controller_opts copts = { .sysfs_root = plan_root };
+	if (p && !p->cross_host && controller_check_host(p, &copts, false, &err) < 0) {
+		plan_free(p);
+		p = NULL;
+	}
 	if (!p) {
 		config_free(cfg);
 		return cmd_fail(&err);
@@ -197,7 +211,7 @@ const struct cmd_entry cmd_plan_entry = {
 	.name = "plan",
 	.summary = "validate and expand a sweep: configurations, dropped combinations, estimate",
 	.args_usage = "CONFIG",
-	.options = NULL,
+	.options = plan_options,
 	.min_args = 1,
 	.max_args = 1,
 	.exec = cmd_plan_exec,

@@ -84,7 +84,7 @@ static void top_usage(FILE *f)
 		      "Find the best VM shape for a workload by experiment.\n\n"
 		      "Commands:\n");
 	for (const struct cmd_entry *const *c = commands; *c; c++)
-		strbuf_addf(&sb, "  %-12s%s\n", (*c)->name, (*c)->summary);
+		strbuf_addf(&sb, "  %-13s %s\n", (*c)->name, (*c)->summary);
 	strbuf_addstr(&sb, "\nOptions:\n");
 	opts_help(&sb, tables);
 	strbuf_addstr(&sb, "\n'topoadvisor COMMAND --help' lists a command's options.\n");

@@ -33,7 +33,7 @@ static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t se
 		plan_free(p);
 		return NULL;
 	}
-	if (controller_check_host(p, copts, err) < 0) {
+	if (controller_check_host(p, copts, true, err) < 0) {
 		plan_free(p);
 		return NULL;
 	}

@@ -51,11 +51,11 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 /*
  * Checks up front that this host can run the plan: every host knob is
  * supported here (the capability check `plan` and `run` share), and the
- * runner's needs (root for knobs, …).  Fails with a message naming the knob
+ * runner's needs (with for_run: root for knobs, …).  Fails with a message naming the knob
  * and why, so nothing fails mid-sweep for a reason known at the start.
  */
 int controller_check_host(const struct plan *plan, const struct controller_opts *opts,
-			  struct ta_err *err);
+			  bool for_run, struct ta_err *err);
 
 /* The host facts recorded with an experiment, as JSON. */
 char *controller_host_facts_json(void);

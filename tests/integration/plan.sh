@@ -39,6 +39,23 @@ grep -q '1x1x4/subcores_per_core=4: POWER8 with 4 subcores per core has 2 thread
 	fail "dropped reason missing"
 grep -q '^3 configurations' "$tmp/out" || fail "drop.yaml should keep 3 configurations"
 
+# A knob this host lacks fails plan up front, naming the key and why; under a
+# root that has it, the same sweep plans.
+cat >"$tmp/knob.yaml" <<'YAML'
+name: knob
+topology: [1x2x1]
+host: {subcores_per_core: [1, 2]}
+benchmark: {kind: stress-ng}
+YAML
+if [ ! -e /sys/devices/system/cpu/subcores_per_core ]; then
+	"$TOPOADVISOR" plan "$tmp/knob.yaml" 2>"$tmp/err"
+	[ $? -eq 2 ] || fail "an unsupported knob should fail plan with 2"
+	grep -q "knob.yaml:3:8: host.subcores_per_core: .*POWER8" "$tmp/err" || fail "knob message: $(cat "$tmp/err")"
+fi
+mkdir -p "$tmp/root/sys/devices/system/cpu"
+echo 1 >"$tmp/root/sys/devices/system/cpu/subcores_per_core"
+"$TOPOADVISOR" plan --root "$tmp/root" "$tmp/knob.yaml" >/dev/null || fail "plan --root with the knob present"
+
 # Bad input: exit 2 and FILE:LINE:COL.
 printf 'name: bad\ntopology: [1x2x1]\nbenchmark: {kind: ebizy}\n' >"$tmp/bad.yaml"
 "$TOPOADVISOR" plan "$tmp/bad.yaml" 2>"$tmp/err"
