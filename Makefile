@@ -12,7 +12,7 @@ PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 \
 
 CC ?= cc
 CFLAGS ?= -O2 -g
-WARN := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter
+WARN := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -DTA_VERSION='"$(VERSION)"' \

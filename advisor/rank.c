@@ -1,5 +1,4 @@
 /* rank: ranking, ties, recommendation and warnings; see rank.h and docs/advisor.md. */
-#define _GNU_SOURCE	/* qsort_r, cpu_set_t */
 #include "rank.h"
 
 #include <ctype.h>

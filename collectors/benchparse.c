@@ -3,7 +3,6 @@
  * C-locale numbers, metrics, error excerpts) and the command kind's
  * named-group regex.  The per-benchmark parsers are collectors/parse-*.c.
  */
-#define _GNU_SOURCE
 #include "benchparse-int.h"
 
 #include <ctype.h>

@@ -1,5 +1,4 @@
 /* live: a tracefs session feeding the gang counter; see live.h. */
-#define _GNU_SOURCE
 #include "live.h"
 
 #include <errno.h>

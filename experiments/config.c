@@ -11,6 +11,8 @@
  */
 #include "config.h"
 
+#include "../util/cpuset.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -184,70 +186,16 @@ static bool knob_normalise(const struct knob_def *def, const char *text, char *b
 	return false;
 }
 
-/* --- cpusets ---------------------------------------------------------------- */
-
-static bool cpuset_number(const char **p, int *out)
-{
-	if (!isdigit((unsigned char)**p))
-		return false;
-	long v = 0;
-	while (isdigit((unsigned char)**p)) {
-		v = v * 10 + (**p - '0');
-		if (v >= CONFIG_CPU_MAX)
-			return false;
-		(*p)++;
-	}
-	*out = (int)v;
-	return true;
-}
-
 int config_cpuset_parse(const char *set, int *ncpus, int *max_cpu)
 {
-	_Static_assert(CONFIG_CPU_MAX % 8 == 0, "bitmap in bytes");
-	unsigned char bits[CONFIG_CPU_MAX / 8];
-	memset(bits, 0, sizeof(bits));
-	const char *p = set;
-	bool any_positive = false;
-	for (;;) {
-		bool exclude = false;
-		if (*p == '^') {
-			exclude = true;
-			p++;
-		}
-		int lo, hi;
-		if (!cpuset_number(&p, &lo))
-			return -1;
-		hi = lo;
-		if (*p == '-') {
-			p++;
-			if (exclude || !cpuset_number(&p, &hi) || hi < lo)
-				return -1;
-		}
-		for (int c = lo; c <= hi; c++) {
-			if (exclude)
-				bits[c / 8] &= (unsigned char)~(1u << (c % 8));
-			else
-				bits[c / 8] |= (unsigned char)(1u << (c % 8));
-		}
-		any_positive |= !exclude;
-		if (*p == '\0')
-			break;
-		if (*p != ',')
-			return -1;
-		p++;
-	}
-	int count = 0, top = -1;
-	for (int c = 0; c < CONFIG_CPU_MAX; c++)
-		if (bits[c / 8] & (1u << (c % 8))) {
-			count++;
-			top = c;
-		}
-	if (!any_positive || count == 0)
+	struct cpuset cs;
+	if (cpuset_parse(set, &cs, NULL) < 0)
 		return -1;
 	if (ncpus)
-		*ncpus = count;
+		*ncpus = (int)cs.n;
 	if (max_cpu)
-		*max_cpu = top;
+		*max_cpu = cpuset_last(&cs);
+	cpuset_release(&cs);
 	return 0;
 }
 
@@ -719,7 +667,7 @@ static int get_cpuset(struct loader *L, const yaml_node_t *n, const char *key, c
 	if (config_cpuset_parse(s, ncpus, NULL) < 0) {
 		free(s);
 		return fail(L, n, key, "expected a host cpuset like \"0-3,8\" or \"0-7,^2\" "
-			    "(CPU numbers below %d), got %s", CONFIG_CPU_MAX, DESCRIBE(n));
+			    "(CPU numbers up to %d), got %s", CPUSET_MAX_CPU, DESCRIBE(n));
 	}
 	free(*out);
 	*out = s;

@@ -206,9 +206,8 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out);
  * Parses a host cpuset in libvirt syntax ("0-3,8,^2"): on success returns 0
  * and, when the pointers are non-NULL, the number of CPUs in the set and
  * the highest one.  Fails (-1) on bad syntax, reversed ranges, CPU numbers
- * of CONFIG_CPU_MAX or more, or an empty result.
+ * above CPUSET_MAX_CPU (util/cpuset.h, which does the parsing), or an empty result.
  */
-#define CONFIG_CPU_MAX 8192
 int config_cpuset_parse(const char *set, int *ncpus, int *max_cpu);
 
 /* Names used in keys, messages and the DB. */

@@ -3,7 +3,6 @@
  * build the domain for a configuration, boot it, wait for the agent, check
  * the topology it sees, run commands, read vCPU statistics, destroy.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

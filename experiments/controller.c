@@ -2,7 +2,6 @@
  * controller: the sweep loop and the host-side steps of a run; the guest
  * side is in controller-guest.c.  See controller.h.
  */
-#define _GNU_SOURCE
 #include "controller.h"
 
 #include <errno.h>

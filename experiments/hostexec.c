@@ -1,5 +1,4 @@
 /* hostexec: pinned, captured, bounded commands on the host; see hostexec.h. */
-#define _GNU_SOURCE
 #include "hostexec.h"
 
 #include <errno.h>

@@ -1,5 +1,4 @@
 /* knobs: the host settings registry, apply and restore; see knobs.h. */
-#define _GNU_SOURCE
 #include "knobs.h"
 
 #include <ctype.h>

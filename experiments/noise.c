@@ -1,5 +1,4 @@
 /* noise: spin and command background loads; see noise.h. */
-#define _GNU_SOURCE
 #include "noise.h"
 
 #include <dirent.h>

@@ -1,8 +1,8 @@
 /* cpuset: parsing and formatting host CPU lists; see cpuset.h. */
-#define _GNU_SOURCE
 #include "cpuset.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +40,17 @@ int cpuset_parse(const char *s, struct cpuset *out, struct ta_err *err)
 	unsigned char *seen = xcalloc(CPUSET_MAX_CPU + 1, 1);
 	const char *p = s;
 	size_t n = 0;
+	bool any = false;
 	for (;;) {
 		long a, b;
+		/* "^N" (libvirt syntax) takes one CPU out of what the rest names. */
+		bool exclude = *p == '^';
+		if (exclude)
+			p++;
 		if (read_cpu(&p, s, &a, err) < 0)
 			goto fail;
 		b = a;
-		if (*p == '-') {
+		if (*p == '-' && !exclude) {
 			p++;
 			if (read_cpu(&p, s, &b, err) < 0)
 				goto fail;
@@ -56,11 +61,13 @@ int cpuset_parse(const char *s, struct cpuset *out, struct ta_err *err)
 				goto fail;
 			}
 		}
-		for (long c = a; c <= b; c++)
-			if (!seen[c]) {
-				seen[c] = 1;
-				n++;
-			}
+		/* Left to right, as libvirt reads it: "0-3,^2" is 0,1,3. */
+		for (long c = a; c <= b; c++) {
+			if (seen[c] != !exclude)
+				n += exclude ? (size_t)-1 : 1;
+			seen[c] = !exclude;
+		}
+		any |= !exclude;
 		if (*p == '\0')
 			break;
 		if (*p != ',') {
@@ -70,6 +77,10 @@ int cpuset_parse(const char *s, struct cpuset *out, struct ta_err *err)
 			goto fail;
 		}
 		p++;
+	}
+	if (!any || n == 0) {
+		err_set(err, EXIT_BAD_INPUT, "cpuset '%s' names no CPU", s);
+		goto fail;
 	}
 	out->cpus = xmalloc(n * sizeof(int));
 	out->n = 0;

@@ -13,10 +13,9 @@
 #include <sched.h>
 #include <stddef.h>
 
-/* cpu_set_t is a GNU extension: the including file must define _GNU_SOURCE
- * before its first system header. */
+/* cpu_set_t is a GNU extension: the Makefile builds everything with _GNU_SOURCE. */
 #ifndef CPU_SETSIZE
-#error "util/cpuset.h needs _GNU_SOURCE defined before the first #include"
+#error "util/cpuset.h needs _GNU_SOURCE (the Makefile defines it)"
 #endif
 
 #include "err.h"

@@ -30,7 +30,6 @@
  *   reasons	 tgid T: one guest exit per DESIGN §4.2 trap code (32 codes)
  *		 plus 0x1234, in one run with n_runnable 1: 0 gang exits
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>

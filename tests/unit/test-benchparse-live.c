@@ -5,7 +5,6 @@
  * that is not installed is skipped with the reason; the redis server it
  * starts is stopped by pid in the teardown, also when a check fails.
  */
-#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,7 +5,6 @@
  * outputs, exponents, a comma-decimal locale, CRLF, long lines, NUL bytes —
  * and the command kind's named-group regex.
  */
-#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

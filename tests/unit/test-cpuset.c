@@ -1,5 +1,4 @@
 /* Unit tests for the cpulist parser (util/cpuset): forms, errors, round trip. */
-#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,7 +5,6 @@
  * sysfs/procfs tree in a temporary ROOT: this host has no split-core and no
  * kvm_hv, and tests must not change the real host.
  */
-#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,7 +5,6 @@
  * handling whatever the controller set, and a program that cannot run or a
  * bad cpuset fails cleanly with nothing left behind.
  */
-#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

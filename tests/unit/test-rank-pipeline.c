@@ -12,7 +12,6 @@
  * TA_KEEP_DB=PATH keeps a copy of the database at PATH for inspection
  * (e.g. `topoadvisor --db PATH report redis-power8 -o r.html`).
  */
-#define _GNU_SOURCE
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
