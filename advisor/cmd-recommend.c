@@ -19,19 +19,10 @@ static const struct option recommend_options[] = {
 static int cmd_recommend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
-	struct db *db = db_open(ctx->db_path, false, &err);
-	if (!db)
-		return cmd_fail(&err);
 	struct db_results res;
-	int rc = db_results_load(db, argv[0], &res, &err);
-	db_close(db);
-	if (rc < 0)
-		return cmd_fail(&err);
 	struct rank_result r;
-	if (rank_compute(&res, recommend_metric, &r, &err) < 0) {
-		db_results_clear(&res);
+	if (rank_load(ctx->db_path, argv[0], recommend_metric, &res, &r, &err) < 0)
 		return cmd_fail(&err);
-	}
 	struct strbuf out = STRBUF_INIT;
 	if (ctx->json) {
 		struct json_writer w;
@@ -42,7 +33,7 @@ static int cmd_recommend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	cmd_print(&out);
 	strbuf_release(&out);
-	rc = r.recommended ? EXIT_OK : EXIT_FAILURE_RUN;
+	int rc = r.recommended ? EXIT_OK : EXIT_FAILURE_RUN;
 	rank_result_clear(&r);
 	db_results_clear(&res);
 	return rc;

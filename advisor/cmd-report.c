@@ -64,22 +64,13 @@ static int cmd_report_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		err_set(&err, EXIT_BAD_INPUT, "report: say where to write it: -o FILE.html");
 		return cmd_fail(&err);
 	}
-	struct db *db = db_open(ctx->db_path, false, &err);
-	if (!db)
-		return cmd_fail(&err);
 	struct db_results res;
-	int rc = db_results_load(db, argv[0], &res, &err);
-	db_close(db);
-	if (rc < 0)
-		return cmd_fail(&err);
 	struct rank_result r;
-	if (rank_compute(&res, report_metric, &r, &err) < 0) {
-		db_results_clear(&res);
+	if (rank_load(ctx->db_path, argv[0], report_metric, &res, &r, &err) < 0)
 		return cmd_fail(&err);
-	}
 	struct strbuf html = STRBUF_INIT;
 	report_html_render(&r, &html);
-	rc = write_file(report_output, &html, &err);
+	int rc = write_file(report_output, &html, &err);
 	strbuf_release(&html);
 	rank_result_clear(&r);
 	db_results_clear(&res);

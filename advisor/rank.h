@@ -103,6 +103,14 @@ struct rank_result {
 };
 
 /*
+ * Opens the database at db_path, reads experiment `exp` (id or name) into
+ * res and ranks it into r (the I/O edge of this module; rank-load.c).  On
+ * success the caller clears both.
+ */
+int rank_load(const char *db_path, const char *exp, const char *metric,
+	      struct db_results *res, struct rank_result *r, struct ta_err *err);
+
+/*
  * Ranks res by `metric` (NULL: the experiment's primary metric).  Fails
  * with EXIT_BAD_INPUT when there is no such metric in any successful run.
  */
