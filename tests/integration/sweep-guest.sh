@@ -66,6 +66,18 @@ grep -q "<topology sockets='1' dies='1' cores='2' threads='1'/>" "$tmp/dom.xml" 
 grep -q "topoadvisor.invalid/xmlns" "$tmp/dom.xml" || fail "domain.xml lacks our metadata"
 [ "$(ours)" = 0 ] || fail "domains left after the sweep"
 
+# guest.reuse: the same configuration twice in a row runs in one guest.
+sed 's/guest: {runner: agent, boot_timeout: 60}/guest: {runner: agent, boot_timeout: 60, reuse: true}/;
+     s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/; s/repetitions: 1/repetitions: 2/' \
+	"$tmp/sweep.yaml" >"$tmp/reuse.yaml"
+ta -q run "$tmp/reuse.yaml" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "reuse run exited $?"; }
+[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = 2 AND r.status = 'ok' AND r.topology_ok = 1")" = 2 ] || fail "reuse runs"
+[ "$(q "SELECT COUNT(*) FROM metrics m JOIN runs r ON r.id = m.run_id JOIN configurations c
+	ON c.id = r.configuration_id WHERE c.experiment_id = 2 AND m.name = 'boot_seconds'")" = 1 ] ||
+	fail "reuse booted more than one guest"
+[ "$(ours)" = 0 ] || fail "the reused guest was left behind"
+
 # A guest that cannot boot: a kernel that is not one.
 mkdir -m 0755 "$tmp/badcache" "$tmp/badcache/guest-x86_64"
 head -c 65536 /dev/urandom >"$tmp/badcache/guest-x86_64/vmlinuz"
@@ -76,7 +88,7 @@ sed 's/boot_timeout: 60/boot_timeout: 10/; s/topology: \[1x2x1, 1x1x2\]/topology
 	"$tmp/sweep.yaml" >"$tmp/noboot.yaml"
 TOPOADVISOR_CACHE=$tmp/badcache ta -q run "$tmp/noboot.yaml" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || fail "an unbootable sweep should exit 1"
-err=$(q "SELECT r.error FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 2")
+err=$(q "SELECT r.error FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 3")
 echo "$err" | grep -q "^guest: " || fail "no guest error: '$err'"
 [ "$(ours)" = 0 ] || fail "the unbootable guest was left behind"
 
@@ -93,9 +105,9 @@ sleep 8	# well into the benchmark
 kill -KILL $pid
 wait $pid 2>/dev/null
 [ "$(ours)" = 1 ] || fail "expected the killed controller's guest to be left running"
-ta resume 3 >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "resume exited $?"; }
+ta resume 4 >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "resume exited $?"; }
 grep -q "destroyed 1 guest left by an earlier sweep" "$tmp/out" || fail "resume did not report the leftover: $(cat "$tmp/out")"
-[ "$(q "SELECT status FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 3")" = ok ] ||
+[ "$(q "SELECT status FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 4")" = ok ] ||
 	fail "resume did not finish the killed run"
 [ "$(ours)" = 0 ] || fail "domains left after resume"
 pass

@@ -69,6 +69,17 @@ ta rank 1 >"$tmp/out" || fail "rank exited $?"
 grep -q "1x1x1/pin=none/subcores_per_core=1/kvm_hv.dynamic_mt_modes=6/noise=none" "$tmp/out" ||
 	fail "rank lacks the baseline"
 
+# rerun: a new experiment from the stored text (the file on disk is gone),
+# linked to the original.
+mv "$tmp/sweep.yaml" "$tmp/moved.yaml"
+exp2=$(ta -q rerun --root "$root" 1 2>"$tmp/err") || { cat "$tmp/err"; fail "rerun exited $?"; }
+[ "$exp2" = 2 ] || fail "rerun printed '$exp2'"
+[ "$(q "SELECT parent_id, status, config_yaml = (SELECT config_yaml FROM experiments WHERE id = 1)
+	FROM experiments WHERE id = 2")" = "1|done|1" ] || fail "rerun experiment row"
+[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = 2 AND r.status = 'ok'")" = 32 ] || fail "rerun runs"
+ta list | grep -q "(rerun of 1)" || fail "list does not show the rerun's parent"
+
 # A failing benchmark and an unparsable one: stored as failed with the cause,
 # the sweep goes on, run exits 1.
 cat >"$tmp/bad.yaml" <<YAML
@@ -86,14 +97,14 @@ YAML
 ta -q run "$tmp/bad.yaml" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || fail "a sweep with failed runs should exit 1"
 [ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
-	WHERE c.experiment_id = 2 AND r.status = 'failed'
+	WHERE c.experiment_id = 3 AND r.status = 'failed'
 	AND r.error LIKE '%exited with status 3%simulated failure%'")" = 2 ] ||
 	fail "failed runs: $(q "SELECT error FROM runs WHERE status = 'failed'")"
 sed -i 's/"fail"/"garbage"/' "$tmp/bad.yaml"
 ta -q run "$tmp/bad.yaml" >/dev/null 2>&1
 [ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
-	WHERE c.experiment_id = 3 AND r.status = 'failed' AND r.error LIKE '%output%'")" = 2 ] ||
-	fail "unparsable runs: $(q "SELECT error FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 3")"
-[ "$(q "SELECT COUNT(*) FROM artifacts a JOIN runs r ON r.id = a.run_id JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 3 AND a.name = 'benchmark.stdout'")" = 2 ] ||
+	WHERE c.experiment_id = 4 AND r.status = 'failed' AND r.error LIKE '%output%'")" = 2 ] ||
+	fail "unparsable runs: $(q "SELECT error FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 4")"
+[ "$(q "SELECT COUNT(*) FROM artifacts a JOIN runs r ON r.id = a.run_id JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 4 AND a.name = 'benchmark.stdout'")" = 2 ] ||
 	fail "the unparsable output was not kept"
 pass
