@@ -15,6 +15,8 @@ unset TOPOADVISOR_DB
 passed=0 failed=0 skipped=0
 failures=""
 log_dir=$(mktemp -d /tmp/topoadvisor-tests.XXXXXX)
+# Test names are "unit/NAME" and "integration/NAME": their log folders.
+mkdir -p "$log_dir/unit" "$log_dir/integration"
 
 run_one() { # name, command...
 	name=$1; shift
