@@ -21,7 +21,7 @@ check|demo|bench)
 	# because there is no systemd here.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
-libvirt-daemon-system libvirt-daemon-system-sysv
+libvirt-daemon-system libvirt-daemon-system-sysv qemu-system-ppc qemu-slof binutils
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils
 stress-ng sysbench redis-server redis-tools"
 	;;
