@@ -116,6 +116,35 @@ static void stressng_run(struct guest *g, int vcpus, const char *arg)
 	agent_result_free(&res);
 }
 
+/*
+ * A command that outlives its timeout is killed in the guest: agent_exec
+ * returns after about the timeout with timed_out set, and no such process
+ * is left running.
+ */
+static void agent_timeout_check(struct guest *g, const char *arg)
+{
+	const char *argv[] = { "sleep", "37", NULL };
+	struct agent_result res;
+	struct ta_err err = { 0 };
+	if (agent_exec(g->dom, argv, 1, &res, &err) < 0) {
+		CHECK(0, "%s: sleep: %s", arg, err.msg);
+		return;
+	}
+	CHECK(res.timed_out && res.exitcode == -1, "%s: sleep 37 with a 1 s timeout: timed_out %d "
+	      "exitcode %d", arg, res.timed_out, res.exitcode);
+	CHECK(res.seconds < 10, "%s: the timed-out command took %.1f s to return", arg, res.seconds);
+	printf("   agent timeout: sleep 37 killed after %.1f s (signal %d)\n", res.seconds,
+	       res.signal);
+	agent_result_free(&res);
+	const char *ps_argv[] = { "sh", "-c", "ps | grep -c '[s]leep 37'", NULL };
+	if (agent_exec(g->dom, ps_argv, 10, &res, &err) < 0) {
+		CHECK(0, "%s: ps: %s", arg, err.msg);
+		return;
+	}
+	CHECK(atoi(res.out) == 0, "%s: 'sleep 37' still runs in the guest after the timeout", arg);
+	agent_result_free(&res);
+}
+
 struct shape_arg {
 	int s, c, t;
 	enum pin_policy pin;
@@ -241,6 +270,11 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 		nproc_check(g, r.vcpus, arg);
 	else
 		stressng_run(g, r.vcpus, arg);
+	static bool timeout_checked;
+	if (!timeout_checked) {
+		agent_timeout_check(g, arg);
+		timeout_checked = true;
+	}
 	if (have_before && vcpustats_read(g->dom, &after, &err) == 0) {
 		if (vcpustats_diff(&before, &after, &d, &err) == 0) {
 			struct strbuf js = STRBUF_INIT;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # End to end with real guests under TCG: builds (or reuses) the test guest
 # image, starts libvirtd if it is not running (and stops it again at the
-# end, also on failure), then tests/helpers/guest-e2e boots the image in four
+# end, also on failure, unless another test still uses it), then tests/helpers/guest-e2e boots the image in four
 # shapes - 1x2x1, 1x1x2, 2x1x1 and 1x2x2 (4 vCPUs, threads=2) with compact,
 # spread and explicit pinning - checks what the guest sees, runs stress-ng
 # through the agent, verifies the pinning through the API, and checks that
@@ -27,21 +27,19 @@ image=$("$top/scripts/guest-image.sh") || skip "cannot build the guest image (of
 work=$(mktemp -d /tmp/topoadvisor-e2e.XXXXXX)
 # QEMU runs as libvirt-qemu and writes the console logs here.
 chmod 0755 "$work"
-started=0
 cleanup() {
 	# Our domains, should the helper have died half-way.
 	for d in $(virsh -q -c qemu:///system list --name 2>/dev/null | grep '^topoadvisor-e2e-'); do
 		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1
 	done
-	[ $started -eq 1 ] && "$top/scripts/libvirtd-stop.sh"
+	# Stops libvirtd unless it was running before us or another test uses it.
+	"$top/scripts/libvirtd-stop.sh" --user $$
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-out=$("$top/scripts/libvirtd-start.sh") || { echo "$out"; echo "libvirtd did not start"; exit 1; }
-echo "$out"
-case "$out" in *started) started=1 ;; esac
+"$top/scripts/libvirtd-start.sh" --user $$ || { echo "libvirtd did not start"; exit 1; }
 
 "$helper" "$image" "$work" 1x2x1:compact 1x1x2:spread 2x1x1:1/0 1x2x2:0/0/1/1
 rc=$?
