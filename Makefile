@@ -8,7 +8,7 @@ BUILD ?= build
 # json-c: the guest agent answers in JSON (guest-exec, guest-exec-status);
 # util/json.h only writes, and a real parser beats scanning for keys.
 PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 \
-	yaml-0.1 libxml-2.0 glib-2.0 json-c
+	yaml-0.1 libxml-2.0 glib-2.0 libzstd json-c
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -38,10 +38,18 @@ UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 # C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
-HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c,\
+	$(wildcard tests/helpers/*.c))
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
 BIN := topoadvisor
+
+# `make V=1` shows the full commands.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 
 .PHONY: all deps check unit integration bench demo install clean guest-image
 
@@ -59,31 +67,50 @@ $(BUILD)/libtopoadvisor.a: $(LIB_OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The schema is embedded with .incbin; rebuild its object when it changes.
 $(BUILD)/schema/db.o: schema/schema.sql
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtopoadvisor.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a \
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a \
 		$(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
+
+# The POWER KVM HV emulator the collector tests put uprobes on: a test
+# helper, built without sanitizers (it must fire events fast, and libtracefs's
+# own leaks are not ours to report).
+FAKEHV := $(BUILD)/tests/fakehv
+$(FAKEHV): tests/helpers/fakehv.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracefs) -o $@ $< \
+		$(shell pkg-config --libs libtracefs) -lpthread
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
+	@$(if $(Q),echo "  HELPER  $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
+
+# libtracecmd's own reader, timed next to ours by `make bench`.
+TCREAD := $(BUILD)/tests/tcread
+$(TCREAD): tests/helpers/tcread.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracecmd) -o $@ $< \
+		$(shell pkg-config --libs libtracecmd)
 
 deps:
 	@scripts/deps.sh check
 
 check: deps
-	$(MAKE) $(BIN) units
+	$(MAKE) $(BUILD)/$(BIN) units
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(HELPER_BINS)
+units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS)
 
 bench: deps
-	$(MAKE) $(BIN)
+	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)
 	@scripts/bench.sh
 
 demo: deps

@@ -4,17 +4,42 @@
  * main() only parses the global options, looks the command up in the table
  * and hands over; each command is one advisor/cmd-*.c file.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 
+extern const struct cmd_entry cmd_plan_entry;
+extern const struct cmd_entry cmd_run_entry;
+extern const struct cmd_entry cmd_resume_entry;
+extern const struct cmd_entry cmd_rerun_entry;
 extern const struct cmd_entry cmd_list_entry;
+extern const struct cmd_entry cmd_show_entry;
+extern const struct cmd_entry cmd_rank_entry;
+extern const struct cmd_entry cmd_recommend_entry;
+extern const struct cmd_entry cmd_report_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_restore_host_entry;
+extern const struct cmd_entry cmd_exits_entry;
+extern const struct cmd_entry cmd_trace_entry;
 extern const struct cmd_entry cmd_probe_entry;
 
 static const struct cmd_entry *const commands[] = {
+	&cmd_plan_entry,
+	&cmd_run_entry,
+	&cmd_resume_entry,
+	&cmd_rerun_entry,
 	&cmd_list_entry,
+	&cmd_show_entry,
+	&cmd_rank_entry,
+	&cmd_recommend_entry,
+	&cmd_report_entry,
+	&cmd_export_entry,
+	&cmd_restore_host_entry,
+	&cmd_exits_entry,
+	&cmd_trace_entry,
 	&cmd_probe_entry,
 	NULL,
 };
@@ -91,6 +116,12 @@ int main(int argc, char **argv)
 {
 	struct ta_err err = { 0 };
 	const struct option *const top_tables[] = { global_options, top_options, NULL };
+
+	/*
+	 * A daemon or pipe that goes away (libvirtd restarting, `| head`) must
+	 * give an error we handle, not kill us mid-run with knobs changed.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 
 	/* Global options may come before the command ... */
 	int n = opts_parse(top_tables, argc - 1, argv + 1, 1, &err);

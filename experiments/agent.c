@@ -203,6 +203,11 @@ int agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 	return 0;
 }
 
+int agent_spawn(virDomainPtr dom, const char *const *argv, struct ta_err *err)
+{
+	return exec_start(dom, argv, err) < 0 ? -1 : 0;
+}
+
 void agent_result_free(struct agent_result *res)
 {
 	free(res->out);

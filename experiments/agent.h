@@ -44,6 +44,12 @@ int agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 void agent_result_free(struct agent_result *res);
 
 /*
+ * Starts argv in the guest and returns at once, without waiting for it
+ * (benchmark servers, noise loads in a guest).  Its output is not read.
+ */
+int agent_spawn(virDomainPtr dom, const char *const *argv, struct ta_err *err);
+
+/*
  * Pure helpers, exposed for tests: build the guest-exec request, and parse a
  * guest-exec-status reply into res (returns 1 exited, 0 still running,
  * -1 malformed).

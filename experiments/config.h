@@ -56,6 +56,11 @@ struct topology_spec {
 	size_t nsockets;
 };
 
+/*
+ * Factor items the user did not write (the default [none] pinning and noise)
+ * have line == 0.
+ */
+
 /* One pinning choice (factor). */
 struct pinning {
 	enum pin_policy policy;
@@ -79,7 +84,8 @@ struct noise {
 	enum noise_kind kind;
 	char *name;		/* unique; defaults to the kind */
 	char *cpus;		/* host cpuset the load is pinned to (NULL: unpinned) */
-	int threads;		/* spin: busy threads (default: one per CPU in cpus) */
+	int threads;		/* spin: busy threads (default: one per CPU in cpus,
+				   1 when cpus is unset); 0 for other kinds */
 	struct argv_list argv;	/* command: the load; guest: run in the noise guest */
 	int line, col;
 };
@@ -98,6 +104,9 @@ struct benchmark {
 	int timeout;			/* seconds before a run is failed */
 	struct metric_spec metric;
 	char *parse_regex;		/* command: POSIX ERE; named groups as (?<name>…) */
+	char *parse_posix;		/* parse_regex with (?<name> turned into plain ( */
+	char **parse_groups;		/* [i]: name of capture group i+1, NULL if unnamed */
+	size_t nparse_groups;		/* capture groups in parse_posix */
 };
 
 /* A baseline: factor name -> value that together pick one configuration. */
@@ -117,6 +126,7 @@ struct collect {
 
 struct sweep_config {
 	char *path;		/* file it was read from */
+	bool files_checked;	/* referenced files (template) were readable at load */
 	char *text;		/* the YAML exactly as read */
 	size_t text_len;
 
@@ -126,7 +136,8 @@ struct sweep_config {
 	/* libvirt */
 	char *uri;
 	enum domain_type domain_type;
-	char *template_path;	/* NULL: built-in template */
+	char *template_path;	/* NULL: built-in template; else resolved against
+				   the config file's directory */
 	char *name_prefix;
 	enum guest_arch arch;
 	int memory_mib;
@@ -172,6 +183,33 @@ struct sweep_config *config_load(const char *path, struct ta_err *err);
 struct sweep_config *config_parse(const char *path, const char *text, size_t len,
 				  struct ta_err *err);
 void config_free(struct sweep_config *cfg);
+
+/*
+ * config_parse with flags.  CONFIG_CHECK_FILES: the text is the file at
+ * `path` on this host, so files it names (the template) must be readable
+ * now.  Without it (a config stored in the DB, replayed by rerun) they are
+ * only resolved; the run fails later if they are gone.
+ */
+enum { CONFIG_CHECK_FILES = 1 };
+struct sweep_config *config_parse_flags(const char *path, const char *text, size_t len,
+					unsigned flags, struct ta_err *err);
+
+/*
+ * Appends the validated config in a canonical, line-per-value text form
+ * (defaults filled in, values normalised).  Two configs that mean the same
+ * give the same text: tests compare with it, `plan -v` can show it.
+ */
+struct strbuf;
+void config_dump(const struct sweep_config *cfg, struct strbuf *out);
+
+/*
+ * Parses a host cpuset in libvirt syntax ("0-3,8,^2"): on success returns 0
+ * and, when the pointers are non-NULL, the number of CPUs in the set and
+ * the highest one.  Fails (-1) on bad syntax, reversed ranges, CPU numbers
+ * of CONFIG_CPU_MAX or more, or an empty result.
+ */
+#define CONFIG_CPU_MAX 8192
+int config_cpuset_parse(const char *set, int *ncpus, int *max_cpu);
 
 /* Names used in keys, messages and the DB. */
 const char *config_bench_kind_name(enum bench_kind k);

@@ -161,6 +161,21 @@ struct guest *guest_boot(virConnectPtr conn, const char *xml, int timeout_ms,
 	return g;
 }
 
+int guest_qemu_pid(const struct guest *g)
+{
+	/* qemu:///system keeps the QEMU pid in its state directory. */
+	char path[512];
+	snprintf(path, sizeof(path), "/run/libvirt/qemu/%s.pid", g->name);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	int pid = 0;
+	if (fscanf(f, "%d", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return pid;
+}
+
 int guest_destroy(struct guest *g, struct ta_err *err)
 {
 	if (!g)

@@ -59,6 +59,9 @@ struct guest *guest_boot(virConnectPtr conn, const char *xml, int timeout_ms,
 /* Destroys the domain (if still running) and frees g.  NULL is fine. */
 int guest_destroy(struct guest *g, struct ta_err *err);
 
+/* The QEMU process running the guest (for tracing its exits), 0 if unknown. */
+int guest_qemu_pid(const struct guest *g);
+
 /*
  * The pinning libvirt reports for the running domain, as cpusets
  * ("0-1,3"): one per vCPU, and the emulator's.  Free with guest_pins_free.

@@ -22,6 +22,7 @@
 struct host_facts {
 	enum guest_arch arch;	/* ARCH_X86_64 or ARCH_PPC64 */
 	int online_cpus;	/* 0: unknown */
+	int possible_cpus;	/* CPU ids are 0..possible_cpus-1; 0: unknown */
 	int threads_per_core;	/* 0: unknown */
 };
 

@@ -38,6 +38,7 @@ static int migration_find(int n, const char **start, size_t *len)
 		}
 		int num = atoi(p + strlen(MIGRATION_MARK));
 		if (found) {
+			*start = found;
 			*len = (size_t)(p - found);
 			return 0;
 		}

@@ -1,5 +1,38 @@
 #!/bin/sh
-# make demo: not available until the sweep controller lands (issue "Sweeps").
-echo "make demo: the sweep controller is not implemented yet;" >&2
-echo "  'topoadvisor plan configs/quickstart.yaml' shows what the demo will run." >&2
-exit 1
+# make demo: bring up libvirtd, build the test guest image, run the
+# quickstart sweep (configs/quickstart.yaml: 3 shapes x 2 noise loads x 3
+# repetitions of a 5 s stress-ng in real TCG guests, a few minutes), then
+# print the ranking and the recommendation.  The results stay in demo.db
+# (override with TOPOADVISOR_DB) for `topoadvisor report`, `show`, ….
+# libvirtd is stopped again if this script started it.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+ta=$top/topoadvisor
+db=${TOPOADVISOR_DB:-$top/demo.db}
+config=${1:-$top/configs/quickstart.yaml}
+
+started=0
+cleanup() {
+	[ $started -eq 1 ] && "$top/scripts/libvirtd-stop.sh" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+out=$("$top/scripts/libvirtd-start.sh")
+echo "$out"
+case "$out" in *started) started=1 ;; esac
+"$top/scripts/guest-image.sh" >/dev/null
+
+echo "demo: running $config into $db"
+"$ta" --db "$db" plan "$config" | tail -n 2
+exp=$("$ta" --db "$db" run "$config") || {
+	rc=$?
+	echo "demo: the sweep ended with status $rc (see 'topoadvisor --db $db show')" >&2
+	[ -n "${exp:-}" ] || exit $rc
+}
+echo
+"$ta" --db "$db" rank "$exp"
+echo
+"$ta" --db "$db" recommend "$exp"
+echo
+echo "demo: experiment $exp is in $db; an HTML report: $ta --db $db report $exp -o report.html"

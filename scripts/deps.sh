@@ -6,24 +6,28 @@ set -eu
 
 profile=${1:-check}
 
-# Build: compiler, pkg-config and the -dev packages of every library we link.
+# Build: compiler, pkg-config and the -dev packages of every library we link
+# (libzstd: the offline trace reader decompresses trace-cmd v7 chunks itself).
 pkgs="gcc make pkg-config libc6-dev
 libvirt-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
-libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libjson-c-dev"
+libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev libjson-c-dev"
 
 case "$profile" in
 build) ;;
 check|demo|bench)
 	# Tests: cmocka, the sqlite3 shell, trace-cmd (offline fixtures), libvirt
-	# daemons and QEMU for real guests, and what the guest image is built from.
+	# daemons and QEMU for real guests, what the guest image is built from, and
+	# chromium (headless) to render the HTML report in its integration test.
 	# libvirt-daemon-system creates the libvirt-qemu user and qemu.conf that
 	# libvirtd's QEMU driver refuses to start without; the -sysv flavour
-	# because there is no systemd here.
+	# because there is no systemd here.  qemu-system-ppc + qemu-slof (pseries
+	# firmware) and binutils (readelf) build and boot the ppc64 test guest.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 libvirt-daemon-system libvirt-daemon-system-sysv qemu-system-ppc qemu-slof binutils
-qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils
-stress-ng sysbench redis-server redis-tools"
+qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time
+stress-ng sysbench redis-server redis-tools
+chromium"
 	;;
 *) echo "usage: $0 [build|check|demo|bench]" >&2; exit 2 ;;
 esac

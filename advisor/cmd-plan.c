@@ -1,0 +1,204 @@
+/*
+ * plan: validate a sweep and show what `run` would do — the factors, the
+ * configurations, the combinations dropped and why, runs and an estimate —
+ * without touching the host.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../experiments/config.h"
+#include "../experiments/plan.h"
+#include "../util/json.h"
+#include "cmd.h"
+
+static void format_duration(char *buf, size_t n, double secs)
+{
+	long s = (long)(secs + 0.5);
+	if (s >= 3600)
+		snprintf(buf, n, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+	else if (s >= 60)
+		snprintf(buf, n, "%ldm%02lds", s / 60, s % 60);
+	else
+		snprintf(buf, n, "%lds", s);
+}
+
+static void plan_factor_lines(struct strbuf *out, const struct sweep_config *cfg)
+{
+	int width = 8;	/* "topology" */
+	for (size_t k = 0; k < cfg->nknobs; k++)
+		if ((int)strlen(cfg->knobs[k].name) > width)
+			width = (int)strlen(cfg->knobs[k].name);
+	strbuf_addf(out, "Factors:\n  %-*s  ", width, "topology");
+	const struct topology_spec *t = &cfg->topology;
+	if (t->generated) {
+		strbuf_addstr(out, "generated: vcpus");
+		for (size_t i = 0; i < t->nvcpus; i++)
+			strbuf_addf(out, "%s%d", i ? "," : " ", t->vcpus[i]);
+		strbuf_addstr(out, ", threads");
+		for (size_t i = 0; i < t->nthreads; i++)
+			strbuf_addf(out, "%s%d", i ? "," : " ", t->threads[i]);
+		if (t->nsockets) {
+			strbuf_addstr(out, ", sockets");
+			for (size_t i = 0; i < t->nsockets; i++)
+				strbuf_addf(out, "%s%d", i ? "," : " ", t->sockets[i]);
+		}
+	} else {
+		for (size_t i = 0; i < t->nshapes; i++) {
+			char shape[64];
+			shape_format(&t->shapes[i], shape, sizeof(shape));
+			strbuf_addf(out, "%s%s", i ? ", " : "", shape);
+		}
+	}
+	strbuf_addf(out, "\n  %-*s  ", width, "pinning");
+	for (size_t i = 0; i < cfg->npinnings; i++)
+		strbuf_addf(out, "%s%s", i ? ", " : "", cfg->pinnings[i].name);
+	for (size_t k = 0; k < cfg->nknobs; k++) {
+		strbuf_addf(out, "\n  %-*s  ", width, cfg->knobs[k].name);
+		for (size_t i = 0; i < cfg->knobs[k].nvalues; i++)
+			strbuf_addf(out, "%s%s", i ? ", " : "", cfg->knobs[k].values[i]);
+	}
+	strbuf_addf(out, "\n  %-*s  ", width, "noise");
+	for (size_t i = 0; i < cfg->nnoises; i++)
+		strbuf_addf(out, "%s%s", i ? ", " : "", cfg->noises[i].name);
+	strbuf_addch(out, '\n');
+}
+
+static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
+{
+	const struct sweep_config *cfg = p->cfg;
+	strbuf_addf(out, "Sweep '%s' (%s): %s, metric %s (%s is better)\n", cfg->name,
+		    cfg->path, config_bench_kind_name(cfg->bench.kind), cfg->bench.metric.name,
+		    cfg->bench.metric.higher_is_better ? "higher" : "lower");
+	if (p->cross_host)
+		strbuf_addf(out, "Planning for a %s host from another architecture: checks "
+			    "against this host's CPUs are skipped; run 'topoadvisor plan' on "
+			    "the target host before 'run'.\n", config_arch_name(cfg->arch));
+	plan_factor_lines(out, cfg);
+
+	strbuf_addf(out, "\nConfigurations (%zu):\n", p->nconfigs);
+	for (size_t i = 0; i < p->nconfigs; i++)
+		strbuf_addf(out, "  %3zu  %s%s\n", i + 1, p->configs[i].key,
+			    p->configs[i].baseline ? "  [baseline]" : "");
+	if (p->ndropped) {
+		strbuf_addf(out, "\nDropped combinations (%zu):\n", p->ndropped);
+		for (size_t i = 0; i < p->ndropped; i++)
+			strbuf_addf(out, "  %s: %s\n", p->dropped[i].what, p->dropped[i].reason);
+	}
+
+	char dur[32];
+	format_duration(dur, sizeof(dur), p->estimated_seconds);
+	strbuf_addf(out, "\n%zu configurations x %d repetitions = %zu runs, %s order",
+		    p->nconfigs, cfg->repetitions, p->nruns,
+		    cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
+	if (cfg->order == ORDER_RANDOMIZED)
+		strbuf_addstr(out, cfg->seed_given ? "" : " (seed chosen at run time)");
+	if (cfg->bench.duration > 0)
+		strbuf_addf(out, "\nEstimated duration: %s (%d s benchmark + ~%.0f s per run for "
+			    "guest start and teardown)\n", dur, cfg->bench.duration,
+			    PLAN_RUN_OVERHEAD_SECONDS);
+	else
+		strbuf_addf(out, "\nEstimated duration: at most %s (the benchmark runs to "
+			    "completion, bounded by its %d s timeout)\n", dur, cfg->bench.timeout);
+	if (verbose && (cfg->order == ORDER_SEQUENTIAL || cfg->seed_given)) {
+		strbuf_addstr(out, "\nRun order:\n");
+		for (size_t i = 0; i < p->nruns; i++)
+			strbuf_addf(out, "  %4zu  %s  (repetition %d)\n", i + 1,
+				    p->configs[p->runs[i].config].key, p->runs[i].repetition + 1);
+	}
+}
+
+static void plan_json(struct strbuf *out, const struct plan *p)
+{
+	const struct sweep_config *cfg = p->cfg;
+	struct json_writer w;
+	json_init(&w, out, true);
+	json_obj_begin(&w);
+	json_key(&w, "name"); json_str(&w, cfg->name);
+	json_key(&w, "benchmark"); json_str(&w, config_bench_kind_name(cfg->bench.kind));
+	json_key(&w, "metric"); json_str(&w, cfg->bench.metric.name);
+	json_key(&w, "higher_is_better"); json_bool(&w, cfg->bench.metric.higher_is_better);
+	json_key(&w, "cross_host"); json_bool(&w, p->cross_host);
+	json_key(&w, "configurations");
+	json_arr_begin(&w);
+	for (size_t i = 0; i < p->nconfigs; i++) {
+		const struct plan_config *c = &p->configs[i];
+		char shape[64];
+		shape_format(&c->shape, shape, sizeof(shape));
+		json_obj_begin(&w);
+		json_key(&w, "key"); json_str(&w, c->key);
+		json_key(&w, "topology"); json_str(&w, shape);
+		json_key(&w, "vcpus"); json_int(&w, c->vcpus);
+		json_key(&w, "sockets"); json_int(&w, c->shape.sockets);
+		json_key(&w, "dies"); json_int(&w, c->shape.dies);
+		json_key(&w, "cores"); json_int(&w, c->shape.cores);
+		json_key(&w, "threads"); json_int(&w, c->shape.threads);
+		json_key(&w, "pinning"); json_str(&w, c->pinning->name);
+		json_key(&w, "noise"); json_str(&w, c->noise->name);
+		json_key(&w, "host");
+		json_obj_begin(&w);
+		for (size_t k = 0; k < cfg->nknobs; k++) {
+			json_key(&w, cfg->knobs[k].name);
+			json_str(&w, c->knob_values[k]);
+		}
+		json_obj_end(&w);
+		json_key(&w, "baseline"); json_bool(&w, c->baseline);
+		json_obj_end(&w);
+	}
+	json_arr_end(&w);
+	json_key(&w, "repetitions"); json_int(&w, cfg->repetitions);
+	json_key(&w, "runs"); json_uint(&w, p->nruns);
+	json_key(&w, "order");
+	json_str(&w, cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
+	json_key(&w, "seed");
+	if (cfg->seed_given)
+		json_uint(&w, cfg->seed);
+	else
+		json_null(&w);
+	json_key(&w, "dropped");
+	json_arr_begin(&w);
+	for (size_t i = 0; i < p->ndropped; i++) {
+		json_obj_begin(&w);
+		json_key(&w, "what"); json_str(&w, p->dropped[i].what);
+		json_key(&w, "reason"); json_str(&w, p->dropped[i].reason);
+		json_obj_end(&w);
+	}
+	json_arr_end(&w);
+	json_key(&w, "estimated_seconds"); json_double(&w, p->estimated_seconds);
+	json_key(&w, "estimate_is_upper_bound"); json_bool(&w, cfg->bench.duration <= 0);
+	json_obj_end(&w);
+}
+
+static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_load(argv[0], &err);
+	if (!cfg)
+		return cmd_fail(&err);
+	struct host_facts host;
+	host_facts_read(&host);
+	struct plan *p = plan_expand(cfg, &host, cfg->seed_given ? cfg->seed : 0, &err);
+	if (!p) {
+		config_free(cfg);
+		return cmd_fail(&err);
+	}
+	struct strbuf out = STRBUF_INIT;
+	if (ctx->json)
+		plan_json(&out, p);
+	else
+		plan_text(&out, p, ctx->verbose);
+	cmd_print(&out);
+	strbuf_release(&out);
+	plan_free(p);
+	config_free(cfg);
+	return EXIT_OK;
+}
+
+const struct cmd_entry cmd_plan_entry = {
+	.name = "plan",
+	.summary = "validate and expand a sweep: configurations, dropped combinations, estimate",
+	.args_usage = "CONFIG",
+	.options = NULL,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = cmd_plan_exec,
+};

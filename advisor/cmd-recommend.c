@@ -1,0 +1,59 @@
+/*
+ * recommend: the one shape to use, with the expected gain over the
+ * baseline, the libvirt XML and host commands that apply it, and the
+ * evidence and warnings a user needs to trust (or distrust) it.
+ */
+#include "../schema/db-results.h"
+#include "../util/json.h"
+#include "cmd.h"
+#include "rank.h"
+
+static const char *recommend_metric;
+
+static const struct option recommend_options[] = {
+	OPT_STRING(0, "metric", &recommend_metric, "M",
+		   "decide by metric M (default: the experiment's primary metric)"),
+	OPT_END(),
+};
+
+static int cmd_recommend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct ta_err err = { 0 };
+	struct db *db = db_open(ctx->db_path, false, &err);
+	if (!db)
+		return cmd_fail(&err);
+	struct db_results res;
+	int rc = db_results_load(db, argv[0], &res, &err);
+	db_close(db);
+	if (rc < 0)
+		return cmd_fail(&err);
+	struct rank_result r;
+	if (rank_compute(&res, recommend_metric, &r, &err) < 0) {
+		db_results_clear(&res);
+		return cmd_fail(&err);
+	}
+	struct strbuf out = STRBUF_INIT;
+	if (ctx->json) {
+		struct json_writer w;
+		json_init(&w, &out, true);
+		rank_json_recommendation(&w, &r);
+	} else {
+		rank_text_recommendation(&out, &r);
+	}
+	cmd_print(&out);
+	strbuf_release(&out);
+	rc = r.recommended ? EXIT_OK : EXIT_FAILURE_RUN;
+	rank_result_clear(&r);
+	db_results_clear(&res);
+	return rc;
+}
+
+const struct cmd_entry cmd_recommend_entry = {
+	.name = "recommend",
+	.summary = "recommend the best VM shape and host settings, with evidence",
+	.args_usage = "EXP",
+	.options = recommend_options,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = cmd_recommend_exec,
+};

@@ -1,0 +1,47 @@
+/*
+ * run: carry out a sweep on this host and store everything in the
+ * database.  Prints the new experiment's id on stdout first, so scripts can
+ * capture it; progress goes to stderr.
+ */
+#include <stdio.h>
+
+#include "../experiments/config.h"
+#include "../schema/db.h"
+#include "cmd.h"
+#include "sweep.h"
+
+static struct sweep_opts run_opts;
+
+static const struct option run_options[] = {
+	OPT_STRING(0, "root", &run_opts.sysfs_root, "DIR",
+		   "treat DIR as / for host knobs (testing with a fake sysfs tree)"),
+	OPT_END(),
+};
+
+static int cmd_run_exec(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_load(argv[0], &err);
+	if (!cfg)
+		return cmd_fail(&err);
+	struct db *db = db_open(ctx->db_path, true, &err);
+	if (!db) {
+		config_free(cfg);
+		return cmd_fail(&err);
+	}
+	int rc = sweep_new(ctx, db, cfg, 0, cfg->seed_given ? cfg->seed : sweep_random_seed(),
+			   &run_opts);
+	db_close(db);
+	config_free(cfg);
+	return rc;
+}
+
+const struct cmd_entry cmd_run_entry = {
+	.name = "run",
+	.summary = "run a sweep on this host into the database; prints the experiment id",
+	.args_usage = "CONFIG",
+	.options = run_options,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = cmd_run_exec,
+};

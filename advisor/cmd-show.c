@@ -1,0 +1,149 @@
+/*
+ * show: one experiment in detail — where it came from, its configurations
+ * with their run counts, and every failed or interrupted run with its cause.
+ */
+#include <stdio.h>
+
+#include "../schema/db-plan.h"
+#include "../util/json.h"
+#include "cmd.h"
+
+struct show_data {
+	struct db_experiment exp;
+	struct db_config_summary *configs;
+	size_t nconfigs;
+	struct db_run_problem *problems;
+	size_t nproblems;
+};
+
+static void show_json(struct strbuf *out, const struct show_data *d)
+{
+	const struct db_experiment *e = &d->exp;
+	struct json_writer w;
+	json_init(&w, out, true);
+	json_obj_begin(&w);
+	json_key(&w, "id"); json_int(&w, e->id);
+	json_key(&w, "name"); json_str(&w, e->name);
+	json_key(&w, "status"); json_str(&w, e->status);
+	json_key(&w, "created_at"); json_str(&w, e->created_at);
+	json_key(&w, "finished_at"); json_str(&w, e->finished_at);
+	json_key(&w, "parent_id");
+	if (e->parent_id)
+		json_int(&w, e->parent_id);
+	else
+		json_null(&w);
+	json_key(&w, "config_path"); json_str(&w, e->config_path);
+	json_key(&w, "config_sha256"); json_str(&w, e->config_sha256);
+	json_key(&w, "tool_version"); json_str(&w, e->tool_version);
+	json_key(&w, "seed"); json_uint(&w, e->seed);
+	json_key(&w, "primary_metric"); json_str(&w, e->primary_metric);
+	json_key(&w, "host_facts"); json_raw(&w, e->host_facts);
+	json_key(&w, "runs"); json_int(&w, e->nruns);
+	json_key(&w, "configurations");
+	json_arr_begin(&w);
+	for (size_t i = 0; i < d->nconfigs; i++) {
+		const struct db_config_summary *c = &d->configs[i];
+		json_obj_begin(&w);
+		json_key(&w, "id"); json_int(&w, c->id);
+		json_key(&w, "key"); json_str(&w, c->key);
+		json_key(&w, "baseline"); json_bool(&w, c->baseline);
+		json_key(&w, "factors"); json_raw(&w, c->factors);
+		json_key(&w, "runs"); json_int(&w, c->nruns);
+		json_key(&w, "ok"); json_int(&w, c->nok);
+		json_key(&w, "failed"); json_int(&w, c->nfailed);
+		json_key(&w, "interrupted"); json_int(&w, c->ninterrupted);
+		json_key(&w, "pending"); json_int(&w, c->npending);
+		json_obj_end(&w);
+	}
+	json_arr_end(&w);
+	json_key(&w, "failures");
+	json_arr_begin(&w);
+	for (size_t i = 0; i < d->nproblems; i++) {
+		const struct db_run_problem *p = &d->problems[i];
+		json_obj_begin(&w);
+		json_key(&w, "run_id"); json_int(&w, p->run_id);
+		json_key(&w, "key"); json_str(&w, p->key);
+		json_key(&w, "repetition"); json_int(&w, p->repetition + 1);
+		json_key(&w, "status"); json_str(&w, p->status);
+		json_key(&w, "error"); json_str(&w, p->error);
+		json_obj_end(&w);
+	}
+	json_arr_end(&w);
+	json_obj_end(&w);
+}
+
+static void show_text(struct strbuf *out, const struct show_data *d)
+{
+	const struct db_experiment *e = &d->exp;
+	strbuf_addf(out, "Experiment %lld '%s': %s\n", (long long)e->id, e->name, e->status);
+	strbuf_addf(out, "  created    %s%s%s\n", e->created_at,
+		    e->finished_at ? ", finished " : "", e->finished_at ? e->finished_at : "");
+	if (e->parent_id)
+		strbuf_addf(out, "  rerun of   experiment %lld\n", (long long)e->parent_id);
+	strbuf_addf(out, "  config     %s (sha256 %.12s)\n",
+		    e->config_path ? e->config_path : "(stored text)", e->config_sha256);
+	strbuf_addf(out, "  metric     %s%s\n", e->primary_metric ? e->primary_metric : "?",
+		    e->higher_is_better < 0 ? "" : e->higher_is_better
+		    ? " (higher is better)" : " (lower is better)");
+	strbuf_addf(out, "  seed       %llu\n  tool       topoadvisor %s\n",
+		    (unsigned long long)e->seed, e->tool_version);
+	strbuf_addf(out, "  runs       %d: %d ok, %d failed, %d interrupted, %d pending\n",
+		    e->nruns, e->nok, e->nfailed, e->ninterrupted, e->nplanned + e->nrunning);
+
+	strbuf_addf(out, "\nConfigurations (%zu):\n", d->nconfigs);
+	strbuf_addf(out, "  %4s  %-48s %4s %6s %11s %7s\n", "ID", "KEY", "OK", "FAILED",
+		    "INTERRUPTED", "PENDING");
+	for (size_t i = 0; i < d->nconfigs; i++) {
+		const struct db_config_summary *c = &d->configs[i];
+		strbuf_addf(out, "  %4lld  %-48s %4d %6d %11d %7d%s\n", (long long)c->id,
+			    c->key, c->nok, c->nfailed, c->ninterrupted, c->npending,
+			    c->baseline ? "  [baseline]" : "");
+	}
+	if (d->nproblems) {
+		strbuf_addf(out, "\nFailed or interrupted runs (%zu):\n", d->nproblems);
+		for (size_t i = 0; i < d->nproblems; i++) {
+			const struct db_run_problem *p = &d->problems[i];
+			strbuf_addf(out, "  run %lld  %s  repetition %d  %s: %s\n",
+				    (long long)p->run_id, p->key, p->repetition + 1, p->status,
+				    p->error ? p->error : "(no message)");
+		}
+	}
+}
+
+static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct ta_err err = { 0 };
+	struct show_data d = { 0 };
+	int rc = EXIT_OK;
+	struct db *db = db_open(ctx->db_path, false, &err);
+	if (!db)
+		return cmd_fail(&err);
+	if (db_experiment_get(db, argv[0], &d.exp, &err) < 0 ||
+	    db_config_summaries(db, d.exp.id, &d.configs, &d.nconfigs, &err) < 0 ||
+	    db_run_problems(db, d.exp.id, &d.problems, &d.nproblems, &err) < 0) {
+		rc = cmd_fail(&err);
+	} else {
+		struct strbuf out = STRBUF_INIT;
+		if (ctx->json)
+			show_json(&out, &d);
+		else
+			show_text(&out, &d);
+		cmd_print(&out);
+		strbuf_release(&out);
+	}
+	db_close(db);
+	db_experiment_clear(&d.exp);
+	db_config_summaries_free(d.configs, d.nconfigs);
+	db_run_problems_free(d.problems, d.nproblems);
+	return rc;
+}
+
+const struct cmd_entry cmd_show_entry = {
+	.name = "show",
+	.summary = "show an experiment: configurations, runs and failures",
+	.args_usage = "EXP",
+	.options = NULL,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = cmd_show_exec,
+};

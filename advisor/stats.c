@@ -1,0 +1,550 @@
+/* stats: descriptive statistics, tests and the seeded bootstrap; see stats.h. */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/strbuf.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double stats_mean(const double *x, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return s / (double)n;
+}
+
+/* Two-pass variance: the one-pass formula loses everything on large means. */
+double stats_stddev(const double *x, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double m = stats_mean(x, n), ss = 0;
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	return sqrt(ss / (double)(n - 1));
+}
+
+/* Median of an already sorted array. */
+static double sorted_median(const double *s, size_t n)
+{
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+double stats_median(const double *x, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	double *s = xmalloc(n * sizeof(*s));
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	double m = sorted_median(s, n);
+	free(s);
+	return m;
+}
+
+void stats_summarize(const double *x, size_t n, struct stats_summary *out)
+{
+	out->n = n;
+	out->mean = stats_mean(x, n);
+	out->median = stats_median(x, n);
+	out->stddev = stats_stddev(x, n);
+	out->cv = n >= 2 && out->mean != 0 ? out->stddev / fabs(out->mean) : NAN;
+	out->min = out->max = n ? x[0] : NAN;
+	for (size_t i = 1; i < n; i++) {
+		out->min = fmin(out->min, x[i]);
+		out->max = fmax(out->max, x[i]);
+	}
+	if (n >= 2) {
+		double h = stats_t_quantile(0.975, (double)(n - 1)) * out->stddev /
+			   sqrt((double)n);
+		out->ci_lo = out->mean - h;
+		out->ci_hi = out->mean + h;
+	} else {
+		out->ci_lo = out->ci_hi = NAN;
+	}
+}
+
+/* ---- special functions ------------------------------------------------ */
+
+double stats_normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / M_SQRT2);
+}
+
+/*
+ * Acklam's rational approximation (relative error 1.15e-9), polished by one
+ * Halley step on erfc, which brings it to full double precision.
+ */
+double stats_normal_quantile(double p)
+{
+	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02,
+		-2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01,
+		2.506628277459239e+00 };
+	static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02,
+		-1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01 };
+	static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01,
+		-2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00,
+		2.938163982698783e+00 };
+	static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01,
+		2.445134137142996e+00, 3.754408661907416e+00 };
+	if (!(p > 0 && p < 1))
+		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
+	double q, r, x;
+	if (p < 0.02425) {
+		q = sqrt(-2 * log(p));
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	} else if (p > 1 - 0.02425) {
+		q = sqrt(-2 * log1p(-p));
+		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		     ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	} else {
+		q = p - 0.5;
+		r = q * q;
+		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+	}
+	double e = stats_normal_cdf(x) - p;
+	double u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+	return x - u / (1 + x * u / 2);
+}
+
+/*
+ * Continued fraction for the incomplete beta (modified Lentz), as in
+ * Numerical Recipes 6.4; converges fast for x < (a+1)/(a+b+2).
+ */
+static double incbeta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300, eps = 1e-16;
+	double qab = a + b, qap = a + 1, qam = a - 1;
+	double c = 1, d = 1 - qab * x / qap;
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	double h = d;
+	for (int m = 1; m <= 1000; m++) {
+		int m2 = 2 * m;
+		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		double del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
+}
+
+double stats_incbeta(double a, double b, double x)
+{
+	if (!(a > 0 && b > 0) || isnan(x))
+		return NAN;
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lbt) * incbeta_cf(a, b, x) / a;
+	return 1 - exp(lbt) * incbeta_cf(b, a, 1 - x) / b;
+}
+
+/* P(T > t) for t >= 0, computed directly so the far tail keeps its precision. */
+static double t_upper_tail(double t, double df)
+{
+	return 0.5 * stats_incbeta(df / 2, 0.5, df / (df + t * t));
+}
+
+double stats_t_cdf(double t, double df)
+{
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 1 : 0;
+	double tail = t_upper_tail(fabs(t), df);
+	return t > 0 ? 1 - tail : tail;
+}
+
+static double t_pdf(double t, double df)
+{
+	return exp(lgamma((df + 1) / 2) - lgamma(df / 2) - 0.5 * log(df * M_PI) -
+		   (df + 1) / 2 * log1p(t * t / df));
+}
+
+/*
+ * Solves P(T > t) = 1 - p for p > 1/2 by Newton's method on the upper tail,
+ * safeguarded by a bracket [lo, hi] that bisection falls back on.  Working
+ * on the tail (not the CDF) keeps precision for p near 1.
+ */
+double stats_t_quantile(double p, double df)
+{
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
+	if (p == 0.5)
+		return 0;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, df);
+	double target = 1 - p;
+	double lo = 0, hi = 1;
+	while (t_upper_tail(hi, df) > target && hi < 1e300)
+		hi *= 2;
+	double t = fmin(fmax(stats_normal_quantile(p), lo), hi);
+	if (t <= lo)
+		t = hi / 2;
+	for (int i = 0; i < 300; i++) {
+		double f = t_upper_tail(t, df) - target;
+		if (f > 0)
+			lo = t;
+		else
+			hi = t;
+		double next = t + f / t_pdf(t, df);	/* d(tail)/dt = -pdf */
+		if (!(next > lo && next < hi))
+			next = (lo + hi) / 2;
+		if (fabs(next - t) <= 1e-15 * fabs(next) || hi - lo <= 1e-15 * hi) {
+			t = next;
+			break;
+		}
+		t = next;
+	}
+	return t;
+}
+
+/* ---- outliers ---------------------------------------------------------- */
+
+size_t stats_modified_z(const double *x, size_t n, double *z)
+{
+	if (n == 0)
+		return 0;
+	double med = stats_median(x, n);
+	double *dev = xmalloc(n * sizeof(*dev));
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(x[i] - med);
+	double mad = stats_median(dev, n);
+	free(dev);
+	size_t flagged = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (mad > 0)
+			z[i] = 0.6745 * (x[i] - med) / mad;
+		else
+			z[i] = x[i] == med ? 0 : copysign(INFINITY, x[i] - med);
+		if (fabs(z[i]) > STATS_OUTLIER_Z)
+			flagged++;
+	}
+	return flagged;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+void stats_welch(const double *x, size_t nx, const double *y, size_t ny,
+		 struct stats_test *out)
+{
+	out->statistic = out->df = out->p = NAN;
+	out->exact = false;
+	if (nx < 2 || ny < 2)
+		return;
+	double mx = stats_mean(x, nx), my = stats_mean(y, ny);
+	double sx = stats_stddev(x, nx), sy = stats_stddev(y, ny);
+	double vx = sx * sx / (double)nx, vy = sy * sy / (double)ny;
+	double se2 = vx + vy;
+	if (se2 == 0) {
+		/* Two constant samples: identical, or as different as can be. */
+		out->statistic = mx == my ? 0 : copysign(INFINITY, mx - my);
+		out->p = mx == my ? 1 : 0;
+		return;
+	}
+	double t = (mx - my) / sqrt(se2);
+	double df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
+	out->statistic = t;
+	out->df = df;
+	out->p = stats_incbeta(df / 2, 0.5, df / (df + t * t));
+}
+
+struct ranked {
+	double v;
+	size_t i;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+double stats_rank(const double *x, size_t n, double *r)
+{
+	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct ranked){ x[i], i };
+	qsort(s, n, sizeof(*s), cmp_ranked);
+	double ties = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j + 1 < n && s[j + 1].v == s[i].v)
+			j++;
+		double avg = (double)(i + j + 2) / 2;	/* ranks i+1 .. j+1 */
+		for (size_t k = i; k <= j; k++)
+			r[s[k].i] = avg;
+		double t = (double)(j - i + 1);
+		ties += t * t * t - t;
+		i = j + 1;
+	}
+	free(s);
+	return ties;
+}
+
+/*
+ * P(U <= u) for sample sizes m, n without ties: counts the m-subsets of
+ * ranks 1..m+n by rank sum (dynamic programming; exact in doubles up to
+ * C(50,25) < 2^53).
+ */
+static void mw_exact_cdf(size_t m, size_t n, double u, double *le, double *ge)
+{
+	size_t N = m + n, maxsum = m * N;
+	double *cnt = xcalloc((m + 1) * (maxsum + 1), sizeof(*cnt));
+#define CNT(k, s) cnt[(k) * (maxsum + 1) + (s)]
+	CNT(0, 0) = 1;
+	for (size_t r = 1; r <= N; r++)
+		for (size_t k = (r < m ? r : m); k >= 1; k--)
+			for (size_t s = maxsum; s >= r; s--)
+				CNT(k, s) += CNT(k - 1, s - r);
+	double total = 0, below = 0, above = 0;
+	double offset = (double)(m * (m + 1) / 2);
+	for (size_t s = 0; s <= maxsum; s++) {
+		double c = CNT(m, s);
+		if (c == 0)
+			continue;
+		double us = (double)s - offset;
+		total += c;
+		if (us <= u)
+			below += c;
+		if (us >= u)
+			above += c;
+	}
+#undef CNT
+	free(cnt);
+	*le = below / total;
+	*ge = above / total;
+}
+
+void stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+			struct stats_test *out)
+{
+	out->statistic = out->p = NAN;
+	out->df = NAN;
+	out->exact = false;
+	if (nx == 0 || ny == 0)
+		return;
+	size_t N = nx + ny;
+	double *all = xmalloc(N * sizeof(*all)), *r = xmalloc(N * sizeof(*r));
+	memcpy(all, x, nx * sizeof(*all));
+	memcpy(all + nx, y, ny * sizeof(*all));
+	double ties = stats_rank(all, N, r);
+	double r1 = 0;
+	for (size_t i = 0; i < nx; i++)
+		r1 += r[i];
+	free(all);
+	free(r);
+	double m = (double)nx, n = (double)ny;
+	double u = r1 - m * (m + 1) / 2;
+	out->statistic = u;
+	if (ties == 0 && N <= 50) {
+		double le, ge;
+		mw_exact_cdf(nx, ny, u, &le, &ge);
+		out->p = fmin(1, 2 * fmin(le, ge));
+		out->exact = true;
+		return;
+	}
+	double z = u - m * n / 2;
+	double sigma = sqrt(m * n / 12 * ((m + n + 1) - ties / ((m + n) * (m + n - 1))));
+	if (sigma == 0) {
+		out->p = 1;
+		return;
+	}
+	double corr = z > 0 ? 0.5 : z < 0 ? -0.5 : 0;
+	z = (z - corr) / sigma;
+	out->p = fmin(1, 2 * fmin(stats_normal_cdf(z), stats_normal_cdf(-z)));
+}
+
+void stats_holm(const double *p, size_t n, double *adj)
+{
+	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct ranked){ isnan(p[i]) ? INFINITY : p[i], i };
+	qsort(s, n, sizeof(*s), cmp_ranked);
+	size_t tested = 0;	/* NAN p-values are not part of the family */
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(s[i].v))
+			tested++;
+	double running = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!isfinite(s[k].v)) {
+			adj[s[k].i] = NAN;
+			continue;
+		}
+		double a = fmin(1, (double)(tested - k) * s[k].v);
+		running = fmax(running, a);
+		adj[s[k].i] = running;
+	}
+	free(s);
+}
+
+double stats_spearman(const double *x, const double *y, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double *rx = xmalloc(n * sizeof(*rx)), *ry = xmalloc(n * sizeof(*ry));
+	stats_rank(x, n, rx);
+	stats_rank(y, n, ry);
+	double mx = stats_mean(rx, n), my = stats_mean(ry, n);
+	double sxy = 0, sxx = 0, syy = 0;
+	for (size_t i = 0; i < n; i++) {
+		sxy += (rx[i] - mx) * (ry[i] - my);
+		sxx += (rx[i] - mx) * (rx[i] - mx);
+		syy += (ry[i] - my) * (ry[i] - my);
+	}
+	free(rx);
+	free(ry);
+	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
+/* ---- seeded bootstrap ---------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void stats_rng_seed(struct stats_rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** 1.0 (Blackman & Vigna). */
+uint64_t stats_rng_next(struct stats_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+uint64_t stats_rng_below(struct stats_rng *r, uint64_t n)
+{
+	unsigned __int128 m = (unsigned __int128)stats_rng_next(r) * n;
+	uint64_t low = (uint64_t)m;
+	if (low < n) {
+		uint64_t threshold = -n % n;
+		while (low < threshold) {
+			m = (unsigned __int128)stats_rng_next(r) * n;
+			low = (uint64_t)m;
+		}
+	}
+	return (uint64_t)(m >> 64);
+}
+
+/* The geometric mean over columns of mean(x[:,j]) / mean(y[:,j]) for the given row picks. */
+static double ratio_stat(const double *x, const size_t *xi, size_t nx, const double *y,
+			 const size_t *yi, size_t ny, size_t k)
+{
+	double logsum = 0;
+	for (size_t j = 0; j < k; j++) {
+		double sx = 0, sy = 0;
+		for (size_t i = 0; i < nx; i++)
+			sx += x[xi[i] * k + j];
+		for (size_t i = 0; i < ny; i++)
+			sy += y[yi[i] * k + j];
+		double ratio = (sx / (double)nx) / (sy / (double)ny);
+		if (k == 1)
+			return ratio;
+		logsum += log(ratio);
+	}
+	return exp(logsum / (double)k);
+}
+
+/* Type-7 (linear interpolation) quantile of sorted s[0..n). */
+static double sorted_quantile(const double *s, size_t n, double p)
+{
+	double h = (double)(n - 1) * p;
+	size_t lo = (size_t)floor(h);
+	size_t hi = lo + 1 < n ? lo + 1 : lo;
+	return s[lo] + (h - (double)lo) * (s[hi] - s[lo]);
+}
+
+double stats_bootstrap_ratio(const double *x, size_t nx, const double *y, size_t ny,
+			     size_t k, uint64_t seed, double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	if (nx == 0 || ny == 0 || k == 0)
+		return NAN;
+	for (size_t j = 0; j < k; j++) {
+		double sx = 0, sy = 0;
+		for (size_t i = 0; i < nx; i++)
+			sx += x[i * k + j];
+		for (size_t i = 0; i < ny; i++)
+			sy += y[i * k + j];
+		if (!(sx > 0 && sy > 0))
+			return NAN;	/* ratios of non-positive means mean nothing */
+	}
+	size_t *xi = xmalloc(nx * sizeof(*xi)), *yi = xmalloc(ny * sizeof(*yi));
+	for (size_t i = 0; i < nx; i++)
+		xi[i] = i;
+	for (size_t i = 0; i < ny; i++)
+		yi[i] = i;
+	double point = ratio_stat(x, xi, nx, y, yi, ny, k);
+	double *boot = xmalloc(STATS_BOOTSTRAP_RESAMPLES * sizeof(*boot));
+	struct stats_rng rng;
+	stats_rng_seed(&rng, seed);
+	for (size_t b = 0; b < STATS_BOOTSTRAP_RESAMPLES; b++) {
+		for (size_t i = 0; i < nx; i++)
+			xi[i] = stats_rng_below(&rng, nx);
+		for (size_t i = 0; i < ny; i++)
+			yi[i] = stats_rng_below(&rng, ny);
+		boot[b] = ratio_stat(x, xi, nx, y, yi, ny, k);
+	}
+	qsort(boot, STATS_BOOTSTRAP_RESAMPLES, sizeof(*boot), cmp_double);
+	*lo = sorted_quantile(boot, STATS_BOOTSTRAP_RESAMPLES, 0.025);
+	*hi = sorted_quantile(boot, STATS_BOOTSTRAP_RESAMPLES, 0.975);
+	free(boot);
+	free(xi);
+	free(yi);
+	return point;
+}

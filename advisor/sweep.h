@@ -1,0 +1,33 @@
+/*
+ * sweep: what run, resume and rerun share — expand the plan for this host,
+ * check the host can carry it out, drive the controller, print the summary
+ * and map it to an exit status.
+ */
+#ifndef TA_SWEEP_H
+#define TA_SWEEP_H
+
+#include <stdint.h>
+
+#include "../experiments/config.h"
+#include "../schema/db.h"
+#include "cmd.h"
+
+struct sweep_opts {
+	const char *sysfs_root;	/* --root (tests), NULL: "/" */
+};
+
+/* A fresh random seed (getrandom), for sweeps whose config names none. */
+uint64_t sweep_random_seed(void);
+
+/*
+ * Creates a new experiment for cfg (parent_id 0 for `run`) with `seed`,
+ * stores its plan and runs it.  Prints the experiment id first.
+ */
+int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_config *cfg,
+	      int64_t parent_id, uint64_t seed, const struct sweep_opts *so);
+
+/* Runs what experiment exp_id (whose stored config is cfg) still lacks. */
+int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_config *cfg,
+		 int64_t exp_id, uint64_t seed, const struct sweep_opts *so);
+
+#endif

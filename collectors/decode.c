@@ -1,0 +1,270 @@
+/* decode: pages and records to gang events; see decode.h. */
+#include "decode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/strbuf.h"
+
+/* trace-cmd's COMMIT_MASK: the high bits of commit flag missed events. */
+#define COMMIT_MASK ((1u << 27) - 1)
+#define MISSED_EVENTS (1u << 31)
+#define MISSED_STORED (1u << 30)
+#define PAGE_SLACK 64
+
+static int field_from(struct tep_format_field *f, struct field_ref *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!f)
+		return 0;
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return -1;
+	out->offset = f->offset;
+	out->size = f->size;
+	out->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+	return 0;
+}
+
+/* Resolves event sys/name and its fields; names[i] NULL ends, alt names after '|'. */
+static int event_resolve(struct tep_handle *tep, const char *sys, const char *name, int *id,
+			 const char *const *fields, struct field_ref *const *refs,
+			 const bool *required, struct ta_err *err)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, sys, name);
+	*id = -1;
+	if (!ev)
+		return 0;
+	for (int i = 0; fields[i]; i++) {
+		char alts[64];
+		snprintf(alts, sizeof(alts), "%s", fields[i]);
+		struct tep_format_field *f = NULL;
+		for (char *save, *a = strtok_r(alts, "|", &save); a && !f;
+		     a = strtok_r(NULL, "|", &save))
+			f = tep_find_field(ev, a);
+		if (!f && required[i])
+			return err_set(err, EXIT_BAD_INPUT,
+				       "event %s/%s has no field '%s' (its format is not the "
+				       "expected one)", sys, name, fields[i]);
+		if (field_from(f, refs[i]) < 0)
+			return err_set(err, EXIT_BAD_INPUT,
+				       "field %s of %s/%s has an unsupported size %d", fields[i],
+				       sys, name, f->size);
+	}
+	*id = ev->id;
+	return 0;
+}
+
+int decoder_init(struct decoder *d, struct tep_handle *tep, struct ta_err *err)
+{
+	memset(d, 0, sizeof(*d));
+	d->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+
+	const char *const rc_names[] = { "n_runnable", "runner_vcpu", "where", "tgid", NULL };
+	struct field_ref *const rc_refs[] = { &d->rc_n_runnable, &d->rc_runner_vcpu,
+					      &d->rc_where, &d->rc_tgid };
+	const bool rc_req[] = { true, false, true, true };
+	/* Older kernels called the trap field "reason". */
+	const char *const ge_names[] = { "vcpu_id", "trap|reason", "ceded", NULL };
+	struct field_ref *const ge_refs[] = { &d->ge_vcpu_id, &d->ge_trap, &d->ge_ceded };
+	const bool ge_req[] = { false, true, true };
+	const char *const ke_names[] = { "exit_reason", "isa", "vcpu_id", NULL };
+	struct field_ref *const ke_refs[] = { &d->ke_reason, &d->ke_isa, &d->ke_vcpu };
+	const bool ke_req[] = { true, false, false };
+	const char *const ue_names[] = { "reason", "vcpu_id", NULL };
+	struct field_ref *const ue_refs[] = { &d->ue_reason, &d->ue_vcpu };
+	const bool ue_req[] = { true, false };
+
+	if (event_resolve(tep, "kvm_hv", "kvmppc_run_core", &d->id_run_core, rc_names, rc_refs,
+			  rc_req, err) < 0 ||
+	    event_resolve(tep, "kvm_hv", "kvm_guest_exit", &d->id_guest_exit, ge_names, ge_refs,
+			  ge_req, err) < 0 ||
+	    event_resolve(tep, "kvm", "kvm_exit", &d->id_kvm_exit, ke_names, ke_refs, ke_req,
+			  err) < 0 ||
+	    event_resolve(tep, "kvm", "kvm_userspace_exit", &d->id_userspace_exit, ue_names,
+			  ue_refs, ue_req, err) < 0)
+		return -1;
+
+	/* Common fields: the same in every event; take them from any of ours. */
+	int ids[] = { d->id_run_core, d->id_guest_exit, d->id_kvm_exit, d->id_userspace_exit };
+	for (int i = 0; i < 4; i++) {
+		if (ids[i] < 0)
+			continue;
+		struct tep_event *ev = tep_find_event(tep, ids[i]);
+		if (!ev || field_from(tep_find_common_field(ev, "common_type"), &d->type) < 0 ||
+		    field_from(tep_find_common_field(ev, "common_pid"), &d->pid) < 0 ||
+		    !d->type.size || !d->pid.size)
+			return err_set(err, EXIT_BAD_INPUT,
+				       "the trace's event formats lack common_type/common_pid");
+		break;
+	}
+	return 0;
+}
+
+bool decoder_has_events(const struct decoder *d)
+{
+	return d->id_run_core >= 0 || d->id_guest_exit >= 0 || d->id_kvm_exit >= 0 ||
+	       d->id_userspace_exit >= 0;
+}
+
+static uint64_t load_num(const unsigned char *p, int size, bool swap)
+{
+	uint8_t b1;
+	uint16_t b2;
+	uint32_t b4;
+	uint64_t b8;
+	switch (size) {
+	case 1:
+		memcpy(&b1, p, 1);
+		return b1;
+	case 2:
+		memcpy(&b2, p, 2);
+		return swap ? __builtin_bswap16(b2) : b2;
+	case 4:
+		memcpy(&b4, p, 4);
+		return swap ? __builtin_bswap32(b4) : b4;
+	default:
+		memcpy(&b8, p, 8);
+		return swap ? __builtin_bswap64(b8) : b8;
+	}
+}
+
+int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data)
+{
+	if (!f->size)
+		return 0;
+	uint64_t v = load_num((const unsigned char *)data + f->offset, f->size, d->swap);
+	if (f->is_signed && f->size < 8) {
+		int shift = 64 - 8 * f->size;
+		return (int64_t)(v << shift) >> shift;
+	}
+	return (int64_t)v;
+}
+
+static bool fits(const struct field_ref *f, int size)
+{
+	return f->offset + f->size <= size;
+}
+
+int decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev)
+{
+	/* No event of ours in this trace: common_type was never resolved. */
+	if (!d->type.size || size < d->type.offset + d->type.size)
+		return 0;
+	int id = (int)load_num((const unsigned char *)data + d->type.offset, d->type.size, d->swap);
+	if (id != d->id_run_core && id != d->id_guest_exit && id != d->id_kvm_exit &&
+	    id != d->id_userspace_exit)
+		return 0;
+	if (!fits(&d->pid, size))
+		goto short_record;
+	ev->pid = (int32_t)decoder_field(d, &d->pid, data);
+	ev->tgid = 0;
+	if (id == d->id_run_core) {
+		if (!fits(&d->rc_n_runnable, size) || !fits(&d->rc_runner_vcpu, size) ||
+		    !fits(&d->rc_where, size) || !fits(&d->rc_tgid, size))
+			goto short_record;
+		ev->kind = GANG_EV_RUN_CORE;
+		ev->u.run_core.n_runnable = decoder_field(d, &d->rc_n_runnable, data);
+		ev->u.run_core.runner_vcpu = decoder_field(d, &d->rc_runner_vcpu, data);
+		ev->u.run_core.where = decoder_field(d, &d->rc_where, data);
+		ev->u.run_core.tgid = decoder_field(d, &d->rc_tgid, data);
+	} else if (id == d->id_guest_exit) {
+		if (!fits(&d->ge_vcpu_id, size) || !fits(&d->ge_trap, size) ||
+		    !fits(&d->ge_ceded, size))
+			goto short_record;
+		ev->kind = GANG_EV_GUEST_EXIT;
+		ev->u.guest_exit.vcpu_id = d->ge_vcpu_id.size ? decoder_field(d, &d->ge_vcpu_id, data)
+							       : GANG_VCPU_UNKNOWN;
+		ev->u.guest_exit.trap = decoder_field(d, &d->ge_trap, data);
+		ev->u.guest_exit.ceded = decoder_field(d, &d->ge_ceded, data);
+	} else if (id == d->id_kvm_exit) {
+		if (!fits(&d->ke_reason, size) || !fits(&d->ke_isa, size) ||
+		    !fits(&d->ke_vcpu, size))
+			goto short_record;
+		ev->kind = GANG_EV_KVM_EXIT;
+		ev->u.kvm_exit.reason = decoder_field(d, &d->ke_reason, data);
+		/* KVM_ISA_VMX 1, KVM_ISA_SVM 2; kernels without the field are VMX-era. */
+		ev->u.kvm_exit.isa = d->ke_isa.size && decoder_field(d, &d->ke_isa, data) == 2
+					     ? EXIT_SRC_SVM : EXIT_SRC_VMX;
+		ev->u.kvm_exit.vcpu_id = d->ke_vcpu.size ? decoder_field(d, &d->ke_vcpu, data)
+							 : GANG_VCPU_UNKNOWN;
+	} else {
+		if (!fits(&d->ue_reason, size) || !fits(&d->ue_vcpu, size))
+			goto short_record;
+		ev->kind = GANG_EV_USERSPACE_EXIT;
+		ev->u.userspace_exit.reason = decoder_field(d, &d->ue_reason, data);
+		ev->u.userspace_exit.vcpu_id = d->ue_vcpu.size ? decoder_field(d, &d->ue_vcpu, data)
+							       : GANG_VCPU_UNKNOWN;
+	}
+	return 1;
+short_record:
+	d->malformed++;
+	return -1;
+}
+
+int page_reader_init(struct page_reader *r, struct tep_handle *tep, uint32_t page_size)
+{
+	memset(r, 0, sizeof(*r));
+	r->commit_size = tep_get_header_page_size(tep);
+	if (r->commit_size != 4 && r->commit_size != 8)
+		r->commit_size = tep_get_long_size(tep) == 4 ? 4 : 8;
+	r->big_endian = tep_is_file_bigendian(tep);
+	r->hdr_size = 8 + r->commit_size;
+	r->page_size = page_size;
+	r->kb = kbuffer_alloc(r->commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+			      r->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+	if (!r->kb)
+		return -1;
+	if (tep_is_old_format(tep))
+		kbuffer_set_old_format(r->kb);
+	r->page = xcalloc(1, page_size + PAGE_SLACK);
+	return 0;
+}
+
+void page_reader_release(struct page_reader *r)
+{
+	if (r->kb)
+		kbuffer_free(r->kb);
+	free(r->page);
+	memset(r, 0, sizeof(*r));
+}
+
+int page_reader_load(struct page_reader *r, const void *src, uint32_t len)
+{
+	if (len > r->page_size || len < (uint32_t)r->hdr_size)
+		return -1;
+	memcpy(r->page, src, len);
+	memset(r->page + len, 0, r->page_size + PAGE_SLACK - len);
+	uint64_t commit = 0;
+	for (int i = 0; i < r->commit_size; i++) {
+		int idx = r->big_endian ? i : r->commit_size - 1 - i;
+		commit = (commit << 8) | r->page[8 + idx];
+	}
+	uint32_t flags = (uint32_t)commit;
+	uint64_t used = commit & COMMIT_MASK;
+	if (used > r->page_size - r->hdr_size)
+		return -1;
+	r->data_end = r->hdr_size + (uint32_t)used;
+	if (kbuffer_load_subbuffer(r->kb, r->page) < 0)
+		return -1;
+	if (flags & MISSED_EVENTS) {
+		int missed = (flags & MISSED_STORED) ? kbuffer_missed_events(r->kb) : 0;
+		r->missed += missed > 0 ? (uint64_t)missed : 1;
+	}
+	r->ev = kbuffer_read_event(r->kb, &r->ts);
+	return r->ev ? 1 : 0;
+}
+
+bool page_reader_next(struct page_reader *r)
+{
+	r->ev = kbuffer_next_event(r->kb, &r->ts);
+	return r->ev != NULL;
+}
+
+int page_reader_size(const struct page_reader *r)
+{
+	int size = kbuffer_event_size(r->kb);
+	long off = (unsigned char *)r->ev - r->page;
+	if (size < 0 || off < 0 || off + size > (long)r->data_end)
+		return -1;
+	return size;
+}

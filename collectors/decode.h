@@ -1,0 +1,89 @@
+/*
+ * decode: ring-buffer pages and event records into gang events.
+ *
+ * Shared by the offline reader (pages from a trace-cmd file, possibly from a
+ * big-endian POWER host) and the live reader (pages from trace_pipe_raw).
+ * Fields are resolved by name from the event formats at run time, so their
+ * offsets, sizes (s32, int, u64 ...), signedness and the file's byte order
+ * all come from the trace itself (DESIGN §4: never hard-code offsets).
+ */
+#ifndef TA_DECODE_H
+#define TA_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+
+#include "../util/err.h"
+#include "gang.h"
+
+struct field_ref {
+	int offset, size;	/* size 0: the field is absent */
+	bool is_signed;
+};
+
+struct decoder {
+	bool swap;			/* data byte order differs from ours */
+	struct field_ref type, pid;	/* common_type, common_pid */
+	int id_run_core, id_guest_exit, id_kvm_exit, id_userspace_exit;	/* -1: absent */
+	struct field_ref rc_n_runnable, rc_runner_vcpu, rc_where, rc_tgid;
+	struct field_ref ge_vcpu_id, ge_trap, ge_ceded;
+	struct field_ref ke_reason, ke_isa, ke_vcpu;
+	struct field_ref ue_reason, ue_vcpu;
+	uint64_t malformed;		/* records too short for their fields */
+};
+
+/*
+ * Looks up kvm_hv/kvmppc_run_core, kvm_hv/kvm_guest_exit, kvm/kvm_exit and
+ * kvm/kvm_userspace_exit in tep.  Events that are absent are fine (nothing
+ * of them will be decoded); an event lacking a needed field is an error.
+ */
+int decoder_init(struct decoder *d, struct tep_handle *tep, struct ta_err *err);
+
+/* True when the trace defines at least one event the counter understands. */
+bool decoder_has_events(const struct decoder *d);
+
+/*
+ * Decodes one record (data points at common_type).  Returns 1 and fills ev
+ * (but ev->cpu, ev->ts and ev->tgid for x86 events) for our events, 0 for
+ * other events and -1 for a record too short for its fields.
+ */
+int decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev);
+
+/* Reads a field of a record (sign-extended when the format says signed). */
+int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data);
+
+/*
+ * page_reader: walks the records of one ring-buffer page with libtraceevent's
+ * kbuffer, after checking the page header so a corrupted page can never make
+ * it read outside the copy it is given.
+ */
+struct page_reader {
+	struct kbuffer *kb;
+	unsigned char *page;	/* page_size + slack, zero padded */
+	uint32_t page_size;
+	int hdr_size;		/* timestamp + commit */
+	int commit_size;
+	bool big_endian;
+	uint32_t data_end;	/* hdr_size + committed bytes */
+	void *ev;		/* current record, or NULL */
+	unsigned long long ts;
+	uint64_t missed;	/* "missed events" markers summed over pages */
+};
+
+int page_reader_init(struct page_reader *r, struct tep_handle *tep, uint32_t page_size);
+void page_reader_release(struct page_reader *r);
+/*
+ * Loads a page (len <= page_size bytes; short input is zero padded).
+ * Returns 1 when it holds records (r->ev is the first), 0 when empty and -1
+ * when its header is corrupt.
+ */
+int page_reader_load(struct page_reader *r, const void *src, uint32_t len);
+/* Moves to the next record of the page; false at its end. */
+bool page_reader_next(struct page_reader *r);
+/* Size of the current record's data; -1 if it would overrun the page. */
+int page_reader_size(const struct page_reader *r);
+
+#endif

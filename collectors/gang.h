@@ -1,0 +1,138 @@
+/*
+ * gang: the ganged-exit and exit-reason counter (pure logic, no I/O).
+ *
+ * Both trace readers (offline.h: trace-cmd files; live.h: a tracefs
+ * session) decode records into `struct gang_event` and feed them here one at
+ * a time, in timestamp order; the sweep controller gets the same numbers as
+ * a `struct gang_result` (via live_stop()).
+ *
+ * Ganged exits (DESIGN §4.3).  On POWER8 KVM HV every thread of a virtual
+ * core leaves the guest when one of them exits; a run of a vcore is bracketed
+ * by kvm_hv:kvmppc_run_core Enter (where 0) and Exit (where 1) on the runner
+ * thread, with one kvm_hv:kvm_guest_exit per vCPU in between, each saying
+ * whether that vCPU had ceded.  forced = n_runnable - cedes; forced > 1 means
+ * a thread with work was dragged out: one ganged exit.
+ *
+ *  GANG_ALGO_VCORE (default): state per runner thread (common_pid of the
+ *	run_core events), so vcores of one VM running at once do not disturb
+ *	each other.  An Exit with no Enter on that runner is a bail-out (counted
+ *	in `bailouts`, never as a core run or gang exit).
+ *  GANG_ALGO_SEED: the perf script of the original RFC: cedes kept per tgid,
+ *	reset on any Enter of that tgid, pid->tgid learned on the first Enter.
+ *	Kept for comparison; it miscounts VMs with several vcores running at
+ *	once.  Only gang_exits depends on the rule: core runs, bail-outs, guest
+ *	exits and cedes are always counted per runner thread.
+ *
+ * Attribution: a guest exit is charged to the tgid its runner thread last
+ * entered for; on POWER8 with dynamic micro-threading the exits of
+ * piggybacked vcores of other VMs are recorded in the runner's context, so
+ * they are charged to the runner's VM.
+ *
+ * x86: kvm:kvm_exit (exit_reason, isa) and kvm:kvm_userspace_exit (reason)
+ * are counted per reason, per tgid (given by the reader, 0 if unknown) and
+ * per vCPU; there are no ganged exits there.
+ */
+#ifndef TA_GANG_H
+#define TA_GANG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "traps.h"
+
+enum gang_algorithm { GANG_ALGO_VCORE, GANG_ALGO_SEED };
+
+enum gang_event_kind {
+	GANG_EV_RUN_CORE,	/* kvm_hv:kvmppc_run_core */
+	GANG_EV_GUEST_EXIT,	/* kvm_hv:kvm_guest_exit */
+	GANG_EV_KVM_EXIT,	/* kvm:kvm_exit (x86) */
+	GANG_EV_USERSPACE_EXIT,	/* kvm:kvm_userspace_exit */
+};
+
+/* VCPU_UNKNOWN: the event carries no vcpu_id (older x86 kvm_exit). */
+#define GANG_VCPU_UNKNOWN INT64_MIN
+
+/* One decoded trace record; fields are sign-extended per their format. */
+struct gang_event {
+	enum gang_event_kind kind;
+	int cpu;
+	int32_t pid;		/* common_pid: the thread that recorded it */
+	int32_t tgid;		/* x86 events: its process if known, else 0 */
+	uint64_t ts;		/* trace clock, nanoseconds for the usual clocks */
+	union {
+		struct {
+			int64_t n_runnable, runner_vcpu, where, tgid;
+		} run_core;
+		struct {
+			int64_t vcpu_id, trap, ceded;
+		} guest_exit;
+		struct {
+			int64_t reason, vcpu_id;
+			enum exit_source isa;	/* EXIT_SRC_VMX or EXIT_SRC_SVM */
+		} kvm_exit;
+		struct {
+			int64_t reason, vcpu_id;
+		} userspace_exit;
+	} u;
+};
+
+/* Per process (QEMU tgid) totals. */
+struct gang_proc {
+	int32_t tgid;
+	int32_t runner_pid;	/* a thread that ran its vcores (last seen), 0 if none */
+	char comm[32];		/* filled in by the reader where known, else "" */
+	uint64_t gang_exits;	/* forced > 1 at a core Exit */
+	uint64_t core_runs;	/* Enter..Exit pairs completed */
+	uint64_t bailouts;	/* Exit with no Enter on that runner */
+	uint64_t guest_exits;	/* kvm_guest_exit / kvm_exit events */
+	uint64_t cedes;		/* guest exits with ceded set */
+};
+
+/* One exit-reason count for one (source, code, tgid, vcpu). */
+struct gang_reason {
+	enum exit_source source;
+	int64_t code;
+	int32_t tgid;
+	int64_t vcpu;		/* GANG_VCPU_UNKNOWN when not recorded */
+	uint64_t count;
+};
+
+/*
+ * A snapshot of the counter.  The readers fill the fields marked (reader);
+ * everything else comes from the events.  Sorted: procs by tgid, reasons by
+ * source, code, tgid, vcpu.
+ */
+struct gang_result {
+	enum gang_algorithm algorithm;
+	uint64_t events;		/* records fed */
+	uint64_t records;		/* (reader) all records seen, ours or not */
+	uint64_t run_core_events;	/* 0: ganged exits are not applicable */
+	uint64_t first_ts, last_ts;	/* of the records fed */
+	uint64_t lost_events;		/* (reader) from per-CPU stats */
+	bool lost_known;		/* (reader) stats were available */
+	bool run_core_format;		/* (reader) the trace defines kvmppc_run_core */
+	double span_seconds;		/* (reader) trace span, else from timestamps */
+	struct gang_proc *procs;
+	size_t nprocs;
+	struct gang_reason *reasons;
+	size_t nreasons;
+};
+
+struct gang_counter;
+
+struct gang_counter *gang_new(enum gang_algorithm algo);
+void gang_free(struct gang_counter *g);
+/* Feeds one event; events must come in timestamp order. */
+void gang_feed(struct gang_counter *g, const struct gang_event *ev);
+/* Fills *out (free it with gang_result_free); the counter stays usable. */
+void gang_result_get(const struct gang_counter *g, struct gang_result *out);
+void gang_result_free(struct gang_result *r);
+/* The process entry of tgid in r, or NULL. */
+struct gang_proc *gang_result_proc(struct gang_result *r, int32_t tgid);
+
+/* "vcore" / "seed"; gang_algorithm_parse returns -1 for anything else. */
+const char *gang_algorithm_name(enum gang_algorithm a);
+int gang_algorithm_parse(const char *s, enum gang_algorithm *out);
+
+#endif

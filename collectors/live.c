@@ -1,0 +1,598 @@
+/* live: a tracefs session feeding the gang counter; see live.h. */
+#define _GNU_SOURCE
+#include "live.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "../util/strbuf.h"
+#include "decode.h"
+#include "tdat.h"
+
+#define TRACEFS_DIR "/sys/kernel/tracing"
+#define WATERMARK_NS (20 * 1000 * 1000ULL)
+/*
+ * Between drain rounds the reader sleeps, so it mostly reads full pages: each
+ * read() of trace_pipe_raw costs about the same whether the page is full or
+ * holds three records, and a reader on the writer's heels pays per record.
+ * A round that found a lot (BUSY_PAGES) goes again at once.
+ */
+#define ROUND_SLEEP_US 5000
+#define BUSY_PAGES 256
+
+/* Records read from one CPU and not yet fed: [ts u64][size u32][pad][data]. */
+struct cpu_queue {
+	int cpu;
+	int fd;
+	unsigned char *buf;
+	size_t cap, head, tail;
+	struct page_reader pr;
+};
+
+struct rec_hdr {
+	uint64_t ts;
+	uint32_t size;
+	uint32_t pad;
+};
+
+/* pid -> tgid for x86 events, which carry no tgid. */
+struct tgid_cache {
+	int32_t *keys, *vals;
+	size_t cap, n;
+};
+
+/* Process names, looked up when a process is first seen (it may be gone at the end). */
+struct comm_entry {
+	int32_t tgid;
+	char comm[32];
+};
+
+struct live_session {
+	struct tracefs_instance *inst;
+	char name[64];
+	struct tep_handle *tep;
+	struct decoder dec;
+	struct gang_counter *g;
+	struct cpu_queue *q;
+	int nq;
+	uint32_t page_size;
+	unsigned char *page;
+	int32_t *tgids;
+	size_t ntgids;
+	struct tgid_cache tc;
+	struct comm_entry *comms;
+	size_t ncomms;
+	pthread_t thread;
+	bool thread_running;
+	int stop;			/* set by live_stop, read by the thread */
+	uint64_t records, fed;
+	uint64_t start_ns, stop_ns;
+	char thread_err[256];
+};
+
+static uint64_t now_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int32_t proc_tgid(int32_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	FILE *f = fopen(path, "re");
+	int32_t tgid = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:", 5)) {
+			tgid = (int32_t)atoi(line + 5);
+			break;
+		}
+	fclose(f);
+	return tgid;
+}
+
+static int32_t tgid_lookup(struct tgid_cache *c, int32_t pid)
+{
+	if (c->n * 2 >= c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 256;
+		int32_t *nk = xcalloc(ncap, sizeof(*nk)), *nv = xcalloc(ncap, sizeof(*nv));
+		for (size_t i = 0; i < c->cap; i++)
+			if (c->keys[i]) {
+				size_t s = ((uint32_t)c->keys[i] * 2654435761u) & (ncap - 1);
+				while (nk[s])
+					s = (s + 1) & (ncap - 1);
+				nk[s] = c->keys[i];
+				nv[s] = c->vals[i];
+			}
+		free(c->keys);
+		free(c->vals);
+		c->keys = nk;
+		c->vals = nv;
+		c->cap = ncap;
+	}
+	if (pid <= 0)
+		return 0;
+	size_t s = ((uint32_t)pid * 2654435761u) & (c->cap - 1);
+	while (c->keys[s]) {
+		if (c->keys[s] == pid)
+			return c->vals[s];
+		s = (s + 1) & (c->cap - 1);
+	}
+	c->keys[s] = pid;
+	c->vals[s] = proc_tgid(pid);
+	c->n++;
+	return c->vals[s];
+}
+
+static void queue_push(struct cpu_queue *q, uint64_t ts, const void *data, uint32_t size)
+{
+	size_t need = sizeof(struct rec_hdr) + ((size + 7) & ~7u);
+	if (q->cap - q->tail < need) {
+		/* Reclaim consumed space first, then grow. */
+		if (q->head) {
+			memmove(q->buf, q->buf + q->head, q->tail - q->head);
+			q->tail -= q->head;
+			q->head = 0;
+		}
+		if (q->cap - q->tail < need) {
+			q->cap = (q->cap + need) * 2;
+			q->buf = xrealloc(q->buf, q->cap);
+		}
+	}
+	struct rec_hdr h = { .ts = ts, .size = size };
+	memcpy(q->buf + q->tail, &h, sizeof(h));
+	memcpy(q->buf + q->tail + sizeof(h), data, size);
+	q->tail += need;
+}
+
+/* Reads every page the kernel has for this CPU now; false on a corrupt page. */
+static bool queue_fill(struct live_session *s, struct cpu_queue *q, unsigned *pages)
+{
+	for (;;) {
+		ssize_t n = read(q->fd, s->page, s->page_size);
+		if (n <= 0)
+			return true;	/* EAGAIN: empty for now */
+		(*pages)++;
+		int rc = page_reader_load(&q->pr, s->page, (uint32_t)n);
+		if (rc < 0) {
+			snprintf(s->thread_err, sizeof(s->thread_err),
+				 "a corrupt ring-buffer page was read on CPU %d", q->cpu);
+			return false;
+		}
+		for (; rc > 0 && q->pr.ev; page_reader_next(&q->pr)) {
+			int size = page_reader_size(&q->pr);
+			if (size < 0)
+				break;
+			queue_push(q, q->pr.ts, q->pr.ev, (uint32_t)size);
+		}
+	}
+}
+
+static bool read_comm(int32_t pid, char *out, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	FILE *f = fopen(path, "re");
+	bool ok = false;
+	if (f) {
+		ok = fgets(out, (int)len, f) != NULL;
+		out[strcspn(out, "\n")] = '\0';
+		fclose(f);
+	}
+	return ok && out[0];
+}
+
+/* Names tgid on first sight: its own comm, else its runner thread's. */
+static void comm_note(struct live_session *s, int32_t tgid, int32_t pid)
+{
+	for (size_t i = 0; i < s->ncomms; i++)
+		if (s->comms[i].tgid == tgid)
+			return;
+	s->comms = xrealloc(s->comms, (s->ncomms + 1) * sizeof(*s->comms));
+	struct comm_entry *c = &s->comms[s->ncomms++];
+	c->tgid = tgid;
+	c->comm[0] = '\0';
+	if (tgid <= 0 || !read_comm(tgid, c->comm, sizeof(c->comm)))
+		read_comm(pid, c->comm, sizeof(c->comm));
+}
+
+static void feed_record(struct live_session *s, const struct rec_hdr *h, const void *data, int cpu)
+{
+	struct gang_event ev;
+	s->records++;
+	if (decoder_decode(&s->dec, data, (int)h->size, &ev) <= 0)
+		return;
+	ev.cpu = cpu;
+	ev.ts = h->ts;
+	if (ev.kind == GANG_EV_KVM_EXIT || ev.kind == GANG_EV_USERSPACE_EXIT) {
+		ev.tgid = tgid_lookup(&s->tc, ev.pid);
+		comm_note(s, ev.tgid, ev.pid);
+	} else if (ev.kind == GANG_EV_RUN_CORE) {
+		comm_note(s, (int32_t)ev.u.run_core.tgid, ev.pid);
+	}
+	gang_feed(s->g, &ev);
+	__atomic_store_n(&s->fed, s->fed + 1, __ATOMIC_RELAXED);
+}
+
+/* Feeds queued records in timestamp order up to the watermark. */
+static void merge_upto(struct live_session *s, uint64_t watermark)
+{
+	for (;;) {
+		struct cpu_queue *best = NULL;
+		uint64_t best_ts = 0;
+		for (int i = 0; i < s->nq; i++) {
+			struct cpu_queue *q = &s->q[i];
+			if (q->head == q->tail)
+				continue;
+			uint64_t ts;
+			memcpy(&ts, q->buf + q->head, sizeof(ts));
+			if (!best || ts < best_ts) {
+				best = q;
+				best_ts = ts;
+			}
+		}
+		if (!best || best_ts > watermark)
+			return;
+		struct rec_hdr h;
+		memcpy(&h, best->buf + best->head, sizeof(h));
+		feed_record(s, &h, best->buf + best->head + sizeof(h), best->cpu);
+		best->head += sizeof(h) + ((h.size + 7) & ~7u);
+		if (best->head == best->tail)
+			best->head = best->tail = 0;
+	}
+}
+
+/* One drain round; returns the number of pages read, -1 on a corrupt page. */
+static int drain_round(struct live_session *s, bool final)
+{
+	/* Taken before reading: anything committed later is newer than this. */
+	uint64_t now = now_mono_ns();
+	unsigned pages = 0;
+	for (int i = 0; i < s->nq; i++)
+		if (!queue_fill(s, &s->q[i], &pages))
+			return -1;
+	merge_upto(s, final ? UINT64_MAX : now - WATERMARK_NS);
+	return (int)pages;
+}
+
+static void *drain_thread(void *arg)
+{
+	struct live_session *s = arg;
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		int rc = drain_round(s, false);
+		if (rc < 0)
+			break;
+		if (rc < BUSY_PAGES)
+			usleep(ROUND_SLEEP_US);
+	}
+	return NULL;
+}
+
+/* tracefs must be mounted (mount it if not) and writable by us. */
+static int tracefs_ready(struct ta_err *err)
+{
+	if (geteuid() != 0)
+		return err_set(err, EXIT_FAILURE_RUN,
+			       "live tracing needs root (tracefs instances and kernel events): "
+			       "run 'sudo topoadvisor trace ...'");
+	/* Mounted by hand: tracefs_tracing_dir_is_mounted() leaks (libtracefs 1.6). */
+	if (access(TRACEFS_DIR "/instances", F_OK) < 0 &&
+	    mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL) < 0 && errno != EBUSY)
+		return err_set(err, EXIT_FAILURE_RUN,
+			       "tracefs is not mounted and mounting it on %s failed: %s (the "
+			       "kernel needs CONFIG_TRACING)", TRACEFS_DIR, strerror(errno));
+	if (!tracefs_tracing_dir())
+		return err_set(err, EXIT_FAILURE_RUN,
+			       "tracefs is not available and could not be mounted (try 'mount -t "
+			       "tracefs nodev /sys/kernel/tracing'; the kernel needs "
+			       "CONFIG_TRACING)");
+	return 0;
+}
+
+static const char *const event_names[][2] = {
+	{ "kvm_hv", "kvmppc_run_core" },
+	{ "kvm_hv", "kvm_guest_exit" },
+	{ "kvm", "kvm_exit" },
+	{ "kvm", "kvm_userspace_exit" },
+};
+
+/*
+ * A tep with just header_page and our four event formats.  The generic
+ * tracefs_local_events_system() also parses /proc/kallsyms, which costs
+ * more CPU than a second of tracing at 1 M events/s.
+ */
+static struct tep_handle *local_tep(void)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct strbuf sb = STRBUF_INIT;
+	char *path;
+	if (!tep)
+		return NULL;
+	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep) ? TEP_BIG_ENDIAN
+								: TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, (int)sizeof(long));
+	tep_set_page_size(tep, (int)sysconf(_SC_PAGESIZE));
+	path = tracefs_get_tracing_file("events/header_page");
+	int rc = path ? strbuf_read_file(&sb, path) : -1;
+	tracefs_put_tracing_file(path);
+	if (rc < 0 || tep_parse_header_page(tep, sb.buf, sb.len, (int)sizeof(long)) < 0) {
+		strbuf_release(&sb);
+		tep_free(tep);
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
+		char rel[128];
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", event_names[i][0],
+			 event_names[i][1]);
+		strbuf_reset(&sb);
+		path = tracefs_get_tracing_file(rel);
+		rc = path ? strbuf_read_file(&sb, path) : -1;
+		tracefs_put_tracing_file(path);
+		if (rc >= 0)
+			tep_parse_event(tep, sb.buf, sb.len, event_names[i][0]);
+	}
+	strbuf_release(&sb);
+	return tep;
+}
+
+static void session_free(struct live_session *s)
+{
+	for (int i = 0; i < s->nq; i++) {
+		if (s->q[i].fd >= 0)
+			close(s->q[i].fd);
+		page_reader_release(&s->q[i].pr);
+		free(s->q[i].buf);
+	}
+	free(s->q);
+	if (s->inst) {
+		tracefs_trace_off(s->inst);
+		tracefs_instance_destroy(s->inst);
+		tracefs_instance_free(s->inst);
+	}
+	if (s->tep)
+		tep_free(s->tep);
+	gang_free(s->g);
+	free(s->page);
+	free(s->tgids);
+	free(s->tc.keys);
+	free(s->tc.vals);
+	free(s->comms);
+	free(s);
+}
+
+static int session_open_cpus(struct live_session *s, struct ta_err *err)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	s->q = xcalloc(ncpu > 0 ? ncpu : 1, sizeof(*s->q));
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		char file[64];
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		int fd = tracefs_instance_file_open(s->inst, file, O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			continue;	/* offline or absent CPU */
+		struct cpu_queue *q = &s->q[s->nq++];
+		q->cpu = cpu;
+		q->fd = fd;
+		if (page_reader_init(&q->pr, s->tep, s->page_size) < 0)
+			return err_set(err, EXIT_FAILURE_RUN, "out of memory");
+	}
+	if (!s->nq)
+		return err_set(err, EXIT_FAILURE_RUN,
+			       "cannot open any per_cpu/cpuN/trace_pipe_raw of instance %s", s->name);
+	return 0;
+}
+
+int live_start(const struct live_opts *opts, struct live_session **out, struct ta_err *err)
+{
+	static int serial;
+	*out = NULL;
+	if (tracefs_ready(err) < 0)
+		return -1;
+
+	struct live_session *s = xcalloc(1, sizeof(*s));
+	s->g = gang_new(opts->algorithm);
+	if (opts->ntgids) {
+		s->tgids = xcalloc(opts->ntgids, sizeof(*s->tgids));
+		memcpy(s->tgids, opts->tgids, opts->ntgids * sizeof(*s->tgids));
+		s->ntgids = opts->ntgids;
+	}
+	tgid_lookup(&s->tc, 0);	/* allocates the cache */
+
+	s->tep = local_tep();
+	if (!s->tep) {
+		err_set(err, EXIT_FAILURE_RUN, "cannot read this kernel's ring-buffer header "
+			"format (events/header_page)");
+		goto fail;
+	}
+	if (decoder_init(&s->dec, s->tep, err) < 0)
+		goto fail;
+	if (!decoder_has_events(&s->dec)) {
+		err_set(err, EXIT_FAILURE_RUN,
+			"this kernel has no kvm_hv or kvm trace events: nothing to count (is the "
+			"kvm / kvm_hv module loaded?)");
+		goto fail;
+	}
+
+	snprintf(s->name, sizeof(s->name), "topoadvisor-%d-%d", (int)getpid(), serial++);
+	s->inst = tracefs_instance_create(s->name);
+	if (!s->inst) {
+		err_set(err, EXIT_FAILURE_RUN, "cannot create tracefs instance %s: %s", s->name,
+			strerror(errno));
+		goto fail;
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int kib = opts->buffer_kib;
+	if (kib <= 0) {
+		kib = (int)(LIVE_TOTAL_BUFFER_KIB / (ncpu > 0 ? ncpu : 1));
+		kib = kib > LIVE_MAX_CPU_BUFFER_KIB ? LIVE_MAX_CPU_BUFFER_KIB
+			: kib < LIVE_MIN_CPU_BUFFER_KIB ? LIVE_MIN_CPU_BUFFER_KIB : kib;
+	}
+	tracefs_trace_off(s->inst);
+	if (tracefs_instance_set_buffer_size(s->inst, (size_t)kib, -1) < 0) {
+		err_set(err, EXIT_FAILURE_RUN, "cannot set a %d KiB per-CPU trace buffer: %s", kib,
+			strerror(errno));
+		goto fail;
+	}
+	/* mono: one clock for all CPUs, comparable with CLOCK_MONOTONIC watermarks. */
+	if (tracefs_instance_file_write(s->inst, "trace_clock", "mono") < 0 ||
+	    tracefs_option_disable(s->inst, TRACEFS_OPTION_OVERWRITE) < 0) {
+		err_set(err, EXIT_FAILURE_RUN, "cannot configure instance %s: %s", s->name,
+			strerror(errno));
+		goto fail;
+	}
+	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
+		if (!tep_find_event_by_name(s->tep, event_names[i][0], event_names[i][1]))
+			continue;
+		if (tracefs_event_enable(s->inst, event_names[i][0], event_names[i][1]) < 0) {
+			err_set(err, EXIT_FAILURE_RUN, "cannot enable %s:%s in %s: %s",
+				event_names[i][0], event_names[i][1], s->name, strerror(errno));
+			goto fail;
+		}
+	}
+
+	long ps = sysconf(_SC_PAGESIZE);
+	long long subbuf = 0;
+	if (tracefs_instance_file_read_number(s->inst, "buffer_subbuf_size_kb", &subbuf) == 0 &&
+	    subbuf > 0)
+		ps = (long)subbuf * 1024;
+	s->page_size = (uint32_t)ps;
+	s->page = xmalloc(s->page_size);
+	if (session_open_cpus(s, err) < 0)
+		goto fail;
+
+	s->start_ns = now_mono_ns();
+	if (tracefs_trace_on(s->inst) < 0) {
+		err_set(err, EXIT_FAILURE_RUN, "cannot turn tracing on in %s: %s", s->name,
+			strerror(errno));
+		goto fail;
+	}
+	/* The drain thread must not take the caller's SIGINT/SIGTERM. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(&s->thread, NULL, drain_thread, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		err_set(err, EXIT_FAILURE_RUN, "cannot start the trace reader thread: %s",
+			strerror(rc));
+		goto fail;
+	}
+	s->thread_running = true;
+	*out = s;
+	return 0;
+fail:
+	session_free(s);
+	return -1;
+}
+
+static void session_join(struct live_session *s)
+{
+	if (!s->thread_running)
+		return;
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(s->thread, NULL);
+	s->thread_running = false;
+}
+
+static bool tgid_wanted(const struct live_session *s, int32_t tgid)
+{
+	if (!s->ntgids)
+		return true;
+	for (size_t i = 0; i < s->ntgids; i++)
+		if (s->tgids[i] == tgid)
+			return true;
+	return false;
+}
+
+/* Keeps only the requested processes (the controller's guest). */
+static void result_filter(const struct live_session *s, struct gang_result *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (tgid_wanted(s, r->procs[i].tgid))
+			r->procs[n++] = r->procs[i];
+	r->nprocs = n;
+	n = 0;
+	for (size_t i = 0; i < r->nreasons; i++)
+		if (tgid_wanted(s, r->reasons[i].tgid))
+			r->reasons[n++] = r->reasons[i];
+	r->nreasons = n;
+}
+
+static void result_comms(const struct live_session *s, struct gang_result *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++)
+		for (size_t k = 0; k < s->ncomms; k++)
+			if (s->comms[k].tgid == r->procs[i].tgid)
+				snprintf(r->procs[i].comm, sizeof(r->procs[i].comm), "%s",
+					 s->comms[k].comm);
+}
+
+int live_stop(struct live_session *s, struct gang_result *res, struct ta_err *err)
+{
+	memset(res, 0, sizeof(*res));
+	session_join(s);
+	tracefs_trace_off(s->inst);
+	s->stop_ns = now_mono_ns();
+	if (s->thread_err[0] || drain_round(s, true) < 0) {
+		err_set(err, EXIT_FAILURE_RUN, "live trace failed: %s", s->thread_err);
+		session_free(s);
+		return -1;
+	}
+
+	uint64_t lost = 0;
+	bool known = true;
+	for (int i = 0; i < s->nq; i++) {
+		char file[64];
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", s->q[i].cpu);
+		char *stats = tracefs_instance_file_read(s->inst, file, NULL);
+		long long l = tdat_stats_lost(stats);
+		free(stats);
+		if (l < 0)
+			known = false;
+		else
+			lost += (uint64_t)l;
+	}
+
+	gang_result_get(s->g, res);
+	res->lost_events = lost;
+	res->lost_known = known;
+	res->run_core_format = s->dec.id_run_core >= 0;
+	res->span_seconds = (double)(s->stop_ns - s->start_ns) / 1e9;
+	res->records = s->records;
+	result_filter(s, res);
+	result_comms(s, res);
+	session_free(s);
+	return 0;
+}
+
+void live_abort(struct live_session *s)
+{
+	if (!s)
+		return;
+	session_join(s);
+	session_free(s);
+}
+
+const char *live_instance_name(const struct live_session *s)
+{
+	return s->name;
+}
+
+uint64_t live_events(const struct live_session *s)
+{
+	return __atomic_load_n(&s->fed, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,74 @@
+/*
+ * live: count ganged exits and exit reasons on this host while something
+ * runs (a tracefs session).
+ *
+ * The session owns a tracefs instance named topoadvisor-PID-N (never the
+ * top-level buffer), enables kvm_hv:kvmppc_run_core, kvm_hv:kvm_guest_exit,
+ * kvm:kvm_exit and kvm:kvm_userspace_exit where this kernel has them, sets
+ * the per-CPU buffer size, the "mono" clock and non-overwrite mode, and
+ * drains the per-CPU buffers from a background thread while the workload
+ * runs, feeding the gang counter in timestamp order (records newer than a
+ * 20 ms watermark wait for the next round, so a slower CPU cannot be
+ * overtaken).  Losses are read exactly from per_cpu/cpuN/stats.
+ *
+ * Use (the sweep controller, `topoadvisor trace`):
+ *
+ *	struct live_session *s;
+ *	if (live_start(&opts, &s, &err) < 0) ...;
+ *	run the benchmark ...
+ *	struct gang_result res;
+ *	if (live_stop(s, &res, &err) < 0) ...;	(always frees s)
+ *	... res.procs (per tgid), res.reasons (per tgid and vCPU) ...
+ *	gang_result_free(&res);
+ *
+ * live_stop() and live_abort() remove the instance on every path.  Signals:
+ * the caller's SIGINT/SIGTERM handler should only set a flag; the caller
+ * then calls live_abort() (or live_stop()).  live_start() mounts tracefs if
+ * it is not mounted and fails clearly when not root.
+ */
+#ifndef TA_LIVE_H
+#define TA_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/err.h"
+#include "gang.h"
+
+/*
+ * Default per-CPU buffer: 256 MiB in all, at most 16 MiB and at least 1 MiB
+ * per CPU.  16 MiB copes with 2 M events/s on one CPU while the reader is
+ * descheduled for ~150 ms; a 160-CPU POWER host gets 1.6 MiB per CPU
+ * instead of 2.5 GiB in all.
+ */
+#define LIVE_TOTAL_BUFFER_KIB (256 * 1024)
+#define LIVE_MAX_CPU_BUFFER_KIB 16384
+#define LIVE_MIN_CPU_BUFFER_KIB 1024
+
+struct live_opts {
+	enum gang_algorithm algorithm;
+	int buffer_kib;			/* per CPU; 0: the default above */
+	const int32_t *tgids;		/* report only these processes; NULL: all */
+	size_t ntgids;
+};
+
+struct live_session;
+
+int live_start(const struct live_opts *opts, struct live_session **out, struct ta_err *err);
+
+/*
+ * Stops tracing, drains what is left, reads the losses, removes the instance
+ * and fills *res (free with gang_result_free).  s is freed in every case.
+ */
+int live_stop(struct live_session *s, struct gang_result *res, struct ta_err *err);
+
+/* Removes the instance and frees s without a result (error paths). */
+void live_abort(struct live_session *s);
+
+/* The instance's name (for messages and tests). */
+const char *live_instance_name(const struct live_session *s);
+
+/* Events fed to the counter so far (progress; read while the session runs). */
+uint64_t live_events(const struct live_session *s);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * offline: ganged exits and exit reasons from a trace-cmd recording.
+ *
+ * Reads trace.dat versions 6 and 7, uncompressed or zstd-compressed, from
+ * the top buffer or a `trace-cmd record -B NAME` buffer, written on any host
+ * (byte order and long size come from the file).  libtracecmd parses the
+ * headers and event formats; the event data is read by our own page walker:
+ * libtracecmd 3.1.6 keeps every decompressed zstd chunk in a list it scans
+ * linearly for each new page (its free path never matches), which makes big
+ * v7 files read in quadratic time and memory.  We decompress each CPU's
+ * chunks ourselves, one chunk at a time, and merge CPUs by timestamp.
+ */
+#ifndef TA_OFFLINE_H
+#define TA_OFFLINE_H
+
+#include "../util/err.h"
+#include "gang.h"
+
+struct offline_opts {
+	enum gang_algorithm algorithm;
+	/* Buffer to read: NULL picks the one holding kvm_hv (else kvm) events;
+	 * "top" is the top-level buffer. */
+	const char *buffer;
+};
+
+struct offline_info {
+	int version;			/* 6 or 7 */
+	char compression[32];		/* "none" or "zstd" */
+	char buffer[256];		/* the buffer read ("" = top) */
+	char clock[32];			/* trace clock of that buffer, if recorded */
+	uint64_t records;		/* all records walked, ours or not */
+	uint64_t malformed;		/* records too short for their fields */
+};
+
+/*
+ * Analyses path into *res (free with gang_result_free) and *info.  Lost
+ * events come from the file's per-CPU stats (res->lost_known) or, when no
+ * stats were recorded, from the pages' missed-events markers (a lower
+ * bound).  Fails with EXIT_BAD_INPUT for unreadable, truncated or corrupted
+ * files.
+ */
+int offline_analyze(const char *path, const struct offline_opts *opts, struct gang_result *res,
+		    struct offline_info *info, struct ta_err *err);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * tdat: the layout of a trace-cmd file (trace.dat), versions 6 and 7.
+ *
+ * Parses and bounds-checks everything the offline reader relies on before
+ * libtracecmd or our page walker touches the file: the initial format, every
+ * header section (v6) or options section (v7, zstd-compressed or not), the
+ * per-instance BUFFER descriptions (top buffer and `trace-cmd record -B`
+ * buffers) and the per-CPU stats.  A truncated or corrupted file fails here
+ * with a message saying what is wrong and at which offset.
+ *
+ * Formats: trace-cmd.dat.v6(5), trace-cmd.dat.v7(5).
+ */
+#ifndef TA_TDAT_H
+#define TA_TDAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/err.h"
+
+struct tdat_cpu {
+	int cpu;
+	uint64_t offset;	/* absolute file offset of the CPU's data */
+	uint64_t size;		/* bytes in the file (compressed size for v7 zstd) */
+};
+
+struct tdat_buffer {
+	char *name;		/* "" for the top-level buffer */
+	char *clock;		/* trace clock, or NULL when not recorded */
+	struct tdat_cpu *cpus;	/* CPUs with data (v7 lists only those) */
+	int ncpus;
+	int nstats;		/* CPUs whose per_cpu/cpuN/stats were recorded */
+	long long lost_events;	/* summed over those stats; -1: none recorded */
+};
+
+struct tdat_file {
+	const unsigned char *map;	/* the whole file, read-only */
+	size_t size;
+	int version;			/* 6 or 7 */
+	bool big_endian;
+	int long_size;			/* user space long size (4 or 8) */
+	uint32_t page_size;
+	char compression[32];		/* "" or "none": uncompressed; "zstd" */
+	bool compressed;		/* CPU data is stored in zstd chunks */
+	struct tdat_buffer *buffers;	/* top buffer first when it exists */
+	size_t nbuffers;
+};
+
+/* Maps and parses path; on failure *f is left empty and err says why. */
+int tdat_open(const char *path, struct tdat_file *f, struct ta_err *err);
+void tdat_close(struct tdat_file *f);
+
+/* Reads a u16/u32/u64 in the file's byte order from p (no alignment needed). */
+uint64_t tdat_read_num(const struct tdat_file *f, const void *p, int size);
+
+/*
+ * Sum of "overrun", "commit overrun" and "dropped events" in a stats text;
+ * -1 when none of those lines is there.
+ */
+long long tdat_stats_lost(const char *stats);
+
+#endif

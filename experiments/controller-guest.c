@@ -1,0 +1,278 @@
+/*
+ * controller-guest: the guest side of a run — connect, clear leftovers,
+ * build the domain for a configuration, boot it, wait for the agent, check
+ * the topology it sees, run commands, read vCPU statistics, destroy.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libvirt/libvirt-qemu.h>
+
+#include "../collectors/guesttopo.h"
+#include "../collectors/vcpustats.h"
+#include "../util/json.h"
+#include "agent.h"
+#include "controller-int.h"
+#include "domain.h"
+#include "guest.h"
+#include "hostprobe.h"
+
+#define TOPOLOGY_TIMEOUT_S 30
+
+struct guest_state {
+	struct guest *g;
+	struct vcpustats before;
+	bool have_before;
+};
+
+/* One connection and the host CPUs, for the whole sweep. */
+static virConnectPtr conn;
+static struct host_cpu *host_cpus;
+static size_t nhost_cpus;
+static enum domain_type resolved_type;
+static struct guest_state *noise_guest;
+
+static const char *image_dir(char *buf, size_t n)
+{
+	const char *cache = getenv("TOPOADVISOR_CACHE");
+	snprintf(buf, n, "%s/guest-x86_64", cache && *cache ? cache : "/var/cache/topoadvisor");
+	return buf;
+}
+
+int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
+{
+	const struct sweep_config *cfg = c->cfg;
+	if (!conn) {
+		conn = guest_connect(cfg->uri, err);
+		if (!conn)
+			return -1;
+	}
+	int n = 0;
+	if (guest_leftovers_destroy(conn, cfg->name_prefix, &n, err) < 0)
+		return -1;
+	if (n && !c->opts->quiet)
+		fprintf(stderr, "destroyed %d guest%s left by an earlier sweep\n", n,
+			n == 1 ? "" : "s");
+	free(host_cpus);
+	host_cpus = NULL;
+	if (hostprobe_cpus_read(&host_cpus, &nhost_cpus, err) < 0)
+		return -1;
+	const char *why = NULL;
+	enum guest_arch arch = cfg->arch == ARCH_HOST ? ARCH_X86_64 : cfg->arch;
+	resolved_type = guest_type_resolve(cfg->domain_type, arch, &why);
+	if (cfg->domain_type == DOMAIN_AUTO && why && !c->opts->quiet)
+		fprintf(stderr, "domain type: %s\n", why);
+	return 0;
+}
+
+/* Builds the domain XML for configuration pc (vcpus = 1..: a noise guest uses pc's shape too). */
+static int build_xml(struct ctl *c, const struct plan_config *pc, const char *name,
+		     int64_t run_id, struct strbuf *xml, struct ta_err *err)
+{
+	const struct sweep_config *cfg = c->cfg;
+	char dir[512], kernel[600], initrd[600];
+	image_dir(dir, sizeof(dir));
+	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", dir);
+	snprintf(initrd, sizeof(initrd), "%s/initrd", dir);
+	struct domain_request req = {
+		.name = name,
+		.arch = cfg->arch == ARCH_HOST ? ARCH_X86_64 : cfg->arch,
+		.type = resolved_type,
+		.template_path = cfg->template_path,
+		.memory_mib = cfg->memory_mib,
+		.vcpus = pc->vcpus,
+		.sockets = pc->shape.sockets,
+		.dies = pc->shape.dies,
+		.cores = pc->shape.cores,
+		.threads = pc->shape.threads,
+		.pin = pc->pinning->policy,
+		.host_cpus = host_cpus,
+		.nhost_cpus = nhost_cpus,
+		.vcpu_cpus = (const char *const *)pc->pinning->vcpu_cpus,
+		.nvcpu_cpus = pc->pinning->nvcpu_cpus,
+		.emulator_cpus = pc->pinning->emulator_cpus,
+		.kernel = cfg->template_path ? NULL : kernel,
+		.initrd = cfg->template_path ? NULL : initrd,
+		.experiment_id = c->exp_id,
+		.run_id = run_id,
+	};
+	return domain_xml_build(&req, xml, err);
+}
+
+static struct guest_state *boot(struct ctl *c, const struct plan_config *pc, int64_t run_id,
+				struct strbuf *xml, struct ta_err *err)
+{
+	char *name = guest_name_new(c->cfg->name_prefix);
+	int rc = build_xml(c, pc, name, run_id, xml, err);
+	struct guest *g = rc < 0 ? NULL
+		: guest_boot(conn, strbuf_str(xml), c->cfg->boot_timeout * 1000, NULL, err);
+	free(name);
+	if (!g)
+		return NULL;
+	struct guest_state *gs = xcalloc(1, sizeof(*gs));
+	gs->g = g;
+	return gs;
+}
+
+static void destroy(struct guest_state *gs)
+{
+	if (!gs)
+		return;
+	struct ta_err err = { 0 };
+	if (guest_destroy(gs->g, &err) < 0)
+		fprintf(stderr, "topoadvisor: warning: %s\n", err.msg);
+	if (gs->have_before)
+		vcpustats_free(&gs->before);
+	free(gs);
+}
+
+/* Reads the topology the guest sees and compares it with the request. */
+static void check_topology(struct ctl *c, const struct plan_config *pc, struct run_record *rec)
+{
+	const char *argv[] = { "sh", "-c", GUESTTOPO_SCRIPT, NULL };
+	struct agent_result res;
+	struct ta_err err = { 0 };
+	if (agent_exec(c->guest->g->dom, argv, TOPOLOGY_TIMEOUT_S, &res, &err) < 0) {
+		fprintf(stderr, "topoadvisor: warning: cannot read the guest's topology: %s\n",
+			err.msg);
+		return;
+	}
+	struct guesttopo t;
+	if (guesttopo_parse(res.out ? res.out : "", &t, &err) == 0) {
+		struct strbuf js = STRBUF_INIT;
+		guesttopo_json(&t, &js);
+		free(rec->guest_topology);
+		rec->guest_topology = strbuf_detach(&js);
+		if (guesttopo_compare(&t, pc->shape.sockets, pc->shape.dies, pc->shape.cores,
+				      pc->shape.threads, &err) < 0) {
+			rec->topology_ok = 0;
+			fprintf(stderr, "\ntopoadvisor: WARNING: topology mismatch in run %lld "
+				"(%s): %s\n", (long long)rec->run_id, pc->key, err.msg);
+		} else {
+			rec->topology_ok = 1;
+		}
+		guesttopo_free(&t);
+	} else {
+		fprintf(stderr, "topoadvisor: warning: guest topology: %s\n", err.msg);
+	}
+	agent_result_free(&res);
+}
+
+int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
+		 struct run_record *rec, struct ta_err *err)
+{
+	if (c->guest && c->guest_config == pc->index) {
+		/* Reused: the previous run of this configuration checked its topology. */
+		check_topology(c, pc, rec);
+		return 0;
+	}
+	ctl_guest_down(c);
+	struct strbuf xml = STRBUF_INIT;
+	c->guest = boot(c, pc, run_id, &xml, err);
+	runrec_artifact(rec, "domain.xml", xml.buf, xml.len);
+	strbuf_release(&xml);
+	if (!c->guest)
+		return -1;
+	c->guest_config = pc->index;
+	runrec_metric(rec, "boot_seconds", c->guest->g->boot_seconds, "s", -1);
+	check_topology(c, pc, rec);
+	return 0;
+}
+
+void ctl_guest_down(struct ctl *c)
+{
+	destroy(c->guest);
+	c->guest = NULL;
+}
+
+int ctl_noise_guest_up(struct ctl *c, const struct plan_config *pc, struct ta_err *err)
+{
+	struct strbuf xml = STRBUF_INIT;
+	noise_guest = boot(c, pc, 0, &xml, err);
+	strbuf_release(&xml);
+	if (!noise_guest)
+		return -1;
+	const struct noise *n = pc->noise;
+	if (agent_spawn(noise_guest->g->dom, (const char *const *)n->argv.argv, err) < 0) {
+		ctl_noise_guest_down(c);
+		return -1;
+	}
+	return 0;
+}
+
+void ctl_noise_guest_down(struct ctl *c)
+{
+	destroy(noise_guest);
+	noise_guest = NULL;
+}
+
+int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_output *o,
+		   struct ta_err *err)
+{
+	struct agent_result res;
+	if (agent_exec(c->guest->g->dom, (const char *const *)argv, timeout_s, &res, err) < 0)
+		return -1;
+	o->exit_code = res.exitcode;
+	o->timed_out = res.timed_out;
+	o->seconds = res.seconds;
+	strbuf_add(&o->out, res.out ? res.out : "", res.out_len);
+	strbuf_add(&o->errout, res.err ? res.err : "", res.err_len);
+	if (res.timed_out)
+		strbuf_addf(&o->what, "timed out after %d s", timeout_s);
+	else if (res.signal)
+		strbuf_addf(&o->what, "killed by signal %d", res.signal);
+	else
+		strbuf_addf(&o->what, "exited with status %d", res.exitcode);
+	agent_result_free(&res);
+	return 0;
+}
+
+int ctl_guest_spawn(struct ctl *c, char *const argv[], struct ta_err *err)
+{
+	return agent_spawn(c->guest->g->dom, (const char *const *)argv, err);
+}
+
+int ctl_guest_qemu_pid(struct ctl *c)
+{
+	return c->guest ? guest_qemu_pid(c->guest->g) : 0;
+}
+
+void ctl_guest_stats_begin(struct ctl *c)
+{
+	struct ta_err err = { 0 };
+	c->guest->have_before = vcpustats_read(c->guest->g->dom, &c->guest->before, &err) == 0;
+}
+
+void ctl_guest_stats_end(struct ctl *c, struct run_record *rec)
+{
+	struct guest_state *gs = c->guest;
+	struct vcpustats after, d;
+	struct ta_err err = { 0 };
+	if (!gs || !gs->have_before)
+		return;
+	if (vcpustats_read(gs->g->dom, &after, &err) == 0) {
+		if (vcpustats_diff(&gs->before, &after, &d, &err) == 0) {
+			uint64_t run = 0, wait = 0;
+			for (size_t i = 0; i < d.n; i++) {
+				char name[48];
+				snprintf(name, sizeof(name), "vcpu%zu.run_s", i);
+				runrec_metric(rec, name, (double)d.time_ns[i] / 1e9, "s", -1);
+				run += d.time_ns[i];
+				if (d.has_delay) {
+					snprintf(name, sizeof(name), "vcpu%zu.wait_s", i);
+					runrec_metric(rec, name, (double)d.delay_ns[i] / 1e9, "s", -1);
+					wait += d.delay_ns[i];
+				}
+			}
+			runrec_metric(rec, "vcpu_run_s", (double)run / 1e9, "s", -1);
+			if (d.has_delay)
+				runrec_metric(rec, "vcpu_wait_s", (double)wait / 1e9, "s", 0);
+			vcpustats_free(&d);
+		}
+		vcpustats_free(&after);
+	}
+	vcpustats_free(&gs->before);
+	gs->have_before = false;
+}

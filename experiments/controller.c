@@ -1,0 +1,671 @@
+/*
+ * controller: the sweep loop and the host-side steps of a run; the guest
+ * side is in controller-guest.c.  See controller.h.
+ */
+#define _GNU_SOURCE
+#include "controller.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../collectors/benchparse.h"
+#include "../collectors/live.h"
+#include "../collectors/traps.h"
+#include "../schema/db-runs.h"
+#include "../util/json.h"
+#include "controller-int.h"
+#include "hostexec.h"
+#include "hostlock.h"
+#include "knobs.h"
+#include "noise.h"
+
+static volatile sig_atomic_t cancel_flag;
+
+static void on_signal(int sig)
+{
+	cancel_flag = sig;
+}
+
+void cmd_output_release(struct cmd_output *o)
+{
+	strbuf_release(&o->out);
+	strbuf_release(&o->errout);
+	strbuf_release(&o->what);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- host facts ------------------------------------------------------- */
+
+static void cpu_model(char *buf, size_t n)
+{
+	buf[0] = '\0';
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof(line), f)) {
+		/* x86: "model name"; POWER: "cpu" */
+		if (strncmp(line, "model name", 10) && strncmp(line, "cpu\t", 4))
+			continue;
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		colon++;
+		while (*colon == ' ')
+			colon++;
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(buf, n, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+char *controller_host_facts_json(void)
+{
+	struct host_facts h;
+	host_facts_read(&h);
+	struct utsname u;
+	char model[256];
+	cpu_model(model, sizeof(model));
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer w;
+	json_init(&w, &sb, false);
+	json_obj_begin(&w);
+	json_key(&w, "arch"); json_str(&w, config_arch_name(h.arch));
+	if (uname(&u) == 0) {
+		json_key(&w, "machine"); json_str(&w, u.machine);
+		json_key(&w, "kernel"); json_str(&w, u.release);
+		json_key(&w, "hostname"); json_str(&w, u.nodename);
+	}
+	json_key(&w, "cpu_model"); json_str(&w, model);
+	json_key(&w, "online_cpus"); json_int(&w, h.online_cpus);
+	json_key(&w, "possible_cpus"); json_int(&w, h.possible_cpus);
+	json_key(&w, "threads_per_core"); json_int(&w, h.threads_per_core);
+	json_obj_end(&w);
+	return strbuf_detach(&sb);
+}
+
+/* ---- checks before the sweep ------------------------------------------ */
+
+int controller_check_host(const struct plan *plan, const struct controller_opts *opts,
+			  struct ta_err *err)
+{
+	const struct sweep_config *cfg = plan->cfg;
+	const char *root = opts->sysfs_root ? opts->sysfs_root : "/";
+	for (size_t i = 0; i < cfg->nknobs; i++) {
+		const struct knob_factor *f = &cfg->knobs[i];
+		const struct knob *k = knob_lookup(f->name, err);
+		if (!k || knob_supported(k, root, err) < 0) {
+			err_prefix(err, "%s:%d:%d: host.%s: this host cannot sweep this knob",
+				   cfg->path, f->line, f->col, f->name);
+			err->code = EXIT_BAD_INPUT;
+			return -1;
+		}
+		for (size_t v = 0; v < f->nvalues; v++) {
+			struct strbuf canon = STRBUF_INIT;
+			int rc = knob_validate(k, f->values[v], &canon, err);
+			strbuf_release(&canon);
+			if (rc < 0) {
+				err_prefix(err, "%s:%d:%d: host.%s", cfg->path, f->line, f->col,
+					   f->name);
+				return -1;
+			}
+		}
+	}
+	if (cfg->nknobs && !strcmp(root, "/") && geteuid() != 0)
+		return err_set(err, EXIT_BAD_INPUT, "%s: changing host knobs needs root; run "
+			       "as root or remove the host: section", cfg->path);
+	for (size_t i = 0; i < cfg->nnoises; i++)
+		if (cfg->noises[i].kind == NOISE_GUEST && cfg->runner != RUNNER_AGENT)
+			return err_set(err, EXIT_BAD_INPUT, "%s:%d:%d: noise '%s': a guest "
+				       "noise load needs the agent runner", cfg->path,
+				       cfg->noises[i].line, cfg->noises[i].col,
+				       cfg->noises[i].name);
+	return 0;
+}
+
+/* ---- progress --------------------------------------------------------- */
+
+struct progress {
+	bool tty, quiet;
+	size_t total;
+	double start;
+	size_t done;
+};
+
+static void fmt_secs(char *buf, size_t n, double s)
+{
+	long v = (long)(s + 0.5);
+	if (v >= 3600)
+		snprintf(buf, n, "%ld:%02ld:%02ld", v / 3600, (v / 60) % 60, v % 60);
+	else
+		snprintf(buf, n, "%ld:%02ld", v / 60, v % 60);
+}
+
+static void progress_show(struct progress *p, size_t i, const char *key, int rep)
+{
+	if (p->quiet)
+		return;
+	double elapsed = now_s() - p->start;
+	char el[32], eta[32] = "?";
+	fmt_secs(el, sizeof(el), elapsed);
+	if (p->done)
+		fmt_secs(eta, sizeof(eta), elapsed / (double)p->done * (double)(p->total - p->done));
+	if (p->tty)
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s #%d  elapsed %s  ETA %s", i + 1, p->total,
+			key, rep + 1, el, eta);
+	else
+		fprintf(stderr, "[%zu/%zu] %s repetition %d (elapsed %s, ETA %s)\n", i + 1,
+			p->total, key, rep + 1, el, eta);
+	fflush(stderr);
+}
+
+/* A message that must not be overwritten by the progress line. */
+static void progress_note(struct progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void progress_note(struct progress *p, const char *fmt, ...)
+{
+	va_list ap;
+	if (p->tty && !p->quiet)
+		fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->tty && !p->quiet)
+		fputs("\r\033[K", stderr);
+}
+
+/* ---- one run ---------------------------------------------------------- */
+
+/* The first lines of a command's stderr (or stdout), for an error message. */
+static void excerpt(const struct cmd_output *o, struct strbuf *sb)
+{
+	const struct strbuf *src = o->errout.len ? &o->errout : &o->out;
+	const char *s = strbuf_str(src);
+	size_t len = src->len;
+	if (len > 300) {
+		s += len - 300;
+		len = 300;
+	}
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		len--;
+	if (!len)
+		return;
+	strbuf_addstr(sb, ": ");
+	for (size_t i = 0; i < len; i++)
+		strbuf_addch(sb, s[i] == '\n' || s[i] == '\r' ? ' ' : s[i]);
+}
+
+/* Host CPUs the host runner pins its benchmark to (NULL: unpinned). */
+static char *host_runner_cpus(const struct plan_config *pc)
+{
+	const struct pinning *p = pc->pinning;
+	if (p->policy != PIN_EXPLICIT)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < p->nvcpu_cpus; i++)
+		strbuf_addf(&sb, "%s%s", i ? "," : "", p->vcpu_cpus[i]);
+	return strbuf_detach(&sb);
+}
+
+/* Runs argv where the config's runner says, waiting for it. */
+static int run_cmd(struct ctl *c, const struct plan_config *pc, char *const argv[],
+		   int timeout_s, struct cmd_output *o, struct ta_err *err)
+{
+	memset(o, 0, sizeof(*o));
+	o->exit_code = -1;
+	if (c->cfg->runner == RUNNER_AGENT)
+		return ctl_guest_exec(c, argv, timeout_s, o, err);
+	struct hostexec_result res;
+	char *cpus = host_runner_cpus(pc);
+	int rc = hostexec_run(argv, cpus, timeout_s, c->cancel, &res, err);
+	free(cpus);
+	if (rc < 0)
+		return -1;
+	o->exit_code = res.signal ? -1 : res.exit_code;
+	o->timed_out = res.timed_out;
+	o->seconds = res.seconds;
+	o->out = res.out;
+	o->errout = res.errout;
+	hostexec_describe(&res, timeout_s, &o->what);
+	return 0;
+}
+
+/* Brings the host knobs to this configuration's values (journalled first). */
+static int apply_knobs(struct ctl *c, const struct plan_config *pc, struct run_record *rec)
+{
+	const struct sweep_config *cfg = c->cfg;
+	if (!cfg->nknobs)
+		return 0;
+	bool same = c->applied[0] != NULL;
+	bool needs_no_guests = false;
+	for (size_t i = 0; i < cfg->nknobs; i++) {
+		if (!c->applied[i] || strcmp(c->applied[i], pc->knob_values[i])) {
+			same = false;
+			const struct knob *k = knob_find(cfg->knobs[i].name);
+			if (k && k->needs_no_guests)
+				needs_no_guests = true;
+		}
+	}
+	if (same)
+		return 0;
+	if (needs_no_guests)
+		ctl_guest_down(c);
+	struct knob_journal journal = { c->db, c->exp_id };
+	struct ta_err err = { 0 };
+	const char **names = xcalloc(cfg->nknobs, sizeof(*names));
+	for (size_t i = 0; i < cfg->nknobs; i++)
+		names[i] = cfg->knobs[i].name;
+	int rc = knobs_apply_set(c->opts->sysfs_root ? c->opts->sysfs_root : "/", names,
+				 pc->knob_values, cfg->nknobs, &journal, &err);
+	free(names);
+	if (rc < 0) {
+		runrec_fail(rec, "setting host knobs: %s", err.msg);
+		memset(c->applied, 0, cfg->nknobs * sizeof(*c->applied));
+		return -1;
+	}
+	memcpy(c->applied, pc->knob_values, cfg->nknobs * sizeof(*c->applied));
+	return 0;
+}
+
+/* The host's state during the run: knob values as read back, load average. */
+static void record_host_state(struct ctl *c, const struct plan_config *pc,
+			      struct run_record *rec)
+{
+	const struct sweep_config *cfg = c->cfg;
+	const char *root = c->opts->sysfs_root ? c->opts->sysfs_root : "/";
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer w;
+	json_init(&w, &sb, false);
+	json_obj_begin(&w);
+	json_key(&w, "knobs");
+	json_obj_begin(&w);
+	for (size_t i = 0; i < cfg->nknobs; i++) {
+		const struct knob *k = knob_find(cfg->knobs[i].name);
+		struct strbuf v = STRBUF_INIT;
+		struct ta_err err = { 0 };
+		json_key(&w, cfg->knobs[i].name);
+		if (k && knob_read(k, root, &v, &err) == 0)
+			json_str(&w, strbuf_str(&v));
+		else
+			json_null(&w);
+		strbuf_release(&v);
+	}
+	json_obj_end(&w);
+	double load[3];
+	if (getloadavg(load, 3) == 3) {
+		json_key(&w, "loadavg");
+		json_arr_begin(&w);
+		for (int i = 0; i < 3; i++)
+			json_double(&w, load[i]);
+		json_arr_end(&w);
+	}
+	json_key(&w, "noise"); json_str(&w, pc->noise->name);
+	json_key(&w, "runner"); json_str(&w, config_runner_name(cfg->runner));
+	json_obj_end(&w);
+	free(rec->host_state);
+	rec->host_state = strbuf_detach(&sb);
+}
+
+/* Turns a live trace result into metrics and exit counts. */
+static void record_trace(struct ctl *c, const struct gang_result *res, double seconds,
+			 struct run_record *rec)
+{
+	rec->lost_events = res->lost_known ? (int64_t)res->lost_events : -1;
+	if (c->cfg->collect.gang_exits && res->run_core_format) {
+		uint64_t gang = 0, runs = 0;
+		for (size_t i = 0; i < res->nprocs; i++) {
+			gang += res->procs[i].gang_exits;
+			runs += res->procs[i].core_runs;
+		}
+		runrec_metric(rec, "gang_exits", (double)gang, "exits", 0);
+		if (seconds > 0)
+			runrec_metric(rec, "gang_exits_per_s", (double)gang / seconds, "exits/s", 0);
+		runrec_metric(rec, "core_runs", (double)runs, "runs", -1);
+	}
+	if (c->cfg->collect.exit_reasons) {
+		uint64_t total = 0;
+		for (size_t i = 0; i < res->nreasons; i++) {
+			const struct gang_reason *r = &res->reasons[i];
+			char name[64];
+			traps_format(r->source, r->code, name, sizeof(name));
+			runrec_exit(rec, r->source == EXIT_SRC_POWER ? "kvm_hv" : "kvm",
+				    r->vcpu == GANG_VCPU_UNKNOWN ? -1 : r->vcpu, name, r->count);
+			total += r->count;
+		}
+		if (res->nreasons && seconds > 0)
+			runrec_metric(rec, "exits_per_s", (double)total / seconds, "exits/s", 0);
+	}
+}
+
+/* Waits until a benchmark server answers (redis: PING), at most 15 s. */
+static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_err *err)
+{
+	if (c->cfg->bench.kind != BENCH_REDIS) {
+		sleep(1);
+		return 0;
+	}
+	char *ping[] = { "redis-cli", "ping", NULL };
+	double deadline = now_s() + 15;
+	while (now_s() < deadline && !*c->cancel) {
+		struct cmd_output o;
+		if (run_cmd(c, pc, ping, 5, &o, err) == 0 && strstr(strbuf_str(&o.out), "PONG")) {
+			cmd_output_release(&o);
+			return 0;
+		}
+		cmd_output_release(&o);
+		usleep(200000);
+	}
+	return err_set(err, EXIT_FAILURE_RUN, "the redis server did not answer PING within 15 s");
+}
+
+static void run_one(struct ctl *c, const struct plan_config *pc, const struct db_run_todo *t,
+		    struct run_record *rec)
+{
+	const struct sweep_config *cfg = c->cfg;
+	struct ta_err err = { 0 };
+	struct noise_load *noise = NULL, *server = NULL;
+	struct live_session *trace = NULL;
+	bool noise_guest = false;
+
+	if (apply_knobs(c, pc, rec) < 0)
+		goto out;
+	record_host_state(c, pc, rec);
+
+	if (pc->noise->kind == NOISE_GUEST) {
+		if (ctl_noise_guest_up(c, pc, &err) < 0) {
+			runrec_fail(rec, "noise guest: %s", err.msg);
+			goto out;
+		}
+		noise_guest = true;
+	} else if (pc->noise->kind != NOISE_NONE) {
+		noise = noise_start_config(pc->noise, &err);
+		if (!noise) {
+			runrec_fail(rec, "noise '%s': %s", pc->noise->name, err.msg);
+			goto out;
+		}
+	}
+
+	if (cfg->runner == RUNNER_AGENT) {
+		if (c->guest && (!cfg->reuse_guest || c->guest_config != pc->index))
+			ctl_guest_down(c);
+		if (ctl_guest_up(c, pc, t->run_id, rec, &err) < 0) {
+			runrec_fail(rec, "guest: %s", err.msg);
+			goto out;
+		}
+	}
+	if (*c->cancel)
+		goto out;
+
+	for (size_t i = 0; i < cfg->nprepare; i++) {
+		struct cmd_output o;
+		if (run_cmd(c, pc, cfg->prepare[i].argv, cfg->bench.timeout, &o, &err) < 0) {
+			runrec_fail(rec, "preparation '%s': %s", cfg->prepare[i].argv[0], err.msg);
+			goto out;
+		}
+		char name[48];
+		snprintf(name, sizeof(name), "prepare%zu.stdout", i + 1);
+		runrec_artifact(rec, name, o.out.buf, o.out.len);
+		if (o.exit_code != 0) {
+			struct strbuf m = STRBUF_INIT;
+			excerpt(&o, &m);
+			runrec_fail(rec, "preparation '%s' %s%s", cfg->prepare[i].argv[0],
+				    strbuf_str(&o.what), strbuf_str(&m));
+			strbuf_release(&m);
+			cmd_output_release(&o);
+			goto out;
+		}
+		cmd_output_release(&o);
+	}
+
+	if (cfg->bench.server_argv.argc) {
+		int rc;
+		if (cfg->runner == RUNNER_AGENT) {
+			rc = ctl_guest_spawn(c, cfg->bench.server_argv.argv, &err);
+		} else {
+			char *cpus = host_runner_cpus(pc);
+			server = noise_start(NOISE_COMMAND, cpus, 0, cfg->bench.server_argv.argv, &err);
+			free(cpus);
+			rc = server ? 0 : -1;
+		}
+		if (rc < 0 || wait_server(c, pc, &err) < 0) {
+			runrec_fail(rec, "benchmark server: %s", err.msg);
+			goto out;
+		}
+	}
+
+	if (cfg->runner == RUNNER_AGENT && (cfg->collect.gang_exits || cfg->collect.exit_reasons)) {
+		int32_t tgid = ctl_guest_qemu_pid(c);
+		struct live_opts lo = { .algorithm = GANG_ALGO_VCORE,
+					.buffer_kib = cfg->collect.buffer_kib,
+					.tgids = tgid ? &tgid : NULL, .ntgids = tgid ? 1 : 0 };
+		if (live_start(&lo, &trace, &err) < 0) {
+			runrec_fail(rec, "tracing: %s", err.msg);
+			goto out;
+		}
+	}
+	if (cfg->runner == RUNNER_AGENT && cfg->collect.vcpu_stats)
+		ctl_guest_stats_begin(c);
+
+	struct cmd_output bench;
+	double t0 = now_s();
+	int rc = run_cmd(c, pc, cfg->bench.argv.argv, cfg->bench.timeout, &bench, &err);
+	double seconds = now_s() - t0;
+
+	if (trace) {
+		struct gang_result res;
+		struct ta_err terr = { 0 };
+		if (live_stop(trace, &res, &terr) == 0) {
+			record_trace(c, &res, seconds, rec);
+			gang_result_free(&res);
+		} else {
+			runrec_fail(rec, "tracing: %s", terr.msg);
+		}
+		trace = NULL;
+	}
+	if (cfg->runner == RUNNER_AGENT && cfg->collect.vcpu_stats)
+		ctl_guest_stats_end(c, rec);
+	if (rc < 0) {
+		runrec_fail(rec, "benchmark: %s", err.msg);
+		goto out;
+	}
+	runrec_artifact(rec, "benchmark.stdout", bench.out.buf, bench.out.len);
+	runrec_artifact(rec, "benchmark.stderr", bench.errout.buf, bench.errout.len);
+	runrec_metric(rec, "benchmark_seconds", seconds, "s", -1);
+
+	if (*c->cancel) {
+		cmd_output_release(&bench);
+		goto out;
+	}
+	if (bench.exit_code != 0) {
+		struct strbuf m = STRBUF_INIT;
+		excerpt(&bench, &m);
+		runrec_fail(rec, "benchmark %s%s", strbuf_str(&bench.what), strbuf_str(&m));
+		strbuf_release(&m);
+	} else {
+		struct bench_metrics bm = { 0 };
+		if (benchparse_run(cfg->bench.kind, cfg->bench.parse_regex, bench.out.buf,
+				   bench.out.len, bench.errout.buf, bench.errout.len, &bm, &err) < 0) {
+			runrec_fail(rec, "benchmark output: %s", err.msg);
+		} else {
+			for (size_t i = 0; i < bm.n; i++)
+				runrec_metric(rec, bm.v[i].name, bm.v[i].value, bm.v[i].unit,
+					      bm.v[i].higher_is_better);
+			bench_metrics_free(&bm);
+			bool found = false;
+			for (size_t i = 0; i < rec->nmetrics; i++)
+				if (!strcmp(rec->metrics[i].name, cfg->bench.metric.name))
+					found = true;
+			if (!found)
+				runrec_fail(rec, "the benchmark output has no '%s' (the primary "
+					    "metric)", cfg->bench.metric.name);
+		}
+	}
+	cmd_output_release(&bench);
+
+	if (noise && noise_check(noise, &err) < 0)
+		runrec_fail(rec, "noise '%s' stopped during the run: %s", pc->noise->name,
+			    err.msg);
+	if (rec->lost_events > 0 && cfg->collect.max_lost_fraction >= 0) {
+		/* Lost events make every count a lower bound; too many make it useless. */
+		double fraction = 0;
+		for (size_t i = 0; i < rec->nexits; i++)
+			fraction += (double)rec->exits[i].count;
+		fraction = (double)rec->lost_events / (fraction + (double)rec->lost_events);
+		if (fraction > cfg->collect.max_lost_fraction)
+			runrec_fail(rec, "the trace lost %lld events (%.2f %% > %.2f %% allowed); "
+				    "raise collect.buffer_kib", (long long)rec->lost_events,
+				    fraction * 100, cfg->collect.max_lost_fraction * 100);
+	}
+out:
+	if (trace)
+		live_abort(trace);
+	if (server)
+		noise_stop(server, 2000, &err);
+	if (noise)
+		noise_stop(noise, 2000, &err);
+	if (noise_guest)
+		ctl_noise_guest_down(c);
+	if (*c->cancel) {
+		rec->status = "interrupted";
+		if (!rec->error.len)
+			strbuf_addf(&rec->error, "interrupted by signal %d", (int)*c->cancel);
+	}
+	if (cfg->runner == RUNNER_AGENT && (!cfg->reuse_guest || strcmp(rec->status, "ok") ||
+					    *c->cancel))
+		ctl_guest_down(c);
+}
+
+/* ---- the sweep -------------------------------------------------------- */
+
+static const struct plan_config *config_by_key(const struct plan *p, const char *key)
+{
+	for (size_t i = 0; i < p->nconfigs; i++)
+		if (!strcmp(p->configs[i].key, key))
+			return &p->configs[i];
+	return NULL;
+}
+
+static int restore_knobs(struct ctl *c, struct ta_err *err)
+{
+	struct knob_journal journal = { c->db, 0 };
+	if (c->applied)
+		memset(c->applied, 0, c->cfg->nknobs * sizeof(*c->applied));
+	return knobs_restore_all(c->opts->sysfs_root ? c->opts->sysfs_root : "/", &journal,
+				 err);
+}
+
+int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
+		   const struct controller_opts *opts, struct controller_summary *summary,
+		   struct ta_err *err)
+{
+	struct ctl c = { .db = db, .plan = plan, .cfg = plan->cfg, .exp_id = exp_id,
+			 .opts = opts, .cancel = &cancel_flag };
+	struct hostlock lock = { .fd = -1 };
+	struct db_run_todo *todo = NULL;
+	size_t ntodo = 0;
+	int rc = -1;
+	memset(summary, 0, sizeof(*summary));
+	cancel_flag = 0;
+
+	if (hostlock_acquire(&lock, opts->lock_path, err) < 0)
+		return -1;
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	c.applied = xcalloc(c.cfg->nknobs + 1, sizeof(*c.applied));
+
+	/* What a crashed controller left: runs marked running, knobs changed. */
+	if (db_runs_mark_stale(db, exp_id, "the controller stopped during this run", err) < 0)
+		goto out;
+	if (restore_knobs(&c, err) < 0) {
+		err_prefix(err, "restoring host knobs left changed by an earlier sweep");
+		goto out;
+	}
+	if (c.cfg->runner == RUNNER_AGENT && ctl_guest_start_sweep(&c, err) < 0)
+		goto out;
+	if (db_runs_list(db, exp_id, true, &todo, &ntodo, err) < 0 ||
+	    db_experiment_set_status(db, exp_id, "running", err) < 0)
+		goto out;
+
+	struct progress prog = { .tty = isatty(2), .quiet = opts->quiet > 0, .total = ntodo,
+				 .start = now_s() };
+	for (size_t i = 0; i < ntodo && !cancel_flag; i++) {
+		const struct db_run_todo *t = &todo[i];
+		struct run_record rec;
+		runrec_init(&rec, t->run_id);
+		progress_show(&prog, i, t->key, t->repetition);
+		const struct plan_config *pc = config_by_key(plan, t->key);
+		if (db_run_mark_running(db, t->run_id, err) < 0)
+			goto out;
+		if (!pc)
+			runrec_fail(&rec, "configuration %s is not in the plan this host gives "
+				    "for the stored config", t->key);
+		else
+			run_one(&c, pc, t, &rec);
+		struct db_run_result r;
+		runrec_result(&rec, &r);
+		if (db_run_store(db, &r, err) < 0) {
+			runrec_release(&rec);
+			goto out;
+		}
+		summary->attempted++;
+		if (!strcmp(rec.status, "ok")) {
+			summary->ok++;
+		} else if (!strcmp(rec.status, "failed")) {
+			summary->failed++;
+			if (!opts->quiet)
+				progress_note(&prog, "run %lld (%s #%d) failed: %s",
+					      (long long)t->run_id, t->key, t->repetition + 1,
+					      strbuf_str(&rec.error));
+		}
+		runrec_release(&rec);
+		prog.done++;
+	}
+	progress_end(&prog);
+	rc = 0;
+out:
+	ctl_guest_down(&c);
+	{
+		struct ta_err rerr = { 0 };
+		if (restore_knobs(&c, &rerr) < 0) {
+			fprintf(stderr, "topoadvisor: error: restoring host knobs: %s\n"
+				"topoadvisor: run 'topoadvisor restore-host' to retry\n", rerr.msg);
+			if (rc == 0) {
+				*err = rerr;
+				rc = -1;
+			}
+		}
+	}
+	summary->interrupted = cancel_flag != 0;
+	{
+		struct ta_err serr = { 0 };
+		db_experiment_set_status(db, exp_id, summary->interrupted ? "interrupted"
+					 : rc < 0 ? "failed" : "done", &serr);
+	}
+	db_runs_free(todo, ntodo);
+	free(c.applied);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	hostlock_release(&lock);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * controller: carry out an experiment's runs on this host.
+ *
+ * For every run still to do (in the stored order): apply the host knobs
+ * (journalled first, in the safe order), start the noise load, bring up the
+ * guest in the configuration's shape (or reuse it when allowed), check the
+ * topology it sees, run the preparation, start the benchmark server if any,
+ * start the collectors, run the benchmark, stop the collectors, read vCPU
+ * statistics, parse, store the whole run in one transaction, tear down.
+ * A run that fails is stored as failed with its reason and the sweep goes
+ * on.  SIGINT/SIGTERM stop the sweep after cleanup: the current run is
+ * marked interrupted, host knobs are restored, guests destroyed.
+ *
+ * The controller holds the host lock for the whole sweep.
+ */
+#ifndef TA_CONTROLLER_H
+#define TA_CONTROLLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../schema/db.h"
+#include "../util/err.h"
+#include "config.h"
+#include "plan.h"
+
+struct controller_opts {
+	const char *sysfs_root;	/* where host knobs live: "/" unless testing */
+	const char *lock_path;	/* NULL: the default host lock */
+	int quiet;		/* no progress */
+	int verbose;
+};
+
+struct controller_summary {
+	size_t attempted;	/* runs started this time */
+	size_t ok, failed;
+	bool interrupted;	/* SIGINT/SIGTERM stopped the sweep */
+};
+
+/*
+ * Runs every run of experiment exp_id that is not 'ok' (all of them for a
+ * new experiment), using plan (expanded from the experiment's stored config
+ * and seed) to know each configuration.  Returns 0 when the sweep went to
+ * its end or was interrupted (see summary), -1 when it could not go on
+ * (database failure, host lock held, knob unsupported, …).
+ */
+int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
+		   const struct controller_opts *opts, struct controller_summary *summary,
+		   struct ta_err *err);
+
+/*
+ * Checks up front that this host can run the plan: every host knob is
+ * supported here (the capability check `plan` and `run` share), and the
+ * runner's needs (root for knobs, …).  Fails with a message naming the knob
+ * and why, so nothing fails mid-sweep for a reason known at the start.
+ */
+int controller_check_host(const struct plan *plan, const struct controller_opts *opts,
+			  struct ta_err *err);
+
+/* The host facts recorded with an experiment, as JSON. */
+char *controller_host_facts_json(void);
+
+#endif

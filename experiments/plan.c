@@ -1,0 +1,416 @@
+/*
+ * plan: cross the sweep's factors, drop what cannot run, order the runs.
+ * See plan.h.  Pure: host facts come in as a struct.
+ */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/strbuf.h"
+
+/* A candidate shape before the cross product. */
+struct cand_shape {
+	struct shape shape;
+	int vcpus;
+};
+
+static bool is_power_of_two(int v)
+{
+	return v > 0 && (v & (v - 1)) == 0;
+}
+
+static void add_dropped(struct plan *p, const char *what, const char *reason)
+{
+	for (size_t i = 0; i < p->ndropped; i++)
+		if (!strcmp(p->dropped[i].what, what) && !strcmp(p->dropped[i].reason, reason))
+			return;
+	p->dropped = xrealloc(p->dropped, (p->ndropped + 1) * sizeof(*p->dropped));
+	p->dropped[p->ndropped].what = xstrdup(what);
+	p->dropped[p->ndropped].reason = xstrdup(reason);
+	p->ndropped++;
+}
+
+static void add_shape(struct cand_shape **v, size_t *n, const struct shape *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n].shape = *s;
+	(*v)[*n].vcpus = s->sockets * s->dies * s->cores * s->threads;
+	(*n)++;
+}
+
+/*
+ * The generator: every (vcpus, threads, sockets) whose product divides
+ * evenly.  Combinations that do not divide are listed as dropped so the
+ * user sees why a requested thread count produced nothing.
+ */
+static void generate_shapes(struct plan *p, const struct topology_spec *t,
+			    struct cand_shape **out, size_t *n)
+{
+	char what[96], why[160];
+	for (size_t i = 0; i < t->nvcpus; i++) {
+		int v = t->vcpus[i];
+		for (size_t j = 0; j < t->nthreads; j++) {
+			int th = t->threads[j];
+			if (v % th) {
+				snprintf(what, sizeof(what), "vcpus=%d/threads=%d", v, th);
+				snprintf(why, sizeof(why),
+					 "%d threads per core do not divide %d vCPUs", th, v);
+				add_dropped(p, what, why);
+				continue;
+			}
+			int per_thread = v / th;
+			if (!t->nsockets) {
+				for (int s = 1; s <= per_thread; s++) {
+					if (per_thread % s)
+						continue;
+					struct shape sh = { .sockets = s, .dies = 1,
+							    .cores = per_thread / s, .threads = th };
+					add_shape(out, n, &sh);
+				}
+				continue;
+			}
+			for (size_t k = 0; k < t->nsockets; k++) {
+				int s = t->sockets[k];
+				if (per_thread % s) {
+					snprintf(what, sizeof(what), "vcpus=%d/threads=%d/sockets=%d",
+						 v, th, s);
+					snprintf(why, sizeof(why),
+						 "%d sockets x %d threads do not divide %d vCPUs",
+						 s, th, v);
+					add_dropped(p, what, why);
+					continue;
+				}
+				struct shape sh = { .sockets = s, .dies = 1,
+						    .cores = per_thread / s, .threads = th };
+				add_shape(out, n, &sh);
+			}
+		}
+	}
+}
+
+/* Highest CPU number of a cpuset the loader already validated. */
+static int cpuset_max(const char *s)
+{
+	int n, max;
+	return config_cpuset_parse(s, &n, &max) == 0 ? max : -1;
+}
+
+static const char *knob_value(const struct sweep_config *cfg, const char **values,
+			      const char *name)
+{
+	for (size_t i = 0; i < cfg->nknobs; i++)
+		if (!strcmp(cfg->knobs[i].name, name))
+			return values[i];
+	return NULL;
+}
+
+/*
+ * Checks one combination; on the first rule it breaks, fills `what` with
+ * the smallest set of factor values that breaks it and returns the reason.
+ */
+static const char *combination_invalid(const struct sweep_config *cfg,
+				       const struct host_facts *host, bool cross,
+				       const struct cand_shape *cs, const struct pinning *pin,
+				       const char **knobs, const struct noise *noise,
+				       struct strbuf *what, struct strbuf *why)
+{
+	char shape[64];
+	shape_format(&cs->shape, shape, sizeof(shape));
+	enum guest_arch arch = cfg->arch == ARCH_HOST ? host->arch : cfg->arch;
+	int th = cs->shape.threads;
+
+	if (arch == ARCH_PPC64 && (!is_power_of_two(th) || th > 8)) {
+		strbuf_addstr(what, shape);
+		strbuf_addf(why, "ppc64 (pseries) needs threads per core to be a power of two "
+			    "up to 8, not %d", th);
+		return strbuf_str(why);
+	}
+
+	const char *sub = knob_value(cfg, knobs, "subcores_per_core");
+	if (sub) {
+		int per_sub = 8 / atoi(sub);
+		if (th > per_sub) {
+			strbuf_addf(what, "%s/subcores_per_core=%s", shape, sub);
+			strbuf_addf(why, "POWER8 with %s subcores per core has %d threads per "
+				    "subcore; the guest asks for %d", sub, per_sub, th);
+			return strbuf_str(why);
+		}
+		const char *smt = knob_value(cfg, knobs, "smt");
+		if (smt && strcmp(smt, "off") && strcmp(smt, "1")) {
+			strbuf_addf(what, "subcores_per_core=%s/smt=%s", sub, smt);
+			strbuf_addstr(why, "KVM HV on POWER8 needs the host's secondary threads "
+				      "offline (smt off)");
+			return strbuf_str(why);
+		}
+	}
+
+	if (pin->policy == PIN_EXPLICIT && pin->nvcpu_cpus != (size_t)cs->vcpus) {
+		strbuf_addf(what, "%s/pin=%s", shape, pin->name);
+		strbuf_addf(why, "explicit pinning '%s' lists %zu CPU sets for %d vCPUs",
+			    pin->name, pin->nvcpu_cpus, cs->vcpus);
+		return strbuf_str(why);
+	}
+	if (cross || host->online_cpus <= 0)
+		return NULL;
+
+	if ((pin->policy == PIN_COMPACT || pin->policy == PIN_SPREAD) &&
+	    cs->vcpus > host->online_cpus) {
+		strbuf_addf(what, "%s/pin=%s", shape, pin->name);
+		strbuf_addf(why, "pinning '%s' needs %d host CPUs; this host has %d online",
+			    pin->name, cs->vcpus, host->online_cpus);
+		return strbuf_str(why);
+	}
+	if (pin->policy == PIN_EXPLICIT) {
+		int max = -1;
+		for (size_t i = 0; i < pin->nvcpu_cpus; i++) {
+			int m = cpuset_max(pin->vcpu_cpus[i]);
+			if (m > max)
+				max = m;
+		}
+		if (pin->emulator_cpus && cpuset_max(pin->emulator_cpus) > max)
+			max = cpuset_max(pin->emulator_cpus);
+		if (host->possible_cpus > 0 && max >= host->possible_cpus) {
+			strbuf_addf(what, "pin=%s", pin->name);
+			strbuf_addf(why, "pinning '%s' uses host CPU %d; this host has CPUs 0-%d",
+				    pin->name, max, host->possible_cpus - 1);
+			return strbuf_str(why);
+		}
+	}
+	if (noise->cpus && host->possible_cpus > 0 &&
+	    cpuset_max(noise->cpus) >= host->possible_cpus) {
+		strbuf_addf(what, "noise=%s", noise->name);
+		strbuf_addf(why, "noise '%s' is pinned to host CPU %d; this host has CPUs 0-%d",
+			    noise->name, cpuset_max(noise->cpus), host->possible_cpus - 1);
+		return strbuf_str(why);
+	}
+	return NULL;
+}
+
+static char *config_key(const struct sweep_config *cfg, const struct cand_shape *cs,
+			const struct pinning *pin, const char **knobs, const struct noise *noise)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char shape[64];
+	shape_format(&cs->shape, shape, sizeof(shape));
+	strbuf_addf(&sb, "%s/pin=%s", shape, pin->name);
+	for (size_t i = 0; i < cfg->nknobs; i++)
+		strbuf_addf(&sb, "/%s=%s", cfg->knobs[i].name, knobs[i]);
+	strbuf_addf(&sb, "/noise=%s", noise->name);
+	return strbuf_detach(&sb);
+}
+
+/* True when configuration c has every factor value the baseline names. */
+static bool baseline_matches(const struct sweep_config *cfg, const struct plan_config *c)
+{
+	if (!cfg->nbaseline)
+		return false;
+	for (size_t i = 0; i < cfg->nbaseline; i++) {
+		const struct baseline_item *b = &cfg->baseline[i];
+		const char *have;
+		char shape[64];
+		if (!strcmp(b->factor, "topology")) {
+			shape_format(&c->shape, shape, sizeof(shape));
+			have = shape;
+		} else if (!strcmp(b->factor, "pinning")) {
+			have = c->pinning->name;
+		} else if (!strcmp(b->factor, "noise")) {
+			have = c->noise->name;
+		} else {
+			have = knob_value(cfg, c->knob_values, b->factor);
+		}
+		if (!have || strcmp(have, b->value))
+			return false;
+	}
+	return true;
+}
+
+static int mark_baseline(struct plan *p, struct ta_err *err)
+{
+	const struct sweep_config *cfg = p->cfg;
+	if (!cfg->nbaseline)
+		return 0;
+	size_t matches = 0, first = 0;
+	for (size_t i = 0; i < p->nconfigs; i++) {
+		if (baseline_matches(cfg, &p->configs[i])) {
+			if (!matches++)
+				first = i;
+		}
+	}
+	const struct baseline_item *b = &cfg->baseline[0];
+	if (matches == 0)
+		return err_set(err, EXIT_BAD_INPUT,
+			       "%s:%d:%d: baseline: no runnable configuration has these "
+			       "values (see the dropped combinations in 'topoadvisor plan')",
+			       cfg->path, b->line, b->col);
+	if (matches > 1)
+		return err_set(err, EXIT_BAD_INPUT,
+			       "%s:%d:%d: baseline: matches %zu configurations; name more "
+			       "factors (topology, pinning, noise or a host knob) so it "
+			       "picks one", cfg->path, b->line, b->col, matches);
+	p->configs[first].baseline = true;
+	return 0;
+}
+
+/* splitmix64: a small, fully specified PRNG, so a stored seed replays the same order anywhere. */
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n) without modulo bias. */
+static size_t random_below(uint64_t *state, size_t n)
+{
+	uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+	uint64_t r;
+	do
+		r = splitmix64(state);
+	while (r >= limit);
+	return (size_t)(r % n);
+}
+
+static void order_runs(struct plan *p)
+{
+	const struct sweep_config *cfg = p->cfg;
+	size_t reps = (size_t)cfg->repetitions;
+	p->nruns = p->nconfigs * reps;
+	p->runs = xcalloc(p->nruns, sizeof(*p->runs));
+	uint64_t state = p->seed;
+	size_t *perm = xcalloc(p->nconfigs, sizeof(*perm));
+	size_t k = 0;
+	for (size_t r = 0; r < reps; r++) {
+		for (size_t i = 0; i < p->nconfigs; i++)
+			perm[i] = i;
+		if (cfg->order == ORDER_RANDOMIZED) {
+			for (size_t i = p->nconfigs; i > 1; i--) {
+				size_t j = random_below(&state, i);
+				size_t t = perm[i - 1];
+				perm[i - 1] = perm[j];
+				perm[j] = t;
+			}
+		}
+		for (size_t i = 0; i < p->nconfigs; i++, k++) {
+			p->runs[k].config = perm[i];
+			p->runs[k].repetition = (int)r;
+			p->runs[k].order = k;
+		}
+	}
+	free(perm);
+}
+
+/* Advances the mixed-radix counter over knob values; false after the last. */
+static bool next_knob_combo(const struct sweep_config *cfg, size_t *idx)
+{
+	for (size_t i = cfg->nknobs; i-- > 0;) {
+		if (++idx[i] < cfg->knobs[i].nvalues)
+			return true;
+		idx[i] = 0;
+	}
+	return false;
+}
+
+static void cross(struct plan *p, const struct host_facts *host,
+		  const struct cand_shape *shapes, size_t nshapes)
+{
+	const struct sweep_config *cfg = p->cfg;
+	size_t *kidx = xcalloc(cfg->nknobs + 1, sizeof(*kidx));
+	const char **kval = xcalloc(cfg->nknobs + 1, sizeof(*kval));
+	struct strbuf what = STRBUF_INIT, why = STRBUF_INIT;
+
+	for (size_t s = 0; s < nshapes; s++)
+	for (size_t pi = 0; pi < cfg->npinnings; pi++) {
+		memset(kidx, 0, (cfg->nknobs + 1) * sizeof(*kidx));
+		do {
+			for (size_t k = 0; k < cfg->nknobs; k++)
+				kval[k] = cfg->knobs[k].values[kidx[k]];
+			for (size_t ni = 0; ni < cfg->nnoises; ni++) {
+				const struct pinning *pin = &cfg->pinnings[pi];
+				const struct noise *noise = &cfg->noises[ni];
+				strbuf_reset(&what);
+				strbuf_reset(&why);
+				const char *reason = combination_invalid(cfg, host, p->cross_host,
+									 &shapes[s], pin, kval,
+									 noise, &what, &why);
+				if (reason) {
+					add_dropped(p, strbuf_str(&what), reason);
+					continue;
+				}
+				p->configs = xrealloc(p->configs,
+						      (p->nconfigs + 1) * sizeof(*p->configs));
+				struct plan_config *c = &p->configs[p->nconfigs];
+				memset(c, 0, sizeof(*c));
+				c->index = p->nconfigs;
+				c->shape = shapes[s].shape;
+				c->vcpus = shapes[s].vcpus;
+				c->pinning = pin;
+				c->noise = noise;
+				c->knob_values = xcalloc(cfg->nknobs + 1, sizeof(char *));
+				memcpy(c->knob_values, kval, cfg->nknobs * sizeof(char *));
+				c->key = config_key(cfg, &shapes[s], pin, kval, noise);
+				p->nconfigs++;
+			}
+		} while (next_knob_combo(cfg, kidx));
+	}
+	strbuf_release(&what);
+	strbuf_release(&why);
+	free(kidx);
+	free(kval);
+}
+
+struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts *host,
+			 uint64_t seed, struct ta_err *err)
+{
+	struct plan *p = xcalloc(1, sizeof(*p));
+	p->cfg = cfg;
+	p->seed = seed;
+	p->cross_host = cfg->arch != ARCH_HOST && cfg->arch != host->arch;
+
+	struct cand_shape *shapes = NULL;
+	size_t nshapes = 0;
+	if (cfg->topology.generated)
+		generate_shapes(p, &cfg->topology, &shapes, &nshapes);
+	else
+		for (size_t i = 0; i < cfg->topology.nshapes; i++)
+			add_shape(&shapes, &nshapes, &cfg->topology.shapes[i]);
+
+	cross(p, host, shapes, nshapes);
+	free(shapes);
+
+	if (p->nconfigs == 0) {
+		err_set(err, EXIT_BAD_INPUT, "%s: no configuration can run: all %zu "
+			"combinations were dropped (first reason: %s)", cfg->path, p->ndropped,
+			p->ndropped ? p->dropped[0].reason : "empty topology");
+		plan_free(p);
+		return NULL;
+	}
+	if (mark_baseline(p, err) < 0) {
+		plan_free(p);
+		return NULL;
+	}
+	order_runs(p);
+	double bench = cfg->bench.duration > 0 ? cfg->bench.duration : cfg->bench.timeout;
+	p->estimated_seconds = (double)p->nruns * (bench + PLAN_RUN_OVERHEAD_SECONDS);
+	return p;
+}
+
+void plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nconfigs; i++) {
+		free(p->configs[i].key);
+		free(p->configs[i].knob_values);
+	}
+	free(p->configs);
+	for (size_t i = 0; i < p->ndropped; i++) {
+		free(p->dropped[i].what);
+		free(p->dropped[i].reason);
+	}
+	free(p->dropped);
+	free(p->runs);
+	free(p);
+}

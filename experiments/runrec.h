@@ -1,0 +1,44 @@
+/*
+ * runrec: what one run leaves behind, collected while it runs (owned
+ * copies), then handed to db_run_store in one piece.
+ */
+#ifndef TA_RUNREC_H
+#define TA_RUNREC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../schema/db-runs.h"
+#include "../util/strbuf.h"
+
+struct run_record {
+	int64_t run_id;
+	const char *status;		/* "ok", "failed", "interrupted" */
+	struct strbuf error;
+	char *host_state;		/* JSON */
+	char *guest_topology;		/* JSON */
+	int topology_ok;		/* -1 unknown */
+	int64_t lost_events;		/* -1 unknown */
+	struct db_metric *metrics;	/* names and units owned */
+	size_t nmetrics;
+	struct db_exit_count *exits;	/* source and reason owned */
+	size_t nexits;
+	struct db_artifact *artifacts;	/* name and content owned */
+	size_t nartifacts;
+};
+
+void runrec_init(struct run_record *r, int64_t run_id);
+void runrec_release(struct run_record *r);
+/* Adds (or replaces) a metric. */
+void runrec_metric(struct run_record *r, const char *name, double value, const char *unit,
+		   int higher_is_better);
+void runrec_exit(struct run_record *r, const char *source, int64_t vcpu, const char *reason,
+		 uint64_t count);
+/* Adds an artifact; an empty one is skipped.  A second one with the same name replaces it. */
+void runrec_artifact(struct run_record *r, const char *name, const void *content, size_t len);
+/* Marks the run failed (first reason wins; later ones are appended). */
+void runrec_fail(struct run_record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The view db_run_store takes. */
+void runrec_result(const struct run_record *r, struct db_run_result *out);
+
+#endif

@@ -1,0 +1,255 @@
+/* db-plan: configurations and planned runs; see db-plan.h. */
+#include "db-plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/json.h"
+#include "../util/strbuf.h"
+
+/* Knobs that have their own typed column in `configurations`. */
+static const struct {
+	const char *knob;
+	bool integer;
+} typed_knobs[] = {	/* in the order of their columns in the INSERT below */
+	{ "subcores_per_core", true },
+	{ "smt", false },
+	{ "kvm_hv.dynamic_mt_modes", true },
+	{ "kvm_hv.target_smt_mode", true },
+	{ "kvm_hv.indep_threads_mode", false },
+	{ "kvm_hv.one_vm_per_core", false },
+};
+#define NTYPED (sizeof(typed_knobs) / sizeof(typed_knobs[0]))
+
+char *db_plan_factors_json(const struct plan *plan, const struct plan_config *c)
+{
+	const struct sweep_config *cfg = plan->cfg;
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer w;
+	char shape[64];
+	shape_format(&c->shape, shape, sizeof(shape));
+	json_init(&w, &sb, false);
+	json_obj_begin(&w);
+	json_key(&w, "topology"); json_str(&w, shape);
+	json_key(&w, "vcpus"); json_int(&w, c->vcpus);
+	json_key(&w, "sockets"); json_int(&w, c->shape.sockets);
+	json_key(&w, "dies"); json_int(&w, c->shape.dies);
+	json_key(&w, "cores"); json_int(&w, c->shape.cores);
+	json_key(&w, "threads"); json_int(&w, c->shape.threads);
+	json_key(&w, "pinning"); json_str(&w, c->pinning->name);
+	json_key(&w, "pinning_policy");
+	json_str(&w, c->pinning->policy == PIN_NONE ? "none"
+		 : c->pinning->policy == PIN_COMPACT ? "compact"
+		 : c->pinning->policy == PIN_SPREAD ? "spread" : "explicit");
+	if (c->pinning->policy == PIN_EXPLICIT) {
+		json_key(&w, "pinning_cpus");
+		json_arr_begin(&w);
+		for (size_t i = 0; i < c->pinning->nvcpu_cpus; i++)
+			json_str(&w, c->pinning->vcpu_cpus[i]);
+		json_arr_end(&w);
+		if (c->pinning->emulator_cpus) {
+			json_key(&w, "emulator_cpus");
+			json_str(&w, c->pinning->emulator_cpus);
+		}
+	}
+	for (size_t i = 0; i < cfg->nknobs; i++) {
+		json_key(&w, cfg->knobs[i].name);
+		json_str(&w, c->knob_values[i]);
+	}
+	json_key(&w, "noise"); json_str(&w, c->noise->name);
+	json_key(&w, "noise_kind"); json_str(&w, config_noise_kind_name(c->noise->kind));
+	json_obj_end(&w);
+	return strbuf_detach(&sb);
+}
+
+static void bind_knob(sqlite3_stmt *st, int pos, const struct plan *plan,
+		      const struct plan_config *c, size_t typed)
+{
+	const struct sweep_config *cfg = plan->cfg;
+	for (size_t i = 0; i < cfg->nknobs; i++) {
+		if (strcmp(cfg->knobs[i].name, typed_knobs[typed].knob))
+			continue;
+		if (typed_knobs[typed].integer)
+			sqlite3_bind_int64(st, pos, strtoll(c->knob_values[i], NULL, 0));
+		else
+			sqlite3_bind_text(st, pos, c->knob_values[i], -1, SQLITE_TRANSIENT);
+		return;
+	}
+	sqlite3_bind_null(st, pos);
+}
+
+int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
+		  int64_t *config_ids_out, struct ta_err *err)
+{
+	sqlite3_stmt *cst = NULL, *rst = NULL;
+	int64_t *ids = xcalloc(plan->nconfigs, sizeof(*ids));
+	int rc = -1;
+
+	if (db_begin(db, err) < 0)
+		goto out;
+	cst = db_prepare(db,
+		"INSERT INTO configurations (experiment_id, idx, key, vcpus, sockets, dies, "
+		"cores, threads, pinning, noise, subcores_per_core, smt, dynamic_mt_modes, "
+		"target_smt_mode, indep_threads_mode, one_vm_per_core, factors, is_baseline) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
+	rst = db_prepare(db,
+		"INSERT INTO runs (configuration_id, repetition, order_index) VALUES (?,?,?)",
+		err);
+	if (!cst || !rst)
+		goto fail;
+	for (size_t i = 0; i < plan->nconfigs; i++) {
+		const struct plan_config *c = &plan->configs[i];
+		char *factors = db_plan_factors_json(plan, c);
+		sqlite3_reset(cst);
+		sqlite3_bind_int64(cst, 1, exp_id);
+		sqlite3_bind_int64(cst, 2, (sqlite3_int64)c->index);
+		sqlite3_bind_text(cst, 3, c->key, -1, SQLITE_STATIC);
+		sqlite3_bind_int(cst, 4, c->vcpus);
+		sqlite3_bind_int(cst, 5, c->shape.sockets);
+		sqlite3_bind_int(cst, 6, c->shape.dies);
+		sqlite3_bind_int(cst, 7, c->shape.cores);
+		sqlite3_bind_int(cst, 8, c->shape.threads);
+		sqlite3_bind_text(cst, 9, c->pinning->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(cst, 10, c->noise->name, -1, SQLITE_STATIC);
+		for (size_t k = 0; k < NTYPED; k++)
+			bind_knob(cst, 11 + (int)k, plan, c, k);
+		sqlite3_bind_text(cst, 17, factors, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(cst, 18, c->baseline);
+		int step = sqlite3_step(cst);
+		free(factors);
+		if (step != SQLITE_DONE) {
+			db_error(db, "storing a configuration", err);
+			goto fail;
+		}
+		ids[i] = sqlite3_last_insert_rowid(db->handle);
+	}
+	for (size_t i = 0; i < plan->nruns; i++) {
+		const struct plan_run *r = &plan->runs[i];
+		sqlite3_reset(rst);
+		sqlite3_bind_int64(rst, 1, ids[r->config]);
+		sqlite3_bind_int(rst, 2, r->repetition);
+		sqlite3_bind_int64(rst, 3, (sqlite3_int64)r->order);
+		if (sqlite3_step(rst) != SQLITE_DONE) {
+			db_error(db, "storing a planned run", err);
+			goto fail;
+		}
+	}
+	sqlite3_finalize(cst);
+	sqlite3_finalize(rst);
+	cst = rst = NULL;
+	if (db_commit(db, err) < 0)
+		goto fail;
+	if (config_ids_out)
+		memcpy(config_ids_out, ids, plan->nconfigs * sizeof(*ids));
+	rc = 0;
+	goto out;
+fail:
+	sqlite3_finalize(cst);
+	sqlite3_finalize(rst);
+	db_rollback(db);
+out:
+	free(ids);
+	return rc;
+}
+
+int db_config_summaries(struct db *db, int64_t exp_id, struct db_config_summary **out,
+			size_t *n, struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT c.id, c.idx, c.key, c.vcpus, c.sockets, c.dies, c.cores, c.threads, "
+		"c.pinning, c.noise, c.factors, c.is_baseline, COUNT(r.id), "
+		"COALESCE(SUM(r.status = 'ok'), 0), COALESCE(SUM(r.status = 'failed'), 0), "
+		"COALESCE(SUM(r.status = 'interrupted'), 0), "
+		"COALESCE(SUM(r.status IN ('planned', 'running')), 0) "
+		"FROM configurations c LEFT JOIN runs r ON r.configuration_id = c.id "
+		"WHERE c.experiment_id = ? GROUP BY c.id ORDER BY c.idx", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, exp_id);
+	struct db_config_summary *v = NULL;
+	size_t count = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (count + 1) * sizeof(*v));
+		struct db_config_summary *c = &v[count++];
+		c->id = sqlite3_column_int64(st, 0);
+		c->idx = sqlite3_column_int(st, 1);
+		c->key = db_column_strdup(st, 2);
+		c->vcpus = sqlite3_column_int(st, 3);
+		c->sockets = sqlite3_column_int(st, 4);
+		c->dies = sqlite3_column_int(st, 5);
+		c->cores = sqlite3_column_int(st, 6);
+		c->threads = sqlite3_column_int(st, 7);
+		c->pinning = db_column_strdup(st, 8);
+		c->noise = db_column_strdup(st, 9);
+		c->factors = db_column_strdup(st, 10);
+		c->baseline = sqlite3_column_int(st, 11) != 0;
+		c->nruns = sqlite3_column_int(st, 12);
+		c->nok = sqlite3_column_int(st, 13);
+		c->nfailed = sqlite3_column_int(st, 14);
+		c->ninterrupted = sqlite3_column_int(st, 15);
+		c->npending = sqlite3_column_int(st, 16);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_config_summaries_free(v, count);
+		return db_error(db, "reading configurations", err);
+	}
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+void db_config_summaries_free(struct db_config_summary *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
+		free(v[i].pinning);
+		free(v[i].noise);
+		free(v[i].factors);
+	}
+	free(v);
+}
+
+int db_run_problems(struct db *db, int64_t exp_id, struct db_run_problem **out,
+		    size_t *n, struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT r.id, c.key, r.repetition, r.status, r.error FROM runs r "
+		"JOIN configurations c ON c.id = r.configuration_id "
+		"WHERE c.experiment_id = ? AND r.status IN ('failed', 'interrupted') "
+		"ORDER BY r.order_index", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, exp_id);
+	struct db_run_problem *v = NULL;
+	size_t count = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (count + 1) * sizeof(*v));
+		struct db_run_problem *p = &v[count++];
+		p->run_id = sqlite3_column_int64(st, 0);
+		p->key = db_column_strdup(st, 1);
+		p->repetition = sqlite3_column_int(st, 2);
+		p->status = db_column_strdup(st, 3);
+		p->error = db_column_strdup(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_run_problems_free(v, count);
+		return db_error(db, "reading failed runs", err);
+	}
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+void db_run_problems_free(struct db_run_problem *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
+		free(v[i].status);
+		free(v[i].error);
+	}
+	free(v);
+}

@@ -1,0 +1,125 @@
+/*
+ * db-results: everything an experiment produced, read in one go as plain
+ * structs for the advisor (rank, recommend, report, export).
+ *
+ * One experiment is small (configurations x repetitions runs, a few dozen
+ * metrics each), so it is read whole; the advisor never touches SQL.  The
+ * fixture insert API the tests use to build databases lives here too, so
+ * that all SQL stays in schema/.
+ */
+#ifndef TA_DB_RESULTS_H
+#define TA_DB_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+struct db_results_metric {
+	char *name;
+	double value;
+	char *unit;		/* NULL: none stored */
+	int higher_is_better;	/* -1: not stored */
+};
+
+/* Exits per run and reason, summed over vCPUs (the vcpu NULL row when present). */
+struct db_results_exit {
+	char *source;		/* 'kvm_hv' | 'kvm' | ... */
+	char *reason;
+	int64_t count;
+};
+
+struct db_results_run {
+	int64_t id;
+	int repetition;
+	int order_index;
+	char *status;		/* planned|running|ok|failed|interrupted */
+	char *error;
+	char *started_at, *finished_at;
+	int topology_ok;	/* -1: not checked */
+	int64_t lost_events;	/* -1: not recorded */
+	struct db_results_metric *metrics;
+	size_t nmetrics;
+	struct db_results_exit *exits;
+	size_t nexits;
+};
+
+/* A top-level scalar of the factors JSON as text (host_defaults members as "host_defaults.NAME"). */
+struct db_results_factor {
+	char *name;
+	char *value;
+};
+
+struct db_results_config {
+	int64_t id;
+	int idx;
+	char *key;
+	int vcpus, sockets, dies, cores, threads;
+	char *pinning, *noise;
+	/* typed knob columns; -1 (or NULL) when the sweep does not set them */
+	int subcores_per_core;
+	char *smt;
+	int dynamic_mt_modes, target_smt_mode, indep_threads_mode, one_vm_per_core;
+	char *factors_json;
+	struct db_results_factor *factors;	/* top-level scalars of factors_json */
+	size_t nfactors;
+	char **pinning_cpus;		/* factors.pinning_cpus: one cpuset per vCPU */
+	size_t npinning_cpus;
+	bool is_baseline;
+	struct db_results_run *runs;		/* by repetition */
+	size_t nruns;
+};
+
+struct db_results {
+	struct db_experiment exp;
+	struct db_results_config *configs;	/* by idx */
+	size_t nconfigs;
+};
+
+/* Reads experiment id_or_name whole.  Not found: EXIT_BAD_INPUT. */
+int db_results_load(struct db *db, const char *id_or_name, struct db_results *out,
+		    struct ta_err *err);
+void db_results_clear(struct db_results *r);
+
+/* Looks a metric up in a run; NULL when the run has none of that name. */
+const struct db_results_metric *db_results_run_metric(const struct db_results_run *run, const char *name);
+/* Looks a factor up; NULL when absent. */
+const char *db_results_config_factor(const struct db_results_config *c, const char *name);
+
+/* ---- fixture inserts (tests, importers) ------------------------------- */
+
+/* A configuration as stored; knob fields < 0 / NULL are stored as NULL. */
+struct db_fixture_config {
+	int idx;
+	const char *key;
+	int vcpus, sockets, dies, cores, threads;
+	const char *pinning, *noise;	/* NULL: 'none' */
+	int subcores_per_core;
+	const char *smt;
+	int dynamic_mt_modes, target_smt_mode, indep_threads_mode, one_vm_per_core;
+	const char *factors_json;	/* NULL: "{}" */
+	bool is_baseline;
+};
+
+struct db_fixture_run {
+	int repetition, order_index;
+	const char *status;	/* NULL: 'ok' */
+	const char *error;
+	int topology_ok;	/* -1: NULL */
+	int64_t lost_events;	/* -1: NULL */
+};
+
+int db_fixture_config_add(struct db *db, int64_t experiment_id,
+			  const struct db_fixture_config *c, int64_t *id_out,
+			  struct ta_err *err);
+int db_fixture_run_add(struct db *db, int64_t configuration_id,
+		       const struct db_fixture_run *r, int64_t *id_out, struct ta_err *err);
+/* higher_is_better -1: NULL; unit NULL: NULL. */
+int db_fixture_metric_add(struct db *db, int64_t run_id, const char *name, double value,
+			  const char *unit, int higher_is_better, struct ta_err *err);
+/* vcpu -1: NULL (all vCPUs). */
+int db_fixture_exit_add(struct db *db, int64_t run_id, const char *source, int vcpu,
+			const char *reason, int64_t count, struct ta_err *err);
+
+#endif

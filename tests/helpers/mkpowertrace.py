@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Writes a small trace-cmd v6 file as a big-endian POWER8 host would.
+
+usage: mkpowertrace.py OUT [--lost N] [--little] [--x86]
+
+64 KiB pages, 64-bit longs, the kernel's own kvm_hv field types (int, pid_t,
+unsigned long, u8) and a doubled runner_vcpu in the print format, on two
+CPUs: runner threads 5001 (CPU 0) and 5002 (CPU 1) of QEMU 4242 run two
+vcores at once, so the per-vcore and seed rules differ.  Answers (checked by
+tests/integration/exits-bigendian.sh):
+  tgid 4242: vcore rule 4 gang exits, seed rule 2; 8 core runs, 1 bail-out,
+             16 guest exits, 4 cedes; H_DATA_STORAGE 12, HV_DECREMENTER 2,
+             EXTERNAL 2
+  tgid -5:   1 core run, 0 gang exits, one exit with trap -1 on vCPU -1
+--lost N writes per-CPU stats with N overruns (the counts become lower bounds).
+--x86 writes an x86 host's file instead (little-endian, 4 KiB pages, the
+kernel's kvm:kvm_exit and kvm:kvm_userspace_exit formats, thread 6001):
+  vmx HLT 5, vmx IO_INSTRUCTION 3, vmx INVALID_STATE (failed entry) 1,
+  svm HLT 2, userspace IO 3; no ganged exits (not applicable).
+"""
+import struct
+import sys
+
+out = sys.argv[1]
+lost = int(sys.argv[sys.argv.index("--lost") + 1]) if "--lost" in sys.argv else 0
+x86 = "--x86" in sys.argv
+big = "--little" not in sys.argv and not x86
+E = ">" if big else "<"
+PAGE = 4096 if x86 else 65536
+
+HEADER_PAGE = ("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+               "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+               "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+               "\tfield: char data;\toffset:16;\tsize:%d;\tsigned:1;\n" % (PAGE - 16))
+HEADER_EVENT = ("# compressed entry header\n\ttype_len    :    5 bits\n"
+                "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n"
+                "\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+                "\ttime_stamp : type == 31\n\tdata max type_len  == 28\n")
+COMMON = ("\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+          "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+          "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+          "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n")
+RUN_CORE = ("name: kvmppc_run_core\nID: 1001\nformat:\n" + COMMON +
+            "\tfield:int n_runnable;\toffset:8;\tsize:4;\tsigned:1;\n"
+            "\tfield:int runner_vcpu;\toffset:12;\tsize:4;\tsigned:1;\n"
+            "\tfield:int where;\toffset:16;\tsize:4;\tsigned:1;\n"
+            "\tfield:pid_t tgid;\toffset:20;\tsize:4;\tsigned:1;\n\n"
+            'print fmt: "%s runner_vcpu==%d runner_vcpu==%d runnable=%d", '
+            'REC->where ? "Exit" : "Enter", REC->runner_vcpu, REC->runner_vcpu, REC->n_runnable\n')
+GUEST_EXIT = ("name: kvm_guest_exit\nID: 1002\nformat:\n" + COMMON +
+              "\tfield:int vcpu_id;\toffset:8;\tsize:4;\tsigned:1;\n"
+              "\tfield:int trap;\toffset:12;\tsize:4;\tsigned:1;\n"
+              "\tfield:unsigned long pc;\toffset:16;\tsize:8;\tsigned:0;\n"
+              "\tfield:unsigned long msr;\toffset:24;\tsize:8;\tsigned:0;\n"
+              "\tfield:u8 ceded;\toffset:32;\tsize:1;\tsigned:0;\n\n"
+              'print fmt: "VCPU %d: trap=0x%x pc=0x%lx msr=0x%lx, ceded=%d", REC->vcpu_id, '
+              'REC->trap, REC->pc, REC->msr, REC->ceded\n')
+
+KVM_EXIT = ("name: kvm_exit\nID: 103\nformat:\n" + COMMON +
+            "\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
+            "\tfield:unsigned long guest_rip;\toffset:16;\tsize:8;\tsigned:0;\n"
+            "\tfield:u32 isa;\toffset:24;\tsize:4;\tsigned:0;\n"
+            "\tfield:u64 info1;\toffset:32;\tsize:8;\tsigned:0;\n"
+            "\tfield:u64 info2;\toffset:40;\tsize:8;\tsigned:0;\n"
+            "\tfield:u32 intr_info;\toffset:48;\tsize:4;\tsigned:0;\n"
+            "\tfield:u32 error_code;\toffset:52;\tsize:4;\tsigned:0;\n"
+            "\tfield:unsigned int vcpu_id;\toffset:56;\tsize:4;\tsigned:0;\n"
+            "\tfield:u64 requests;\toffset:64;\tsize:8;\tsigned:0;\n\n"
+            'print fmt: "vcpu %u reason %u rip 0x%lx", REC->vcpu_id, REC->exit_reason, '
+            'REC->guest_rip\n')
+USER_EXIT = ("name: kvm_userspace_exit\nID: 42\nformat:\n" + COMMON +
+             "\tfield:__u32 reason;\toffset:8;\tsize:4;\tsigned:0;\n"
+             "\tfield:int errno;\toffset:12;\tsize:4;\tsigned:1;\n\n"
+             'print fmt: "reason %u (%d)", REC->reason, REC->errno\n')
+
+A, B, C = (5001, 0), (5002, 1), (5003, 0)   # (pid, cpu)
+steps = [("X", A, 8, 4242)]                   # bail-out before any Enter
+for _ in range(3):                            # B's cede lands in A's run (seed: no gang)
+    steps += [("N", A, 2, 4242), ("N", B, 2, 4242), ("G", B, 2, 0xe00, 1),
+              ("G", A, 0, 0xe00, 0), ("G", A, 1, 0xe00, 0), ("X", A, 2, 4242),
+              ("G", B, 3, 0xe00, 0), ("X", B, 2, 4242)]
+steps += [("N", A, 2, 4242), ("G", A, 0, 0x980, 1), ("N", B, 2, 4242),   # B resets A's cedes
+          ("G", A, 1, 0x980, 0), ("X", A, 2, 4242), ("G", B, 2, 0x500, 0),
+          ("G", B, 3, 0x500, 0), ("X", B, 2, 4242)]
+steps += [("N", C, -3, -5), ("G", C, -1, -1, 0), ("X", C, -3, -5)]
+if x86:
+    V0, V1 = (6001, 0), (6002, 1)
+    steps = ([("K", V0, 1, 12, 0)] * 5 + [("K", V1, 1, 30, 1)] * 3 +
+             [("K", V0, 1, 0x80000021, 0)] + [("K", V1, 2, 0x78, 1)] * 2 +
+             [("U", V0, 2)] * 3)
+
+def record(step):
+    kind, (pid, cpu) = step[0], step[1]
+    if kind == "K":
+        return struct.pack(E + "HBBiIIQIIQQIIIIQ", 103, 0, 0, pid, step[3], 0, 0xffffffff81000000,
+                           step[2], 0, 0, 0, 0, 0, step[4], 0, 0)
+    if kind == "U":
+        return struct.pack(E + "HBBiIi", 42, 0, 0, pid, step[2], 0)
+    if kind in "NX":
+        return struct.pack(E + "HBBiiiii", 1001, 0, 0, pid, step[2], 0,
+                           0 if kind == "N" else 1, step[3])
+    d = struct.pack(E + "HBBiiiQQB", 1002, 0, 0, pid, step[2], step[3],
+                    0xc000000000001234, 0x8000000000001033, step[4])
+    return d + b"\0" * (-len(d) % 4)
+
+percpu = {0: [], 1: []}
+ts = 1000000000
+for s in steps:
+    ts += 1000
+    percpu[s[1][1]].append((ts, record(s)))
+
+def page(events):
+    body, prev = b"", events[0][0]
+    for t, data in events:
+        header = ((len(data) // 4) << 27 | (t - prev)) if big else \
+                 ((t - prev) << 5 | (len(data) // 4))
+        body += struct.pack(E + "I", header) + data
+        prev = t
+    p = struct.pack(E + "QQ", events[0][0], len(body)) + body
+    return p + b"\0" * (PAGE - len(p))
+
+def u32(v): return struct.pack(E + "I", v)
+def u64(v): return struct.pack(E + "Q", v)
+def cstr(s): return s.encode() + b"\0"
+
+h = b"\x17\x08\x44tracing" + cstr("6") + bytes([1 if big else 0, 8]) + u32(PAGE)
+h += cstr("header_page") + u64(len(HEADER_PAGE)) + HEADER_PAGE.encode()
+h += cstr("header_event") + u64(len(HEADER_EVENT)) + HEADER_EVENT.encode()
+h += u32(0)                                            # ftrace formats
+h += u32(1) + cstr("kvm" if x86 else "kvm_hv") + u32(2)
+for f in ((KVM_EXIT, USER_EXIT) if x86 else (RUN_CORE, GUEST_EXIT)):
+    h += u64(len(f)) + f.encode()
+h += u32(0) + u32(0)                                   # kallsyms, printk
+cmdlines = "4242 qemu-system-ppc\n5001 CPU 0/KVM\n5002 CPU 2/KVM\n"
+h += u64(len(cmdlines)) + cmdlines.encode()
+h += u32(2)                                            # CPUs
+h += b"options  \0"
+for cpu in (0, 1):
+    st = ("CPU: %d\nentries: %d\noverrun: %d\ncommit overrun: 0\nbytes: 0\n"
+          "oldest event ts: 1.000000\nnow ts: 2.000000\ndropped events: 0\n"
+          "read events: 0\n" % (cpu, len(percpu[cpu]), lost if cpu == 0 else 0))
+    h += struct.pack(E + "HI", 2, len(st) + 1) + cstr(st)
+h += struct.pack(E + "H", 0)
+h += b"flyrecord\0"
+start = (len(h) + 32 + PAGE - 1) // PAGE * PAGE
+h += u64(start) + u64(PAGE) + u64(start + PAGE) + u64(PAGE)
+h += b"\0" * (start - len(h))
+open(out, "wb").write(h + page(percpu[0]) + page(percpu[1]))

@@ -1,0 +1,86 @@
+#!/bin/sh
+# A trace-cmd file from a big-endian POWER8 host (64 KiB pages, int/pid_t/
+# unsigned long/u8 fields, two CPUs, two vcores of one VM at once) gives the
+# known answers with both gang rules, the same as its little-endian twin;
+# recorded overruns make the counts lower bounds; damaged copies are rejected
+# cleanly.  Needs no root: the files are generated.
+set -u
+TA=${TOPOADVISOR:-$TA_TOP/topoadvisor}
+command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+WORK=$(mktemp -d /tmp/ta-be.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+fail() { echo "FAIL: $*"; exit 1; }
+export LSAN_OPTIONS="suppressions=$TA_TOP/tests/helpers/lsan.supp:print_suppressions=0"
+
+gen() { python3 "$TA_TOP/tests/helpers/mkpowertrace.py" "$@" || fail "generator failed"; }
+gen "$WORK/be.dat"
+gen "$WORK/le.dat" --little
+gen "$WORK/lost.dat" --lost 7
+
+check() { # FILE ALGO GANG LOST
+	"$TA" --json exits --algorithm "$2" "$1" >"$WORK/out.json" 2>"$WORK/err" \
+		|| { cat "$WORK/err"; fail "exits $1 failed"; }
+	python3 - "$WORK/out.json" "$3" "$4" <<'PY' || fail "wrong answer for $1 ($2)"
+import json, sys
+j = json.load(open(sys.argv[1])); gang = int(sys.argv[2]); lost = int(sys.argv[3])
+try:
+    p = {x["tgid"]: x for x in j["processes"]}
+    q = p[4242]
+    assert (q["gang_exits"], q["core_runs"], q["bailouts"], q["guest_exits"], q["cedes"]) == \
+        (gang, 8, 1, 16, 4), q
+    assert q["comm"] == "qemu-system-ppc", q
+    assert (p[-5]["core_runs"], p[-5]["gang_exits"]) == (1, 0), p[-5]
+    r = {x["name"]: x["count"] for x in j["exit_reasons"]}
+    assert r == {"H_DATA_STORAGE": 12, "HV_DECREMENTER": 2, "EXTERNAL": 2, "-0x1": 1}, r
+    v = [x for x in j["exit_reasons_by_vcpu"] if x["tgid"] == -5]
+    assert v == [{"tgid": -5, "vcpu": -1, "source": "powerpc", "reason": -1, "name": "-0x1",
+                  "count": 1}], v
+    assert j["events"] == 36 and j["applicable"] is True
+    assert j["lost_events"] == lost and j["lost_events_exact"] is True
+    assert j["counts_are_lower_bounds"] is (lost > 0)
+except (AssertionError, KeyError) as e:
+    print("assertion failed:", repr(e)); print(json.dumps(j, indent=1)[:2500]); sys.exit(1)
+PY
+}
+check "$WORK/be.dat" vcore 4 0
+check "$WORK/be.dat" seed 2 0
+check "$WORK/le.dat" vcore 4 0
+check "$WORK/le.dat" seed 2 0
+check "$WORK/lost.dat" vcore 4 7
+"$TA" exits "$WORK/lost.dat" | grep -q "lower bound" || fail "no lower-bound warning in text"
+echo "ok: big-endian POWER file, both rules, losses"
+
+# An x86 host's file: kvm:kvm_exit (VMX and SVM) and kvm:kvm_userspace_exit.
+gen "$WORK/x86.dat" --x86
+"$TA" --json exits "$WORK/x86.dat" >"$WORK/x86.json" || fail "exits x86 failed"
+python3 - "$WORK/x86.json" <<'PY' || fail "wrong x86 answer"
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = {(x["source"], x["name"]): x["count"] for x in j["exit_reasons"]}
+assert r == {("vmx", "HLT"): 5, ("vmx", "IO_INSTRUCTION"): 3, ("vmx", "INVALID_STATE"): 1,
+             ("svm", "HLT"): 2, ("userspace", "IO"): 3}, r
+assert j["applicable"] is False and "no kvm_hv" in j["why"], j
+assert j["processes"][0]["guest_exits"] == 11 and j["processes"][0]["gang_exits"] is None
+v = {(x["source"], x["vcpu"]): x["count"] for x in j["exit_reasons_by_vcpu"] if x["name"] == "HLT"}
+assert v == {("vmx", 0): 5, ("svm", 1): 2}, v
+PY
+echo "ok: x86 exit reasons"
+
+mkdir "$WORK/bad"
+python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/be.dat" "$WORK/bad" 60
+export ASAN_OPTIONS=exitcode=99 UBSAN_OPTIONS=halt_on_error=1:exitcode=98
+ok=0 rejected=0
+for f in "$WORK"/bad/*; do
+	timeout 60 "$TA" exits "$f" >/dev/null 2>"$WORK/err"
+	rc=$?
+	case $rc in
+	0) ok=$((ok + 1)) ;;
+	2) rejected=$((rejected + 1)) ;;
+	*) cat "$WORK/err"; cp "$f" /tmp/topoadvisor-be-failure.dat
+	   fail "$f: exit $rc (kept as /tmp/topoadvisor-be-failure.dat)" ;;
+	esac
+done
+[ $rejected -gt 0 ] || fail "no damaged file was rejected"
+echo "damaged big-endian files: $ok still readable, $rejected rejected"

@@ -1,0 +1,101 @@
+#!/bin/sh
+# Sweeps in real TCG guests: a small sweep checked run by run (shape seen by
+# the guest, metrics, vCPU times, the domain XML kept), a guest that cannot
+# boot (failed with the cause, no domain left), and a controller killed with
+# SIGKILL mid-run whose leftover guest `resume` destroys.
+. "$TA_TOP/tests/lib.sh"
+[ "$(id -u)" -eq 0 ] || skip "needs root for qemu:///system"
+[ "$(uname -m)" = x86_64 ] || skip "the test image is x86_64 only"
+for b in /usr/sbin/libvirtd /usr/sbin/virtlogd /usr/bin/qemu-system-x86_64 /usr/bin/virsh; do
+	[ -x "$b" ] || skip "$b not installed (scripts/deps.sh check)"
+done
+"$TA_TOP/scripts/guest-image.sh" >/dev/null || skip "cannot build the guest image"
+
+ta_tmpdir
+export TOPOADVISOR_LOCK="$tmp/lock"
+db=$tmp/t.db
+prefix=tasweeptest-
+ta() { "$TOPOADVISOR" --db "$db" "$@"; }
+q() { sqlite3 "$db" "$1"; }
+ours() { virsh -q -c qemu:///system list --all --name | grep -c "^$prefix"; }
+
+started=0
+cleanup() {
+	for d in $(virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^$prefix"); do
+		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1
+	done
+	[ $started -eq 1 ] && "$TA_TOP/scripts/libvirtd-stop.sh" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+out=$("$TA_TOP/scripts/libvirtd-start.sh") || fail "libvirtd did not start: $out"
+case "$out" in *started) started=1 ;; esac
+
+cat >"$tmp/sweep.yaml" <<YAML
+name: guest-sweep
+libvirt: {name_prefix: $prefix}
+guest: {runner: agent, boot_timeout: 60}
+topology: [1x2x1, 1x1x2]
+benchmark:
+  kind: stress-ng
+  argv: [stress-ng, --cpu, "2", --cpu-method, int64, --timeout, "2s", --metrics-brief]
+  duration: 2
+collect: {gang_exits: false, exit_reasons: true, vcpu_stats: true}
+repetitions: 1
+order: sequential
+YAML
+exp=$(ta -q run "$tmp/sweep.yaml" 2>"$tmp/err") || { cat "$tmp/err"; fail "run exited $?"; }
+[ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'ok'")" = 2 ] ||
+	fail "runs: $(q "SELECT status, error FROM runs")"
+# The guest saw the requested shape, and the check says so.
+for shape in 1x2x1:1:2:1 1x1x2:1:1:2; do
+	key=${shape%%:*}; rest=${shape#*:}
+	s=${rest%%:*}; rest=${rest#*:}; c=${rest%%:*}; t=${rest#*:}
+	row=$(q "SELECT r.topology_ok, r.guest_topology ->> '\$.sockets', r.guest_topology ->> '\$.cores',
+		 r.guest_topology ->> '\$.threads' FROM runs r JOIN configurations c ON c.id = r.configuration_id
+		 WHERE c.key LIKE '$key/%'")
+	[ "$row" = "1|$s|$c|$t" ] || fail "$key: guest saw '$row', wanted 1|$s|$c|$t"
+done
+for m in bogo_ops_per_s boot_seconds vcpu_run_s vcpu0.run_s vcpu1.run_s benchmark_seconds; do
+	[ "$(q "SELECT COUNT(*) FROM metrics WHERE name = '$m' AND value > 0")" = 2 ] || fail "metric $m"
+done
+q "SELECT CAST(content AS TEXT) FROM artifacts WHERE name = 'domain.xml' LIMIT 1" >"$tmp/dom.xml"
+grep -q "<topology sockets='1' dies='1' cores='2' threads='1'/>" "$tmp/dom.xml" ||
+	grep -q '<topology sockets="1" dies="1" cores="2" threads="1"/>' "$tmp/dom.xml" ||
+	grep -q "threads=.1" "$tmp/dom.xml" || fail "domain.xml artifact lacks the topology"
+grep -q "topoadvisor.invalid/xmlns" "$tmp/dom.xml" || fail "domain.xml lacks our metadata"
+[ "$(ours)" = 0 ] || fail "domains left after the sweep"
+
+# A guest that cannot boot: a kernel that is not one.
+mkdir -m 0755 "$tmp/badcache" "$tmp/badcache/guest-x86_64"
+head -c 65536 /dev/urandom >"$tmp/badcache/guest-x86_64/vmlinuz"
+cp "$tmp/badcache/guest-x86_64/vmlinuz" "$tmp/badcache/guest-x86_64/initrd"
+chmod 0644 "$tmp/badcache/guest-x86_64/"*
+chmod 0755 "$tmp"
+sed 's/boot_timeout: 60/boot_timeout: 10/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
+	"$tmp/sweep.yaml" >"$tmp/noboot.yaml"
+TOPOADVISOR_CACHE=$tmp/badcache ta -q run "$tmp/noboot.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "an unbootable sweep should exit 1"
+err=$(q "SELECT r.error FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 2")
+echo "$err" | grep -q "^guest: " || fail "no guest error: '$err'"
+[ "$(ours)" = 0 ] || fail "the unbootable guest was left behind"
+
+# SIGKILL mid-benchmark leaves a guest running; resume destroys it and finishes.
+sed 's/"2s"/"20s"/; s/duration: 2/duration: 20/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
+	"$tmp/sweep.yaml" >"$tmp/long.yaml"
+"$TOPOADVISOR" --db "$db" -q run "$tmp/long.yaml" >/dev/null 2>&1 &
+pid=$!
+i=0
+until [ "$(ours)" = 1 ] && [ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'running'" 2>/dev/null)" = 1 ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || fail "the guest never came up"; sleep 0.1
+done
+sleep 8	# well into the benchmark
+kill -KILL $pid
+wait $pid 2>/dev/null
+[ "$(ours)" = 1 ] || fail "expected the killed controller's guest to be left running"
+ta resume 3 >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "resume exited $?"; }
+grep -q "destroyed 1 guest left by an earlier sweep" "$tmp/out" || fail "resume did not report the leftover: $(cat "$tmp/out")"
+[ "$(q "SELECT status FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 3")" = ok ] ||
+	fail "resume did not finish the killed run"
+[ "$(ours)" = 0 ] || fail "domains left after resume"
+pass

@@ -1,0 +1,25 @@
+# Shared helpers for the integration scripts (sourced).  Each script exits 0
+# to pass, 77 to skip (after saying why), anything else to fail.
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "skip: $*"; exit 77; }
+pass() { echo "ok"; exit 0; }
+
+# expect_exit STATUS CMD ARGS...: runs the command, fails unless it exits STATUS.
+expect_exit() {
+	want=$1; shift
+	"$@" >/dev/null 2>&1
+	got=$?
+	[ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want"
+}
+
+# Sets $tmp to a private scratch directory removed when the script exits,
+# however it exits.  Call it in the script itself, not in $(...).
+ta_tmpdir() {
+	tmp=$(mktemp -d /tmp/ta-it.XXXXXX) || fail "mktemp"
+	trap 'rm -rf "$tmp"' EXIT
+	trap 'exit 130' INT TERM
+}
+
+: "${TOPOADVISOR:?run through scripts/run-tests.sh}"
+: "${TA_TOP:?run through scripts/run-tests.sh}"

@@ -1,0 +1,732 @@
+/*
+ * test-config: the sweep configuration loader against the shipped examples
+ * and the fixtures in tests/fixtures/config/ (found under $TA_TOP, else the
+ * current directory).  Every invalid fixture is checked for the exact
+ * line and column reported and a piece of the message, so a change that
+ * moves or blurs an error shows up here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "experiments/config.h"
+#include "util/strbuf.h"
+
+static const char *top(void)
+{
+	const char *t = getenv("TA_TOP");
+	return t && *t ? t : ".";
+}
+
+/* Path of a file under the checkout; static buffer, one at a time. */
+static const char *path_of(const char *rel)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof(buf), "%s/%s", top(), rel);
+	return buf;
+}
+
+static const char *fixture(const char *name)
+{
+	static char rel[512];
+	snprintf(rel, sizeof(rel), "tests/fixtures/config/%s", name);
+	return path_of(rel);
+}
+
+static struct sweep_config *load_ok(const char *path)
+{
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_load(path, &err);
+	if (!cfg)
+		fail_msg("%s should load: %s", path, err.msg);
+	return cfg;
+}
+
+static const struct knob_factor *knob(const struct sweep_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->nknobs; i++)
+		if (!strcmp(cfg->knobs[i].name, name))
+			return &cfg->knobs[i];
+	fail_msg("knob %s missing", name);
+	return NULL;
+}
+
+static const char *baseline(const struct sweep_config *cfg, const char *factor)
+{
+	for (size_t i = 0; i < cfg->nbaseline; i++)
+		if (!strcmp(cfg->baseline[i].factor, factor))
+			return cfg->baseline[i].value;
+	return NULL;
+}
+
+static void assert_shape(const struct shape *s, const char *text)
+{
+	char buf[64];
+	shape_format(s, buf, sizeof(buf));
+	assert_string_equal(buf, text);
+}
+
+/* --- shipped examples ------------------------------------------------------ */
+
+static void test_quickstart(void **state)
+{
+	struct sweep_config *cfg = load_ok(path_of("configs/quickstart.yaml"));
+	assert_string_equal(cfg->name, "quickstart");
+	assert_int_equal(cfg->arch, ARCH_X86_64);
+	assert_int_equal(cfg->domain_type, DOMAIN_AUTO);
+	assert_null(cfg->template_path);
+	assert_false(cfg->topology.generated);
+	assert_int_equal(cfg->topology.nshapes, 3);
+	assert_shape(&cfg->topology.shapes[0], "1x2x1");
+	assert_shape(&cfg->topology.shapes[1], "1x1x2");
+	assert_shape(&cfg->topology.shapes[2], "2x1x1");
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(shape_vcpus(&cfg->topology.shapes[i]), 2);
+	assert_int_equal(cfg->npinnings, 1);
+	assert_int_equal(cfg->pinnings[0].policy, PIN_NONE);
+	assert_int_equal(cfg->nnoises, 2);
+	assert_int_equal(cfg->noises[0].kind, NOISE_NONE);
+	assert_int_equal(cfg->noises[1].kind, NOISE_SPIN);
+	assert_string_equal(cfg->noises[1].cpus, "1");
+	assert_int_equal(cfg->noises[1].threads, 1);
+	assert_int_equal(cfg->bench.kind, BENCH_STRESS_NG);
+	assert_string_equal(cfg->bench.argv.argv[0], "stress-ng");
+	assert_null(cfg->bench.argv.argv[cfg->bench.argv.argc]);
+	assert_int_equal(cfg->bench.duration, 5);
+	assert_int_equal(cfg->bench.timeout, 5 * 3 + 60);
+	assert_string_equal(cfg->bench.metric.name, "bogo_ops_per_s");
+	assert_true(cfg->bench.metric.higher_is_better);
+	assert_string_equal(baseline(cfg, "topology"), "2x1x1");
+	assert_string_equal(baseline(cfg, "noise"), "none");
+	assert_false(cfg->collect.gang_exits);
+	assert_true(cfg->collect.vcpu_stats);
+	assert_int_equal(cfg->repetitions, 3);
+	assert_int_equal(cfg->order, ORDER_RANDOMIZED);
+	assert_int_equal(cfg->nknobs, 0);
+	config_free(cfg);
+}
+
+static void test_ebizzy(void **state)
+{
+	struct sweep_config *cfg = load_ok(path_of("configs/ebizzy-power8.yaml"));
+	assert_int_equal(cfg->arch, ARCH_PPC64);
+	assert_int_equal(cfg->domain_type, DOMAIN_KVM);
+	/* The seed's guest: 4 vCPUs in one core with 4 threads. */
+	assert_shape(&cfg->topology.shapes[0], "1x1x4");
+	for (size_t i = 0; i < cfg->topology.nshapes; i++)
+		assert_int_equal(shape_vcpus(&cfg->topology.shapes[i]), 4);
+	const struct knob_factor *k = knob(cfg, "subcores_per_core");
+	assert_int_equal(k->nvalues, 3);
+	assert_string_equal(k->values[0], "1");
+	assert_string_equal(k->values[2], "4");
+	k = knob(cfg, "smt");
+	assert_int_equal(k->nvalues, 1);
+	assert_string_equal(k->values[0], "off");
+	assert_int_equal(cfg->nnoises, 3);
+	assert_string_equal(cfg->noises[1].name, "spin");
+	assert_int_equal(cfg->noises[1].threads, 2);
+	assert_string_equal(cfg->noises[2].name, "ping");
+	assert_int_equal(cfg->noises[2].kind, NOISE_COMMAND);
+	assert_string_equal(cfg->noises[2].argv.argv[1], "-f");
+	assert_int_equal(cfg->bench.kind, BENCH_EBIZZY);
+	assert_string_equal(cfg->bench.metric.name, "records_per_s");
+	assert_true(cfg->collect.gang_exits);
+	assert_string_equal(baseline(cfg, "subcores_per_core"), "1");
+	assert_string_equal(baseline(cfg, "topology"), "1x1x4");
+	config_free(cfg);
+}
+
+static void test_redis(void **state)
+{
+	struct sweep_config *cfg = load_ok(path_of("configs/redis-power8.yaml"));
+	assert_int_equal(cfg->arch, ARCH_PPC64);
+	assert_int_equal(cfg->topology.nshapes, 3);
+	assert_shape(&cfg->topology.shapes[0], "1x1x2");
+	assert_shape(&cfg->topology.shapes[1], "1x2x1");
+	const struct knob_factor *k = knob(cfg, "subcores_per_core");
+	assert_int_equal(k->nvalues, 2);
+	assert_string_equal(knob(cfg, "smt")->values[0], "off");
+	assert_int_equal(cfg->bench.kind, BENCH_REDIS);
+	assert_int_equal(cfg->bench.server_argv.argc, 5);
+	assert_string_equal(cfg->bench.server_argv.argv[0], "redis-server");
+	assert_string_equal(cfg->bench.server_argv.argv[2], "");
+	assert_string_equal(cfg->bench.metric.name, "requests_per_s");
+	assert_true(cfg->bench.metric.higher_is_better);
+	assert_string_equal(baseline(cfg, "topology"), "1x1x2");
+	assert_string_equal(baseline(cfg, "subcores_per_core"), "1");
+	config_free(cfg);
+}
+
+static void test_kernel_build(void **state)
+{
+	struct sweep_config *cfg = load_ok(path_of("configs/kernel-build.yaml"));
+	assert_int_equal(cfg->arch, ARCH_PPC64);
+	assert_int_equal(cfg->topology.nshapes, 1);
+	assert_shape(&cfg->topology.shapes[0], "8x1x1");
+	assert_int_equal(cfg->npinnings, 1);
+	const struct pinning *p = &cfg->pinnings[0];
+	assert_int_equal(p->policy, PIN_EXPLICIT);
+	assert_int_equal(p->nvcpu_cpus, 8);
+	assert_string_equal(p->vcpu_cpus[7], "0");
+	assert_string_equal(p->emulator_cpus, "0");
+	const struct knob_factor *k = knob(cfg, "kvm_hv.dynamic_mt_modes");
+	assert_int_equal(k->nvalues, 2);
+	assert_string_equal(k->values[0], "0");
+	assert_string_equal(k->values[1], "6");
+	assert_string_equal(knob(cfg, "kvm_hv.target_smt_mode")->values[0], "0");
+	assert_int_equal(cfg->nnoises, 1);
+	assert_int_equal(cfg->noises[0].kind, NOISE_GUEST);
+	assert_string_equal(cfg->noises[0].cpus, "0");
+	assert_true(cfg->noises[0].argv.argc > 0);
+	assert_int_equal(cfg->bench.kind, BENCH_KERNEL_BUILD);
+	assert_string_equal(cfg->bench.metric.name, "real_s");
+	assert_false(cfg->bench.metric.higher_is_better);
+	assert_int_equal(cfg->bench.duration, 0);
+	assert_int_equal(cfg->bench.timeout, 7200);
+	assert_string_equal(baseline(cfg, "kvm_hv.dynamic_mt_modes"), "6");
+	config_free(cfg);
+}
+
+/* --- invalid files: exact position and message ------------------------------- */
+
+struct bad_case {
+	const char *file;
+	int line, col;
+	const char *key;	/* the dotted key the message names */
+	const char *text;	/* a piece of what it says */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "bad-unknown-top.yaml", 3, 1, "benchmrak", "did you mean 'benchmark'?" },
+	{ "bad-unknown-nested.yaml", 5, 3, "benchmark.duraton", "did you mean 'duration'?" },
+	{ "bad-unknown-noguess.yaml", 4, 1, "colour", "unknown key 'colour'; expected one of: name," },
+	{ "bad-duplicate-key.yaml", 6, 1, "repetitions", "duplicate key 'repetitions' (first at 4:1)" },
+	{ "bad-not-mapping.yaml", 1, 1, "(document)", "expected a mapping" },
+	{ "bad-int-type.yaml", 4, 14, "repetitions", "expected an integer 1..1000, got 'three'" },
+	{ "bad-int-quoted.yaml", 5, 13, "benchmark.duration", "quoted string '10'" },
+	{ "bad-range.yaml", 5, 15, "libvirt.memory_mib", "32 is out of range; expected an integer 64..1048576" },
+	{ "bad-bool.yaml", 4, 23, "collect.gang_exits", "expected true or false" },
+	{ "bad-enum.yaml", 4, 8, "order", "expected randomized or sequential, got 'random'" },
+	{ "bad-empty-factor.yaml", 4, 10, "pinning", "empty factor list" },
+	{ "bad-missing-name.yaml", 1, 1, "name", "required key missing" },
+	{ "bad-missing-kind.yaml", 3, 12, "benchmark.kind", "required key missing" },
+	{ "bad-syntax.yaml", 3, 10, "YAML syntax", "did not find expected ',' or ']' (while parsing a flow sequence at 2:11)" },
+	{ "bad-utf8.yaml", 2, 17, "encoding", "UTF-8 octet at byte 0xE9" },
+	{ "bad-multidoc.yaml", 4, 1, "(document)", "a second YAML document" },
+	{ "bad-empty.yaml", 1, 1, "(document)", "the file is empty" },
+	{ "bad-tag.yaml", 4, 14, "repetitions", "tags are not supported" },
+	{ "bad-shape.yaml", 2, 19, "topology[1]", "expected a shape \"SxCxT\" or \"SxDxCxT\"" },
+	{ "bad-shape-range.yaml", 3, 5, "topology[0]", "every part must be 1..1024" },
+	{ "bad-shape-dup.yaml", 4, 5, "topology[1]", "duplicate shape 1x2x1 (first at 3:5)" },
+	{ "bad-shape-missing.yaml", 3, 5, "topology[0].cores", "required key missing" },
+	{ "bad-knob-unknown.yaml", 5, 3, "host.subcore_per_core", "did you mean 'subcores_per_core'?" },
+	{ "bad-knob-value.yaml", 5, 26, "host.subcores_per_core[1]", "expected 1, 2 or 4, got '3'" },
+	{ "bad-knob-dup.yaml", 5, 34, "host.kvm_hv.indep_threads_mode[1]", "duplicate value Y (first at 5:31)" },
+	{ "bad-prepare-string.yaml", 6, 7, "guest.prepare[0]", "write the command as a list: [prog, arg, ...]" },
+	{ "bad-cpuset.yaml", 6, 18, "pinning[0].vcpus[1]", "expected a host cpuset" },
+	{ "bad-pin-dup.yaml", 6, 5, "pinning[1]", "duplicate pinning 'a' (first at 5:5)" },
+	{ "bad-pin-reserved.yaml", 5, 12, "pinning[0].name", "built-in policy" },
+	{ "bad-noise-argv.yaml", 6, 5, "noise[1].argv", "required key missing" },
+	{ "bad-noise-dup.yaml", 4, 15, "noise[1]", "duplicate noise name 'spin' (first at 4:9)" },
+	{ "bad-noise-threads.yaml", 5, 21, "noise[0].threads", "only spin noise uses threads" },
+	{ "bad-server-argv.yaml", 5, 3, "benchmark.server_argv", "only redis uses server_argv" },
+	{ "bad-parse-syntax.yaml", 7, 10, "benchmark.parse", "only (?<name>...) groups" },
+	{ "bad-parse-compile.yaml", 7, 10, "benchmark.parse", "does not compile as POSIX ERE" },
+	{ "bad-metric-group.yaml", 6, 11, "benchmark.metric", "'rate' is not a named group of parse (its groups: ops)" },
+	{ "bad-command-no-parse.yaml", 4, 3, "benchmark.parse", "required key missing" },
+	{ "bad-baseline-value.yaml", 4, 22, "baseline.topology", "2x1x1 is not in topology (1x2x1, 1x1x2)" },
+	{ "bad-baseline-knob.yaml", 5, 3, "baseline.smt", "not a factor of this sweep" },
+	{ "bad-seed.yaml", 4, 7, "seed", "expected an unsigned 64-bit integer, got '-1'" },
+	{ "bad-seed-overflow.yaml", 4, 7, "seed", "out of range" },
+	{ "bad-alias-bomb.yaml", 9, 7, "x-anchors.a4", "aliases expand to too many nodes" },
+	{ "bad-recursive-alias.yaml", 2, 11, "topology[0]", "refers to a node that contains it" },
+	{ "bad-undefined-alias.yaml", 4, 14, "YAML syntax", "found undefined alias" },
+	{ "bad-null-name.yaml", 1, 6, "name", "expected a string, got nothing" },
+	{ "bad-name-chars.yaml", 1, 7, "name", "expected 1..64 characters" },
+	{ "bad-template-missing.yaml", 5, 13, "libvirt.template", "No such file or directory" },
+	{ "bad-timeout.yaml", 3, 50, "benchmark.timeout", "not longer than the duration (10 s)" },
+	{ "bad-generator-threads.yaml", 2, 11, "topology.threads", "required key missing" },
+	{ "bad-complex-key.yaml", 4, 3, "(document)", "expected a key name, got a list" },
+	{ "bad-fraction.yaml", 5, 22, "collect.max_lost_fraction", "1.5 is out of range" },
+	{ "bad-argv-empty.yaml", 5, 9, "benchmark.argv", "the command is empty" },
+};
+
+static void test_invalid_fixtures(void **state)
+{
+	size_t n = sizeof(bad_cases) / sizeof(bad_cases[0]);
+	assert_true(n >= 25);
+	for (size_t i = 0; i < n; i++) {
+		const struct bad_case *c = &bad_cases[i];
+		char path[4096], want[4400];
+		snprintf(path, sizeof(path), "%s", fixture(c->file));
+		struct ta_err err = { 0 };
+		struct sweep_config *cfg = config_load(path, &err);
+		if (cfg) {
+			config_free(cfg);
+			fail_msg("%s loaded but should fail", c->file);
+		}
+		if (err.code != EXIT_BAD_INPUT)
+			fail_msg("%s: exit class %d, want %d", c->file, err.code, EXIT_BAD_INPUT);
+		snprintf(want, sizeof(want), "%s:%d:%d: %s: ", path, c->line, c->col, c->key);
+		if (strncmp(err.msg, want, strlen(want)) != 0)
+			fail_msg("%s: got \"%s\", want it to start with \"%s\"", c->file, err.msg, want);
+		if (!strstr(err.msg, c->text))
+			fail_msg("%s: got \"%s\", want it to contain \"%s\"", c->file, err.msg, c->text);
+	}
+}
+
+/* The same errors come out of config_parse on the text (except the file check). */
+static void test_invalid_from_memory(void **state)
+{
+	size_t n = sizeof(bad_cases) / sizeof(bad_cases[0]);
+	for (size_t i = 0; i < n; i++) {
+		const struct bad_case *c = &bad_cases[i];
+		if (!strcmp(c->file, "bad-template-missing.yaml"))
+			continue;
+		struct strbuf text = STRBUF_INIT;
+		assert_int_equal(strbuf_read_file(&text, fixture(c->file)), 0);
+		struct ta_err err = { 0 };
+		char want[512];
+		snprintf(want, sizeof(want), "mem.yaml:%d:%d: %s: ", c->line, c->col, c->key);
+		struct sweep_config *cfg = config_parse("mem.yaml", strbuf_str(&text), text.len, &err);
+		strbuf_release(&text);
+		if (cfg) {
+			config_free(cfg);
+			fail_msg("%s parsed from memory but should fail", c->file);
+		}
+		if (strncmp(err.msg, want, strlen(want)) != 0)
+			fail_msg("%s: got \"%s\", want \"%s...\"", c->file, err.msg, want);
+	}
+}
+
+static void test_unreadable(void **state)
+{
+	struct ta_err err = { 0 };
+	assert_null(config_load(fixture("no-such-file.yaml"), &err));
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "no-such-file.yaml: cannot read the config: "
+			       "No such file or directory"));
+	err = (struct ta_err){ 0 };
+	assert_null(config_load(path_of("tests/fixtures/config"), &err));
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "Is a directory"));
+	/* A template that is a directory is no template. */
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addstr(&text, "name: t\ntopology: [1x1x1]\nbenchmark: {kind: ebizzy}\n"
+		      "libvirt: {template: .}\n");
+	err = (struct ta_err){ 0 };
+	assert_null(config_parse_flags(fixture("x.yaml"), text.buf, text.len, CONFIG_CHECK_FILES,
+				       &err));
+	assert_non_null(strstr(err.msg, "x.yaml:4:21: libvirt.template: cannot read"));
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	strbuf_release(&text);
+}
+
+/* --- valid edge cases ------------------------------------------------------------ */
+
+static void test_defaults(void **state)
+{
+	struct sweep_config *cfg = load_ok(fixture("ok-minimal.yaml"));
+	assert_null(cfg->description);
+	assert_string_equal(cfg->uri, "qemu:///system");
+	assert_int_equal(cfg->domain_type, DOMAIN_AUTO);
+	assert_null(cfg->template_path);
+	assert_string_equal(cfg->name_prefix, "ta-");
+	assert_int_equal(cfg->arch, ARCH_HOST);
+	assert_int_equal(cfg->memory_mib, 512);
+	assert_int_equal(cfg->runner, RUNNER_AGENT);
+	assert_int_equal(cfg->boot_timeout, 120);
+	assert_int_equal(cfg->nprepare, 0);
+	assert_false(cfg->reuse_guest);
+	assert_int_equal(cfg->npinnings, 1);
+	assert_int_equal(cfg->pinnings[0].policy, PIN_NONE);
+	assert_string_equal(cfg->pinnings[0].name, "none");
+	assert_int_equal(cfg->pinnings[0].line, 0);
+	assert_int_equal(cfg->nnoises, 1);
+	assert_int_equal(cfg->noises[0].kind, NOISE_NONE);
+	assert_string_equal(cfg->noises[0].name, "none");
+	assert_int_equal(cfg->bench.duration, 10);
+	assert_int_equal(cfg->bench.timeout, 90);
+	assert_int_equal(cfg->bench.argv.argc, 3);
+	assert_string_equal(cfg->bench.argv.argv[0], "ebizzy");
+	assert_string_equal(cfg->bench.argv.argv[2], "10");
+	assert_int_equal(cfg->bench.server_argv.argc, 0);
+	assert_string_equal(cfg->bench.metric.unit, "records/s");
+	assert_null(cfg->bench.parse_regex);
+	assert_int_equal(cfg->nbaseline, 0);
+	assert_true(cfg->collect.gang_exits && cfg->collect.exit_reasons && cfg->collect.vcpu_stats);
+	assert_int_equal(cfg->collect.buffer_kib, 8192);
+	assert_true(cfg->collect.max_lost_fraction > 0.00099 &&
+		    cfg->collect.max_lost_fraction < 0.00101);
+	assert_int_equal(cfg->repetitions, 3);
+	assert_int_equal(cfg->order, ORDER_RANDOMIZED);
+	assert_false(cfg->seed_given);
+	assert_int_equal(cfg->strategy, STRATEGY_FULL);
+	assert_true(cfg->files_checked);
+	config_free(cfg);
+}
+
+/* Reads capture group `name` of cfg's parse regex from line. */
+static void assert_group(const struct sweep_config *cfg, const char *line, const char *name,
+			 const char *want)
+{
+	regex_t re;
+	assert_int_equal(regcomp(&re, cfg->bench.parse_posix, REG_EXTENDED), 0);
+	regmatch_t m[8];
+	assert_true(cfg->bench.nparse_groups < 8);
+	assert_int_equal(regexec(&re, line, 8, m, 0), 0);
+	regfree(&re);
+	for (size_t i = 0; i < cfg->bench.nparse_groups; i++)
+		if (cfg->bench.parse_groups[i] && !strcmp(cfg->bench.parse_groups[i], name)) {
+			int len = (int)(m[i + 1].rm_eo - m[i + 1].rm_so);
+			char got[64];
+			snprintf(got, sizeof(got), "%.*s", len, line + m[i + 1].rm_so);
+			assert_string_equal(got, want);
+			return;
+		}
+	fail_msg("no group %s", name);
+}
+
+static void test_forms(void **state)
+{
+	struct sweep_config *cfg = load_ok(fixture("ok-forms.yaml"));
+	assert_string_equal(cfg->name, "forms.v1_x");
+	assert_string_equal(cfg->description, "");
+	assert_int_equal(cfg->arch, ARCH_PPC64);
+	assert_int_equal(cfg->domain_type, DOMAIN_QEMU);
+	assert_string_equal(cfg->uri, "test:///default");
+	assert_int_equal(cfg->runner, RUNNER_HOST);
+	assert_true(cfg->reuse_guest);
+	assert_int_equal(cfg->nprepare, 2);
+	assert_string_equal(cfg->prepare[0].argv[1], "42");	/* a number as written */
+	/* Shape strings and mappings, with and without dies. */
+	const struct topology_spec *t = &cfg->topology;
+	assert_int_equal(t->nshapes, 4);
+	assert_shape(&t->shapes[0], "2x1x2");
+	assert_false(t->shapes[0].dies_given);
+	assert_int_equal(t->shapes[0].dies, 1);
+	assert_shape(&t->shapes[1], "1x2x2x1");
+	assert_true(t->shapes[1].dies_given);
+	assert_int_equal(t->shapes[1].dies, 2);
+	assert_int_equal(shape_vcpus(&t->shapes[1]), 4);
+	assert_shape(&t->shapes[2], "1x4x1");
+	assert_int_equal(t->shapes[2].line, 16);
+	assert_int_equal(t->shapes[2].col, 5);
+	assert_shape(&t->shapes[3], "2x2x1x1");
+	/* A scalar is a one-item list. */
+	assert_int_equal(cfg->npinnings, 1);
+	assert_int_equal(cfg->pinnings[0].policy, PIN_SPREAD);
+	assert_int_equal(cfg->nnoises, 1);
+	assert_int_equal(cfg->noises[0].kind, NOISE_COMMAND);
+	assert_string_equal(cfg->noises[0].name, "command");
+	assert_string_equal(cfg->noises[0].cpus, "0-3,^2");
+	/* Knob values normalised. */
+	assert_string_equal(knob(cfg, "smt")->values[0], "on");
+	assert_string_equal(knob(cfg, "subcores_per_core")->values[0], "4");
+	const struct knob_factor *k = knob(cfg, "kvm_hv.indep_threads_mode");
+	assert_string_equal(k->values[0], "Y");
+	assert_string_equal(k->values[1], "N");
+	k = knob(cfg, "kvm_hv.one_vm_per_core");
+	assert_string_equal(k->values[0], "Y");
+	assert_string_equal(k->values[1], "N");
+	assert_string_equal(knob(cfg, "kvm_hv.dynamic_mt_modes")->values[0], "6");
+	assert_string_equal(knob(cfg, "thp")->values[0], "always");
+	assert_string_equal(cfg->knobs[0].name, "smt");	/* in the order written */
+	/* Command benchmark: the named groups map to the right captures. */
+	assert_int_equal(cfg->bench.kind, BENCH_COMMAND);
+	assert_string_equal(cfg->bench.argv.argv[2], "7");
+	assert_int_equal(cfg->bench.nparse_groups, 3);
+	assert_null(cfg->bench.parse_groups[0]);
+	assert_string_equal(cfg->bench.parse_groups[1], "ops");
+	assert_string_equal(cfg->bench.parse_groups[2], "lat");
+	assert_group(cfg, "sum: 12.5 (ops/s) (7)", "ops", "12.5");
+	assert_group(cfg, "total: 3 (ops/s) (250)", "lat", "250");
+	assert_false(cfg->bench.metric.higher_is_better);
+	assert_string_equal(cfg->bench.metric.unit, "ops/s");
+	/* Baseline values compared canonically. */
+	assert_string_equal(baseline(cfg, "topology"), "1x4x1");
+	assert_string_equal(baseline(cfg, "smt"), "on");
+	assert_string_equal(baseline(cfg, "kvm_hv.indep_threads_mode"), "Y");
+	assert_false(cfg->collect.gang_exits);
+	assert_int_equal(cfg->collect.buffer_kib, 64);
+	assert_true(cfg->collect.max_lost_fraction == 0.0);
+	assert_true(cfg->seed_given);
+	assert_true(cfg->seed == UINT64_MAX);
+	assert_int_equal(cfg->order, ORDER_SEQUENTIAL);
+	config_free(cfg);
+}
+
+static void test_generator(void **state)
+{
+	struct sweep_config *cfg = load_ok(fixture("ok-generator.yaml"));
+	const struct topology_spec *t = &cfg->topology;
+	assert_true(t->generated);
+	assert_int_equal(t->nshapes, 0);
+	assert_int_equal(t->nvcpus, 1);
+	assert_int_equal(t->vcpus[0], 8);
+	assert_int_equal(t->nthreads, 4);
+	assert_int_equal(t->threads[3], 8);
+	assert_int_equal(t->nsockets, 2);
+	assert_string_equal(baseline(cfg, "topology"), "2x2x2");
+	assert_int_equal(cfg->bench.timeout, 7200);
+	assert_false(cfg->bench.metric.higher_is_better);
+	config_free(cfg);
+
+	/* Written with dies = 1, the baseline still names the shape as plan keys it. */
+	static const char yaml[] = "name: g\ntopology: {vcpus: 4, threads: 2}\n"
+				   "benchmark: {kind: ebizzy}\nbaseline: {topology: 2x1x1x2}\n";
+	struct ta_err err = { 0 };
+	cfg = config_parse("g.yaml", yaml, strlen(yaml), &err);
+	assert_non_null(cfg);
+	assert_string_equal(baseline(cfg, "topology"), "2x1x2");
+	config_free(cfg);
+}
+
+/*
+ * The template is resolved against the config's directory; it must exist
+ * when loading a file, not when replaying stored text.
+ */
+static void test_template(void **state)
+{
+	struct sweep_config *cfg = load_ok(fixture("ok-template.yaml"));
+	assert_non_null(cfg->template_path);
+	assert_string_equal(cfg->template_path, fixture("ok-template.xml"));
+	assert_int_equal(access(cfg->template_path, R_OK), 0);
+	config_free(cfg);
+
+	struct strbuf text = STRBUF_INIT;
+	const char *path = fixture("bad-template-missing.yaml");
+	assert_int_equal(strbuf_read_file(&text, path), 0);
+	struct ta_err err = { 0 };
+	cfg = config_parse(path, strbuf_str(&text), text.len, &err);
+	assert_non_null(cfg);
+	assert_false(cfg->files_checked);
+	assert_string_equal(cfg->template_path, fixture("no-such-domain.xml"));
+	config_free(cfg);
+	cfg = config_parse_flags(path, strbuf_str(&text), text.len, CONFIG_CHECK_FILES, &err);
+	assert_null(cfg);
+	assert_non_null(strstr(err.msg, "No such file or directory"));
+	strbuf_release(&text);
+}
+
+/* config_parse on the text gives exactly what config_load gives. */
+static void test_parse_equals_load(void **state)
+{
+	static const char *const files[] = {
+		"configs/quickstart.yaml", "configs/ebizzy-power8.yaml",
+		"configs/redis-power8.yaml", "configs/kernel-build.yaml",
+		"tests/fixtures/config/ok-minimal.yaml", "tests/fixtures/config/ok-forms.yaml",
+		"tests/fixtures/config/ok-generator.yaml", "tests/fixtures/config/ok-template.yaml",
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s", path_of(files[i]));
+		struct sweep_config *a = load_ok(path);
+		/* An exact-size copy without a terminator: nothing may read past len. */
+		struct strbuf text = STRBUF_INIT;
+		assert_int_equal(strbuf_read_file(&text, path), 0);
+		char *copy = malloc(text.len ? text.len : 1);
+		memcpy(copy, text.buf, text.len);
+		struct ta_err err = { 0 };
+		struct sweep_config *b = config_parse(path, copy, text.len, &err);
+		if (!b)
+			fail_msg("%s from memory: %s", files[i], err.msg);
+		struct strbuf da = STRBUF_INIT, db = STRBUF_INIT;
+		config_dump(a, &da);
+		config_dump(b, &db);
+		assert_string_equal(strbuf_str(&da), strbuf_str(&db));
+		assert_true(da.len > 200);
+		assert_int_equal(b->text_len, text.len);
+		assert_memory_equal(b->text, text.buf, text.len);
+		assert_int_equal(b->text[b->text_len], '\0');
+		strbuf_release(&da);
+		strbuf_release(&db);
+		strbuf_release(&text);
+		free(copy);
+		config_free(a);
+		config_free(b);
+	}
+}
+
+/* Small documents from memory: rules that need no fixture file. */
+static void assert_parse_error(const char *yaml, const char *want)
+{
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("m.yaml", yaml, strlen(yaml), &err);
+	if (cfg) {
+		config_free(cfg);
+		fail_msg("parsed but should fail with \"%s\":\n%s", want, yaml);
+	}
+	if (!strstr(err.msg, want))
+		fail_msg("got \"%s\", want \"%s\"", err.msg, want);
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+}
+
+#define HEAD "name: t\ntopology: [1x1x1]\n"
+
+static void test_rules(void **state)
+{
+	/* A deeper bomb than the fixture is refused just as fast. */
+	struct strbuf bomb = STRBUF_INIT;
+	strbuf_addstr(&bomb, HEAD "benchmark: {kind: ebizzy}\nx:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (int i = 1; i < 30; i++) {
+		strbuf_addf(&bomb, "  a%d: &a%d [", i, i);
+		for (int j = 0; j < 10; j++)
+			strbuf_addf(&bomb, "%s*a%d", j ? ", " : "", i - 1);
+		strbuf_addstr(&bomb, "]\n");
+	}
+	assert_parse_error(strbuf_str(&bomb), "m.yaml:9:7: x.a4: aliases expand to too many nodes");
+	strbuf_release(&bomb);
+
+	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], parse: '(?<n>[0-9]+)'}\n",
+			   "benchmark.metric: required key missing");
+	assert_parse_error(HEAD "benchmark: {kind: command, metric: n, parse: '(?<n>[0-9]+)'}\n",
+			   "benchmark.argv: required key missing");
+	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], metric: n, parse: '[0-9]+'}\n",
+			   "has no named group");
+	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], metric: n, "
+			   "parse: '(?<n>a)(?<n>b)'}\n", "names two groups 'n'");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy, parse: 'x'}\n", "only kind command uses parse");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy, argv: ebizzy -S 5}\n",
+			   "benchmark.argv: write the command as a list");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy, metric: {direction: lower}}\n",
+			   "benchmark.metric.name: required key missing");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy, metric: {name: x, direction: up}}\n",
+			   "expected higher or lower, got 'up'");
+	assert_parse_error(HEAD "benchmark: {kind: bizzy}\n", "(did you mean 'ebizzy'?)");
+	assert_parse_error(HEAD "benchmark: ebizzy\n", "benchmark: expected a mapping");
+	assert_parse_error("name: t\nbenchmark: {kind: ebizzy}\n", "m.yaml:1:1: topology: required key missing");
+	assert_parse_error("name: t\ntopology: [1x1x1]\n", "m.yaml:1:1: benchmark: required key missing");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nnoise: [{kind: none, cpus: \"1\"}]\n",
+			   "noise kind none takes no cpus");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nnoise: [{kind: spin, argv: [x]}]\n",
+			   "only command and guest noise use argv");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nnoise: guest\n", "needs a command");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nnoise: [{cpus: \"1\"}]\n",
+			   "noise[0].kind: required key missing");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\npinning: [{name: p}]\n",
+			   "pinning[0].vcpus: required key missing");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\npinning: [{name: p, vcpus: \"0\"}]\n",
+			   "one host cpuset per vCPU");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\npinning: [{name: p, vcpus: [\"0\"], emulator: x}]\n",
+			   "pinning[0].emulator: expected a host cpuset");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\npinning: tight\n", "expected none, compact or spread");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {smt: []}\n", "host.smt: empty factor list");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {smt: [{a: 1}]}\n", "host.smt[0]: expected off, on");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {kvm_hv.dynamic_mt_modes: [1]}\n",
+			   "expected 0, 2, 4 or 6, got '1'");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {thp: [sometimes]}\n",
+			   "expected always, madvise or never");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {smt: [off]}\nbaseline: {smt: on}\n",
+			   "baseline.smt: on is not one of this sweep's values (off)");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nbaseline: {noise: spin}\n",
+			   "'spin' is not one of this sweep's noise values (none)");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nbaseline: {pinning: compact}\n",
+			   "'compact' is not one of this sweep's pinning values (none)");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nbaseline: {topolgy: 1x1x1}\n",
+			   "did you mean 'topology'?");
+	assert_parse_error("name: t\ntopology: {vcpus: [4], threads: [1]}\nbenchmark: {kind: ebizzy}\n"
+			   "baseline: {topology: 1x1x2}\n", "its vCPU count is not in vcpus");
+	assert_parse_error("name: t\ntopology: {vcpus: [4], threads: [1]}\nbenchmark: {kind: ebizzy}\n"
+			   "baseline: {topology: 1x2x2x1}\n", "the generator makes shapes with one die");
+	assert_parse_error("name: t\ntopology: {vcpus: [2, 2], threads: [1]}\nbenchmark: {kind: ebizzy}\n",
+			   "topology.vcpus[1]: duplicate value 2");
+	assert_parse_error("name: t\ntopology: {vcpus: [0], threads: [1]}\nbenchmark: {kind: ebizzy}\n",
+			   "topology.vcpus[0]: 0 is out of range");
+	assert_parse_error("name: t\ntopology: [1x0x1]\nbenchmark: {kind: ebizzy}\n", "every part must be 1..1024");
+	assert_parse_error("name: t\ntopology: [1x1x1x1x1]\nbenchmark: {kind: ebizzy}\n", "expected a shape");
+	assert_parse_error("name: t\ntopology: [{sockets: 1, cores: 1, threads: 1, dies: 0}]\n"
+			   "benchmark: {kind: ebizzy}\n", "topology[0].dies: 0 is out of range");
+	assert_parse_error("name: t\ntopology: [{sockets: 1, cores: 1, thread: 1}]\n"
+			   "benchmark: {kind: ebizzy}\n", "did you mean 'threads'?");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nlibvirt: {arch: ppc64le}\n",
+			   "expected x86_64 or ppc64, got 'ppc64le' (did you mean 'ppc64'?)");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nlibvirt: {name_prefix: a.b}\n",
+			   "libvirt.name_prefix: expected 1..32 characters");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nstrategy: greedy\n", "expected full");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\ndescription: \"a\\0b\"\n", "contains a NUL character");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\ncollect: {buffer_kib: 63}\n", "63 is out of range");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nguest: {boot_timeout: 3601}\n", "3601 is out of range");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nguest: {prepare: [[\"\", x]]}\n", "the program name is empty");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nrepetitions: 1.5\n", "expected an integer 1..1000, got '1.5'");
+	char deep[200];
+	memset(deep, '[', 70);
+	memset(deep + 70, ']', 70);
+	deep[140] = '\0';
+	assert_parse_error(deep, "nested more than 64 levels deep");
+	assert_parse_error(" \n\n", "the file is empty");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nlibvirt: {template: \"\"}\n",
+			   "libvirt.template: cannot read '': an empty path");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\n---\n[\n", "YAML syntax");
+
+	struct strbuf big = STRBUF_INIT;
+	strbuf_addstr(&big, "name: t\nbenchmark: {kind: ebizzy}\ntopology: [1x1x1");
+	for (int i = 2; i <= 1025; i++)
+		strbuf_addf(&big, ", 1x1x%d", i);
+	strbuf_addstr(&big, "]\n");
+	assert_parse_error(strbuf_str(&big), "m.yaml:3:11: topology: 1025 values in one factor");
+	strbuf_release(&big);
+}
+
+static void test_cpuset(void **state)
+{
+	int n = -1, top = -1;
+	assert_int_equal(config_cpuset_parse("0-3,8", &n, &top), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(top, 8);
+	assert_int_equal(config_cpuset_parse("0-7,^2,^7", &n, &top), 0);
+	assert_int_equal(n, 6);
+	assert_int_equal(top, 6);
+	assert_int_equal(config_cpuset_parse("8191", &n, &top), 0);
+	assert_int_equal(top, 8191);
+	static const char *const bad[] = { "", "-1", "3-1", "1,", ",1", "a", "1-", "^1", "0,^0",
+					   "8192", "1 2", "1-2-3", "^1-2", NULL };
+	for (size_t i = 0; bad[i]; i++)
+		if (config_cpuset_parse(bad[i], NULL, NULL) == 0)
+			fail_msg("cpuset '%s' accepted", bad[i]);
+}
+
+static void test_names(void **state)
+{
+	assert_string_equal(config_bench_kind_name(BENCH_KERNEL_BUILD), "kernel-build");
+	assert_string_equal(config_bench_kind_name(BENCH_STRESS_NG), "stress-ng");
+	assert_string_equal(config_noise_kind_name(NOISE_GUEST), "guest");
+	assert_string_equal(config_domain_type_name(DOMAIN_QEMU), "qemu");
+	assert_string_equal(config_arch_name(ARCH_PPC64), "ppc64");
+	assert_string_equal(config_runner_name(RUNNER_HOST), "host");
+	struct shape s = { .sockets = 2, .dies = 3, .cores = 4, .threads = 2 };
+	assert_shape(&s, "2x4x2");
+	s.dies_given = true;
+	assert_shape(&s, "2x3x4x2");
+	assert_int_equal(shape_vcpus(&s), 48);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quickstart),
+		cmocka_unit_test(test_ebizzy),
+		cmocka_unit_test(test_redis),
+		cmocka_unit_test(test_kernel_build),
+		cmocka_unit_test(test_invalid_fixtures),
+		cmocka_unit_test(test_invalid_from_memory),
+		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_generator),
+		cmocka_unit_test(test_template),
+		cmocka_unit_test(test_parse_equals_load),
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_cpuset),
+		cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,285 @@
+/*
+ * Unit tests for the SQLite store: creation, migrations (with data kept),
+ * experiment records, refusal of newer schemas, file permissions.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "schema/db.h"
+#include "util/strbuf.h"
+
+static char dir[] = "/tmp/ta-test-db.XXXXXX";
+
+static void db_path(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", dir, name);
+}
+
+static int setup(void **state)
+{
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+	/* Remove our own scratch directory, file by file (no shell). */
+	const char *suffixes[] = { "", "-wal", "-shm" };
+	const char *names[] = { "fresh.db", "old.db", "exp.db", "newer.db", "perm.db", "garbage.db" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		for (size_t j = 0; j < 3; j++) {
+			snprintf(cmd, sizeof(cmd), "%s/%s%s", dir, names[i], suffixes[j]);
+			unlink(cmd);
+		}
+	return rmdir(dir);
+}
+
+/* Every table, view and index with its SQL, for comparing two schemas. */
+static char *schema_dump(struct db *db)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db->handle,
+		"SELECT type, name, sql FROM sqlite_master ORDER BY type, name", -1, &st, NULL),
+		SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		strbuf_addf(&sb, "%s %s %s\n", sqlite3_column_text(st, 0),
+			    sqlite3_column_text(st, 1),
+			    sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
+	sqlite3_finalize(st);
+	return strbuf_detach(&sb);
+}
+
+static int query_int(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db->handle, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	int v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void test_fresh_database(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "fresh.db");
+	assert_true(db_schema_version() >= 2);
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
+	assert_int_equal(query_int(db, "PRAGMA foreign_keys"), 1);
+	assert_int_equal(query_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE name IN "
+				   "('experiments','configurations','runs','metrics',"
+				   "'exit_counts','artifacts','host_journal')"), 7);
+	assert_int_equal(query_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'view' "
+				   "AND name = 'config_metric_stats'"), 1);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db->handle, "PRAGMA journal_mode", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	db_close(db);
+
+	/* Opening again applies nothing and keeps the version. */
+	db = db_open(path, false, &err);
+	assert_non_null(db);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
+	db_close(db);
+}
+
+static void test_missing_database_is_bad_input(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "absent.db");
+	assert_null(db_open(path, false, &err));
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "No such file"));
+	assert_non_null(strstr(err.msg, "--db"));
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+static void test_not_a_database(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "garbage.db");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 200; i++)
+		fputs("this is not an sqlite database\n", f);
+	fclose(f);
+	assert_null(db_open(path, false, &err));
+	assert_int_equal(err.code, EXIT_FAILURE_RUN);
+	assert_non_null(strstr(err.msg, "garbage.db"));
+}
+
+/* A v1 database with data migrates to the current schema, data kept, schema identical to a fresh one. */
+static void test_migration_keeps_data(void **state)
+{
+	char old[256], fresh[256];
+	struct ta_err err = { 0 };
+	db_path(old, sizeof(old), "old.db");
+	db_path(fresh, sizeof(fresh), "fresh.db");
+	struct db *db = db_open_at_version(old, 1, &err);
+	assert_non_null(db);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), 1);
+	assert_int_equal(query_int(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'view'"), 0);
+	assert_int_equal(sqlite3_exec(db->handle,
+		"INSERT INTO experiments (id, name, config_yaml, config_sha256, tool_version, seed) "
+		"VALUES (7, 'old', 'name: old', 'x', '0.0.1', 99);"
+		"INSERT INTO configurations (id, experiment_id, idx, key, vcpus, sockets, cores, "
+		"threads, factors) VALUES (3, 7, 0, '1x2x1/pin=none/noise=none', 2, 1, 2, 1, '{}');"
+		"INSERT INTO runs (id, configuration_id, repetition, order_index, status) "
+		"VALUES (5, 3, 0, 0, 'ok'), (6, 3, 1, 1, 'ok');"
+		"INSERT INTO metrics (run_id, name, value) VALUES (5, 'ops', 10), (6, 'ops', 14);",
+		NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+
+	db = db_open(old, false, &err);
+	assert_non_null(db);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
+	assert_int_equal(query_int(db, "SELECT seed FROM experiments WHERE id = 7"), 99);
+	assert_int_equal(query_int(db, "SELECT COUNT(*) FROM runs WHERE configuration_id = 3"), 2);
+	/* The view added by migration 2 sees the old data: mean 12, stddev sqrt(8). */
+	assert_int_equal(query_int(db, "SELECT n FROM config_metric_stats WHERE metric = 'ops'"), 2);
+	assert_int_equal(query_int(db, "SELECT mean FROM config_metric_stats"), 12);
+	assert_int_equal(query_int(db, "SELECT round(stddev * 1000) FROM config_metric_stats"), 2828);
+	char *migrated = schema_dump(db);
+	db_close(db);
+
+	db = db_open(fresh, true, &err);
+	assert_non_null(db);
+	char *created = schema_dump(db);
+	db_close(db);
+	assert_string_equal(migrated, created);
+	free(migrated);
+	free(created);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "newer.db");
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	char sql[64];
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", db_schema_version() + 1);
+	assert_int_equal(sqlite3_exec(db->handle, sql, NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+	assert_null(db_open(path, false, &err));
+	assert_non_null(strstr(err.msg, "newer"));
+}
+
+static void test_database_not_world_accessible(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	struct stat st;
+	db_path(path, sizeof(path), "perm.db");
+	mode_t old = umask(0);
+	struct db *db = db_open(path, true, &err);
+	umask(old);
+	assert_non_null(db);
+	db_close(db);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0077, 0);
+}
+
+static void test_experiment_records(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "exp.db");
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	const char yaml[] = "name: a\n";
+	struct db_experiment_new n = { .name = "alpha", .config_yaml = yaml,
+				       .config_len = sizeof(yaml) - 1, .config_path = "a.yaml",
+				       .seed = UINT64_MAX, .primary_metric = "ops",
+				       .higher_is_better = 1 };
+	int64_t id1, id2;
+	assert_int_equal(db_experiment_insert(db, &n, &id1, &err), 0);
+	n.name = "beta";
+	n.parent_id = id1;
+	n.higher_is_better = -1;
+	assert_int_equal(db_experiment_insert(db, &n, &id2, &err), 0);
+	n.name = "alpha";
+	n.parent_id = 0;
+	int64_t id3;
+	assert_int_equal(db_experiment_insert(db, &n, &id3, &err), 0);
+	assert_int_equal(db_experiment_set_status(db, id1, "done", &err), 0);
+
+	struct db_experiment *v;
+	size_t count;
+	assert_int_equal(db_experiment_list(db, &v, &count, &err), 0);
+	assert_int_equal(count, 3);
+	assert_int_equal(v[0].id, id3);		/* newest first */
+	assert_int_equal(v[2].id, id1);
+	assert_string_equal(v[2].status, "done");
+	assert_non_null(v[2].finished_at);
+	assert_null(v[1].finished_at);
+	assert_int_equal(v[1].parent_id, id1);
+	assert_int_equal(v[1].higher_is_better, -1);
+	assert_int_equal(v[2].seed, UINT64_MAX);	/* 64-bit seeds round-trip */
+	/* sha256("name: a\n") */
+	char sha[65];
+	db_sha256_hex(yaml, sizeof(yaml) - 1, sha);
+	assert_string_equal(v[2].config_sha256, sha);
+	assert_string_equal(v[2].config_yaml, yaml);
+	db_experiments_free(v, count);
+
+	struct db_experiment e;
+	assert_int_equal(db_experiment_get(db, "alpha", &e, &err), 0);
+	assert_int_equal(e.id, id3);		/* by name: the newest */
+	db_experiment_clear(&e);
+	char idbuf[32];
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id1);
+	assert_int_equal(db_experiment_get(db, idbuf, &e, &err), 0);
+	assert_string_equal(e.name, "alpha");
+	db_experiment_clear(&e);
+	assert_int_equal(db_experiment_get(db, "gamma", &e, &err), -1);
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "no experiment 'gamma'"));
+	assert_int_equal(db_experiment_get(db, "12345", &e, &err), -1);
+
+	/* Bad status values are refused by the schema. */
+	assert_int_equal(db_experiment_set_status(db, id1, "bogus", &err), -1);
+	db_close(db);
+}
+
+static void test_sha256_known_answer(void **state)
+{
+	char sha[65];
+	db_sha256_hex("abc", 3, sha);
+	assert_string_equal(sha,
+		"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fresh_database),
+		cmocka_unit_test(test_missing_database_is_bad_input),
+		cmocka_unit_test(test_not_a_database),
+		cmocka_unit_test(test_migration_keeps_data),
+		cmocka_unit_test(test_newer_schema_refused),
+		cmocka_unit_test(test_database_not_world_accessible),
+		cmocka_unit_test(test_experiment_records),
+		cmocka_unit_test(test_sha256_known_answer),
+	};
+	return cmocka_run_group_tests_name("db", tests, setup, teardown);
+}

@@ -1,0 +1,160 @@
+/*
+ * Unit tests of record decoding without any trace file: event formats are
+ * parsed from text into a tep handle, records are built by hand in either
+ * byte order, and decoder_decode must resolve the fields by name, sign-extend
+ * s32/int fields, swap big-endian data and refuse records too short for
+ * their format.  Also the per-CPU stats parser used for exact losses.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "collectors/decode.h"
+#include "collectors/tdat.h"
+
+/* The uprobe emulation's layout: __probe_ip first, s32 fields. */
+static const char uprobe_run_core[] =
+	"name: kvmppc_run_core\nID: 2326\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:s32 n_runnable;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:s32 runner_vcpu;\toffset:20;\tsize:4;\tsigned:1;\n"
+	"\tfield:s32 where;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:s32 tgid;\toffset:28;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"n_runnable=%d where=%d tgid=%d\", REC->n_runnable, REC->where, REC->tgid\n";
+
+/* An old kernel's guest exit: the trap field is called "reason". */
+static const char old_guest_exit[] =
+	"name: kvm_guest_exit\nID: 77\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:int vcpu_id;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int reason;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:u8 ceded;\toffset:16;\tsize:1;\tsigned:0;\n\n"
+	"print fmt: \"vcpu %d reason %d\", REC->vcpu_id, REC->reason\n";
+
+static struct tep_handle *tep_with(bool big_endian)
+{
+	struct tep_handle *tep = tep_alloc();
+	assert_non_null(tep);
+	tep_set_file_bigendian(tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, 8);
+	assert_int_equal(tep_parse_event(tep, uprobe_run_core, sizeof(uprobe_run_core) - 1,
+					 "kvm_hv"), 0);
+	assert_int_equal(tep_parse_event(tep, old_guest_exit, sizeof(old_guest_exit) - 1,
+					 "kvm_hv"), 0);
+	return tep;
+}
+
+static void put(unsigned char *p, uint64_t v, int size, bool big)
+{
+	for (int i = 0; i < size; i++)
+		p[big ? size - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+static void check_run_core(bool big)
+{
+	struct tep_handle *tep = tep_with(big);
+	struct decoder d;
+	struct ta_err err = { 0 };
+	assert_int_equal(decoder_init(&d, tep, &err), 0);
+	assert_true(decoder_has_events(&d));
+	assert_int_equal(d.swap, big);
+
+	unsigned char rec[32] = { 0 };
+	put(rec, 2326, 2, big);
+	put(rec + 4, 4321, 4, big);
+	put(rec + 16, (uint32_t)-3, 4, big);	/* n_runnable -3 */
+	put(rec + 20, 7, 4, big);
+	put(rec + 24, 1, 4, big);
+	put(rec + 28, 999, 4, big);
+	struct gang_event ev;
+	assert_int_equal(decoder_decode(&d, rec, sizeof(rec), &ev), 1);
+	assert_int_equal(ev.kind, GANG_EV_RUN_CORE);
+	assert_int_equal(ev.pid, 4321);
+	assert_int_equal(ev.u.run_core.n_runnable, -3);
+	assert_int_equal(ev.u.run_core.runner_vcpu, 7);
+	assert_int_equal(ev.u.run_core.where, 1);
+	assert_int_equal(ev.u.run_core.tgid, 999);
+
+	/* Too short for tgid: refused and counted, never read past the end. */
+	assert_int_equal(decoder_decode(&d, rec, 28, &ev), -1);
+	assert_int_equal(d.malformed, 1);
+
+	/* Another event id: not ours. */
+	put(rec, 5, 2, big);
+	assert_int_equal(decoder_decode(&d, rec, sizeof(rec), &ev), 0);
+
+	/* The "reason" alias and an unsigned u8 ceded of 200. */
+	unsigned char ge[20] = { 0 };
+	put(ge, 77, 2, big);
+	put(ge + 4, 4321, 4, big);
+	put(ge + 8, (uint32_t)-1, 4, big);
+	put(ge + 12, 0x980, 4, big);
+	ge[16] = 200;
+	assert_int_equal(decoder_decode(&d, ge, sizeof(ge), &ev), 1);
+	assert_int_equal(ev.kind, GANG_EV_GUEST_EXIT);
+	assert_int_equal(ev.u.guest_exit.vcpu_id, -1);
+	assert_int_equal(ev.u.guest_exit.trap, 0x980);
+	assert_int_equal(ev.u.guest_exit.ceded, 200);
+	tep_free(tep);
+}
+
+static void test_little_endian(void **state)
+{
+	check_run_core(false);
+}
+
+static void test_big_endian(void **state)
+{
+	check_run_core(true);
+}
+
+static void test_missing_field(void **state)
+{
+	static const char bad[] =
+		"name: kvmppc_run_core\nID: 9\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int n_runnable;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"%d\", REC->n_runnable\n";
+	struct tep_handle *tep = tep_alloc();
+	assert_int_equal(tep_parse_event(tep, bad, sizeof(bad) - 1, "kvm_hv"), 0);
+	struct decoder d;
+	struct ta_err err = { 0 };
+	assert_int_equal(decoder_init(&d, tep, &err), -1);
+	assert_non_null(strstr(err.msg, "no field 'where'"));
+	tep_free(tep);
+}
+
+static void test_stats_lost(void **state)
+{
+	assert_int_equal(tdat_stats_lost("CPU: 0\nentries: 5\noverrun: 3\ncommit overrun: 1\n"
+					 "bytes: 9\ndropped events: 10\nread events: 4\n"), 14);
+	assert_int_equal(tdat_stats_lost("entries: 5\noverrun: 0\n"), 0);
+	assert_int_equal(tdat_stats_lost("\nBuffer: foo\n\n"), -1);
+	assert_int_equal(tdat_stats_lost(NULL), -1);
+	/* "commit overrun" must not be read as "overrun". */
+	assert_int_equal(tdat_stats_lost("commit overrun: 2\n"), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_little_endian),
+		cmocka_unit_test(test_big_endian),
+		cmocka_unit_test(test_missing_field),
+		cmocka_unit_test(test_stats_lost),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

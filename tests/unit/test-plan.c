@@ -1,0 +1,378 @@
+/*
+ * Unit tests for plan expansion: the cross product, every drop rule, the
+ * baseline, the randomized block order, the estimate, and storing a plan.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "experiments/config.h"
+#include "experiments/plan.h"
+#include "schema/db-plan.h"
+
+static const struct host_facts x86_host = { ARCH_X86_64, 2, 2, 1 };
+static const struct host_facts big_ppc_host = { ARCH_PPC64, 160, 160, 8 };
+
+static struct sweep_config *parse(const char *yaml)
+{
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("test.yaml", yaml, strlen(yaml), &err);
+	if (!cfg)
+		fail_msg("config_parse: %s", err.msg);
+	return cfg;
+}
+
+static struct plan *expand_ok(const struct sweep_config *cfg, const struct host_facts *h,
+			      uint64_t seed)
+{
+	struct ta_err err = { 0 };
+	struct plan *p = plan_expand(cfg, h, seed, &err);
+	if (!p)
+		fail_msg("plan_expand: %s", err.msg);
+	return p;
+}
+
+static bool has_config(const struct plan *p, const char *key)
+{
+	for (size_t i = 0; i < p->nconfigs; i++)
+		if (!strcmp(p->configs[i].key, key))
+			return true;
+	return false;
+}
+
+static const char *dropped_reason(const struct plan *p, const char *what)
+{
+	for (size_t i = 0; i < p->ndropped; i++)
+		if (!strcmp(p->dropped[i].what, what))
+			return p->dropped[i].reason;
+	return NULL;
+}
+
+#define BENCH "benchmark: {kind: stress-ng, duration: 5}\n"
+
+static void test_cross_product_and_keys(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: q\n"
+		"topology: [1x2x1, 1x1x2, 2x1x1]\n"
+		"noise: [none, {kind: spin, cpus: '1'}]\n"
+		BENCH
+		"repetitions: 3\nseed: 7\n"
+		"baseline: {topology: 2x1x1, noise: none}\n");
+	struct plan *p = expand_ok(cfg, &x86_host, 7);
+	assert_int_equal(p->nconfigs, 6);
+	assert_int_equal(p->ndropped, 0);
+	assert_int_equal(p->nruns, 18);
+	assert_true(has_config(p, "1x2x1/pin=none/noise=none"));
+	assert_true(has_config(p, "2x1x1/pin=none/noise=spin"));
+	size_t baselines = 0;
+	for (size_t i = 0; i < p->nconfigs; i++)
+		if (p->configs[i].baseline) {
+			baselines++;
+			assert_string_equal(p->configs[i].key, "2x1x1/pin=none/noise=none");
+		}
+	assert_int_equal(baselines, 1);
+	/* 18 runs x (5 s + overhead) */
+	assert_true(p->estimated_seconds == 18 * (5 + PLAN_RUN_OVERHEAD_SECONDS));
+	plan_free(p);
+	config_free(cfg);
+}
+
+/* Each repetition is one block holding every configuration exactly once. */
+static void test_randomized_blocks(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: q\ntopology: [1x2x1, 1x1x2, 2x1x1]\n"
+		"noise: [none, {kind: spin, cpus: '1'}]\n" BENCH "repetitions: 4\n");
+	struct plan *a = expand_ok(cfg, &x86_host, 1);
+	struct plan *b = expand_ok(cfg, &x86_host, 1);
+	struct plan *c = expand_ok(cfg, &x86_host, 2);
+	bool identity = true, same_ab = true, same_ac = true;
+	for (size_t r = 0; r < 4; r++) {
+		int seen[6] = { 0 };
+		for (size_t i = 0; i < 6; i++) {
+			const struct plan_run *run = &a->runs[r * 6 + i];
+			assert_int_equal(run->repetition, (int)r);
+			assert_int_equal(run->order, r * 6 + i);
+			seen[run->config]++;
+			if (run->config != i)
+				identity = false;
+		}
+		for (size_t i = 0; i < 6; i++)
+			assert_int_equal(seen[i], 1);
+	}
+	for (size_t i = 0; i < a->nruns; i++) {
+		if (a->runs[i].config != b->runs[i].config)
+			same_ab = false;
+		if (a->runs[i].config != c->runs[i].config)
+			same_ac = false;
+	}
+	assert_false(identity);		/* 24 runs in plan order by chance: ~1e-11 */
+	assert_true(same_ab);		/* the seed replays the order */
+	assert_false(same_ac);
+	plan_free(a);
+	plan_free(b);
+	plan_free(c);
+	config_free(cfg);
+}
+
+static void test_sequential_order(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: q\ntopology: [1x2x1, 2x1x1]\n" BENCH "repetitions: 2\norder: sequential\n");
+	struct plan *p = expand_ok(cfg, &x86_host, 99);
+	size_t want[] = { 0, 1, 0, 1 };
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(p->runs[i].config, want[i]);
+	plan_free(p);
+	config_free(cfg);
+}
+
+static void test_generator(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: g\ntopology: {vcpus: [4], threads: [1, 2, 3]}\n" BENCH);
+	struct plan *p = expand_ok(cfg, &x86_host, 0);
+	/* threads 1: 1x4x1 2x2x1 4x1x1; threads 2: 1x2x2 2x1x2; threads 3 dropped */
+	assert_int_equal(p->nconfigs, 5);
+	assert_true(has_config(p, "1x4x1/pin=none/noise=none"));
+	assert_true(has_config(p, "2x1x2/pin=none/noise=none"));
+	assert_non_null(strstr(dropped_reason(p, "vcpus=4/threads=3"), "do not divide"));
+	for (size_t i = 0; i < p->nconfigs; i++)
+		assert_int_equal(p->configs[i].vcpus, 4);
+	plan_free(p);
+	config_free(cfg);
+
+	cfg = parse("name: g\ntopology: {vcpus: [6], threads: [2], sockets: [1, 2]}\n" BENCH);
+	p = expand_ok(cfg, &x86_host, 0);
+	assert_int_equal(p->nconfigs, 1);
+	assert_true(has_config(p, "1x3x2/pin=none/noise=none"));
+	assert_non_null(dropped_reason(p, "vcpus=6/threads=2/sockets=2"));
+	plan_free(p);
+	config_free(cfg);
+}
+
+static void test_ppc64_power_of_two(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: p\nlibvirt: {arch: ppc64}\ntopology: [1x1x3, 1x3x1, 1x1x2, 1x1x16]\n" BENCH);
+	struct plan *p = expand_ok(cfg, &big_ppc_host, 0);
+	assert_int_equal(p->nconfigs, 2);
+	assert_non_null(strstr(dropped_reason(p, "1x1x3"), "power of two"));
+	assert_non_null(strstr(dropped_reason(p, "1x1x16"), "power of two"));
+	plan_free(p);
+	config_free(cfg);
+
+	/* On x86 odd thread counts are fine. */
+	cfg = parse("name: p\nlibvirt: {arch: x86_64}\ntopology: [1x1x3]\n" BENCH);
+	p = expand_ok(cfg, &x86_host, 0);
+	assert_int_equal(p->nconfigs, 1);
+	plan_free(p);
+	config_free(cfg);
+}
+
+static void test_power8_threads_per_subcore(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: p\nlibvirt: {arch: ppc64}\ntopology: [1x1x4, 1x4x1]\n"
+		"host: {subcores_per_core: [1, 2, 4], smt: [off, on]}\n" BENCH);
+	struct plan *p = expand_ok(cfg, &big_ppc_host, 0);
+	/* smt on is dropped everywhere; 1x1x4 only fits 1 and 2 subcores. */
+	assert_int_equal(p->nconfigs, 5);
+	assert_true(has_config(p, "1x1x4/pin=none/subcores_per_core=2/smt=off/noise=none"));
+	assert_false(has_config(p, "1x1x4/pin=none/subcores_per_core=4/smt=off/noise=none"));
+	assert_true(has_config(p, "1x4x1/pin=none/subcores_per_core=4/smt=off/noise=none"));
+	const char *why = dropped_reason(p, "1x1x4/subcores_per_core=4");
+	assert_non_null(why);
+	assert_non_null(strstr(why, "2 threads per subcore"));
+	assert_non_null(strstr(dropped_reason(p, "subcores_per_core=1/smt=on"), "smt off"));
+	plan_free(p);
+	config_free(cfg);
+}
+
+static void test_pinning_rules(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: p\ntopology: [1x2x1, 1x4x1]\n"
+		"pinning: [none, compact, {name: pair, vcpus: ['0', '1']}, "
+		"{name: far, vcpus: ['0', '9']}]\n" BENCH);
+	struct plan *p = expand_ok(cfg, &x86_host, 0);
+	/* 1x2x1: none, compact, pair (far uses CPU 9 of 0-1); 1x4x1: none only. */
+	assert_int_equal(p->nconfigs, 4);
+	assert_true(has_config(p, "1x2x1/pin=pair/noise=none"));
+	assert_true(has_config(p, "1x4x1/pin=none/noise=none"));
+	assert_non_null(strstr(dropped_reason(p, "1x4x1/pin=compact"), "needs 4 host CPUs"));
+	assert_non_null(strstr(dropped_reason(p, "1x4x1/pin=pair"), "2 CPU sets for 4 vCPUs"));
+	assert_non_null(strstr(dropped_reason(p, "pin=far"), "host CPU 9"));
+	plan_free(p);
+	config_free(cfg);
+}
+
+/* Planning a POWER sweep on x86 skips the checks against this host's CPUs. */
+static void test_cross_host(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: p\nlibvirt: {arch: ppc64}\ntopology: [1x8x1]\npinning: [compact]\n"
+		"noise: [{kind: spin, cpus: '40'}]\n" BENCH);
+	struct plan *p = expand_ok(cfg, &x86_host, 0);
+	assert_true(p->cross_host);
+	assert_int_equal(p->nconfigs, 1);
+	plan_free(p);
+	config_free(cfg);
+
+	cfg = parse("name: p\ntopology: [1x1x1]\nnoise: [none, {kind: spin, cpus: '40'}]\n" BENCH);
+	p = expand_ok(cfg, &x86_host, 0);
+	assert_false(p->cross_host);
+	assert_int_equal(p->nconfigs, 1);
+	assert_non_null(strstr(dropped_reason(p, "noise=spin"), "host CPU 40"));
+	plan_free(p);
+	config_free(cfg);
+}
+
+static void expect_plan_error(const char *yaml, const char *needle)
+{
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = parse(yaml);
+	struct plan *p = plan_expand(cfg, &x86_host, 0, &err);
+	if (p)
+		fail_msg("plan unexpectedly succeeded for:\n%s", yaml);
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	if (!strstr(err.msg, needle))
+		fail_msg("error '%s' lacks '%s'", err.msg, needle);
+	config_free(cfg);
+}
+
+static void test_plan_errors(void **state)
+{
+	expect_plan_error("name: p\ntopology: [1x4x1]\npinning: [compact]\n" BENCH,
+			  "no configuration can run");
+	expect_plan_error("name: p\ntopology: [1x2x1, 1x1x2]\nnoise: [none, {kind: spin}]\n"
+			  BENCH "baseline: {topology: 1x2x1}\n", "matches 2 configurations");
+}
+
+static void test_baseline_on_knob(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: p\nlibvirt: {arch: ppc64}\ntopology: [1x1x2, 1x2x1]\n"
+		"host: {subcores_per_core: [1, 2]}\n" BENCH
+		"baseline: {topology: 1x1x2, subcores_per_core: 1}\n");
+	struct plan *p = expand_ok(cfg, &big_ppc_host, 0);
+	for (size_t i = 0; i < p->nconfigs; i++)
+		assert_int_equal(p->configs[i].baseline,
+				 !strcmp(p->configs[i].key,
+					 "1x1x2/pin=none/subcores_per_core=1/noise=none"));
+	plan_free(p);
+	config_free(cfg);
+}
+
+static void test_store_plan(void **state)
+{
+	char dir[] = "/tmp/ta-test-plan.XXXXXX", path[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.db", dir);
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = parse(
+		"name: p\nlibvirt: {arch: ppc64}\ntopology: [1x1x2, 1x2x1]\n"
+		"pinning: [none, {name: pair, vcpus: ['0', '8']}]\n"
+		"host: {subcores_per_core: [1, 2], kvm_hv.dynamic_mt_modes: [0, 6]}\n" BENCH
+		"repetitions: 2\nbaseline: {topology: 1x1x2, subcores_per_core: 1, pinning: none, "
+		"kvm_hv.dynamic_mt_modes: 6}\n");
+	struct plan *p = expand_ok(cfg, &big_ppc_host, 3);
+	assert_int_equal(p->nconfigs, 16);
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	struct db_experiment_new e = { .name = "p", .config_yaml = cfg->text,
+				       .config_len = cfg->text_len, .seed = 3,
+				       .higher_is_better = 1 };
+	int64_t exp;
+	assert_int_equal(db_experiment_insert(db, &e, &exp, &err), 0);
+	int64_t *ids = calloc(p->nconfigs, sizeof(*ids));
+	assert_int_equal(db_plan_store(db, exp, p, ids, &err), 0);
+
+	struct db_config_summary *v;
+	size_t n;
+	assert_int_equal(db_config_summaries(db, exp, &v, &n, &err), 0);
+	assert_int_equal(n, 16);
+	size_t baselines = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(v[i].id, ids[i]);
+		assert_string_equal(v[i].key, p->configs[i].key);
+		assert_int_equal(v[i].nruns, 2);
+		assert_int_equal(v[i].npending, 2);
+		baselines += v[i].baseline;
+	}
+	assert_int_equal(baselines, 1);
+	db_config_summaries_free(v, n);
+
+	/* Typed knob columns and the factors JSON. */
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db->handle,
+		"SELECT COUNT(*), SUM(subcores_per_core = 2), SUM(dynamic_mt_modes = 0), "
+		"SUM(json_extract(factors, '$.\"kvm_hv.dynamic_mt_modes\"') = '6'), "
+		"SUM(json_extract(factors, '$.pinning_cpus[1]') = '8'), SUM(smt IS NULL) "
+		"FROM configurations WHERE experiment_id = ?", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, exp);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 16);
+	assert_int_equal(sqlite3_column_int(st, 1), 8);
+	assert_int_equal(sqlite3_column_int(st, 2), 8);
+	assert_int_equal(sqlite3_column_int(st, 3), 8);
+	assert_int_equal(sqlite3_column_int(st, 4), 8);
+	assert_int_equal(sqlite3_column_int(st, 5), 16);
+	sqlite3_finalize(st);
+
+	/* Runs keep the plan's order. */
+	assert_int_equal(sqlite3_prepare_v2(db->handle,
+		"SELECT c.idx, r.repetition FROM runs r JOIN configurations c "
+		"ON c.id = r.configuration_id ORDER BY r.order_index", -1, &st, NULL), SQLITE_OK);
+	for (size_t i = 0; i < p->nruns; i++) {
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), (int)p->runs[i].config);
+		assert_int_equal(sqlite3_column_int(st, 1), p->runs[i].repetition);
+	}
+	sqlite3_finalize(st);
+
+	/* Storing the same plan twice fails whole: nothing half-written. */
+	assert_int_equal(db_plan_store(db, exp, p, NULL, &err), -1);
+	assert_int_equal(sqlite3_prepare_v2(db->handle, "SELECT COUNT(*) FROM runs", -1, &st,
+					    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 32);
+	sqlite3_finalize(st);
+
+	free(ids);
+	db_close(db);
+	plan_free(p);
+	config_free(cfg);
+	const char *suffix[] = { "", "-wal", "-shm" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/p.db%s", dir, suffix[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cross_product_and_keys),
+		cmocka_unit_test(test_randomized_blocks),
+		cmocka_unit_test(test_sequential_order),
+		cmocka_unit_test(test_generator),
+		cmocka_unit_test(test_ppc64_power_of_two),
+		cmocka_unit_test(test_power8_threads_per_subcore),
+		cmocka_unit_test(test_pinning_rules),
+		cmocka_unit_test(test_cross_host),
+		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_baseline_on_knob),
+		cmocka_unit_test(test_store_plan),
+	};
+	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}

@@ -1,0 +1,188 @@
+/* Unit tests for util/: JSON writer, option parser, strbuf. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/json.h"
+#include "util/opts.h"
+#include "util/strbuf.h"
+
+static void test_json_structure(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer w;
+	json_init(&w, &sb, false);
+	json_obj_begin(&w);
+	json_key(&w, "a"); json_int(&w, -3);
+	json_key(&w, "b"); json_arr_begin(&w);
+	json_str(&w, "x"); json_bool(&w, true); json_null(&w); json_double(&w, 0.1);
+	json_arr_end(&w);
+	json_key(&w, "c"); json_obj_begin(&w); json_obj_end(&w);
+	json_key(&w, "d"); json_double(&w, NAN);
+	json_key(&w, "e"); json_raw(&w, "{\"k\":1}");
+	json_key(&w, "f"); json_uint(&w, UINT64_MAX);
+	json_obj_end(&w);
+	assert_string_equal(strbuf_str(&sb),
+		"{\"a\":-3,\"b\":[\"x\",true,null,0.1],\"c\":{},\"d\":null,\"e\":{\"k\":1},"
+		"\"f\":18446744073709551615}");
+	strbuf_release(&sb);
+}
+
+static void test_json_pretty(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer w;
+	json_init(&w, &sb, true);
+	json_obj_begin(&w);
+	json_key(&w, "a"); json_arr_begin(&w); json_int(&w, 1); json_int(&w, 2); json_arr_end(&w);
+	json_key(&w, "e"); json_arr_begin(&w); json_arr_end(&w);
+	json_obj_end(&w);
+	assert_string_equal(strbuf_str(&sb), "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"e\": []\n}");
+	strbuf_release(&sb);
+}
+
+static void test_json_escaping(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_escape(&sb, "q\"b\\n\n\t\x01 caf\xc3\xa9 bad\xff end \xe2\x82");
+	assert_string_equal(strbuf_str(&sb),
+		"\"q\\\"b\\\\n\\n\\t\\u0001 caf\xc3\xa9 bad\\ufffd end \\ufffd\\ufffd\"");
+	strbuf_release(&sb);
+	/* Overlong encodings and surrogates are not valid UTF-8. */
+	json_escape(&sb, "\xc0\xaf\xed\xa0\x80");
+	assert_string_equal(strbuf_str(&sb),
+		"\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	strbuf_release(&sb);
+}
+
+static void test_json_double_round_trip(void **state)
+{
+	double values[] = { 1.0 / 3.0, 57438.25, 1e-300, -2.5e17 };
+	for (size_t i = 0; i < 4; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		struct json_writer w;
+		json_init(&w, &sb, false);
+		json_double(&w, values[i]);
+		assert_true(strtod(strbuf_str(&sb), NULL) == values[i]);
+		strbuf_release(&sb);
+	}
+}
+
+static int o_bool, o_count, o_int;
+static const char *o_str;
+static const struct option table[] = {
+	OPT_BOOL('a', "all", &o_bool, "all"),
+	OPT_COUNT('v', "verbose", &o_count, "more"),
+	OPT_INT('n', "number", &o_int, "N", "a number"),
+	OPT_STRING('o', "output", &o_str, "FILE", "output file"),
+	OPT_END(),
+};
+static const struct option *const tables[] = { table, NULL };
+
+static void reset_opts(void)
+{
+	o_bool = o_count = o_int = 0;
+	o_str = NULL;
+}
+
+static void test_opts_parse(void **state)
+{
+	struct ta_err err = { 0 };
+	char *argv[] = { "x", "-vv", "--number=12", "-ofile", "y", "--all", "--", "-z", NULL };
+	reset_opts();
+	int n = opts_parse(tables, 8, argv, 0, &err);
+	assert_int_equal(n, 3);
+	assert_string_equal(argv[0], "x");
+	assert_string_equal(argv[1], "y");
+	assert_string_equal(argv[2], "-z");
+	assert_int_equal(o_count, 2);
+	assert_int_equal(o_int, 12);
+	assert_string_equal(o_str, "file");
+	assert_int_equal(o_bool, 1);
+}
+
+static void test_opts_stop_at_arg(void **state)
+{
+	struct ta_err err = { 0 };
+	char *argv[] = { "-a", "cmd", "-v", "--output", "f", NULL };
+	reset_opts();
+	int n = opts_parse(tables, 5, argv, 1, &err);
+	assert_int_equal(n, 4);
+	assert_string_equal(argv[0], "cmd");
+	assert_string_equal(argv[1], "-v");
+	assert_int_equal(o_count, 0);
+	assert_int_equal(o_bool, 1);
+}
+
+static void test_opts_errors(void **state)
+{
+	struct ta_err err = { 0 };
+	char *a1[] = { "--nope" };
+	assert_int_equal(opts_parse(tables, 1, a1, 0, &err), -1);
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "--nope"));
+	char *a2[] = { "--number", "12x" };
+	assert_int_equal(opts_parse(tables, 2, a2, 0, &err), -1);
+	assert_non_null(strstr(err.msg, "whole number"));
+	char *a3[] = { "--output" };
+	assert_int_equal(opts_parse(tables, 1, a3, 0, &err), -1);
+	assert_non_null(strstr(err.msg, "requires a value"));
+	char *a4[] = { "--all=1" };
+	assert_int_equal(opts_parse(tables, 1, a4, 0, &err), -1);
+	assert_non_null(strstr(err.msg, "takes no value"));
+	char *a5[] = { "-x" };
+	assert_int_equal(opts_parse(tables, 1, a5, 0, &err), -1);
+	char *a6[] = { "--help" };
+	assert_int_equal(opts_parse(tables, 1, a6, 0, &err), OPTS_HELP);
+	char *a7[] = { "-n", "99999999999" };
+	assert_int_equal(opts_parse(tables, 2, a7, 0, &err), -1);
+}
+
+static void test_opts_help_lists_every_option(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	opts_help(&sb, tables);
+	assert_non_null(strstr(strbuf_str(&sb), "-a, --all"));
+	assert_non_null(strstr(strbuf_str(&sb), "-n, --number N"));
+	assert_non_null(strstr(strbuf_str(&sb), "-o, --output FILE"));
+	strbuf_release(&sb);
+}
+
+static void test_strbuf(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	assert_string_equal(strbuf_str(&sb), "");
+	for (int i = 0; i < 1000; i++)
+		strbuf_addf(&sb, "%d,", i);
+	assert_int_equal(sb.len, strlen(sb.buf));
+	assert_memory_equal(sb.buf + sb.len - 4, "999,", 4);
+	strbuf_reset(&sb);
+	assert_int_equal(sb.len, 0);
+	strbuf_add(&sb, "a\0b", 3);
+	assert_int_equal(sb.len, 3);
+	char *s = strbuf_detach(&sb);
+	assert_null(sb.buf);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_structure),
+		cmocka_unit_test(test_json_pretty),
+		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_json_double_round_trip),
+		cmocka_unit_test(test_opts_parse),
+		cmocka_unit_test(test_opts_stop_at_arg),
+		cmocka_unit_test(test_opts_errors),
+		cmocka_unit_test(test_opts_help_lists_every_option),
+		cmocka_unit_test(test_strbuf),
+	};
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
