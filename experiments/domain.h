@@ -99,14 +99,6 @@ int domain_pins_compute(const struct domain_request *req, struct domain_pins *pi
 			struct ta_err *err);
 void domain_pins_free(struct domain_pins *pins);
 
-/*
- * Parses a cpuset ("0-3,^2,8") into a sorted list of CPUs; -1 on bad syntax.
- * *cpus is malloc'ed.
- */
-int domain_cpuset_parse(const char *s, int **cpus, size_t *n);
-/* Formats sorted CPUs as a compact cpuset ("0-2,5"). */
-void domain_cpuset_format(struct strbuf *out, const int *cpus, size_t n);
-
 /* Names for messages and the DB. */
 const char *domain_pin_name(enum pin_policy p);
 

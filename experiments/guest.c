@@ -2,6 +2,7 @@
  * guest: create, wait for, inspect and destroy transient libvirt domains.
  * The contract is in guest.h.
  */
+#define _GNU_SOURCE	/* util/cpuset.h: cpu_set_t */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/cpuset.h"
 #include "../util/strbuf.h"
 #include "agent.h"
 #include "domain.h"
@@ -198,8 +200,9 @@ static char *cpumap_format(const unsigned char *map, int maplen)
 	for (int c = 0; c < maplen * 8; c++)
 		if (VIR_CPU_USABLE(map, maplen, 0, c))
 			cpus[n++] = c;
+	struct cpuset cs = { cpus, n };
 	struct strbuf sb = STRBUF_INIT;
-	domain_cpuset_format(&sb, cpus, n);
+	cpuset_format(&cs, &sb);
 	free(cpus);
 	return strbuf_detach(&sb);
 }
