@@ -5,8 +5,10 @@
 #define _GNU_SOURCE	/* util/cpuset.h: cpu_set_t */
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -341,6 +343,26 @@ static void set_int_prop(xmlNodePtr n, const char *name, long long v)
 	xmlSetProp(n, BAD_CAST name, BAD_CAST buf);
 }
 
+unsigned long long domain_proc_start(long pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	struct strbuf sb = STRBUF_INIT;
+	unsigned long long start = 0;
+	/* The command (field 2) may hold spaces and parentheses: skip to the
+	 * last ')', then field 22 is the 20th after it. */
+	if (strbuf_read_file(&sb, path) == 0) {
+		const char *p = strrchr(sb.buf, ')');
+		for (int field = 2; p && *p && field < 22; p++)
+			if (*p == ' ')
+				field++;
+		if (p)
+			start = strtoull(p, NULL, 10);
+	}
+	strbuf_release(&sb);
+	return start;
+}
+
 static void set_metadata(xmlNodePtr root, const struct domain_request *r)
 {
 	xmlNodePtr md = domain_child(root, "metadata");
@@ -360,6 +382,12 @@ static void set_metadata(xmlNodePtr root, const struct domain_request *r)
 	xmlSetNs(run, ns);
 	set_int_prop(run, "experiment", r->experiment_id);
 	set_int_prop(run, "run", r->run_id);
+	long pid = r->owner_pid ? r->owner_pid : (long)getpid();
+	unsigned long long start = r->owner_pid ? r->owner_start : domain_proc_start(pid);
+	set_int_prop(run, "pid", pid);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%llu", start);
+	xmlSetProp(run, BAD_CAST "pid-start", BAD_CAST buf);
 }
 
 static void set_cpu(xmlNodePtr root, const struct domain_request *r)

@@ -58,6 +58,8 @@ static struct domain_request base(enum guest_arch arch, enum domain_type type, i
 		.initrd = "/var/cache/topoadvisor/guest-x86_64/initrd",
 		.experiment_id = 7,
 		.run_id = 42,
+		.owner_pid = 4242,
+		.owner_start = 99,
 	};
 	return r;
 }
