@@ -27,9 +27,22 @@ image=$("$top/scripts/guest-image.sh") || skip "cannot build the guest image (of
 work=$(mktemp -d /tmp/topoadvisor-e2e.XXXXXX)
 # QEMU runs as libvirt-qemu and writes the console logs here.
 chmod 0755 "$work"
+# The helper names its guests topoadvisor-e2e-PID-...: only those are ours
+# (another checkout's test may be running guests right now).
+pids=""
+ours() {
+	for p in $pids; do
+		virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^topoadvisor-e2e-$p-"
+	done
+}
+run_helper() {
+	"$helper" "$@" &
+	pids="$pids $!"
+	wait $!
+}
 cleanup() {
 	# Our domains, should the helper have died half-way.
-	for d in $(virsh -q -c qemu:///system list --name 2>/dev/null | grep '^topoadvisor-e2e-'); do
+	for d in $(ours); do
 		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1
 	done
 	# Stops libvirtd unless it was running before us or another test uses it.
@@ -41,7 +54,7 @@ trap 'exit 1' INT TERM
 
 "$top/scripts/libvirtd-start.sh" --user $$ || { echo "libvirtd did not start"; exit 1; }
 
-"$helper" "$image" "$work" 1x2x1:compact 1x1x2:spread 2x1x1:1/0 1x2x2:0/0/1/1
+run_helper "$image" "$work" 1x2x1:compact 1x1x2:spread 2x1x1:1/0 1x2x2:0/0/1/1
 rc=$?
 
 # The pseries guest (real POWER domain XML under qemu-system-ppc64 TCG).
@@ -52,12 +65,12 @@ if [ ! -x /usr/bin/qemu-system-ppc64 ]; then
 elif ! ppc=$("$top/scripts/guest-image.sh" --arch ppc64); then
 	echo "note: ppc64 part skipped: cannot build the ppc64 image"
 else
-	"$helper" --ppc64 "$ppc" "$work" 1x2x1:compact 2x1x1:spread || rc=1
+	run_helper --ppc64 "$ppc" "$work" 1x2x1:compact 2x1x1:spread || rc=1
 fi
 
-left=$(virsh -q -c qemu:///system list --all --name | grep -c '^topoadvisor-e2e-')
-if [ "$left" -ne 0 ]; then
-	echo "FAIL: $left topoadvisor-e2e domain(s) left behind"
+left=$(ours)
+if [ -n "$left" ]; then
+	echo "FAIL: domain(s) left behind: $left"
 	rc=1
 fi
 exit $rc
