@@ -67,6 +67,13 @@ register() {
 	: >"$run/users/$user"
 }
 
+# One start or stop at a time: interleaved, two scripts could each start a
+# virtlogd (one then orphaned) or stop the daemons under a fresh start.  The
+# daemons must not inherit the lock (9>&- below), or it would never be freed.
+mkdir -p "$run"
+exec 9>"$run/lock"
+flock 9
+
 if alive "$run/libvirtd.pid"; then
 	register
 	warm_up
@@ -101,10 +108,10 @@ fi
 # .../virtlogd-sock"), so it comes first.
 if ! alive "$run/virtlogd.pid"; then
 	rm -f "$run/virtlogd.pid"
-	virtlogd -d -f "$run/virtlogd.conf" -p "$run/virtlogd.pid"
+	virtlogd -d -f "$run/virtlogd.conf" -p "$run/virtlogd.pid" 9>&-
 fi
 rm -f "$run/libvirtd.pid"
-libvirtd -d -f "$run/libvirtd.conf" -p "$run/libvirtd.pid"
+libvirtd -d -f "$run/libvirtd.conf" -p "$run/libvirtd.pid" 9>&-
 register
 warm_up
 echo "libvirtd-start: started"

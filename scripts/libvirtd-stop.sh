@@ -19,6 +19,12 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# One start or stop at a time: interleaved, two scripts could each start a
+# virtlogd (one then orphaned) or stop the daemons under a fresh start.
+mkdir -p "$run"
+exec 9>"$run/lock"
+flock 9
+
 if [ -d "$run/users" ]; then
 	rm -f "$run/users/$user"
 	others=""
