@@ -3,9 +3,9 @@
  *
  * For every SHAPE argument it boots the test guest image in that shape
  * (domain type auto: TCG here), checks the guest sees the shape, runs a
- * 3-second stress-ng through the agent and parses its bogo ops/s, reads
- * per-vCPU run/wait time around it, verifies the pinning libvirt applied,
- * and destroys the guest, timing boot-to-agent and the whole cycle.  Then it
+ * 3-second stress-ng through the agent and parses its bogo ops/s with
+ * collectors/benchparse, reads per-vCPU run/wait time around it, verifies
+ * the pinning libvirt applied, and destroys the guest, timing boot-to-agent and the whole cycle.  Then it
  * checks that guests which cannot boot fail with a clear error and leave no
  * domain: a wrong kernel path, and an initrd without init (timeout).
  *
@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collectors/benchparse.h"
 #include "collectors/guesttopo.h"
 #include "collectors/vcpustats.h"
 #include "experiments/agent.h"
@@ -51,29 +52,6 @@ static double now_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * stress-ng --metrics-brief prints, for each stressor,
- * "stress-ng: metrc: [PID] cpu  338  3.13  6.02  0.25  107.91  53.93":
- * bogo ops, real, usr, sys seconds, bogo ops/s (real), bogo ops/s (usr+sys).
- * Returns the real-time rate of `stressor`, or -1.
- */
-static double stressng_rate(const char *out, const char *stressor)
-{
-	for (const char *line = out; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		const char *m = strstr(line, "] ");
-		if (m && (!nl || m < nl) && strstr(line, "metrc:")) {
-			char name[64];
-			double ops, real, usr, sys, rate;
-			if (sscanf(m + 2, "%63s %lf %lf %lf %lf %lf", name, &ops, &real, &usr, &sys,
-				   &rate) == 6 && !strcmp(name, stressor))
-				return rate;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	return -1;
 }
 
 /* The pseries image has no benchmarks: the guest's own CPU count will do. */
@@ -105,14 +83,19 @@ static void stressng_run(struct guest *g, int vcpus, const char *arg)
 		CHECK(0, "%s: stress-ng: %s", arg, err.msg);
 		return;
 	}
-	/* stress-ng reports on stderr or stdout depending on version. */
-	double rate = stressng_rate(res.out, "cpu");
-	if (rate < 0)
-		rate = stressng_rate(res.err, "cpu");
-	CHECK(res.exitcode == 0 && rate > 0, "%s: stress-ng exit %d, rate %.2f:\n%s%s", arg,
-	      res.exitcode, rate, res.out, res.err);
+	/* The project's stress-ng parser (collectors/benchparse). */
+	struct bench_metrics m = { 0 };
+	double rate = -1;
+	if (benchparse_run(BENCH_STRESS_NG, NULL, res.out, res.out_len, res.err, res.err_len, &m,
+			   &err) == 0) {
+		const struct bench_metric *bm = bench_metrics_find(&m, "stress-ng.cpu.bogo_ops_per_s");
+		rate = bm ? bm->value : -1;
+	}
+	CHECK(res.exitcode == 0 && rate > 0, "%s: stress-ng exit %d, rate %.2f (%s):\n%s%s", arg,
+	      res.exitcode, rate, err.msg, res.out, res.err);
 	printf("   stress-ng cpu: %.2f bogo ops/s (real time), %.1f s in the agent\n", rate,
 	       res.seconds);
+	bench_metrics_free(&m);
 	agent_result_free(&res);
 }
 
