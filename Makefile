@@ -117,10 +117,11 @@ demo: deps
 	$(MAKE) $(BIN)
 	@scripts/demo.sh
 
-# The x86_64 test guest (kernel + initramfs) in $TOPOADVISOR_CACHE; cheap
-# when its inputs are unchanged.
+# The test guest (kernel + initramfs) in $TOPOADVISOR_CACHE; cheap when its
+# inputs are unchanged.  `make guest-image GUEST_ARCH=ppc64`: the pseries one.
+GUEST_ARCH ?= x86_64
 guest-image:
-	@scripts/guest-image.sh
+	@scripts/guest-image.sh --arch $(GUEST_ARCH)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

@@ -2,14 +2,18 @@
  * domain: build a libvirt domain XML from a template with libxml2.
  * The contract, including the pinning policies, is in domain.h.
  */
+#define _GNU_SOURCE	/* util/cpuset.h: cpu_set_t */
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "../util/cpuset.h"
 #include "domain.h"
 
 /*
@@ -81,78 +85,6 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The largest CPU number a cpuset may name; libvirt's own limit is similar. */
-#define CPUSET_MAX 16383
-
-int domain_cpuset_parse(const char *s, int **cpus, size_t *n)
-{
-	bool *in = xcalloc(CPUSET_MAX + 1, sizeof(*in));
-	bool any = false;
-	const char *p = s;
-	*cpus = NULL;
-	*n = 0;
-	while (*p) {
-		bool neg = false;
-		if (*p == '^') {
-			neg = true;
-			p++;
-		}
-		if (!isdigit((unsigned char)*p))
-			goto bad;
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-		p = end;
-		if (*p == '-' && !neg) {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				goto bad;
-			b = strtol(p, &end, 10);
-			p = end;
-		}
-		if (a > b || b > CPUSET_MAX)
-			goto bad;
-		for (long c = a; c <= b; c++)
-			in[c] = !neg;
-		any = any || !neg;
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	if (!any)
-		goto bad;
-	int *v = xmalloc((CPUSET_MAX + 1) * sizeof(*v));
-	for (int c = 0; c <= CPUSET_MAX; c++)
-		if (in[c])
-			v[(*n)++] = c;
-	free(in);
-	if (*n == 0) {
-		free(v);
-		return -1;
-	}
-	*cpus = v;
-	return 0;
-bad:
-	free(in);
-	return -1;
-}
-
-void domain_cpuset_format(struct strbuf *out, const int *cpus, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
-			j++;
-		if (i)
-			strbuf_addch(out, ',');
-		if (j == i)
-			strbuf_addf(out, "%d", cpus[i]);
-		else
-			strbuf_addf(out, "%d-%d", cpus[i], cpus[j]);
-		i = j + 1;
-	}
-}
-
 void domain_pins_free(struct domain_pins *pins)
 {
 	for (size_t i = 0; i < pins->nvcpu; i++)
@@ -215,17 +147,14 @@ static char *cpuset_single(int cpu)
 /* Normalises a user's cpuset ("3,1-2" -> "1-3"), or fails naming it. */
 static char *cpuset_normalise(const char *s, const char *what, struct ta_err *err)
 {
-	int *cpus;
-	size_t n;
-	if (!s || domain_cpuset_parse(s, &cpus, &n) < 0) {
-		err_set(err, EXIT_BAD_INPUT,
-			"%s: '%s' is not a cpuset (write CPUs and ranges like \"0-3,8\")",
-			what, s ? s : "");
+	struct cpuset cs;
+	if (cpuset_parse(s, &cs, err) < 0) {
+		err_prefix(err, "%s", what);
 		return NULL;
 	}
 	struct strbuf sb = STRBUF_INIT;
-	domain_cpuset_format(&sb, cpus, n);
-	free(cpus);
+	cpuset_format(&cs, &sb);
+	cpuset_release(&cs);
 	return strbuf_detach(&sb);
 }
 
@@ -279,8 +208,9 @@ int domain_pins_compute(const struct domain_request *req, struct domain_pins *pi
 	int *set = order + (nrest ? (size_t)req->vcpus : 0);
 	size_t nset = nrest ? nrest : n;
 	qsort(set, nset, sizeof(*set), cmp_int);
+	struct cpuset cs = { set, nset };
 	struct strbuf sb = STRBUF_INIT;
-	domain_cpuset_format(&sb, set, nset);
+	cpuset_format(&cs, &sb);
 	pins->emulator = strbuf_detach(&sb);
 	free(order);
 	return 0;
@@ -413,6 +343,26 @@ static void set_int_prop(xmlNodePtr n, const char *name, long long v)
 	xmlSetProp(n, BAD_CAST name, BAD_CAST buf);
 }
 
+unsigned long long domain_proc_start(long pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	struct strbuf sb = STRBUF_INIT;
+	unsigned long long start = 0;
+	/* The command (field 2) may hold spaces and parentheses: skip to the
+	 * last ')', then field 22 is the 20th after it. */
+	if (strbuf_read_file(&sb, path) == 0) {
+		const char *p = strrchr(sb.buf, ')');
+		for (int field = 2; p && *p && field < 22; p++)
+			if (*p == ' ')
+				field++;
+		if (p)
+			start = strtoull(p, NULL, 10);
+	}
+	strbuf_release(&sb);
+	return start;
+}
+
 static void set_metadata(xmlNodePtr root, const struct domain_request *r)
 {
 	xmlNodePtr md = domain_child(root, "metadata");
@@ -432,6 +382,12 @@ static void set_metadata(xmlNodePtr root, const struct domain_request *r)
 	xmlSetNs(run, ns);
 	set_int_prop(run, "experiment", r->experiment_id);
 	set_int_prop(run, "run", r->run_id);
+	long pid = r->owner_pid ? r->owner_pid : (long)getpid();
+	unsigned long long start = r->owner_pid ? r->owner_start : domain_proc_start(pid);
+	set_int_prop(run, "pid", pid);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%llu", start);
+	xmlSetProp(run, BAD_CAST "pid-start", BAD_CAST buf);
 }
 
 static void set_cpu(xmlNodePtr root, const struct domain_request *r)

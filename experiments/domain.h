@@ -9,8 +9,10 @@
  * the builder sets, replacing whatever the template had:
  *
  *   - domain type (kvm|qemu), <name>, no <uuid> (libvirt makes one);
- *   - <metadata><ta:run experiment=".." run=".."/> in DOMAIN_XMLNS, which is
- *     how leftovers of a crashed run are recognised (see guest.h);
+ *   - <metadata><ta:run experiment=".." run=".." pid=".." pid-start=".."/> in
+ *     DOMAIN_XMLNS: how leftovers of a crashed run are recognised, and (pid
+ *     and its start time) how a live run's guests are told from them (see
+ *     guest.h);
  *   - <memory> (when memory_mib > 0), <vcpu>N</vcpu>;
  *   - <cpu>: under TCG (qemu) an Intel model (Westmere) on x86_64, because
  *     QEMU's default CPU model hides SMT threads from the guest; under KVM
@@ -77,7 +79,14 @@ struct domain_request {
 	const char *cmdline;		/* NULL: the built-in default */
 	const char *console_log;	/* NULL: serial on a pty; else a file */
 	long long experiment_id, run_id;
+	/* The process that owns the guest: 0 means this one (its pid and start
+	 * time are read from /proc/self/stat); tests pass fixed values. */
+	long owner_pid;
+	unsigned long long owner_start;	/* /proc/PID/stat field 22 */
 };
+
+/* This process's start time in clock ticks since boot (0 if unknown). */
+unsigned long long domain_proc_start(long pid);
 
 /* The cpusets a pinning policy gives (see above). */
 struct domain_pins {
@@ -98,14 +107,6 @@ int domain_xml_build(const struct domain_request *req, struct strbuf *out,
 int domain_pins_compute(const struct domain_request *req, struct domain_pins *pins,
 			struct ta_err *err);
 void domain_pins_free(struct domain_pins *pins);
-
-/*
- * Parses a cpuset ("0-3,^2,8") into a sorted list of CPUs; -1 on bad syntax.
- * *cpus is malloc'ed.
- */
-int domain_cpuset_parse(const char *s, int **cpus, size_t *n);
-/* Formats sorted CPUs as a compact cpuset ("0-2,5"). */
-void domain_cpuset_format(struct strbuf *out, const int *cpus, size_t n);
 
 /* Names for messages and the DB. */
 const char *domain_pin_name(enum pin_policy p);

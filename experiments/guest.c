@@ -2,6 +2,9 @@
  * guest: create, wait for, inspect and destroy transient libvirt domains.
  * The contract is in guest.h.
  */
+#define _GNU_SOURCE	/* util/cpuset.h: cpu_set_t */
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libxml/parser.h>
+
+#include "../util/cpuset.h"
 #include "../util/strbuf.h"
 #include "agent.h"
 #include "domain.h"
@@ -68,15 +74,35 @@ char *guest_name_new(const char *prefix)
 	return strbuf_detach(&sb);
 }
 
-/* True when dom carries our <metadata> element. */
-static bool has_our_metadata(virDomainPtr dom)
+/*
+ * True when dom carries our <metadata> element and the process that created
+ * it is gone: a pid that is dead, or alive but started at another time (the
+ * pid was reused).  Metadata without a pid (older builds) counts as gone.
+ */
+static bool is_leftover(virDomainPtr dom)
 {
 	char *md = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, DOMAIN_XMLNS,
 					VIR_DOMAIN_AFFECT_LIVE);
 	if (!md)
 		return false;
+	bool gone = true;
+	xmlDocPtr doc = xmlReadMemory(md, (int)strlen(md), "metadata.xml", NULL,
+				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+	xmlChar *pid_s = root ? xmlGetProp(root, BAD_CAST "pid") : NULL;
+	xmlChar *start_s = root ? xmlGetProp(root, BAD_CAST "pid-start") : NULL;
+	if (pid_s && start_s) {
+		long pid = strtol((const char *)pid_s, NULL, 10);
+		unsigned long long start = strtoull((const char *)start_s, NULL, 10);
+		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM) &&
+		    domain_proc_start(pid) == start)
+			gone = false;
+	}
+	xmlFree(pid_s);
+	xmlFree(start_s);
+	xmlFreeDoc(doc);
 	free(md);
-	return true;
+	return gone;
 }
 
 int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
@@ -92,7 +118,7 @@ int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
 	size_t plen = strlen(prefix);
 	for (int i = 0; i < count; i++) {
 		const char *name = virDomainGetName(doms[i]);
-		if (rc == 0 && name && !strncmp(name, prefix, plen) && has_our_metadata(doms[i])) {
+		if (rc == 0 && name && !strncmp(name, prefix, plen) && is_leftover(doms[i])) {
 			if (virDomainDestroy(doms[i]) < 0 && virDomainIsActive(doms[i]) == 1)
 				rc = err_set(err, EXIT_FAILURE_RUN,
 					     "destroying leftover domain %s: %s", name, lv_msg());
@@ -198,8 +224,9 @@ static char *cpumap_format(const unsigned char *map, int maplen)
 	for (int c = 0; c < maplen * 8; c++)
 		if (VIR_CPU_USABLE(map, maplen, 0, c))
 			cpus[n++] = c;
+	struct cpuset cs = { cpus, n };
 	struct strbuf sb = STRBUF_INIT;
-	domain_cpuset_format(&sb, cpus, n);
+	cpuset_format(&cs, &sb);
 	free(cpus);
 	return strbuf_detach(&sb);
 }

@@ -5,7 +5,9 @@
  * so a crash of ours leaves at most a running domain, never a definition.
  * Such leftovers are found by name prefix AND our <metadata> element (see
  * domain.h) and destroyed by guest_leftovers_destroy(); a domain missing
- * either mark is never touched.
+ * either mark is never touched, nor one whose owner process (pid and start
+ * time in the metadata) is still alive: that is a concurrent run's guest,
+ * not a leftover.  (The pid check assumes libvirt runs on this host.)
  *
  * guest_boot() creates the domain and waits for its guest agent, polling
  * every GUEST_POLL_MS; a guest that stops or never answers within the
@@ -42,8 +44,9 @@ virConnectPtr guest_connect(const char *uri, struct ta_err *err);
 char *guest_name_new(const char *prefix);
 
 /*
- * Destroys running domains whose name starts with prefix and that carry our
- * metadata element; *n (if not NULL) gets how many.  Others stay untouched.
+ * Destroys running domains whose name starts with prefix, that carry our
+ * metadata element and whose owner process is gone; *n (if not NULL) gets
+ * how many.  Others stay untouched.
  */
 int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
 			    struct ta_err *err);

@@ -1,47 +1,98 @@
 #!/bin/sh
-# Builds the x86_64 test guest image: Debian's cloud kernel and an initramfs
-# holding busybox, qemu-ga and the benchmarks (stress-ng, sysbench,
-# redis-server, redis-benchmark) with their libraries.
+# Builds a test guest image: a Debian kernel and an initramfs holding
+# busybox, qemu-ga and (x86_64) the benchmarks stress-ng, sysbench,
+# redis-server and redis-benchmark, all with their libraries.
 #
-# Output, in $TOPOADVISOR_CACHE (default /var/cache/topoadvisor)/guest-x86_64:
-# vmlinuz, initrd, stamp.  The cache is world-traversable and its files are
+# Output, in $TOPOADVISOR_CACHE (default /var/cache/topoadvisor)/guest-ARCH:
+# vmlinuz (on ppc64 the uncompressed vmlinux ELF), initrd, stamp.  The cache is world-traversable and its files are
 # 0644 because libvirt hands kernel and initrd to the libvirt-qemu user.  The
 # stamp records every input (package versions, this script's hash); a build
 # whose stamp matches is skipped, so `make guest-image` is cheap to repeat.
 #
-# The kernel comes from `apt-get download` + `dpkg-deb -x`; the user-space
-# binaries from the Debian packages scripts/deps.sh installs on the host
-# (their versions are in the stamp), with the libraries ldd names.
-# Usage: scripts/guest-image.sh [--force]   Prints the image directory.
+# x86_64: the cloud kernel comes from `apt-get download` + `dpkg-deb -x`; the
+# user-space binaries from the Debian packages scripts/deps.sh installs on
+# the host (their versions are in the stamp), with the libraries ldd names.
+# ppc64 (a pseries guest for qemu-system-ppc64 TCG): everything is
+# downloaded as ppc64el packages through a private apt state under the
+# cache (no `dpkg --add-architecture` on the host), libraries found by
+# readelf; no benchmarks, only busybox and qemu-ga.
+# Usage: scripts/guest-image.sh [--arch x86_64|ppc64] [--force]
+# Prints the image directory.
 set -eu
 
 force=0
-[ "${1:-}" = "--force" ] && force=1
+arch=x86_64
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--force) force=1 ;;
+	--arch) arch=${2:-}; shift ;;
+	*) echo "usage: $0 [--arch x86_64|ppc64] [--force]" >&2; exit 2 ;;
+	esac
+	shift
+done
 
 cache=${TOPOADVISOR_CACHE:-/var/cache/topoadvisor}
-out=$cache/guest-x86_64
+out=$cache/guest-$arch
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 
 die() { echo "guest-image: $*" >&2; exit 1; }
 
-[ "$(uname -m)" = x86_64 ] || die "only builds an x86_64 guest (host is $(uname -m))"
-bins="/usr/bin/busybox /usr/sbin/qemu-ga /usr/bin/stress-ng /usr/bin/sysbench
+case "$arch" in
+x86_64)
+	[ "$(uname -m)" = x86_64 ] || die "builds an x86_64 guest on x86_64 hosts only (host is $(uname -m))"
+	bins="/usr/bin/busybox /usr/sbin/qemu-ga /usr/bin/stress-ng /usr/bin/sysbench
 /usr/bin/redis-server /usr/bin/redis-benchmark"
-for b in $bins; do
-	[ -x "$b" ] || die "$b missing: run scripts/deps.sh check"
-done
+	for b in $bins; do
+		[ -x "$b" ] || die "$b missing: run scripts/deps.sh check"
+	done
+	apt_opts=""
+	kmeta=linux-image-cloud-amd64
+	tools="busybox-static qemu-guest-agent stress-ng sysbench redis-server redis-tools"
+	;;
+ppc64)
+	command -v readelf >/dev/null || die "readelf missing (binutils): run scripts/deps.sh check"
+	# A private apt state for ppc64el: the host's dpkg architectures stay as
+	# they are.  One failing index (a mirror mid-sync) is tolerated; the
+	# downloads below fail loudly if something needed is really missing.
+	apt_dir=$cache/apt-ppc64el
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+	apt_opts="-o Dir::State::Lists=$apt_dir/lists -o Dir::Cache=$apt_dir/cache
+-o APT::Architecture=ppc64el -o APT::Architectures::=ppc64el -o Dir::State::status=/dev/null"
+	# shellcheck disable=SC2086
+	apt-get $apt_opts -q update >"$apt_dir/update.log" 2>&1 || true
+	kmeta=linux-image-powerpc64le
+	# qemu-ga and the library packages it needs, recursively.
+	# shellcheck disable=SC2086
+	tools="busybox-static $(apt-cache $apt_opts depends --recurse --no-recommends \
+		--no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
+		--no-pre-depends qemu-guest-agent 2>/dev/null | grep -v '^ ' | grep -v '<' |
+		sort -u | tr '\n' ' ')"
+	;;
+*) die "unknown arch '$arch' (x86_64 or ppc64)" ;;
+esac
 
 # The meta package names the current ABI's kernel package.
-kpkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+# shellcheck disable=SC2086
+kpkg=$(apt-cache $apt_opts depends "$kmeta" 2>/dev/null |
 	awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-[ -n "$kpkg" ] || die "cannot resolve linux-image-cloud-amd64 (run apt-get update)"
-kver_pkg=$(apt-cache policy "$kpkg" | awk '/Candidate:/ { print $2 }')
+[ -n "$kpkg" ] || die "cannot resolve $kmeta (run apt-get update)"
+kver=${kpkg#linux-image-}
 
+# Versions: of the host's installed packages on x86_64 (those binaries are
+# copied), of the downloaded ones on ppc64.
+version_of() { # package
+	if [ "$arch" = x86_64 ] && [ "$1" != "$kpkg" ]; then
+		dpkg-query -W -f='${Version}' "$1"
+	else
+		# shellcheck disable=SC2086
+		apt-cache $apt_opts policy "$1" | awk '/Candidate:/ { print $2 }'
+	fi
+}
 stamp_new=$(
 	echo "script $(sha256sum "$self" | cut -d' ' -f1)"
-	echo "kernel $kpkg $kver_pkg"
-	for p in busybox-static qemu-guest-agent stress-ng sysbench redis-server redis-tools; do
-		echo "pkg $p $(dpkg-query -W -f='${Version}' "$p")"
+	echo "arch $arch"
+	for p in $kpkg $tools; do
+		echo "pkg $p $(version_of "$p")"
 	done
 )
 if [ $force -eq 0 ] && [ -f "$out/stamp" ] && [ -f "$out/vmlinuz" ] && [ -f "$out/initrd" ] &&
@@ -56,22 +107,26 @@ chmod 0755 "$cache"
 work=$(mktemp -d "$cache/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# The kernel package (kept in the cache: re-downloading 27 MB per change of
-# this script is pointless).
-debs=$cache/debs
-mkdir -p "$debs"
-deb=$(ls "$debs/${kpkg}_"*.deb 2>/dev/null | head -n 1 || true)
-case "$deb" in *"_$(echo "$kver_pkg" | sed 's/:/%3a/')_"*) ;; *)
-	rm -f "$debs/${kpkg}_"*.deb
-	(cd "$work" && apt-get download -q "$kpkg" >/dev/null 2>&1) ||
-		die "apt-get download $kpkg failed"
-	mv "$work"/"${kpkg}"_*.deb "$debs/"
-	deb=$(ls "$debs/${kpkg}_"*.deb | head -n 1)
-	;;
-esac
-dpkg-deb -x "$deb" "$work/kernel"
-kver=${kpkg#linux-image-}
-cp "$work/kernel/boot/vmlinuz-$kver" "$work/vmlinuz"
+# Downloads packages (kept in the cache, keyed by version: re-fetching a
+# 27 MB kernel whenever this script changes is pointless) and extracts them
+# into $work/pkgs.
+debs=$cache/debs-$arch
+mkdir -p "$debs" "$work/pkgs"
+fetch() { # package...
+	for p in "$@"; do
+		v=$(version_of "$p" | sed 's/:/%3a/')
+		[ -n "$v" ] || die "no candidate for $p"
+		f=$(ls "$debs/${p}_${v}_"*.deb 2>/dev/null | head -n 1 || true)
+		if [ -z "$f" ]; then
+			rm -f "$debs/${p}_"*.deb
+			# shellcheck disable=SC2086
+			(cd "$debs" && apt-get $apt_opts download -q "$p" >/dev/null 2>&1) ||
+				die "apt-get download $p failed"
+			f=$(ls "$debs/${p}_"*.deb | head -n 1)
+		fi
+		dpkg-deb -x "$f" "$work/pkgs"
+	done
+}
 
 root=$work/root
 mkdir -p "$root/bin" "$root/sbin" "$root/lib/modules" "$root/proc" "$root/sys" \
@@ -79,26 +134,70 @@ mkdir -p "$root/bin" "$root/sbin" "$root/lib/modules" "$root/proc" "$root/sys" \
 	"$root/usr/sbin"
 ln -s ../run "$root/var/run"
 
-# Binaries at their usual paths, plus every library ldd resolves (and the
-# dynamic loader), so they run unchanged inside the guest.
-copy_file() { # path
-	[ -e "$root$1" ] && return 0
-	mkdir -p "$root$(dirname "$1")"
-	cp -L "$1" "$root$1"
+copy_file() { # source, path in the guest
+	[ -e "$root$2" ] && return 0
+	mkdir -p "$root$(dirname "$2")"
+	cp -L "$1" "$root$2"
 }
-for b in $bins; do
-	copy_file "$b"
-	ldd "$b" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' |
-		while read -r lib; do copy_file "$lib"; done
-done
+
+if [ "$arch" = x86_64 ]; then
+	fetch "$kpkg"
+	cp "$work/pkgs/boot/vmlinuz-$kver" "$work/vmlinuz"
+	# Binaries at their usual paths, plus every library ldd resolves (and
+	# the dynamic loader), so they run unchanged inside the guest.
+	for b in $bins; do
+		copy_file "$b" "$b"
+		ldd "$b" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' |
+			while read -r lib; do copy_file "$lib" "$lib"; done
+	done
+else
+	# shellcheck disable=SC2086
+	fetch "$kpkg" $tools
+	# pseries boots the ELF vmlinux directly.
+	cp "$work/pkgs/boot/vmlinux-$kver" "$work/vmlinuz"
+	p=$work/pkgs
+	# Symlinks in the packages may be absolute (/lib64/ld64.so.2 ->
+	# /lib/...): resolve them inside the extracted tree, not on the host.
+	in_pkgs() { # path in the guest -> the real file under $p
+		f=$1
+		while [ -L "$p$f" ]; do
+			t=$(readlink "$p$f")
+			case "$t" in /*) f=$t ;; *) f=$(dirname "$f")/$t ;; esac
+		done
+		echo "$p$f"
+	}
+	copy_file "$p/bin/busybox" /usr/bin/busybox
+	copy_file "$p/usr/sbin/qemu-ga" /usr/sbin/qemu-ga
+	# No ldd for a foreign architecture: follow DT_NEEDED with readelf.
+	interp=$(readelf -l "$p/usr/sbin/qemu-ga" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+	copy_file "$(in_pkgs "$interp")" "$interp"
+	queue=/usr/sbin/qemu-ga
+	while [ -n "$queue" ]; do
+		set -- $queue
+		f=$1
+		shift
+		queue="$*"
+		for lib in $(readelf -d "$root$f" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+			found=""
+			for d in /lib/powerpc64le-linux-gnu /usr/lib/powerpc64le-linux-gnu /lib64; do
+				[ -e "$p$d/$lib" ] && found=$d/$lib && break
+			done
+			[ -n "$found" ] || die "$lib (needed by $f) is in none of the downloaded packages"
+			if [ ! -e "$root$found" ]; then
+				copy_file "$(in_pkgs "$found")" "$found"
+				queue="$queue $found"
+			fi
+		done
+	done
+fi
 ln -s /usr/bin/busybox "$root/bin/sh"
 
-# virtio_console is a module in the cloud kernel; this is its dependency
-# order (there is no modules.dep in the initramfs).
+# virtio_console is a module in these kernels; this is its dependency order
+# (there is no modules.dep in the initramfs).
 mods="drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev
 drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci drivers/char/virtio_console"
 for m in $mods; do
-	f=$work/kernel/lib/modules/$kver/kernel/$m.ko
+	f=$work/pkgs/lib/modules/$kver/kernel/$m.ko
 	[ -f "$f" ] || die "$m.ko not in $kpkg"
 	cp "$f" "$root/lib/modules/"
 done

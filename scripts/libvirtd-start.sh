@@ -9,12 +9,26 @@
 # while libvirtd builds its QEMU capabilities cache, and we would rather pay
 # that here, with a long timeout, than in a test with a short one.
 #
+# Test runs may overlap (several checkouts on one host), so every caller is
+# registered as a user (the calling process, or --user PID) in $run/users;
+# libvirtd-stop.sh stops the daemons only when no live user is left.  Callers
+# should therefore call libvirtd-stop.sh when done whatever this printed.
+#
 # Prints one line: "libvirtd-start: started" or "libvirtd-start: already
 # running (ours|not ours)".  Exit 0 when qemu:///system answers, else 1.
-# Usage: scripts/libvirtd-start.sh [WARMUP_TIMEOUT_SECONDS]
+# Usage: scripts/libvirtd-start.sh [--user PID] [--warmup SECONDS]
 set -eu
 
-warmup=${1:-120}
+warmup=120
+user=$PPID
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--user) user=${2:?}; shift ;;
+	--warmup) warmup=${2:?}; shift ;;
+	*) echo "usage: $0 [--user PID] [--warmup SECONDS]" >&2; exit 2 ;;
+	esac
+	shift
+done
 run=${TOPOADVISOR_RUN_DIR:-/run/topoadvisor}
 uri=qemu:///system
 
@@ -48,7 +62,20 @@ for b in virtlogd libvirtd virsh; do
 done
 PATH=$PATH:/usr/sbin
 
+register() {
+	mkdir -p "$run/users"
+	: >"$run/users/$user"
+}
+
+# One start or stop at a time: interleaved, two scripts could each start a
+# virtlogd (one then orphaned) or stop the daemons under a fresh start.  The
+# daemons must not inherit the lock (9>&- below), or it would never be freed.
+mkdir -p "$run"
+exec 9>"$run/lock"
+flock 9
+
 if alive "$run/libvirtd.pid"; then
+	register
 	warm_up
 	echo "libvirtd-start: already running (ours)"
 	exit 0
@@ -81,9 +108,10 @@ fi
 # .../virtlogd-sock"), so it comes first.
 if ! alive "$run/virtlogd.pid"; then
 	rm -f "$run/virtlogd.pid"
-	virtlogd -d -f "$run/virtlogd.conf" -p "$run/virtlogd.pid"
+	virtlogd -d -f "$run/virtlogd.conf" -p "$run/virtlogd.pid" 9>&-
 fi
 rm -f "$run/libvirtd.pid"
-libvirtd -d -f "$run/libvirtd.conf" -p "$run/libvirtd.pid"
+libvirtd -d -f "$run/libvirtd.conf" -p "$run/libvirtd.pid" 9>&-
+register
 warm_up
 echo "libvirtd-start: started"

@@ -1,6 +1,6 @@
 /*
  * Guest lifecycle against libvirt's in-process test:///default driver:
- * leftover cleanup touches only our domains, a guest whose agent never
+ * leftover cleanup touches only our domains whose owner process is gone, a guest whose agent never
  * answers times out and is destroyed, pinning reads back through the API.
  * (The test driver has no vCPU stats: the e2e test covers vcpustats_read.)
  */
@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -36,8 +38,21 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Our XML for a 2-vCPU guest with explicit pins 0 and 1-2. */
-static char *our_xml(const char *name)
+/* A pid that no process has right now (a child we started and reaped). */
+static long dead_pid(void)
+{
+	pid_t p = fork();
+	if (p == 0)
+		_exit(0);
+	waitpid(p, NULL, 0);
+	return p;
+}
+
+/*
+ * Our XML for a 2-vCPU guest with explicit pins 0 and 1-2, owned by
+ * owner_pid (0: this process) started at owner_start.
+ */
+static char *our_xml_owned(const char *name, long owner_pid, unsigned long long owner_start)
 {
 	static const char *const sets[] = { "0", "1-2" };
 	struct domain_request r = {
@@ -46,12 +61,18 @@ static char *our_xml(const char *name)
 		.pin = PIN_EXPLICIT, .vcpu_cpus = sets, .nvcpu_cpus = 2, .emulator_cpus = "3",
 		.kernel = "/boot/vmlinuz", .initrd = "/boot/initrd",
 		.experiment_id = 3, .run_id = 9,
+		.owner_pid = owner_pid, .owner_start = owner_start,
 	};
 	struct strbuf sb = STRBUF_INIT;
 	struct ta_err err = { 0 };
 	if (domain_xml_build(&r, &sb, &err) < 0)
 		fail_msg("%s", err.msg);
 	return strbuf_detach(&sb);
+}
+
+static char *our_xml(const char *name)
+{
+	return our_xml_owned(name, 0, 0);
 }
 
 static virDomainPtr create(const char *xml)
@@ -72,20 +93,28 @@ static bool exists(const char *name)
 
 static void test_leftovers(void **state)
 {
-	char *ours = our_xml(PREFIX "crashed");
-	char *other_with_md = our_xml("someone-elses");
+	char *ours = our_xml_owned(PREFIX "crashed", dead_pid(), 12345);
+	/* Our pid, but another start time: the pid was reused, owner gone. */
+	char *reused = our_xml_owned(PREFIX "pid-reused", getpid(), 1);
+	/* A live run's guest (this process) is not a leftover. */
+	char *live = our_xml(PREFIX "live");
+	char *other_with_md = our_xml_owned("someone-elses", dead_pid(), 1);
 	const char *plain = "<domain type='test'><name>" PREFIX "no-metadata</name>"
 			    "<memory>131072</memory><vcpu>1</vcpu>"
 			    "<os><type>hvm</type></os></domain>";
 	virDomainFree(create(ours));
+	virDomainFree(create(reused));
+	virDomainFree(create(live));
 	virDomainFree(create(other_with_md));
 	virDomainFree(create(plain));
 
 	struct ta_err err = { 0 };
 	int n = -1;
 	assert_int_equal(guest_leftovers_destroy(conn, PREFIX, &n, &err), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(n, 2);
 	assert_false(exists(PREFIX "crashed"));
+	assert_false(exists(PREFIX "pid-reused"));
+	assert_true(exists(PREFIX "live"));
 	/* Prefix without metadata, metadata without prefix, the driver's own
 	 * "test" domain: all untouched. */
 	assert_true(exists(PREFIX "no-metadata"));
@@ -96,13 +125,15 @@ static void test_leftovers(void **state)
 	assert_int_equal(guest_leftovers_destroy(conn, PREFIX, &n, &err), 0);
 	assert_int_equal(n, 0);
 
-	for (const char *const *nm = (const char *const[]){ PREFIX "no-metadata",
+	for (const char *const *nm = (const char *const[]){ PREFIX "no-metadata", PREFIX "live",
 							     "someone-elses", NULL }; *nm; nm++) {
 		virDomainPtr d = virDomainLookupByName(conn, *nm);
 		virDomainDestroy(d);
 		virDomainFree(d);
 	}
 	free(ours);
+	free(reused);
+	free(live);
 	free(other_with_md);
 }
 
@@ -160,6 +191,10 @@ static void test_names_and_type(void **state)
 	assert_memory_equal(a, PREFIX, strlen(PREFIX));
 	free(a);
 	free(b);
+
+	/* The owner identity the leftover check relies on. */
+	assert_true(domain_proc_start(getpid()) > 0);
+	assert_int_equal(domain_proc_start(dead_pid()), 0);
 
 	const char *why;
 	assert_int_equal(guest_type_resolve(DOMAIN_QEMU, ARCH_X86_64, &why), DOMAIN_QEMU);
