@@ -2,7 +2,6 @@
  * domain: build a libvirt domain XML from a template with libxml2.
  * The contract, including the pinning policies, is in domain.h.
  */
-#define _GNU_SOURCE	/* util/cpuset.h: cpu_set_t */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>

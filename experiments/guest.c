@@ -2,7 +2,6 @@
  * guest: create, wait for, inspect and destroy transient libvirt domains.
  * The contract is in guest.h.
  */
-#define _GNU_SOURCE	/* util/cpuset.h: cpu_set_t */
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>

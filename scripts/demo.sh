@@ -4,23 +4,20 @@
 # repetitions of a 5 s stress-ng in real TCG guests, a few minutes), then
 # print the ranking and the recommendation.  The results stay in demo.db
 # (override with TOPOADVISOR_DB) for `topoadvisor report`, `show`, ….
-# libvirtd is stopped again if this script started it.
+# libvirtd is stopped again unless another registered user still needs it.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 ta=$top/topoadvisor
 db=${TOPOADVISOR_DB:-$top/demo.db}
 config=${1:-$top/configs/quickstart.yaml}
 
-started=0
 cleanup() {
-	[ $started -eq 1 ] && "$top/scripts/libvirtd-stop.sh" >/dev/null 2>&1 || true
+	"$top/scripts/libvirtd-stop.sh" --user $$ >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-out=$("$top/scripts/libvirtd-start.sh")
-echo "$out"
-case "$out" in *started) started=1 ;; esac
+"$top/scripts/libvirtd-start.sh" --user $$
 "$top/scripts/guest-image.sh" >/dev/null
 
 echo "demo: running $config into $db"

@@ -19,17 +19,15 @@ ta() { "$TOPOADVISOR" --db "$db" "$@"; }
 q() { sqlite3 "$db" "$1"; }
 ours() { virsh -q -c qemu:///system list --all --name | grep -c "^$prefix"; }
 
-started=0
 cleanup() {
 	for d in $(virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^$prefix"); do
 		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1
 	done
-	[ $started -eq 1 ] && "$TA_TOP/scripts/libvirtd-stop.sh" >/dev/null 2>&1
+	"$TA_TOP/scripts/libvirtd-stop.sh" --user $$ >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-out=$("$TA_TOP/scripts/libvirtd-start.sh") || fail "libvirtd did not start: $out"
-case "$out" in *started) started=1 ;; esac
+out=$("$TA_TOP/scripts/libvirtd-start.sh" --user $$) || fail "libvirtd did not start: $out"
 
 cat >"$tmp/sweep.yaml" <<YAML
 name: guest-sweep
