@@ -165,6 +165,13 @@ static void sleep_ms(int ms)
 int agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 	       struct agent_result *res, struct ta_err *err)
 {
+	return agent_exec_cancellable(dom, argv, timeout_s, NULL, res, err);
+}
+
+int agent_exec_cancellable(virDomainPtr dom, const char *const *argv, int timeout_s,
+			   volatile sig_atomic_t *cancel, struct agent_result *res,
+			   struct ta_err *err)
+{
 	memset(res, 0, sizeof(*res));
 	res->exitcode = -1;
 	double t0 = now_seconds();
@@ -175,12 +182,16 @@ int agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 	while ((st = exec_status(dom, pid, res, err)) == 0) {
 		if (now_seconds() - t0 >= timeout_s)
 			break;
+		if (cancel && *cancel) {
+			res->cancelled = true;
+			break;
+		}
 		sleep_ms(AGENT_POLL_MS);
 	}
 	if (st < 0)
 		return -1;
 	if (st == 0) {
-		/* Timed out: kill it, then collect its (partial) output once. */
+		/* Timed out or cancelled: kill it, then collect its (partial) output once. */
 		char pidbuf[32];
 		snprintf(pidbuf, sizeof(pidbuf), "%lld", pid);
 		const char *kill_argv[] = { "kill", "-9", pidbuf, NULL };
@@ -190,7 +201,7 @@ int agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 			agent_result_free(&kr);
 		for (int i = 0; i < 40 && (st = exec_status(dom, pid, res, err)) == 0; i++)
 			sleep_ms(AGENT_POLL_MS);
-		res->timed_out = true;
+		res->timed_out = !res->cancelled;
 		res->exitcode = -1;
 		if (st < 0)
 			return -1;

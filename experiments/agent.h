@@ -11,6 +11,7 @@
 #ifndef TA_AGENT_H
 #define TA_AGENT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,6 +26,7 @@ struct agent_result {
 	int exitcode;		/* -1 when killed by a signal or timed out */
 	int signal;		/* 0 unless killed by a signal */
 	bool timed_out;		/* we killed it after the timeout */
+	bool cancelled;		/* we killed it because *cancel was set */
 	char *out, *err;	/* NUL-terminated (may contain NULs before) */
 	size_t out_len, err_len;
 	bool out_truncated, err_truncated;	/* the agent's output cap hit */
@@ -47,6 +49,14 @@ void agent_result_free(struct agent_result *res);
  * Starts argv in the guest and returns at once, without waiting for it
  * (benchmark servers, noise loads in a guest).  Its output is not read.
  */
+/*
+ * agent_exec that also kills the command as soon as *cancel becomes
+ * non-zero (a SIGINT/SIGTERM flag), instead of waiting for it to finish.
+ */
+int agent_exec_cancellable(virDomainPtr dom, const char *const *argv, int timeout_s,
+			   volatile sig_atomic_t *cancel, struct agent_result *res,
+			   struct ta_err *err);
+
 int agent_spawn(virDomainPtr dom, const char *const *argv, struct ta_err *err);
 
 /*

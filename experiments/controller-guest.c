@@ -211,14 +211,17 @@ int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_
 		   struct ta_err *err)
 {
 	struct agent_result res;
-	if (agent_exec(c->guest->g->dom, (const char *const *)argv, timeout_s, &res, err) < 0)
+	if (agent_exec_cancellable(c->guest->g->dom, (const char *const *)argv, timeout_s,
+				   c->cancel, &res, err) < 0)
 		return -1;
 	o->exit_code = res.exitcode;
 	o->timed_out = res.timed_out;
 	o->seconds = res.seconds;
 	strbuf_add(&o->out, res.out ? res.out : "", res.out_len);
 	strbuf_add(&o->errout, res.err ? res.err : "", res.err_len);
-	if (res.timed_out)
+	if (res.cancelled)
+		strbuf_addstr(&o->what, "interrupted");
+	else if (res.timed_out)
 		strbuf_addf(&o->what, "timed out after %d s", timeout_s);
 	else if (res.signal)
 		strbuf_addf(&o->what, "killed by signal %d", res.signal);

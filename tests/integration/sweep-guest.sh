@@ -90,6 +90,30 @@ err=$(q "SELECT r.error FROM runs r JOIN configurations c ON c.id = r.configurat
 echo "$err" | grep -q "^guest: " || fail "no guest error: '$err'"
 [ "$(ours)" = 0 ] || fail "the unbootable guest was left behind"
 
+# SIGINT mid-benchmark: the benchmark is stopped in the guest, the guest
+# destroyed, the run marked interrupted, exit 130 — without waiting for the
+# benchmark's end; resume finishes it.
+sed 's/"2s"/"30s"/; s/duration: 2/duration: 30/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
+	"$tmp/sweep.yaml" >"$tmp/int.yaml"
+"$TOPOADVISOR" --db "$db" -q run "$tmp/int.yaml" >/dev/null 2>"$tmp/err" &
+pid=$!
+i=0
+until [ "$(ours)" = 1 ] && [ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'running'" 2>/dev/null)" = 1 ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || fail "the guest never came up"; sleep 0.1
+done
+sleep 6
+t0=$(date +%s)
+kill -INT $pid
+wait $pid
+rc=$?
+waited=$(( $(date +%s) - t0 ))
+[ $rc -eq 130 ] || { cat "$tmp/err"; fail "SIGINT in a guest run: exit $rc"; }
+[ $waited -lt 20 ] || fail "SIGINT waited $waited s for the benchmark instead of stopping it"
+[ "$(ours)" = 0 ] || fail "the interrupted run left its guest"
+exp=$(q "SELECT MAX(id) FROM experiments")
+[ "$(q "SELECT r.status FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $exp")" = interrupted ] ||
+	fail "the run is not marked interrupted"
+
 # SIGKILL mid-benchmark leaves a guest running; resume destroys it and finishes.
 sed 's/"2s"/"20s"/; s/duration: 2/duration: 20/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
 	"$tmp/sweep.yaml" >"$tmp/long.yaml"
@@ -103,9 +127,9 @@ sleep 8	# well into the benchmark
 kill -KILL $pid
 wait $pid 2>/dev/null
 [ "$(ours)" = 1 ] || fail "expected the killed controller's guest to be left running"
-ta resume 4 >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "resume exited $?"; }
+ta resume 5 >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "resume exited $?"; }
 grep -q "destroyed 1 guest left by an earlier sweep" "$tmp/out" || fail "resume did not report the leftover: $(cat "$tmp/out")"
-[ "$(q "SELECT status FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 4")" = ok ] ||
+[ "$(q "SELECT status FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 5")" = ok ] ||
 	fail "resume did not finish the killed run"
 [ "$(ours)" = 0 ] || fail "domains left after resume"
 pass
