@@ -460,6 +460,22 @@ int benchparse_regex_check(const char *pattern, struct ta_err *err)
 	return 0;
 }
 
+int benchparse_regex_groups(const char *pattern, char ***names, size_t *n,
+			    struct ta_err *err)
+{
+	struct named_regex nr;
+	if (!pattern)
+		return err_set(err, EXIT_BAD_INPUT, "parse regex: missing");
+	if (named_regex_compile(&nr, pattern, err))
+		return -1;
+	*n = nr.ngroups;
+	*names = xcalloc(nr.ngroups + 1, sizeof(char *));
+	for (size_t i = 1; i <= nr.ngroups; i++)
+		(*names)[i - 1] = nr.group_name[i] ? xstrdup(nr.group_name[i]) : NULL;
+	named_regex_free(&nr);
+	return 0;
+}
+
 /* The lines joined by "\n": one C string for regexec, line ends unified. */
 static char *text_join(const struct bp_text *t, size_t *len)
 {

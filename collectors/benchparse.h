@@ -97,6 +97,15 @@ int benchparse_run(enum bench_kind kind, const char *regex_or_null,
  */
 int benchparse_regex_check(const char *pattern, struct ta_err *err);
 
+/*
+ * The same check, also giving the name of every capture group in order
+ * ((*names)[i] is group i+1; NULL for an unnamed group).  The config loader
+ * uses it to check that the metric is one of the named groups.  Free each
+ * name and the array.
+ */
+int benchparse_regex_groups(const char *pattern, char ***names, size_t *n,
+			    struct ta_err *err);
+
 /* The metric called name, or NULL. */
 const struct bench_metric *bench_metrics_find(const struct bench_metrics *m,
 					      const char *name);

@@ -11,6 +11,8 @@
  */
 #include "config.h"
 
+#include "../collectors/benchparse.h"
+
 #include "../util/cpuset.h"
 
 #include <ctype.h>
@@ -1295,124 +1297,6 @@ fail:
 	return -1;
 }
 
-/*
- * Turns the named groups "(?<name>" of re into plain "(" for POSIX regcomp,
- * recording which capture group carries which name.  Brackets and escapes
- * are skipped so "[(]" and "\(" are not taken for groups.  On error, why
- * says what is wrong.
- */
-static int regex_translate(const char *re, struct benchmark *b, char *why, size_t whylen)
-{
-	struct strbuf out = STRBUF_INIT;
-	size_t cap = 8;
-	char **names = xcalloc(cap, sizeof(char *));
-	size_t ngroups = 0;
-	const char *p = re;
-	while (*p) {
-		if (*p == '\\') {
-			strbuf_addch(&out, *p++);
-			if (!*p) {
-				snprintf(why, whylen, "the regex ends with a lone backslash");
-				goto fail;
-			}
-			strbuf_addch(&out, *p++);
-			continue;
-		}
-		if (*p == '[') {
-			/* Copy a bracket expression whole; ']' first is literal. */
-			const char *start = p++;
-			if (*p == '^')
-				p++;
-			if (*p == ']')
-				p++;
-			while (*p && *p != ']') {
-				if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
-					char close = p[1];
-					const char *end = p + 2;
-					while (*end && !(end[0] == close && end[1] == ']'))
-						end++;
-					if (!*end) {
-						snprintf(why, whylen, "the regex has an unterminated [%c class", close);
-						goto fail;
-					}
-					p = end + 2;
-					continue;
-				}
-				p++;
-			}
-			if (!*p) {
-				snprintf(why, whylen, "the regex has an unterminated [ bracket expression");
-				goto fail;
-			}
-			p++;
-			strbuf_add(&out, start, (size_t)(p - start));
-			continue;
-		}
-		if (*p == '(') {
-			if (ngroups + 1 >= cap) {
-				names = xrealloc(names, 2 * cap * sizeof(char *));
-				memset(names + cap, 0, cap * sizeof(char *));
-				cap *= 2;
-			}
-			if (p[1] == '?') {
-				const char *name = p + 3, *end = name;
-				if (p[2] == '<')
-					while (isalnum((unsigned char)*end) || *end == '_')
-						end++;
-				if (p[2] != '<' || end == name || *end != '>' ||
-				    isdigit((unsigned char)*name)) {
-					snprintf(why, whylen, "the regex may use only (?<name>...) "
-						 "groups (POSIX ERE has no other (? forms; "
-						 "names are letters, digits and _)");
-					goto fail;
-				}
-				char *nm = strndup(name, (size_t)(end - name));
-				if (!nm)
-					abort();
-				for (size_t i = 0; i < ngroups; i++)
-					if (names[i] && !strcmp(names[i], nm)) {
-						snprintf(why, whylen, "the regex names two groups '%s'", nm);
-						free(nm);
-						goto fail;
-					}
-				names[ngroups++] = nm;
-				strbuf_addch(&out, '(');
-				p = end + 1;
-				continue;
-			}
-			ngroups++;
-		}
-		strbuf_addch(&out, *p++);
-	}
-	bool any = false;
-	for (size_t i = 0; i < ngroups; i++)
-		any |= names[i] != NULL;
-	if (!any) {
-		snprintf(why, whylen, "the regex has no named group; capture the metric with "
-			 "(?<name>[0-9.]+)");
-		goto fail;
-	}
-	regex_t compiled;
-	int rc = regcomp(&compiled, strbuf_str(&out), REG_EXTENDED);
-	if (rc != 0) {
-		char msg[256];
-		regerror(rc, &compiled, msg, sizeof(msg));
-		snprintf(why, whylen, "the regex does not compile as POSIX ERE: %s", msg);
-		goto fail;
-	}
-	regfree(&compiled);
-	b->parse_posix = strbuf_detach(&out);
-	b->parse_groups = names;
-	b->nparse_groups = ngroups;
-	return 0;
-fail:
-	for (size_t i = 0; i < cap; i++)
-		free(names[i]);
-	free(names);
-	strbuf_release(&out);
-	return -1;
-}
-
 /* The per-kind defaults documented in docs/config.md. */
 struct bench_defaults {
 	const char *metric, *unit;
@@ -1586,9 +1470,10 @@ static int parse_benchmark(struct loader *L, const yaml_node_t *root, struct swe
 			    "group, e.g. '(?<ops>[0-9.]+) ops/s')");
 	if (get_str(L, v, "benchmark.parse", &b->parse_regex) < 0)
 		return -1;
-	char why[512];
-	if (regex_translate(b->parse_regex, b, why, sizeof(why)) < 0)
-		return fail(L, v, "benchmark.parse", "%s", why);
+	struct ta_err rerr = { 0 };
+	if (benchparse_regex_groups(b->parse_regex, &b->parse_groups, &b->nparse_groups,
+				    &rerr) < 0)
+		return fail(L, v, "benchmark.parse", "%s", rerr.msg);
 	for (size_t i = 0; i < b->nparse_groups; i++)
 		if (b->parse_groups[i] && !strcmp(b->parse_groups[i], b->metric.name))
 			return 0;
@@ -2143,7 +2028,6 @@ void config_free(struct sweep_config *cfg)
 	free(b->metric.name);
 	free(b->metric.unit);
 	free(b->parse_regex);
-	free(b->parse_posix);
 	for (size_t i = 0; i < b->nparse_groups; i++)
 		free(b->parse_groups[i]);
 	free(b->parse_groups);
@@ -2251,7 +2135,7 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out)
 		    b->metric.higher_is_better ? "higher" : "lower", b->metric.unit ? " " : "",
 		    b->metric.unit ? b->metric.unit : "");
 	if (b->parse_regex)
-		strbuf_addf(out, "benchmark.parse: %s\n", b->parse_posix);
+		strbuf_addf(out, "benchmark.parse: %s\n", b->parse_regex);
 	for (size_t i = 0; i < cfg->nbaseline; i++)
 		strbuf_addf(out, "baseline.%s: %s\n", cfg->baseline[i].factor,
 			    cfg->baseline[i].value);

@@ -104,9 +104,8 @@ struct benchmark {
 	int timeout;			/* seconds before a run is failed */
 	struct metric_spec metric;
 	char *parse_regex;		/* command: POSIX ERE; named groups as (?<name>…) */
-	char *parse_posix;		/* parse_regex with (?<name> turned into plain ( */
 	char **parse_groups;		/* [i]: name of capture group i+1, NULL if unnamed */
-	size_t nparse_groups;		/* capture groups in parse_posix */
+	size_t nparse_groups;		/* capture groups of parse_regex */
 };
 
 /* A baseline: factor name -> value that together pick one configuration. */
