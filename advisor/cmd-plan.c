@@ -86,8 +86,9 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 
 	strbuf_addf(out, "\nConfigurations (%zu):\n", p->nconfigs);
 	for (size_t i = 0; i < p->nconfigs; i++)
-		strbuf_addf(out, "  %3zu  %s%s\n", i + 1, p->configs[i].key,
-			    p->configs[i].baseline ? "  [baseline]" : "");
+		strbuf_addf(out, "  %3zu  %s%s%s\n", i + 1, p->configs[i].key,
+			    p->configs[i].baseline ? "  [baseline]" : "",
+			    p->configs[i].host_runner ? "  [host reference: no guest]" : "");
 	if (p->ndropped) {
 		strbuf_addf(out, "\nDropped combinations (%zu):\n", p->ndropped);
 		for (size_t i = 0; i < p->ndropped; i++)
@@ -151,6 +152,7 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 		}
 		json_obj_end(&w);
 		json_key(&w, "baseline"); json_bool(&w, c->baseline);
+		json_key(&w, "host_reference"); json_bool(&w, c->host_runner);
 		json_obj_end(&w);
 	}
 	json_arr_end(&w);

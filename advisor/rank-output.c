@@ -84,6 +84,7 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "p_vs_baseline_holm"); json_nullable_double(w, e->p_baseline_holm);
 	json_key(w, "beats_baseline"); json_bool(w, e->beats_baseline);
 	json_key(w, "best"); json_bool(w, e->is_best);
+	json_key(w, "host_reference"); json_bool(w, e->host_reference);
 	json_key(w, "tied_with_best"); json_bool(w, e->tied_with_best);
 	json_key(w, "p_vs_best"); json_nullable_double(w, e->p_best);
 	json_key(w, "p_vs_best_holm"); json_nullable_double(w, e->p_best_holm);
@@ -308,7 +309,9 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 		} else {
 			strbuf_addstr(&vs, "-");
 		}
-		if (e->is_best)
+		if (e->host_reference)
+			strbuf_addstr(&st, "host reference");
+		else if (e->is_best)
 			strbuf_addstr(&st, "best");
 		else if (e->tied_with_best)
 			strbuf_addf(&st, "tied (p=%.2g)", e->p_best_holm);

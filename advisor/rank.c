@@ -376,6 +376,13 @@ static void entry_exits(struct rank_entry *e)
 	free(acc);
 }
 
+/* A configuration whose benchmark ran on the host (guest.host_baseline). */
+static bool is_host_run(const struct db_results_config *c)
+{
+	const char *runner = db_results_config_factor(c, "runner");
+	return runner && !strcmp(runner, "host");
+}
+
 static void entry_fill(struct rank_entry *e, const struct db_results_config *c,
 		       const char *metric)
 {
@@ -566,7 +573,7 @@ static void compare_family(struct rank_result *r, const struct rank_entry *ref,
 	for (size_t i = 0; i < r->nentries; i++) {
 		struct rank_entry *e = &r->entries[i];
 		p[i] = NAN;
-		if (e == ref)
+		if (e == ref || (against_best && e->host_reference))
 			continue;
 		struct stats_test t;
 		stats_welch(e->values, e->s.n, ref->values, ref->s.n, &t);
@@ -582,7 +589,7 @@ static void compare_family(struct rank_result *r, const struct rank_entry *ref,
 	stats_holm(p, r->nentries, p);
 	for (size_t i = 0; i < r->nentries; i++) {
 		struct rank_entry *e = &r->entries[i];
-		if (e == ref)
+		if (e == ref || (against_best && e->host_reference))
 			continue;
 		if (against_best) {
 			e->p_best_holm = p[i];
@@ -650,7 +657,7 @@ static void recommend(struct rank_result *r)
 	bool baseline_usable = b && b->s.n >= 2;
 	bool any_beats = false;
 	for (size_t i = 0; i < r->nentries; i++)
-		any_beats |= r->entries[i].beats_baseline;
+		any_beats |= r->entries[i].beats_baseline && !r->entries[i].host_reference;
 
 	if (baseline_usable && !any_beats) {
 		r->recommended = b;
@@ -665,7 +672,7 @@ static void recommend(struct rank_result *r)
 	size_t ncand = 0;
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
-		if (!(e->is_best || e->tied_with_best))
+		if (!(e->is_best || e->tied_with_best) || e->host_reference)
 			continue;
 		if (baseline_usable && !e->beats_baseline)
 			continue;
@@ -676,7 +683,7 @@ static void recommend(struct rank_result *r)
 	if (!pick && baseline_usable) {
 		/* The best itself is not significantly better: take the best that is. */
 		for (size_t i = 0; i < r->nentries && !pick; i++)
-			if (r->entries[i].beats_baseline)
+			if (r->entries[i].beats_baseline && !r->entries[i].host_reference)
 				pick = &r->entries[i];
 		ncand = 1;
 	}
@@ -849,15 +856,25 @@ int rank_compute(const struct db_results *res, const char *metric, struct rank_r
 				out->gang_data = true;
 		}
 	}
+	/* Host references only mean something next to guests. */
+	bool any_guest = false;
+	for (size_t i = 0; i < out->nentries; i++)
+		any_guest |= !is_host_run(out->entries[i].config);
+	for (size_t i = 0; i < out->nentries; i++)
+		out->entries[i].host_reference = any_guest && is_host_run(out->entries[i].config);
 	qsort_r(out->entries, out->nentries, sizeof(*out->entries), cmp_entry,
 		&out->higher_is_better);
 	for (size_t i = 0; i < out->nentries; i++)
 		out->entries[i].position = out->entries[i].s.n ? i + 1 : 0;
-	if (out->nentries && out->entries[0].s.n) {
-		out->best = &out->entries[0];
-		out->entries[0].is_best = true;
-		compare_family(out, out->best, true);
+	for (size_t i = 0; i < out->nentries && !out->best; i++) {
+		struct rank_entry *e = &out->entries[i];
+		if (e->s.n && !e->host_reference) {
+			e->is_best = true;
+			out->best = e;
+		}
 	}
+	if (out->best)
+		compare_family(out, out->best, true);
 	choose_baseline(out);
 	if (out->baseline && out->baseline->s.n >= 2)
 		compare_family(out, out->baseline, false);

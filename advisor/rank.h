@@ -66,6 +66,9 @@ struct rank_entry {
 	double gang_exits, gang_exits_per_s;
 	struct rank_exit_reason top_exits[RANK_TOP_EXITS];
 	size_t ntop_exits;
+	/* guest.host_baseline: the benchmark on the host itself, shown for the
+	 * virtualization overhead, never best nor recommended (no VM shape) */
+	bool host_reference;
 	/* tie-break inputs */
 	int host_cpus;
 	int nondefault_knobs;

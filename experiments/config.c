@@ -885,7 +885,8 @@ static int parse_libvirt(struct loader *L, const yaml_node_t *n, struct sweep_co
 
 static int parse_guest(struct loader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
-	static const char *const keys[] = { "runner", "boot_timeout", "prepare", "reuse", NULL };
+	static const char *const keys[] = { "runner", "boot_timeout", "prepare", "reuse",
+					    "host_baseline", NULL };
 	if (map_check(L, n, "guest", keys, "a mapping (runner, boot_timeout, ...)") < 0)
 		return -1;
 	yaml_node_t *v;
@@ -915,6 +916,13 @@ static int parse_guest(struct loader *L, const yaml_node_t *n, struct sweep_conf
 	}
 	if ((v = map_get(L, n, "reuse")) && get_bool(L, v, "guest.reuse", &cfg->reuse_guest) < 0)
 		return -1;
+	if ((v = map_get(L, n, "host_baseline"))) {
+		if (get_bool(L, v, "guest.host_baseline", &cfg->host_baseline) < 0)
+			return -1;
+		if (cfg->host_baseline && cfg->runner == RUNNER_HOST)
+			return fail(L, v, "guest.host_baseline", "with runner host every run is "
+				    "on the host already; drop host_baseline or use runner agent");
+	}
 	return 0;
 }
 
@@ -2077,6 +2085,7 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out)
 		dump_argv(out, key, &cfg->prepare[i]);
 	}
 	strbuf_addf(out, "guest.reuse: %s\n", cfg->reuse_guest ? "true" : "false");
+	strbuf_addf(out, "guest.host_baseline: %s\n", cfg->host_baseline ? "true" : "false");
 	const struct topology_spec *t = &cfg->topology;
 	if (t->generated) {
 		dump_ints(out, "topology.vcpus", t->vcpus, t->nvcpus);

@@ -147,6 +147,7 @@ struct sweep_config {
 	struct argv_list *prepare;	/* commands run before the benchmark */
 	size_t nprepare;
 	bool reuse_guest;		/* reuse across repetitions when possible */
+	bool host_baseline;		/* also run the benchmark on the host itself */
 
 	struct topology_spec topology;
 

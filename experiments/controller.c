@@ -213,6 +213,12 @@ static void excerpt(const struct cmd_output *o, struct strbuf *sb)
 		strbuf_addch(sb, s[i] == '\n' || s[i] == '\r' ? ' ' : s[i]);
 }
 
+/* Whether this configuration's benchmark runs in a guest (else on the host). */
+static bool in_guest(const struct ctl *c, const struct plan_config *pc)
+{
+	return c->cfg->runner == RUNNER_AGENT && !pc->host_runner;
+}
+
 /* Host CPUs the host runner pins its benchmark to (NULL: unpinned). */
 static char *host_runner_cpus(const struct plan_config *pc)
 {
@@ -231,7 +237,7 @@ static int run_cmd(struct ctl *c, const struct plan_config *pc, char *const argv
 {
 	memset(o, 0, sizeof(*o));
 	o->exit_code = -1;
-	if (c->cfg->runner == RUNNER_AGENT)
+	if (in_guest(c, pc))
 		return ctl_guest_exec(c, argv, timeout_s, o, err);
 	struct hostexec_result res;
 	char *cpus = host_runner_cpus(pc);
@@ -318,7 +324,7 @@ static void record_host_state(struct ctl *c, const struct plan_config *pc,
 		json_arr_end(&w);
 	}
 	json_key(&w, "noise"); json_str(&w, pc->noise->name);
-	json_key(&w, "runner"); json_str(&w, config_runner_name(cfg->runner));
+	json_key(&w, "runner"); json_str(&w, in_guest(c, pc) ? "agent" : "host");
 	json_obj_end(&w);
 	free(rec->host_state);
 	rec->host_state = strbuf_detach(&sb);
@@ -403,7 +409,9 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		}
 	}
 
-	if (cfg->runner == RUNNER_AGENT) {
+	if (!in_guest(c, pc)) {
+		ctl_guest_down(c);	/* a guest kept for reuse must not load the host run */
+	} else {
 		if (c->guest && (!cfg->reuse_guest || c->guest_config != pc->index))
 			ctl_guest_down(c);
 		if (ctl_guest_up(c, pc, t->run_id, rec, &err) < 0) {
@@ -437,7 +445,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 
 	if (cfg->bench.server_argv.argc) {
 		int rc;
-		if (cfg->runner == RUNNER_AGENT) {
+		if (in_guest(c, pc)) {
 			rc = ctl_guest_spawn(c, cfg->bench.server_argv.argv, &err);
 		} else {
 			char *cpus = host_runner_cpus(pc);
@@ -451,7 +459,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		}
 	}
 
-	if (cfg->runner == RUNNER_AGENT && (cfg->collect.gang_exits || cfg->collect.exit_reasons)) {
+	if (in_guest(c, pc) && (cfg->collect.gang_exits || cfg->collect.exit_reasons)) {
 		int32_t tgid = ctl_guest_qemu_pid(c);
 		struct live_opts lo = { .algorithm = GANG_ALGO_VCORE,
 					.buffer_kib = cfg->collect.buffer_kib,
@@ -461,7 +469,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 			goto out;
 		}
 	}
-	if (cfg->runner == RUNNER_AGENT && cfg->collect.vcpu_stats)
+	if (in_guest(c, pc) && cfg->collect.vcpu_stats)
 		ctl_guest_stats_begin(c);
 
 	struct cmd_output bench;
@@ -480,7 +488,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		}
 		trace = NULL;
 	}
-	if (cfg->runner == RUNNER_AGENT && cfg->collect.vcpu_stats)
+	if (in_guest(c, pc) && cfg->collect.vcpu_stats)
 		ctl_guest_stats_end(c, rec);
 	if (rc < 0) {
 		runrec_fail(rec, "benchmark: %s", err.msg);
@@ -548,8 +556,7 @@ out:
 		if (!rec->error.len)
 			strbuf_addf(&rec->error, "interrupted by signal %d", (int)*c->cancel);
 	}
-	if (cfg->runner == RUNNER_AGENT && (!cfg->reuse_guest || strcmp(rec->status, "ok") ||
-					    *c->cancel))
+	if (in_guest(c, pc) && (!cfg->reuse_guest || strcmp(rec->status, "ok") || *c->cancel))
 		ctl_guest_down(c);
 }
 

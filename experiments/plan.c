@@ -233,7 +233,7 @@ static int mark_baseline(struct plan *p, struct ta_err *err)
 		return 0;
 	size_t matches = 0, first = 0;
 	for (size_t i = 0; i < p->nconfigs; i++) {
-		if (baseline_matches(cfg, &p->configs[i])) {
+		if (!p->configs[i].host_runner && baseline_matches(cfg, &p->configs[i])) {
 			if (!matches++)
 				first = i;
 		}
@@ -361,6 +361,65 @@ static void cross(struct plan *p, const struct host_facts *host,
 	free(kval);
 }
 
+/* The baseline's value of a factor, or NULL when the baseline does not name it. */
+static const char *baseline_value(const struct sweep_config *cfg, const char *factor)
+{
+	for (size_t i = 0; i < cfg->nbaseline; i++)
+		if (!strcmp(cfg->baseline[i].factor, factor))
+			return cfg->baseline[i].value;
+	return NULL;
+}
+
+/*
+ * guest.host_baseline: one host reference per noise load, running the same
+ * benchmark on the host with the baseline's (else the first) pinning and
+ * knob values, sized for the largest guest.
+ */
+static void add_host_references(struct plan *p)
+{
+	const struct sweep_config *cfg = p->cfg;
+	int vcpus = 0;
+	for (size_t i = 0; i < p->nconfigs; i++)
+		if (p->configs[i].vcpus > vcpus)
+			vcpus = p->configs[i].vcpus;
+	const struct pinning *pin = &cfg->pinnings[0];
+	const char *want = baseline_value(cfg, "pinning");
+	for (size_t i = 0; want && i < cfg->npinnings; i++)
+		if (!strcmp(cfg->pinnings[i].name, want))
+			pin = &cfg->pinnings[i];
+	const char **kval = xcalloc(cfg->nknobs + 1, sizeof(*kval));
+	for (size_t k = 0; k < cfg->nknobs; k++) {
+		const char *b = baseline_value(cfg, cfg->knobs[k].name);
+		kval[k] = cfg->knobs[k].values[0];
+		for (size_t v = 0; b && v < cfg->knobs[k].nvalues; v++)
+			if (!strcmp(cfg->knobs[k].values[v], b))
+				kval[k] = cfg->knobs[k].values[v];
+	}
+	struct cand_shape cs = { .shape = { .sockets = vcpus, .dies = 1, .cores = 1,
+					    .threads = 1 }, .vcpus = vcpus };
+	for (size_t ni = 0; ni < cfg->nnoises; ni++) {
+		p->configs = xrealloc(p->configs, (p->nconfigs + 1) * sizeof(*p->configs));
+		struct plan_config *c = &p->configs[p->nconfigs];
+		memset(c, 0, sizeof(*c));
+		c->index = p->nconfigs;
+		c->shape = cs.shape;
+		c->vcpus = vcpus;
+		c->pinning = pin;
+		c->noise = &cfg->noises[ni];
+		c->knob_values = xcalloc(cfg->nknobs + 1, sizeof(char *));
+		memcpy(c->knob_values, kval, cfg->nknobs * sizeof(char *));
+		char *guest_key = config_key(cfg, &cs, pin, kval, c->noise);
+		/* "4x1x1/pin=…" -> "host/pin=…" */
+		struct strbuf key = STRBUF_INIT;
+		strbuf_addf(&key, "host%s", strchr(guest_key, '/'));
+		free(guest_key);
+		c->key = strbuf_detach(&key);
+		c->host_runner = true;
+		p->nconfigs++;
+	}
+	free(kval);
+}
+
 struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts *host,
 			 uint64_t seed, struct ta_err *err)
 {
@@ -387,6 +446,8 @@ struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts
 		plan_free(p);
 		return NULL;
 	}
+	if (cfg->host_baseline)
+		add_host_references(p);
 	if (mark_baseline(p, err) < 0) {
 		plan_free(p);
 		return NULL;

@@ -35,6 +35,7 @@ struct plan_config {
 	const struct noise *noise;
 	const char **knob_values;	/* parallel to cfg->knobs (points into the config) */
 	bool baseline;
+	bool host_runner;		/* a host reference (guest.host_baseline): no guest */
 };
 
 struct plan_dropped {

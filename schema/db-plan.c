@@ -56,6 +56,8 @@ char *db_plan_factors_json(const struct plan *plan, const struct plan_config *c)
 		json_key(&w, cfg->knobs[i].name);
 		json_str(&w, c->knob_values[i]);
 	}
+	json_key(&w, "runner");
+	json_str(&w, c->host_runner || cfg->runner == RUNNER_HOST ? "host" : "agent");
 	json_key(&w, "noise"); json_str(&w, c->noise->name);
 	json_key(&w, "noise_kind"); json_str(&w, config_noise_kind_name(c->noise->kind));
 	json_obj_end(&w);

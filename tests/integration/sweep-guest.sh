@@ -32,7 +32,7 @@ out=$("$TA_TOP/scripts/libvirtd-start.sh" --user $$) || fail "libvirtd did not s
 cat >"$tmp/sweep.yaml" <<YAML
 name: guest-sweep
 libvirt: {name_prefix: $prefix}
-guest: {runner: agent, boot_timeout: 60}
+guest: {runner: agent, boot_timeout: 60, host_baseline: true}
 topology: [1x2x1, 1x1x2]
 benchmark:
   kind: stress-ng
@@ -43,8 +43,17 @@ repetitions: 1
 order: sequential
 YAML
 exp=$(ta -q run "$tmp/sweep.yaml" 2>"$tmp/err") || { cat "$tmp/err"; fail "run exited $?"; }
-[ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'ok'")" = 2 ] ||
+[ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'ok'")" = 3 ] ||
 	fail "runs: $(q "SELECT status, error FROM runs")"
+# The host reference ran on the host: no guest, no vCPU times, same metric.
+[ "$(q "SELECT r.host_state ->> '\$.runner', c.factors ->> '\$.runner'
+	FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.key LIKE 'host/%'")" = "host|host" ] ||
+	fail "host reference run"
+[ "$(q "SELECT COUNT(*) FROM metrics m JOIN runs r ON r.id = m.run_id JOIN configurations c
+	ON c.id = r.configuration_id WHERE c.key LIKE 'host/%' AND m.name IN ('boot_seconds', 'vcpu_run_s')")" = 0 ] ||
+	fail "the host reference has guest metrics"
+ta rank "$exp" | grep -q "^.*host/pin=none/noise=none .*host reference" || fail "rank does not mark the host reference"
+ta recommend "$exp" | grep -q "^recommended: host/" && fail "recommend picked the host reference"
 # The guest saw the requested shape, and the check says so.
 for shape in 1x2x1:1:2:1 1x1x2:1:1:2; do
 	key=${shape%%:*}; rest=${shape#*:}
@@ -54,8 +63,11 @@ for shape in 1x2x1:1:2:1 1x1x2:1:1:2; do
 		 WHERE c.key LIKE '$key/%'")
 	[ "$row" = "1|$s|$c|$t" ] || fail "$key: guest saw '$row', wanted 1|$s|$c|$t"
 done
-for m in bogo_ops_per_s boot_seconds vcpu_run_s vcpu0.run_s vcpu1.run_s benchmark_seconds; do
+for m in boot_seconds vcpu_run_s vcpu0.run_s vcpu1.run_s; do
 	[ "$(q "SELECT COUNT(*) FROM metrics WHERE name = '$m' AND value > 0")" = 2 ] || fail "metric $m"
+done
+for m in bogo_ops_per_s benchmark_seconds; do
+	[ "$(q "SELECT COUNT(*) FROM metrics WHERE name = '$m' AND value > 0")" = 3 ] || fail "metric $m"
 done
 q "SELECT CAST(content AS TEXT) FROM artifacts WHERE name = 'domain.xml' LIMIT 1" >"$tmp/dom.xml"
 grep -q "<topology sockets='1' dies='1' cores='2' threads='1'/>" "$tmp/dom.xml" ||
@@ -65,7 +77,7 @@ grep -q "topoadvisor.invalid/xmlns" "$tmp/dom.xml" || fail "domain.xml lacks our
 [ "$(ours)" = 0 ] || fail "domains left after the sweep"
 
 # guest.reuse: the same configuration twice in a row runs in one guest.
-sed 's/guest: {runner: agent, boot_timeout: 60}/guest: {runner: agent, boot_timeout: 60, reuse: true}/;
+sed 's/, host_baseline: true//; s/guest: {runner: agent, boot_timeout: 60}/guest: {runner: agent, boot_timeout: 60, reuse: true}/;
      s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/; s/repetitions: 1/repetitions: 2/' \
 	"$tmp/sweep.yaml" >"$tmp/reuse.yaml"
 ta -q run "$tmp/reuse.yaml" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "reuse run exited $?"; }
@@ -82,7 +94,7 @@ head -c 65536 /dev/urandom >"$tmp/badcache/guest-x86_64/vmlinuz"
 cp "$tmp/badcache/guest-x86_64/vmlinuz" "$tmp/badcache/guest-x86_64/initrd"
 chmod 0644 "$tmp/badcache/guest-x86_64/"*
 chmod 0755 "$tmp"
-sed 's/boot_timeout: 60/boot_timeout: 10/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
+sed 's/, host_baseline: true//; s/boot_timeout: 60/boot_timeout: 10/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
 	"$tmp/sweep.yaml" >"$tmp/noboot.yaml"
 TOPOADVISOR_CACHE=$tmp/badcache ta -q run "$tmp/noboot.yaml" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || fail "an unbootable sweep should exit 1"
@@ -93,7 +105,7 @@ echo "$err" | grep -q "^guest: " || fail "no guest error: '$err'"
 # SIGINT mid-benchmark: the benchmark is stopped in the guest, the guest
 # destroyed, the run marked interrupted, exit 130 — without waiting for the
 # benchmark's end; resume finishes it.
-sed 's/"2s"/"30s"/; s/duration: 2/duration: 30/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
+sed 's/, host_baseline: true//; s/"2s"/"30s"/; s/duration: 2/duration: 30/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
 	"$tmp/sweep.yaml" >"$tmp/int.yaml"
 "$TOPOADVISOR" --db "$db" -q run "$tmp/int.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!
@@ -115,7 +127,7 @@ exp=$(q "SELECT MAX(id) FROM experiments")
 	fail "the run is not marked interrupted"
 
 # SIGKILL mid-benchmark leaves a guest running; resume destroys it and finishes.
-sed 's/"2s"/"20s"/; s/duration: 2/duration: 20/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
+sed 's/, host_baseline: true//; s/"2s"/"20s"/; s/duration: 2/duration: 20/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
 	"$tmp/sweep.yaml" >"$tmp/long.yaml"
 "$TOPOADVISOR" --db "$db" -q run "$tmp/long.yaml" >/dev/null 2>&1 &
 pid=$!

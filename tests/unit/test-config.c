@@ -591,6 +591,8 @@ static void test_rules(void **state)
 	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], metric: n, "
 			   "parse: '(?<n>a)(?<n>b)'}\n", "group name used twice");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy, parse: 'x'}\n", "only kind command uses parse");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nguest: {runner: host, host_baseline: true}\n",
+			   "guest.host_baseline: with runner host every run is on the host already");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy, argv: ebizzy -S 5}\n",
 			   "benchmark.argv: write the command as a list");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy, metric: {direction: lower}}\n",

@@ -272,6 +272,41 @@ static void test_baseline_on_knob(void **state)
 	config_free(cfg);
 }
 
+/* guest.host_baseline: one host reference per noise load, never the baseline. */
+static void test_host_references(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: h\nguest: {host_baseline: true}\ntopology: [1x2x1, 2x2x1]\n"
+		"pinning: [none, compact]\nhost: {ksm: [0, 1]}\n"
+		"noise: [none, {kind: spin, cpus: '1'}]\n" BENCH
+		"baseline: {topology: 1x2x1, pinning: compact, ksm: 1, noise: none}\n");
+	struct host_facts big = { ARCH_X86_64, 8, 8, 2 };
+	struct plan *p = expand_ok(cfg, &big, 1);
+	/* 2 shapes x 2 pinnings x 2 ksm x 2 noise = 16 guests, + 2 host references */
+	assert_int_equal(p->nconfigs, 18);
+	size_t hosts = 0;
+	for (size_t i = 0; i < p->nconfigs; i++) {
+		const struct plan_config *c = &p->configs[i];
+		if (!c->host_runner)
+			continue;
+		hosts++;
+		assert_false(c->baseline);
+		assert_int_equal(c->vcpus, 4);		/* the largest guest */
+		assert_int_equal(c->shape.sockets, 4);
+		assert_string_equal(c->pinning->name, "compact");	/* the baseline's */
+		char *f = db_plan_factors_json(p, c);
+		assert_non_null(strstr(f, "\"runner\":\"host\""));
+		assert_non_null(strstr(f, "\"ksm\":\"1\""));	/* the baseline's */
+		free(f);
+	}
+	assert_int_equal(hosts, 2);
+	assert_true(has_config(p, "host/pin=compact/ksm=1/noise=none"));
+	assert_true(has_config(p, "host/pin=compact/ksm=1/noise=spin"));
+	assert_int_equal(p->nruns, 18 * 3);
+	plan_free(p);
+	config_free(cfg);
+}
+
 static void test_store_plan(void **state)
 {
 	char dir[] = "/tmp/ta-test-plan.XXXXXX", path[256];
@@ -372,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_cross_host),
 		cmocka_unit_test(test_plan_errors),
 		cmocka_unit_test(test_baseline_on_knob),
+		cmocka_unit_test(test_host_references),
 		cmocka_unit_test(test_store_plan),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
