@@ -454,7 +454,7 @@ static void choose_baseline(struct rank_result *r)
 	/* Several default shapes (different vCPU counts): the first by idx. */
 	const struct rank_entry *pick = NULL;
 	for (size_t i = 0; i < r->nentries; i++)
-		if (default_shape(r->entries[i].config) &&
+		if (default_shape(r->entries[i].config) && !r->entries[i].host_reference &&
 		    (!pick || r->entries[i].config->idx < pick->config->idx))
 			pick = &r->entries[i];
 	if (pick) {
