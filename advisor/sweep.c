@@ -10,6 +10,7 @@
 #include "../experiments/controller.h"
 #include "../experiments/plan.h"
 #include "../schema/db-plan.h"
+#include "../util/json.h"
 
 uint64_t sweep_random_seed(void)
 {
@@ -47,10 +48,24 @@ static int drive(const struct cmd_ctx *ctx, struct db *db, const struct plan *p,
 	struct controller_summary sum;
 	if (controller_run(db, p, exp_id, copts, &sum, &err) < 0)
 		return cmd_fail(&err);
-	if (!ctx->quiet || sum.failed || sum.interrupted)
+	if (ctx->json) {
+		struct strbuf out = STRBUF_INIT;
+		struct json_writer w;
+		json_init(&w, &out, true);
+		json_obj_begin(&w);
+		json_key(&w, "experiment_id"); json_int(&w, exp_id);
+		json_key(&w, "attempted"); json_uint(&w, sum.attempted);
+		json_key(&w, "ok"); json_uint(&w, sum.ok);
+		json_key(&w, "failed"); json_uint(&w, sum.failed);
+		json_key(&w, "interrupted"); json_bool(&w, sum.interrupted);
+		json_obj_end(&w);
+		cmd_print(&out);
+		strbuf_release(&out);
+	} else if (!ctx->quiet || sum.failed || sum.interrupted) {
 		fprintf(stderr, "experiment %lld: %zu runs this time: %zu ok, %zu failed%s\n",
 			(long long)exp_id, sum.attempted, sum.ok, sum.failed,
 			sum.interrupted ? "; interrupted (finish with 'topoadvisor resume')" : "");
+	}
 	if (sum.interrupted)
 		return 130;
 	return sum.failed ? EXIT_FAILURE_RUN : EXIT_OK;
@@ -78,8 +93,11 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	    db_plan_store(db, exp_id, p, NULL, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
-		printf("%lld\n", (long long)exp_id);
-		fflush(stdout);
+		if (!ctx->json) {
+			/* First, so a script has the id even if the sweep is interrupted. */
+			printf("%lld\n", (long long)exp_id);
+			fflush(stdout);
+		}
 		if (!ctx->quiet)
 			fprintf(stderr, "experiment %lld '%s': %zu configurations, %zu runs "
 				"(seed %llu)\n", (long long)exp_id, cfg->name, p->nconfigs,

@@ -80,6 +80,10 @@ exp2=$(ta -q rerun --root "$root" 1 2>"$tmp/err") || { cat "$tmp/err"; fail "rer
 	WHERE c.experiment_id = 2 AND r.status = 'ok'")" = 32 ] || fail "rerun runs"
 ta list | grep -q "(rerun of 1)" || fail "list does not show the rerun's parent"
 
+# --json: the summary as one object instead of the bare id.
+ta --json -q resume --root "$root" 2 >"$tmp/json" 2>&1 || true
+grep -q "nothing to resume" "$tmp/json" || fail "resume of a finished experiment"
+
 # A failing benchmark and an unparsable one: stored as failed with the cause,
 # the sweep goes on, run exits 1.
 cat >"$tmp/bad.yaml" <<YAML
@@ -94,8 +98,10 @@ benchmark:
   metric: ops
 repetitions: 2
 YAML
-ta -q run "$tmp/bad.yaml" >/dev/null 2>"$tmp/err"
+ta -q --json run "$tmp/bad.yaml" >"$tmp/json" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "a sweep with failed runs should exit 1"
+[ "$(sqlite3 :memory: "SELECT readfile('$tmp/json') ->> '\$.failed'")" = 2 ] ||
+	fail "run --json summary: $(cat "$tmp/json")"
 [ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
 	WHERE c.experiment_id = 3 AND r.status = 'failed'
 	AND r.error LIKE '%exited with status 3%simulated failure%'")" = 2 ] ||
