@@ -1,6 +1,7 @@
 /* live: a tracefs session feeding the gang counter; see live.h. */
 #include "live.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -301,6 +302,32 @@ static int tracefs_ready(struct ta_err *err)
 	return 0;
 }
 
+int live_cleanup_stale(void)
+{
+	/* Only instances named like ours whose process is gone (SIGKILL, crash). */
+	DIR *d = opendir(TRACEFS_DIR "/instances");
+	if (!d)
+		return 0;
+	int removed = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		int pid, serial;
+		char tail;
+		if (sscanf(de->d_name, "topoadvisor-%d-%d%c", &pid, &serial, &tail) != 2 ||
+		    pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH))
+			continue;
+		struct tracefs_instance *inst = tracefs_instance_alloc(NULL, de->d_name);
+		if (!inst)
+			continue;
+		tracefs_event_disable(inst, NULL, NULL);
+		if (tracefs_instance_destroy(inst) == 0)
+			removed++;
+		tracefs_instance_free(inst);
+	}
+	closedir(d);
+	return removed;
+}
+
 static const char *const event_names[][2] = {
 	{ "kvm_hv", "kvmppc_run_core" },
 	{ "kvm_hv", "kvm_guest_exit" },
@@ -400,6 +427,7 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 	*out = NULL;
 	if (tracefs_ready(err) < 0)
 		return -1;
+	live_cleanup_stale();
 
 	struct live_session *s = xcalloc(1, sizeof(*s));
 	s->g = gang_new(opts->algorithm);

@@ -65,6 +65,13 @@ int live_stop(struct live_session *s, struct gang_result *res, struct ta_err *er
 /* Removes the instance and frees s without a result (error paths). */
 void live_abort(struct live_session *s);
 
+/*
+ * Removes tracefs instances of this tool whose process is gone (a
+ * controller killed with SIGKILL cannot remove its own).  live_start() and
+ * the sweep controller call it; returns how many were removed.
+ */
+int live_cleanup_stale(void);
+
 /* The instance's name (for messages and tests). */
 const char *live_instance_name(const struct live_session *s);
 

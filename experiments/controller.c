@@ -607,6 +607,8 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		err_prefix(err, "restoring host knobs left changed by an earlier sweep");
 		goto out;
 	}
+	if (geteuid() == 0 && live_cleanup_stale() > 0 && !opts->quiet)
+		fprintf(stderr, "removed trace instances left by an earlier sweep\n");
 	if (c.cfg->runner == RUNNER_AGENT && ctl_guest_start_sweep(&c, err) < 0)
 		goto out;
 	if (db_runs_list(db, exp_id, true, &todo, &ntodo, err) < 0 ||

@@ -139,9 +139,13 @@ sleep 8	# well into the benchmark
 kill -KILL $pid
 wait $pid 2>/dev/null
 [ "$(ours)" = 1 ] || fail "expected the killed controller's guest to be left running"
+inst=/sys/kernel/tracing/instances
+[ "$(ls "$inst" 2>/dev/null | grep -c "^topoadvisor-$pid-")" = 1 ] ||
+	fail "expected the killed controller's trace instance to be left"
 ta resume 5 >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "resume exited $?"; }
 grep -q "destroyed 1 guest left by an earlier sweep" "$tmp/out" || fail "resume did not report the leftover: $(cat "$tmp/out")"
 [ "$(q "SELECT status FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 5")" = ok ] ||
 	fail "resume did not finish the killed run"
 [ "$(ours)" = 0 ] || fail "domains left after resume"
+[ "$(ls "$inst" | grep -c "^topoadvisor-$pid-")" = 0 ] || fail "resume left the dead controller's trace instance"
 pass
