@@ -66,6 +66,18 @@ int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
 	return 0;
 }
 
+void ctl_guest_end_sweep(struct ctl *c)
+{
+	ctl_guest_down(c);
+	ctl_noise_guest_down(c);
+	free(host_cpus);
+	host_cpus = NULL;
+	nhost_cpus = 0;
+	if (conn)
+		virConnectClose(conn);
+	conn = NULL;
+}
+
 /* Builds the domain XML for configuration pc (vcpus = 1..: a noise guest uses pc's shape too). */
 static int build_xml(struct ctl *c, const struct plan_config *pc, const char *name,
 		     int64_t run_id, struct strbuf *xml, struct ta_err *err)

@@ -38,6 +38,8 @@ void cmd_output_release(struct cmd_output *o);
 
 /* Guest side (controller-guest.c). */
 int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err);
+/* Destroys what is left (guests, noise guest) and closes the connection. */
+void ctl_guest_end_sweep(struct ctl *c);
 int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 		 struct run_record *rec, struct ta_err *err);
 int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_output *o,

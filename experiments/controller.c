@@ -652,7 +652,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	progress_end(&prog);
 	rc = 0;
 out:
-	ctl_guest_down(&c);
+	ctl_guest_end_sweep(&c);
 	{
 		struct ta_err rerr = { 0 };
 		if (restore_knobs(&c, &rerr) < 0) {
