@@ -75,7 +75,7 @@ struct live_session {
 	pthread_t thread;
 	bool thread_running;
 	int stop;			/* set by live_stop, read by the thread */
-	uint64_t records, fed;
+	uint64_t records;
 	uint64_t start_ns, stop_ns;
 	char thread_err[256];
 };
@@ -224,7 +224,6 @@ static void feed_record(struct live_session *s, const struct rec_hdr *h, const v
 		comm_note(s, (int32_t)ev.u.run_core.tgid, ev.pid);
 	}
 	gang_feed(s->g, &ev);
-	__atomic_store_n(&s->fed, s->fed + 1, __ATOMIC_RELAXED);
 }
 
 /* Feeds queued records in timestamp order up to the watermark. */
@@ -617,9 +616,4 @@ void live_abort(struct live_session *s)
 const char *live_instance_name(const struct live_session *s)
 {
 	return s->name;
-}
-
-uint64_t live_events(const struct live_session *s)
-{
-	return __atomic_load_n(&s->fed, __ATOMIC_RELAXED);
 }

@@ -75,7 +75,4 @@ int live_cleanup_stale(void);
 /* The instance's name (for messages and tests). */
 const char *live_instance_name(const struct live_session *s);
 
-/* Events fed to the counter so far (progress; read while the session runs). */
-uint64_t live_events(const struct live_session *s);
-
 #endif

@@ -181,12 +181,6 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 	return 0;
 }
 
-void hostexec_result_release(struct hostexec_result *res)
-{
-	strbuf_release(&res->out);
-	strbuf_release(&res->errout);
-}
-
 void hostexec_describe(const struct hostexec_result *res, int timeout_s, struct strbuf *out)
 {
 	if (res->cancelled)

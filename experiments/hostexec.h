@@ -18,7 +18,7 @@ struct hostexec_result {
 	bool timed_out;
 	bool cancelled;
 	double seconds;		/* wall time */
-	struct strbuf out;	/* stdout */
+	struct strbuf out;	/* stdout (the caller owns both: strbuf_release them) */
 	struct strbuf errout;	/* stderr */
 };
 
@@ -33,7 +33,6 @@ struct hostexec_result {
 int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 		 volatile sig_atomic_t *cancel, struct hostexec_result *res,
 		 struct ta_err *err);
-void hostexec_result_release(struct hostexec_result *res);
 
 /* "exited with status 3", "killed by signal 9", "timed out after 10 s" … */
 void hostexec_describe(const struct hostexec_result *res, int timeout_s, struct strbuf *out);

@@ -169,8 +169,9 @@ static const char *combination_invalid(const struct sweep_config *cfg,
 			if (m > max)
 				max = m;
 		}
-		if (pin->emulator_cpus && cpuset_max(pin->emulator_cpus) > max)
-			max = cpuset_max(pin->emulator_cpus);
+		int emu = pin->emulator_cpus ? cpuset_max(pin->emulator_cpus) : -1;
+		if (emu > max)
+			max = emu;
 		if (host->possible_cpus > 0 && max >= host->possible_cpus) {
 			strbuf_addf(what, "pin=%s", pin->name);
 			strbuf_addf(why, "pinning '%s' uses host CPU %d; this host has CPUs 0-%d",
@@ -178,11 +179,11 @@ static const char *combination_invalid(const struct sweep_config *cfg,
 			return strbuf_str(why);
 		}
 	}
-	if (noise->cpus && host->possible_cpus > 0 &&
-	    cpuset_max(noise->cpus) >= host->possible_cpus) {
+	int noise_max = noise->cpus ? cpuset_max(noise->cpus) : -1;
+	if (host->possible_cpus > 0 && noise_max >= host->possible_cpus) {
 		strbuf_addf(what, "noise=%s", noise->name);
 		strbuf_addf(why, "noise '%s' is pinned to host CPU %d; this host has CPUs 0-%d",
-			    noise->name, cpuset_max(noise->cpus), host->possible_cpus - 1);
+			    noise->name, noise_max, host->possible_cpus - 1);
 		return strbuf_str(why);
 	}
 	return NULL;
