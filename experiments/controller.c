@@ -335,6 +335,16 @@ static void record_trace(struct ctl *c, const struct gang_result *res, double se
 			 struct run_record *rec)
 {
 	rec->lost_events = res->lost_known ? (int64_t)res->lost_events : -1;
+	if (rec->lost_events > 0) {
+		/* Lost events make every count a lower bound; too many make it useless. */
+		double fraction = (double)res->lost_events /
+				  ((double)res->events + (double)res->lost_events);
+		if (fraction > c->cfg->collect.max_lost_fraction)
+			runrec_fail(rec, "the trace lost %lld of %llu events (%.2f %% > %.2f %% "
+				    "allowed); raise collect.buffer_kib", (long long)rec->lost_events,
+				    (unsigned long long)(res->events + res->lost_events),
+				    fraction * 100, c->cfg->collect.max_lost_fraction * 100);
+	}
 	if (c->cfg->collect.gang_exits && res->run_core_format) {
 		uint64_t gang = 0, runs = 0;
 		for (size_t i = 0; i < res->nprocs; i++) {
@@ -531,17 +541,6 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	if (noise && noise_check(noise, &err) < 0)
 		runrec_fail(rec, "noise '%s' stopped during the run: %s", pc->noise->name,
 			    err.msg);
-	if (rec->lost_events > 0 && cfg->collect.max_lost_fraction >= 0) {
-		/* Lost events make every count a lower bound; too many make it useless. */
-		double fraction = 0;
-		for (size_t i = 0; i < rec->nexits; i++)
-			fraction += (double)rec->exits[i].count;
-		fraction = (double)rec->lost_events / (fraction + (double)rec->lost_events);
-		if (fraction > cfg->collect.max_lost_fraction)
-			runrec_fail(rec, "the trace lost %lld events (%.2f %% > %.2f %% allowed); "
-				    "raise collect.buffer_kib", (long long)rec->lost_events,
-				    fraction * 100, cfg->collect.max_lost_fraction * 100);
-	}
 out:
 	if (trace)
 		live_abort(trace);
