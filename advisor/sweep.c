@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../experiments/controller.h"
+#include "../experiments/hostlock.h"
 #include "../experiments/plan.h"
 #include "../schema/db-plan.h"
 #include "../util/json.h"
@@ -77,9 +78,14 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	struct ta_err err = { 0 };
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
-	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
-	if (!p)
+	struct hostlock lock = { .fd = -1 };
+	if (hostlock_acquire(&lock, NULL, &err) < 0)
 		return cmd_fail(&err);
+	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
+	if (!p) {
+		hostlock_release(&lock);
+		return cmd_fail(&err);
+	}
 	char *facts = controller_host_facts_json();
 	struct db_experiment_new e = {
 		.name = cfg->name, .parent_id = parent_id, .config_yaml = cfg->text,
@@ -106,6 +112,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	}
 	free(facts);
 	plan_free(p);
+	hostlock_release(&lock);
 	return rc;
 }
 
@@ -115,10 +122,12 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 	struct ta_err err = { 0 };
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
-	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
-	if (!p)
+	struct hostlock lock = { .fd = -1 };
+	if (hostlock_acquire(&lock, NULL, &err) < 0)
 		return cmd_fail(&err);
-	int rc = drive(ctx, db, p, exp_id, &copts);
+	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
+	int rc = p ? drive(ctx, db, p, exp_id, &copts) : cmd_fail(&err);
 	plan_free(p);
+	hostlock_release(&lock);
 	return rc;
 }

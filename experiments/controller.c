@@ -21,7 +21,6 @@
 #include "../util/json.h"
 #include "controller-int.h"
 #include "hostexec.h"
-#include "hostlock.h"
 #include "knobs.h"
 #include "noise.h"
 
@@ -584,15 +583,12 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 {
 	struct ctl c = { .db = db, .plan = plan, .cfg = plan->cfg, .exp_id = exp_id,
 			 .opts = opts, .cancel = &cancel_flag };
-	struct hostlock lock = { .fd = -1 };
 	struct db_run_todo *todo = NULL;
 	size_t ntodo = 0;
 	int rc = -1;
 	memset(summary, 0, sizeof(*summary));
 	cancel_flag = 0;
 
-	if (hostlock_acquire(&lock, opts->lock_path, err) < 0)
-		return -1;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
@@ -673,6 +669,5 @@ out:
 	free(c.applied);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	hostlock_release(&lock);
 	return rc;
 }

@@ -11,7 +11,8 @@
  * on.  SIGINT/SIGTERM stop the sweep after cleanup: the current run is
  * marked interrupted, host knobs are restored, guests destroyed.
  *
- * The controller holds the host lock for the whole sweep.
+ * The caller holds the host lock (hostlock.h) for the whole sweep, taken
+ * before it stores anything, so a refused sweep leaves no experiment behind.
  */
 #ifndef TA_CONTROLLER_H
 #define TA_CONTROLLER_H
@@ -26,7 +27,6 @@
 
 struct controller_opts {
 	const char *sysfs_root;	/* where host knobs live: "/" unless testing */
-	const char *lock_path;	/* NULL: the default host lock */
 	int quiet;		/* no progress */
 	int verbose;
 };

@@ -84,6 +84,14 @@ ta list | grep -q "(rerun of 1)" || fail "list does not show the rerun's parent"
 ta --json -q resume --root "$root" 2 >"$tmp/json" 2>&1 || true
 grep -q "nothing to resume" "$tmp/json" || fail "resume of a finished experiment"
 
+# Another controller holds the host lock: run refuses and stores nothing.
+n=$(q "SELECT COUNT(*) FROM experiments")
+flock "$TOPOADVISOR_LOCK" "$TOPOADVISOR" --db "$db" -q run --root "$root" "$tmp/moved.yaml" \
+	>/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "run with the host lock held should exit 1"
+grep -q "another topoadvisor" "$tmp/err" || fail "lock message: $(cat "$tmp/err")"
+[ "$(q "SELECT COUNT(*) FROM experiments")" = "$n" ] || fail "a refused run left an experiment"
+
 # A failing benchmark and an unparsable one: stored as failed with the cause,
 # the sweep goes on, run exits 1.
 cat >"$tmp/bad.yaml" <<YAML
