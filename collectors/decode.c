@@ -10,7 +10,6 @@
 #define COMMIT_MASK ((1u << 27) - 1)
 #define MISSED_EVENTS (1u << 31)
 #define MISSED_STORED (1u << 30)
-#define PAGE_SLACK 64
 
 static int field_from(struct tep_format_field *f, struct field_ref *out)
 {
@@ -208,15 +207,18 @@ int page_reader_init(struct page_reader *r, struct tep_handle *tep, uint32_t pag
 	if (r->commit_size != 4 && r->commit_size != 8)
 		r->commit_size = tep_get_long_size(tep) == 4 ? 4 : 8;
 	r->big_endian = tep_is_file_bigendian(tep);
+	r->swap = r->big_endian != (bool)tep_is_local_bigendian(tep);
 	r->hdr_size = 8 + r->commit_size;
 	r->page_size = page_size;
-	r->kb = kbuffer_alloc(r->commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-			      r->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-	if (!r->kb)
-		return -1;
-	if (tep_is_old_format(tep))
+	if (tep_is_old_format(tep)) {
+		/* Linux <= 2.6.30 pages: rare enough to leave to libtraceevent. */
+		r->kb = kbuffer_alloc(r->commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				      r->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		if (!r->kb)
+			return -1;
 		kbuffer_set_old_format(r->kb);
-	r->page = xcalloc(1, page_size + PAGE_SLACK);
+	}
+	r->page = xcalloc(1, page_size + PAGE_READER_SLACK);
 	return 0;
 }
 
@@ -228,43 +230,160 @@ void page_reader_release(struct page_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int page_reader_load(struct page_reader *r, const void *src, uint32_t len)
+static inline uint32_t rd32(const struct page_reader *r, const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return r->swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t rd64(const struct page_reader *r, const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return r->swap ? __builtin_bswap64(v) : v;
+}
+
+static uint64_t rd_commit(const struct page_reader *r, const unsigned char *p)
+{
+	return r->commit_size == 8 ? rd64(r, p) : rd32(r, p);
+}
+
+/* The ring buffer's record types (kernel/trace/ring_buffer.c). */
+#define RB_TYPE_DATA_MAX 28
+#define RB_TYPE_PADDING 29
+#define RB_TYPE_TIME_EXTEND 30
+#define RB_TYPE_TIME_STAMP 31
+#define RB_TS_SHIFT 27
+/* Absolute time stamps lack the top 5 bits: they come from the running one. */
+#define RB_TS_MSB (0xf8ULL << 56)
+
+/*
+ * Moves to the next data record at or after r->next, folding time extends,
+ * absolute stamps and padding into r->ts as libtraceevent's kbuffer does (so
+ * timestamps match trace-cmd's).  A record whose header or data would cross
+ * the committed end is returned with size -1: the caller reports it.
+ */
+static bool walk(struct page_reader *r)
+{
+	const unsigned char *data = r->cur + r->hdr_size;
+	const uint32_t end = r->data_len;
+	for (;;) {
+		uint32_t off = r->next;
+		if (off >= end) {
+			r->ev = NULL;
+			return false;
+		}
+		if (end - off < 4)
+			goto overrun;
+		uint32_t w = rd32(r, data + off);
+		uint32_t type = r->big_endian ? w >> 27 : w & 31;
+		uint64_t delta = r->big_endian ? w & ((1u << 27) - 1) : w >> 5;
+		uint32_t p = off + 4, len;
+		if (type > RB_TYPE_DATA_MAX) {
+			if (type == RB_TYPE_PADDING && delta == 0) {
+				/* A null event: the rest of the page is unused. */
+				r->ev = NULL;
+				r->next = end;
+				return false;
+			}
+			if (end - p < 4)
+				goto overrun;
+			uint32_t arg = rd32(r, data + p);
+			if (type == RB_TYPE_PADDING) {
+				r->ts += delta;
+				r->next = arg > end - p ? end : p + arg;
+				continue;
+			}
+			delta += (uint64_t)arg << RB_TS_SHIFT;
+			if (type == RB_TYPE_TIME_STAMP)
+				r->ts = delta | (r->ts & RB_TS_MSB);
+			else
+				r->ts += delta;
+			r->next = p + 4;
+			continue;
+		}
+		if (type == 0) {
+			if (end - p < 4)
+				goto overrun;
+			uint32_t l = rd32(r, data + p);
+			if (l < 4)
+				goto overrun;
+			len = ((l - 4) + 3) & ~3u;
+			p += 4;
+		} else {
+			len = type * 4;
+		}
+		r->ts += delta;
+		r->ev = (void *)(data + p);
+		r->size = len <= end - p ? (int)len : -1;
+		r->next = len <= end - p ? p + len : end;
+		return true;
+overrun:
+		r->ev = (void *)(data + off);
+		r->size = -1;
+		r->next = end;
+		return true;
+	}
+}
+
+int page_reader_attach(struct page_reader *r, unsigned char *buf, uint32_t len)
 {
 	if (len > r->page_size || len < (uint32_t)r->hdr_size)
 		return -1;
-	memcpy(r->page, src, len);
-	memset(r->page + len, 0, r->page_size + PAGE_SLACK - len);
-	uint64_t commit = 0;
-	for (int i = 0; i < r->commit_size; i++) {
-		int idx = r->big_endian ? i : r->commit_size - 1 - i;
-		commit = (commit << 8) | r->page[8 + idx];
-	}
+	if (len < r->page_size + PAGE_READER_SLACK)
+		memset(buf + len, 0, r->page_size + PAGE_READER_SLACK - len);
+	r->cur = buf;
+	r->ev = NULL;
+	uint64_t commit = rd_commit(r, buf + 8);
 	uint32_t flags = (uint32_t)commit;
 	uint64_t used = commit & COMMIT_MASK;
 	if (used > r->page_size - r->hdr_size)
 		return -1;
-	r->data_end = r->hdr_size + (uint32_t)used;
-	if (kbuffer_load_subbuffer(r->kb, r->page) < 0)
-		return -1;
+	r->data_len = (uint32_t)used;
 	if (flags & MISSED_EVENTS) {
-		int missed = (flags & MISSED_STORED) ? kbuffer_missed_events(r->kb) : 0;
-		r->missed += missed > 0 ? (uint64_t)missed : 1;
+		uint64_t missed = 0;
+		/* The count, when stored, follows the committed data. */
+		if ((flags & MISSED_STORED) &&
+		    r->hdr_size + used + r->commit_size <= r->page_size)
+			missed = rd_commit(r, buf + r->hdr_size + used);
+		r->missed += missed > 0 && missed < (1ULL << 62) ? missed : 1;
 	}
-	r->ev = kbuffer_read_event(r->kb, &r->ts);
-	return r->ev ? 1 : 0;
+	if (r->kb) {
+		if (kbuffer_load_subbuffer(r->kb, buf) < 0)
+			return -1;
+		r->ev = kbuffer_read_event(r->kb, &r->ts);
+		return r->ev ? 1 : 0;
+	}
+	r->ts = rd64(r, buf);
+	r->next = 0;
+	return walk(r) ? 1 : 0;
+}
+
+int page_reader_load(struct page_reader *r, const void *src, uint32_t len)
+{
+	if (len > r->page_size)
+		return -1;
+	memcpy(r->page, src, len);
+	return page_reader_attach(r, r->page, len);
 }
 
 bool page_reader_next(struct page_reader *r)
 {
-	r->ev = kbuffer_next_event(r->kb, &r->ts);
-	return r->ev != NULL;
+	if (r->kb) {
+		r->ev = kbuffer_next_event(r->kb, &r->ts);
+		return r->ev != NULL;
+	}
+	return walk(r);
 }
 
 int page_reader_size(const struct page_reader *r)
 {
+	if (!r->kb)
+		return r->size;
 	int size = kbuffer_event_size(r->kb);
-	long off = (unsigned char *)r->ev - r->page;
-	if (size < 0 || off < 0 || off + size > (long)r->data_end)
+	long off = (const unsigned char *)r->ev - (r->cur + r->hdr_size);
+	if (size < 0 || off < 0 || off + size > (long)r->data_len)
 		return -1;
 	return size;
 }

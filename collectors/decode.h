@@ -56,19 +56,27 @@ int decoder_decode(struct decoder *d, const void *data, int size, struct gang_ev
 int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data);
 
 /*
- * page_reader: walks the records of one ring-buffer page with libtraceevent's
- * kbuffer, after checking the page header so a corrupted page can never make
- * it read outside the copy it is given.
+ * page_reader: walks the records of one ring-buffer page (sub-buffer) in
+ * either byte order, after checking the page header so a corrupted page can
+ * never make it read outside the buffer it is given.  Timestamps follow
+ * libtraceevent's kbuffer (and so trace-cmd); pre-2.6.31 "old format" pages
+ * are handed to kbuffer itself.
  */
+#define PAGE_READER_SLACK 64
+
 struct page_reader {
-	struct kbuffer *kb;
-	unsigned char *page;	/* page_size + slack, zero padded */
+	struct kbuffer *kb;	/* old-format pages only */
+	unsigned char *page;	/* own copy for page_reader_load: page_size + slack */
+	const unsigned char *cur;	/* the page being walked */
 	uint32_t page_size;
 	int hdr_size;		/* timestamp + commit */
 	int commit_size;
-	bool big_endian;
-	uint32_t data_end;	/* hdr_size + committed bytes */
-	void *ev;		/* current record, or NULL */
+	bool big_endian;	/* the page's byte order */
+	bool swap;		/* ... differs from ours */
+	uint32_t data_len;	/* committed bytes after the header */
+	uint32_t next;		/* offset of the next record header after the page header */
+	void *ev;		/* current record's data, or NULL */
+	int size;		/* its size, -1 when it would overrun the page */
 	unsigned long long ts;
 	uint64_t missed;	/* "missed events" markers summed over pages */
 };
@@ -76,11 +84,16 @@ struct page_reader {
 int page_reader_init(struct page_reader *r, struct tep_handle *tep, uint32_t page_size);
 void page_reader_release(struct page_reader *r);
 /*
- * Loads a page (len <= page_size bytes; short input is zero padded).
- * Returns 1 when it holds records (r->ev is the first), 0 when empty and -1
- * when its header is corrupt.
+ * Loads a page (len <= page_size bytes; short input is zero padded) into the
+ * reader's own copy.  Returns 1 when it holds records (r->ev is the first), 0
+ * when empty and -1 when its header is corrupt.
  */
 int page_reader_load(struct page_reader *r, const void *src, uint32_t len);
+/*
+ * As page_reader_load, but walks buf in place: buf holds page_size +
+ * PAGE_READER_SLACK bytes (those past len are zeroed) and outlives the walk.
+ */
+int page_reader_attach(struct page_reader *r, unsigned char *buf, uint32_t len);
 /* Moves to the next record of the page; false at its end. */
 bool page_reader_next(struct page_reader *r);
 /* Size of the current record's data; -1 if it would overrun the page. */

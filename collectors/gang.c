@@ -39,7 +39,7 @@ static void htab_release(struct htab *t)
  * Keys are 4 bytes (a pid or tgid) or a multiple of 8 (the reason key):
  * mix whole words, not bytes; this sits on the per-event path.
  */
-static uint64_t htab_hash(const void *key, size_t len)
+static inline uint64_t htab_hash(const void *key, size_t len)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL * (len + 1);
 	if (len == 4) {
@@ -59,7 +59,7 @@ static uint64_t htab_hash(const void *key, size_t len)
 	return h;
 }
 
-static bool htab_key_eq(const void *a, const void *b, size_t len)
+static inline bool htab_key_eq(const void *a, const void *b, size_t len)
 {
 	if (len == 4) {
 		uint32_t x, y;
@@ -97,16 +97,9 @@ static void htab_grow(struct htab *t)
 	t->nslots = nslots;
 }
 
-/* The entry with this key, created zeroed (but for the key) when missing. */
-static void *htab_get(struct htab *t, const void *key)
+/* Adds key at empty slot s (found by htab_get). */
+static void *htab_insert(struct htab *t, const void *key, size_t s)
 {
-	size_t s = htab_hash(key, t->ksize) & (t->nslots - 1);
-	while (t->slots[s]) {
-		void *e = htab_entry(t, t->slots[s] - 1);
-		if (htab_key_eq(e, key, t->ksize))
-			return e;
-		s = (s + 1) & (t->nslots - 1);
-	}
 	if (t->n == t->alloc) {
 		t->alloc = t->alloc ? t->alloc * 2 : 16;
 		t->entries = xrealloc(t->entries, t->alloc * t->esize);
@@ -118,6 +111,24 @@ static void *htab_get(struct htab *t, const void *key)
 	if (t->n * 2 > t->nslots)
 		htab_grow(t);
 	return e;
+}
+
+/*
+ * The entry with this key, created zeroed (but for the key) when missing.
+ * Inlined with the caller's constant key size, so hashing and comparing
+ * compile to straight-line code on the per-event path.
+ */
+static inline __attribute__((always_inline)) void *htab_get(struct htab *t, const void *key,
+							     size_t ksize)
+{
+	size_t s = htab_hash(key, ksize) & (t->nslots - 1);
+	while (t->slots[s]) {
+		void *e = htab_entry(t, t->slots[s] - 1);
+		if (htab_key_eq(e, key, ksize))
+			return e;
+		s = (s + 1) & (t->nslots - 1);
+	}
+	return htab_insert(t, key, s);
 }
 
 /* Per runner thread (common_pid of run_core events). */
@@ -190,7 +201,7 @@ static struct runner *runner_get(struct gang_counter *g, int32_t pid)
 	if (g->last_runner && g->last_pid == pid)
 		return g->last_runner;
 	/* A new entry may move the array: the cache is refreshed on every miss. */
-	struct runner *r = htab_get(&g->runners, &pid);
+	struct runner *r = htab_get(&g->runners, &pid, sizeof(pid));
 	g->last_pid = pid;
 	g->last_runner = r;
 	return r;
@@ -200,7 +211,7 @@ static struct proc_state *proc_get(struct gang_counter *g, int32_t tgid)
 {
 	if (g->last_proc && g->last_tgid == tgid)
 		return g->last_proc;
-	struct proc_state *p = htab_get(&g->procs, &tgid);
+	struct proc_state *p = htab_get(&g->procs, &tgid, sizeof(tgid));
 	p->p.tgid = tgid;
 	g->last_tgid = tgid;
 	g->last_proc = p;
@@ -211,7 +222,7 @@ static void reason_add(struct gang_counter *g, enum exit_source src, int64_t cod
 		       int32_t tgid, int64_t vcpu)
 {
 	struct reason_key k = { .code = code, .vcpu = vcpu, .tgid = tgid, .source = (int32_t)src };
-	struct reason_state *r = htab_get(&g->reasons, &k);
+	struct reason_state *r = htab_get(&g->reasons, &k, sizeof(k));
 	r->count++;
 }
 

@@ -292,30 +292,43 @@ static int run_reasons(void)
 	return 0;
 }
 
-/* 4 events per iteration: Enter, two guest exits (one ceded), Exit (forced 2). */
+/*
+ * 4 events per iteration: Enter, two guest exits (one ceded), Exit (forced
+ * 2).  The threads take iterations in chunks from a shared counter, so they
+ * all run to the end: a fixed share each would leave a CPU idle once the
+ * thread that a tracer preempted less is done.
+ */
+#define BENCH_CHUNK 1024
+
+static long bench_total, bench_next;
+
 static void *bench_loop(void *arg)
 {
-	long iterations = (long)(intptr_t)arg;
-	for (long i = 0; i < iterations; i++) {
-		run_core(3, 0, 0, self_tgid);
-		guest_exit(0, 0x980, 0, 0, 0);
-		guest_exit(1, 0xc00, 0, 0, 1);
-		run_core(3, 0, 1, self_tgid);
+	(void)arg;
+	for (;;) {
+		long lo = __atomic_fetch_add(&bench_next, BENCH_CHUNK, __ATOMIC_RELAXED);
+		if (lo >= bench_total)
+			return NULL;
+		long hi = lo + BENCH_CHUNK < bench_total ? lo + BENCH_CHUNK : bench_total;
+		for (long i = lo; i < hi; i++) {
+			run_core(3, 0, 0, self_tgid);
+			guest_exit(0, 0x980, 0, 0, 0);
+			guest_exit(1, 0xc00, 0, 0, 1);
+			run_core(3, 0, 1, self_tgid);
+		}
 	}
-	return NULL;
 }
 
 /* THREADS runner threads of one emulated VM, ITERATIONS shared among them. */
 static int bench(long iterations, int threads)
 {
 	pthread_t th[64];
-	if (threads < 1 || threads > 64)
+	if (threads < 1 || threads > 64 || iterations < 0)
 		return 2;
-	for (int t = 0; t < threads; t++) {
-		long n = iterations / threads + (t < iterations % threads);
-		if (pthread_create(&th[t], NULL, bench_loop, (void *)(intptr_t)n))
+	bench_total = iterations;
+	for (int t = 0; t < threads; t++)
+		if (pthread_create(&th[t], NULL, bench_loop, NULL))
 			return 1;
-	}
 	for (int t = 0; t < threads; t++)
 		pthread_join(th[t], NULL);
 	return 0;
