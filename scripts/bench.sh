@@ -6,8 +6,8 @@
 #  2. `topoadvisor exits` vs the named peer `trace-cmd report | awk` doing the
 #     same per-vcore counting, on the same files: events/s and the ratio (and
 #     both must agree on the counts);
-#  3. the live path: `topoadvisor trace -- fakehv bench N`, events/s with its
-#     loss count.
+#  3. the live path: `topoadvisor trace -- fakehv bench N`, three times:
+#     events/s and loss count of each, judged on the median.
 # Targets (DESIGN §6): >= 20x the peer on both files, >= 10 M events/s
 # uncompressed, live >= 2 M events/s with zero loss.
 set -u
@@ -107,10 +107,12 @@ for kind in none zstd; do
 	echo "libtracecmd read-only ($kind): $t s, $((kb / 1024)) MB RSS; topoadvisor exits: $t2 s, $((kb2 / 1024)) MB RSS"
 done
 
-# Live.  The emulator is the limit on this host: a NOP5 uprobe hit costs it
-# ~0.85 us of kernel time, so first measure what two emitter threads reach
-# with nobody reading; then the live session, with the reader's own CPU time
-# (taken from /proc/PPID/stat by the traced shell) to show its capacity.
+# Live.  The emitter is the limit on this host: a NOP5 uprobe hit costs it
+# ~0.85 us of kernel time, so two emitter threads top out near 2.3 M events/s
+# with nobody reading.  First that ceiling, then three live sessions (the
+# host's own noise moves single runs by +-10 %): each must lose nothing, and
+# the median rate is held to the target.  The reader's CPU time comes from
+# /proc/PPID/stat, read by the traced shell.
 BI=ta-bench-$$
 ta_track_instance $BI
 mkdir $TRACEFS/instances/$BI && echo 1 >$TRACEFS/instances/$BI/events/kvm_hv/enable \
@@ -119,21 +121,33 @@ t0=$(now); "$FAKEHV" bench $ITER 2; t1=$(now)
 echo 0 >$TRACEFS/instances/$BI/events/kvm_hv/enable; rmdir $TRACEFS/instances/$BI
 emit=$(secs "$t0" "$t1")
 echo "emitter alone (2 threads, no reader): $(rate $EVENTS "$emit") M events/s"
-"$TOPOADVISOR" --json trace -- sh -c "'$FAKEHV' bench $ITER 2 && cat /proc/\$PPID/stat >'$WORK/reader.stat'" \
-	>"$WORK/live.json" || ta_fail "live trace failed"
-python3 - "$WORK/live.json" $EVENTS "$WORK/reader.stat" "$(getconf CLK_TCK)" <<'PY' || fail=1
-import json, sys
-j = json.load(open(sys.argv[1])); want = int(sys.argv[2])
-st = open(sys.argv[3]).read().rsplit(")", 1)[1].split()
-cpu = (int(st[11]) + int(st[12])) / int(sys.argv[4])
-r = j["events"] / j["span_seconds"]
-print("live: %.2f M events/s sustained over %.2f s, %d events, %d lost%s" % (
-    r / 1e6, j["span_seconds"], j["events"], j["lost_events"],
-    "" if j["events"] + j["lost_events"] == want else " (expected %d in all)" % want))
-print("live reader: %.2f CPU s for %d events = %.1f M events per CPU-second" % (
-    cpu, j["events"], j["events"] / cpu / 1e6 if cpu else float("inf")))
-if j["lost_events"] or r < 2e6:
-    print("  below target: live >= 2 M events/s with zero loss (bounded here by the emitter)")
+for i in 1 2 3; do
+	"$TOPOADVISOR" --json trace -- sh -c "'$FAKEHV' bench $ITER 2 && cat /proc/\$PPID/stat >'$WORK/reader.$i'" \
+		>"$WORK/live.$i.json" || ta_fail "live trace failed"
+done
+python3 - "$WORK" $EVENTS "$(getconf CLK_TCK)" "$(rate $EVENTS "$emit")" <<'PY' || fail=1
+import json, statistics, sys
+work, want, hz, alone = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+rates, bad = [], False
+for i in (1, 2, 3):
+    j = json.load(open("%s/live.%d.json" % (work, i)))
+    st = open("%s/reader.%d" % (work, i)).read().rsplit(")", 1)[1].split()
+    cpu = (int(st[11]) + int(st[12])) / hz
+    r = j["events"] / j["span_seconds"]
+    rates.append(r)
+    complete = j["events"] + j["lost_events"] == want
+    bad |= j["lost_events"] != 0 or not complete
+    print("live run %d: %.2f M events/s over %.2f s, %d events, %d lost%s; reader %.2f CPU s "
+          "(%.1f M events per CPU-second)" % (
+        i, r / 1e6, j["span_seconds"], j["events"], j["lost_events"],
+        "" if complete else " (expected %d in all)" % want, cpu,
+        j["events"] / cpu / 1e6 if cpu else float("inf")))
+med = statistics.median(rates)
+print("live: median %.2f M events/s with zero loss (%.2f-%.2f); the emitter alone "
+      "made %.2f: tracing costs it %.0f %%" % (
+    med / 1e6, min(rates) / 1e6, max(rates) / 1e6, alone, 100 * (1 - med / 1e6 / alone)))
+if bad or med < 2e6:
+    print("  below target: live >= 2 M events/s with zero loss")
     sys.exit(1)
 PY
 [ $fail -eq 0 ] && echo "bench: all targets met" || echo "bench: some targets missed (see above)"
