@@ -7,9 +7,11 @@
  * kvm:kvm_exit and kvm:kvm_userspace_exit where this kernel has them, sets
  * the per-CPU buffer size, the "mono" clock and non-overwrite mode, and
  * drains the per-CPU buffers from a background thread while the workload
- * runs, feeding the gang counter in timestamp order (records newer than a
- * 20 ms watermark wait for the next round, so a slower CPU cannot be
- * overtaken).  Losses are read exactly from per_cpu/cpuN/stats.
+ * runs, feeding the gang counter in timestamp order (a CPU's records go
+ * once every other CPU has a newer one queued; while some CPU has nothing
+ * queued, records newer than a 20 ms watermark wait for the next round, so
+ * a slower CPU cannot be overtaken).  Losses are read exactly from
+ * per_cpu/cpuN/stats.
  *
  * Use (the sweep controller, `topoadvisor trace`):
  *
