@@ -327,6 +327,11 @@ overrun:
 	}
 }
 
+uint64_t page_committed(const struct page_reader *r, const unsigned char *buf)
+{
+	return rd_commit(r, buf + 8) & COMMIT_MASK;
+}
+
 int page_reader_attach(struct page_reader *r, unsigned char *buf, uint32_t len)
 {
 	if (len > r->page_size || len < (uint32_t)r->hdr_size)

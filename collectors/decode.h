@@ -94,6 +94,8 @@ int page_reader_load(struct page_reader *r, const void *src, uint32_t len);
  * PAGE_READER_SLACK bytes (those past len are zeroed) and outlives the walk.
  */
 int page_reader_attach(struct page_reader *r, unsigned char *buf, uint32_t len);
+/* Bytes of records a page holds, from its header (buf: >= hdr_size bytes). */
+uint64_t page_committed(const struct page_reader *r, const unsigned char *buf);
 /* Moves to the next record of the page; false at its end. */
 bool page_reader_next(struct page_reader *r);
 /* Size of the current record's data; -1 if it would overrun the page. */

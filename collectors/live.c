@@ -26,12 +26,15 @@
  * (the kernel swaps a full page out instead of copying records, and each
  * wake-up costs the traced workload a context switch and cache): 50 ms
  * measured best at 2 M events/s on 2 CPUs (2, 5, 10, 20, 50, 100 ms tried).
- * The sleep shrinks to ROUND_NAP_US once the busiest CPU filled an eighth of
- * its buffer since the last round, and the next round starts at once above a
- * quarter, so a small buffer still drains before it overflows.
+ * Smaller buffers get shorter sleeps: one CPU taking all of 2 M events/s
+ * (~36 bytes each, FILL_BYTES_PER_US) may fill a quarter of its buffer
+ * while the reader sleeps.  The sleep shrinks to ROUND_NAP_US once the
+ * busiest CPU filled an eighth of its buffer since the last round, and the
+ * next round starts at once above a quarter.
  */
 #define ROUND_SLEEP_US 50000
 #define ROUND_NAP_US 1000
+#define FILL_BYTES_PER_US 72
 
 /*
  * One CPU's pages read and not yet fed, walked in place: read() fills a page
@@ -69,6 +72,7 @@ struct live_session {
 	int nq;
 	uint32_t page_size;
 	uint64_t buffer_pages;	/* per CPU */
+	long sleep_us;		/* between rounds while the buffers stay empty-ish */
 	unsigned char **spare;	/* page buffers walked to the end, for reuse */
 	size_t nspare, spare_cap;
 	int32_t *tgids;
@@ -183,10 +187,18 @@ static bool queue_advance(struct live_session *s, struct cpu_queue *q)
 	return true;
 }
 
-/* Reads every page the kernel has for this CPU now; false on a corrupt page. */
-static bool queue_fill(struct live_session *s, struct cpu_queue *q, unsigned *pages)
+/*
+ * Reads the pages the kernel has for this CPU now, up to a quarter of its
+ * buffer (so no CPU waits long for its turn); false on a corrupt page.  A
+ * page less than half full means the reader has caught up with the writer:
+ * reading on would fetch a few records per read(), so the rest waits for the
+ * next round.  The final round, after tracing stopped, reads everything.
+ */
+static bool queue_fill(struct live_session *s, struct cpu_queue *q, bool final,
+		       unsigned *pages)
 {
-	for (;;) {
+	uint64_t most = final ? UINT64_MAX : s->buffer_pages / 4 ? s->buffer_pages / 4 : 1;
+	for (uint64_t k = 0; k < most; k++) {
 		unsigned char *page = page_get(s);
 		ssize_t n = read(q->fd, page, s->page_size);
 		if (n <= 0) {
@@ -208,13 +220,17 @@ static bool queue_fill(struct live_session *s, struct cpu_queue *q, unsigned *pa
 			q->head = 0;
 		}
 		q->pages[(q->head + q->n++) % q->cap] = page;
+		bool caught_up = (uint64_t)page_committed(&q->pr, page) * 2 < s->page_size;
 		if (q->n == 1) {
 			if (page_reader_attach(&q->pr, page, s->page_size) < 0)
 				return corrupt(s, q);
 			if (!queue_advance(s, q))
 				return false;
 		}
+		if (caught_up && !final)
+			return true;
 	}
+	return true;
 }
 
 static bool read_comm(int32_t pid, char *out, size_t len)
@@ -319,7 +335,7 @@ static int drain_round(struct live_session *s, bool final)
 	unsigned most = 0;
 	for (int i = 0; i < s->nq; i++) {
 		unsigned pages = 0;
-		if (!queue_fill(s, &s->q[i], &pages))
+		if (!queue_fill(s, &s->q[i], final, &pages))
 			return -1;
 		if (pages > most)
 			most = pages;
@@ -337,7 +353,7 @@ static void *drain_thread(void *arg)
 		if (rc < 0)
 			break;
 		long us = (uint64_t)rc * 4 >= s->buffer_pages ? 0
-			: (uint64_t)rc * 8 >= s->buffer_pages ? ROUND_NAP_US : ROUND_SLEEP_US;
+			: (uint64_t)rc * 8 >= s->buffer_pages ? ROUND_NAP_US : s->sleep_us;
 		struct timespec until;
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += us * 1000;
@@ -586,6 +602,9 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 	s->buffer_pages = (uint64_t)kib * 1024 / s->page_size;
 	if (!s->buffer_pages)
 		s->buffer_pages = 1;
+	s->sleep_us = (long)((uint64_t)kib * 1024 / 4 / FILL_BYTES_PER_US);
+	s->sleep_us = s->sleep_us > ROUND_SLEEP_US ? ROUND_SLEEP_US
+		: s->sleep_us < ROUND_NAP_US ? ROUND_NAP_US : s->sleep_us;
 	if (session_open_cpus(s, err) < 0)
 		goto fail;
 
