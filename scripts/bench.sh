@@ -109,25 +109,28 @@ done
 
 # Live.  The emitter is the limit on this host: a NOP5 uprobe hit costs it
 # ~0.85 us of kernel time, so two emitter threads top out near 2.3 M events/s
-# with nobody reading.  First that ceiling, then three live sessions (the
-# host's own noise moves single runs by +-10 %): each must lose nothing, and
-# the median rate is held to the target.  The reader's CPU time comes from
-# /proc/PPID/stat, read by the traced shell.
+# with nobody reading.  Three times that ceiling and a live session (the
+# host's own noise moves single runs by +-10 %): each session must lose
+# nothing, and the median rate is held to the target.  The reader's CPU time
+# comes from /proc/PPID/stat, read by the traced shell.
 BI=ta-bench-$$
 ta_track_instance $BI
-mkdir $TRACEFS/instances/$BI && echo 1 >$TRACEFS/instances/$BI/events/kvm_hv/enable \
-	|| ta_fail "cannot make instance $BI"
-t0=$(now); "$FAKEHV" bench $ITER 2; t1=$(now)
-echo 0 >$TRACEFS/instances/$BI/events/kvm_hv/enable; rmdir $TRACEFS/instances/$BI
-emit=$(secs "$t0" "$t1")
-echo "emitter alone (2 threads, no reader): $(rate $EVENTS "$emit") M events/s"
-for i in 1 2 3; do
+mkdir $TRACEFS/instances/$BI || ta_fail "cannot make instance $BI"
+alone=""
+for i in 1 2 3; do	# interleaved, so the host's drift hits both alike
+	echo 1 >$TRACEFS/instances/$BI/events/kvm_hv/enable
+	t0=$(now); "$FAKEHV" bench $ITER 2; t1=$(now)
+	echo 0 >$TRACEFS/instances/$BI/events/kvm_hv/enable
+	alone="$alone $(rate $EVENTS "$(secs "$t0" "$t1")")"
 	"$TOPOADVISOR" --json trace -- sh -c "'$FAKEHV' bench $ITER 2 && cat /proc/\$PPID/stat >'$WORK/reader.$i'" \
 		>"$WORK/live.$i.json" || ta_fail "live trace failed"
 done
-python3 - "$WORK" $EVENTS "$(getconf CLK_TCK)" "$(rate $EVENTS "$emit")" <<'PY' || fail=1
+rmdir $TRACEFS/instances/$BI
+echo "emitter alone (2 threads, no reader):$alone M events/s"
+python3 - "$WORK" $EVENTS "$(getconf CLK_TCK)" $alone <<'PY' || fail=1
 import json, statistics, sys
-work, want, hz, alone = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+work, want, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+alone = statistics.median(float(a) for a in sys.argv[4:])
 rates, bad = [], False
 for i in (1, 2, 3):
     j = json.load(open("%s/live.%d.json" % (work, i)))
@@ -144,11 +147,21 @@ for i in (1, 2, 3):
         j["events"] / cpu / 1e6 if cpu else float("inf")))
 med = statistics.median(rates)
 print("live: median %.2f M events/s with zero loss (%.2f-%.2f); the emitter alone "
-      "made %.2f: tracing costs it %.0f %%" % (
+      "made a median %.2f: tracing costs it %.0f %%" % (
     med / 1e6, min(rates) / 1e6, max(rates) / 1e6, alone, 100 * (1 - med / 1e6 / alone)))
 if bad or med < 2e6:
     print("  below target: live >= 2 M events/s with zero loss")
     sys.exit(1)
+PY
+# The smallest default buffer (1 MiB per CPU, on hosts with 256+ CPUs) at the
+# same rate: shown, not judged (the target is about the default).
+"$TOPOADVISOR" --json trace --buffer-kib 1024 -- "$FAKEHV" bench $ITER 2 >"$WORK/live.small.json" \
+	|| ta_fail "live trace failed"
+python3 - "$WORK/live.small.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+print("live, 1 MiB per-CPU buffer: %.2f M events/s, %d events, %d lost" % (
+    j["events"] / j["span_seconds"] / 1e6, j["events"], j["lost_events"]))
 PY
 [ $fail -eq 0 ] && echo "bench: all targets met" || echo "bench: some targets missed (see above)"
 exit $fail
