@@ -170,28 +170,18 @@ static void check_against_kbuffer(bool big, int commit_size)
 	tep_free(tep);
 }
 
-static void test_little_8(void **state)
-{
-	(void)state;
-	check_against_kbuffer(false, 8);
-}
+struct layout {
+	bool big;
+	int commit_size;
+};
 
-static void test_big_8(void **state)
-{
-	(void)state;
-	check_against_kbuffer(true, 8);
-}
+static const struct layout little_8 = { false, 8 }, big_8 = { true, 8 },
+			   little_4 = { false, 4 }, big_4 = { true, 4 };
 
-static void test_little_4(void **state)
+static void test_layout(void **state)
 {
-	(void)state;
-	check_against_kbuffer(false, 4);
-}
-
-static void test_big_4(void **state)
-{
-	(void)state;
-	check_against_kbuffer(true, 4);
+	const struct layout *l = *state;
+	check_against_kbuffer(l->big, l->commit_size);
 }
 
 /* A short page (a truncated file's last) is zero padded and walked as such. */
@@ -272,10 +262,10 @@ static void test_garbage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_little_8),
-		cmocka_unit_test(test_big_8),
-		cmocka_unit_test(test_little_4),
-		cmocka_unit_test(test_big_4),
+		cmocka_unit_test_prestate(test_layout, (void *)&little_8),
+		cmocka_unit_test_prestate(test_layout, (void *)&big_8),
+		cmocka_unit_test_prestate(test_layout, (void *)&little_4),
+		cmocka_unit_test_prestate(test_layout, (void *)&big_4),
 		cmocka_unit_test(test_load_short),
 		cmocka_unit_test(test_garbage),
 	};
