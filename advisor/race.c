@@ -159,8 +159,9 @@ int race_evaluate(const struct race_input *in, struct race_step *out)
 			out->nsurvivors--;
 			continue;
 		}
+		/* A baseline shown worse is settled: it stays only as the reference. */
 		all_worse = all_worse && worse;
-		all_equivalent = all_equivalent && equivalent;
+		all_equivalent = all_equivalent && (equivalent || worse);
 	}
 	if (all_worse)
 		out->stop = RACE_STOP_SINGLE;

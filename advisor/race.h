@@ -14,7 +14,8 @@
  *  - says whether to stop: one survivor left (the baseline counts only
  *    until it is shown worse), every survivor shown equivalent to the best
  *    (the paired 90 % CI of the ratio inside [1 - delta, 1 + delta]: two
- *    one-sided tests at alpha), or the maximum number of blocks done.
+ *    one-sided tests at alpha; a baseline shown worse counts as settled),
+ *    or the maximum number of blocks done.
  *
  * Environment levels (noise, factors marked environment) are raced
  * together: a decision configuration is run at every level in each block,

@@ -11,6 +11,8 @@
 #include "../experiments/hostlock.h"
 #include "../experiments/plan.h"
 #include "../schema/db-plan.h"
+#include "../schema/db-race.h"
+#include "race-run.h"
 #include "../util/json.h"
 
 uint64_t sweep_random_seed(void)
@@ -19,6 +21,16 @@ uint64_t sweep_random_seed(void)
 	if (getrandom(&seed, sizeof(seed), 0) == (ssize_t)sizeof(seed))
 		return seed >> 1;	/* SQLite integers are signed */
 	return ((uint64_t)time(NULL) << 20 ^ (uint64_t)getpid()) >> 1;
+}
+
+int sweep_race_first_test(const struct sweep_config *cfg)
+{
+	/* TEMPORARY until the sweep schema has strategy: race (structure-p1). */
+	const char *env = getenv("TOPOADVISOR_RACE_FIRST_TEST");
+	if (env && *env)
+		return atoi(env) >= 2 ? atoi(env) : RACE_FIRST_TEST_DEFAULT;
+	(void)cfg;
+	return 0;
 }
 
 static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t seed,
@@ -42,12 +54,28 @@ static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t se
 	return p;
 }
 
+/* Runs the experiment's runs; a raced experiment (a races row) through its scheduler. */
 static int drive(const struct cmd_ctx *ctx, struct db *db, const struct plan *p,
-		 int64_t exp_id, const struct controller_opts *copts)
+		 int64_t exp_id, const struct controller_opts *copts_in)
 {
 	struct ta_err err = { 0 };
 	struct controller_summary sum;
-	if (controller_run(db, p, exp_id, copts, &sum, &err) < 0)
+	struct controller_opts copts = *copts_in;
+	struct db_race race;
+	bool raced;
+	struct race_run rr;
+	if (db_race_get(db, exp_id, &race, &raced, &err) < 0)
+		return cmd_fail(&err);
+	db_race_clear(&race);
+	if (raced) {
+		if (race_run_init(&rr, db, exp_id, p, ctx->quiet > 0, &err) < 0)
+			return cmd_fail(&err);
+		copts.scheduler = &rr.sched;
+	}
+	int rc = controller_run(db, p, exp_id, &copts, &sum, &err);
+	if (raced)
+		race_run_release(&rr);
+	if (rc < 0)
 		return cmd_fail(&err);
 	if (ctx->json) {
 		struct strbuf out = STRBUF_INIT;
@@ -95,8 +123,10 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	};
 	int64_t exp_id;
 	int rc;
+	int first_test = sweep_race_first_test(cfg);
 	if (db_experiment_insert(db, &e, &exp_id, &err) < 0 ||
-	    db_plan_store(db, exp_id, p, NULL, &err) < 0) {
+	    db_plan_store(db, exp_id, p, NULL, &err) < 0 ||
+	    (first_test && db_race_start(db, exp_id, first_test, cfg->repetitions, &err) < 0)) {
 		rc = cmd_fail(&err);
 	} else {
 		if (!ctx->json) {
@@ -105,9 +135,10 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 			fflush(stdout);
 		}
 		if (!ctx->quiet)
-			fprintf(stderr, "experiment %lld '%s': %zu configurations, %zu runs "
+			fprintf(stderr, "experiment %lld '%s': %zu configurations, %s%zu runs "
 				"(seed %llu)\n", (long long)exp_id, cfg->name, p->nconfigs,
-				p->nruns, (unsigned long long)seed);
+				first_test ? "raced, at most " : "", p->nruns,
+				(unsigned long long)seed);
 		rc = drive(ctx, db, p, exp_id, &copts);
 	}
 	free(facts);

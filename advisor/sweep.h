@@ -16,6 +16,9 @@ struct sweep_opts {
 	const char *sysfs_root;	/* --root (tests), NULL: "/" */
 };
 
+/* The blocks a raced sweep runs before its first test; 0: not raced (strategy: full). */
+int sweep_race_first_test(const struct sweep_config *cfg);
+
 /* A fresh random seed (getrandom), for sweeps whose config names none. */
 uint64_t sweep_random_seed(void);
 

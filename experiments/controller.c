@@ -568,6 +568,32 @@ static const struct plan_config *config_by_key(const struct plan *p, const char 
 	return NULL;
 }
 
+/*
+ * Reads again the runs still to do after the scheduler changed them, keeping
+ * only those after last_order (a run that failed this time is not retried).
+ */
+static int todo_reload(struct db *db, int64_t exp_id, int64_t last_order,
+		       struct db_run_todo **todo, size_t *ntodo, struct ta_err *err)
+{
+	db_runs_free(*todo, *ntodo);
+	*todo = NULL;
+	*ntodo = 0;
+	struct db_run_todo *all;
+	size_t n;
+	if (db_runs_list(db, exp_id, true, &all, &n, err) < 0)
+		return -1;
+	size_t skip = 0;
+	for (; skip < n && all[skip].order_index <= last_order; skip++) {
+		free(all[skip].key);
+		free(all[skip].status);
+	}
+	*todo = xcalloc(n - skip + 1, sizeof(**todo));
+	memcpy(*todo, all + skip, (n - skip) * sizeof(**todo));
+	free(all);
+	*ntodo = n - skip;
+	return 0;
+}
+
 static int restore_knobs(struct ctl *c, struct ta_err *err)
 {
 	struct knob_journal journal = { c->db, 0 };
@@ -612,8 +638,21 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 
 	struct progress prog = { .tty = isatty(2), .quiet = opts->quiet > 0, .total = ntodo,
 				 .start = now_s() };
+	const struct controller_scheduler *sched = opts->scheduler;
+	int block = -1;			/* the block the scheduler last looked before */
+	int64_t last_order = -1;	/* the last run attempted, in sweep order */
+	int block_done = 0;		/* blocks up to the last run attempted */
 	for (size_t i = 0; i < ntodo && !cancel_flag; i++) {
 		const struct db_run_todo *t = &todo[i];
+		if (sched && t->repetition > block) {
+			block = t->repetition;
+			if (sched->between_blocks(sched->data, db, exp_id, block, err) < 0 ||
+			    todo_reload(db, exp_id, last_order, &todo, &ntodo, err) < 0)
+				goto out;
+			prog.total = prog.done + ntodo;
+			i = (size_t)-1;		/* start over on what is left */
+			continue;
+		}
 		struct run_record rec;
 		runrec_init(&rec, t->run_id);
 		progress_show(&prog, i, t->key, t->repetition);
@@ -643,8 +682,14 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		}
 		runrec_release(&rec);
 		prog.done++;
+		last_order = t->order_index;
+		if (t->repetition + 1 > block_done)
+			block_done = t->repetition + 1;
 	}
 	progress_end(&prog);
+	if (sched && !cancel_flag && block_done > 0 &&
+	    sched->between_blocks(sched->data, db, exp_id, block_done, err) < 0)
+		goto out;
 	rc = 0;
 out:
 	ctl_guest_end_sweep(&c);

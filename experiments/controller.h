@@ -25,8 +25,22 @@
 #include "config.h"
 #include "plan.h"
 
+/*
+ * Between the blocks of a sweep (a race, advisor/race-run.h): called before
+ * the first run of each block with blocks = that block's repetition (the
+ * blocks before it), and once after the last run with the blocks done.  It
+ * may delete runs from the database; the controller then reads again what
+ * is left to do.  Returns 0, or -1 to end the sweep with err.
+ */
+struct controller_scheduler {
+	int (*between_blocks)(void *data, struct db *db, int64_t exp_id, int blocks,
+			      struct ta_err *err);
+	void *data;
+};
+
 struct controller_opts {
 	const char *sysfs_root;	/* where host knobs live: "/" unless testing */
+	const struct controller_scheduler *scheduler;	/* NULL: run every planned run */
 	int quiet;		/* no progress */
 	int verbose;
 };

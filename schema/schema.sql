@@ -148,3 +148,31 @@ SELECT experiment_id, configuration_id, key, metric, unit,
        MAX(value) AS max
 FROM run_metrics
 GROUP BY configuration_id, metric;
+
+-- @migration 3
+-- Raced sweeps (strategy: race).  One races row per raced experiment: how
+-- many blocks were run before the first test, the maximum (the sweep's
+-- repetitions, raised by extend), how many blocks the race has looked at,
+-- and why it stopped (NULL while it goes on).  One eliminations row per
+-- configuration a race dropped: after which block, against which
+-- configuration (the best then), the Holm-adjusted one-sided p and the
+-- ratio to that best.  A configuration's planned runs after its
+-- elimination, and every planned run after the race stopped, are deleted
+-- in the same transaction.
+CREATE TABLE races (
+	experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+	first_test INTEGER NOT NULL CHECK (first_test >= 2),
+	max_blocks INTEGER NOT NULL CHECK (max_blocks >= 1),
+	blocks_evaluated INTEGER NOT NULL DEFAULT 0 CHECK (blocks_evaluated >= 0),
+	stop_reason TEXT CHECK (stop_reason IS NULL OR
+		stop_reason IN ('one survivor', 'all equivalent', 'maximum reached')),
+	stopped_after INTEGER
+);
+
+CREATE TABLE eliminations (
+	configuration_id INTEGER PRIMARY KEY REFERENCES configurations(id) ON DELETE CASCADE,
+	after_block INTEGER NOT NULL CHECK (after_block >= 1),
+	against_id INTEGER NOT NULL REFERENCES configurations(id) ON DELETE CASCADE,
+	p REAL NOT NULL CHECK (p >= 0 AND p <= 1),
+	ratio REAL
+);

@@ -144,7 +144,6 @@ static void test_stop_equivalent(void **state)
 	step(&f, 3, &st);
 	assert_int_equal(st.best, 1);
 	assert_int_equal(st.stop, RACE_STOP_EQUIVALENT);
-
 	assert_int_equal(st.nelims, 0);
 	race_step_clear(&st);
 
@@ -152,6 +151,18 @@ static void test_stop_equivalent(void **state)
 	f.in.equivalence = 0.001;
 	step(&f, 3, &st);
 	assert_int_equal(st.stop, RACE_GO_ON);
+	race_step_clear(&st);
+	f.in.equivalence = 0.02;
+
+	/* A baseline shown worse does not keep equivalent survivors racing. */
+	setup(&f, 3, 1, 0);
+	add(&f, 0, 0, 90, 0.005, 0, 4);
+	add(&f, 1, 0, 100, 0.005, 0, 4);
+	add(&f, 2, 0, 100, 0.005, 0, 4);
+	step(&f, 4, &st);
+	assert_int_equal(st.nelims, 0);
+	assert_int_equal(st.nsurvivors, 3);
+	assert_int_equal(st.stop, RACE_STOP_EQUIVALENT);
 	race_step_clear(&st);
 }
 
