@@ -11,6 +11,26 @@
 #include "../experiments/plan.h"
 #include "../util/json.h"
 #include "cmd.h"
+#include "race-run.h"
+#include "sweep.h"
+
+/* Simulated races behind plan's expected number of runs of a raced sweep. */
+#define PLAN_RACE_SIMULATIONS 200
+
+struct race_estimate {
+	int first_test;		/* 0: not raced */
+	size_t max_runs;
+	double expected_runs;
+};
+
+static void race_estimate(const struct plan *p, struct race_estimate *est)
+{
+	est->first_test = sweep_race_first_test(p->cfg);
+	if (!est->first_test)
+		return;
+	est->expected_runs = race_run_expected(p, est->first_test, PLAN_RACE_SIMULATIONS,
+					       &est->max_runs);
+}
 
 static const char *plan_root;
 
@@ -102,6 +122,12 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 		    cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
 	if (cfg->order == ORDER_RANDOMIZED)
 		strbuf_addstr(out, cfg->seed_given ? "" : " (seed chosen at run time)");
+	struct race_estimate est;
+	race_estimate(p, &est);
+	if (est.first_test)
+		strbuf_addf(out, "\nrace: at most %zu runs, about %.0f expected (first test after "
+			    "block %d; simulated with 5 %% run-to-run spread and true differences "
+			    "of 0-10 %%)", est.max_runs, est.expected_runs, est.first_test);
 	if (cfg->bench.duration > 0)
 		strbuf_addf(out, "\nEstimated duration: %s (%d s benchmark + ~%.0f s per run for "
 			    "guest start and teardown)\n", dur, cfg->bench.duration,
@@ -158,6 +184,17 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 	json_arr_end(&w);
 	json_key(&w, "repetitions"); json_int(&w, cfg->repetitions);
 	json_key(&w, "runs"); json_uint(&w, p->nruns);
+	struct race_estimate est;
+	race_estimate(p, &est);
+	json_key(&w, "strategy"); json_str(&w, est.first_test ? "race" : "full");
+	if (est.first_test) {
+		json_key(&w, "race");
+		json_obj_begin(&w);
+		json_key(&w, "first_test"); json_int(&w, est.first_test);
+		json_key(&w, "max_runs"); json_uint(&w, est.max_runs);
+		json_key(&w, "expected_runs"); json_double(&w, est.expected_runs);
+		json_obj_end(&w);
+	}
 	json_key(&w, "order");
 	json_str(&w, cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
 	json_key(&w, "seed");

@@ -1,10 +1,13 @@
 /*
  * show: one experiment in detail — where it came from, its configurations
- * with their run counts, and every failed or interrupted run with its cause.
+ * with their run counts, and every failed or interrupted run with its cause;
+ * for a raced experiment, the race's state and every elimination.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "../schema/db-plan.h"
+#include "../schema/db-race.h"
 #include "../util/json.h"
 #include "cmd.h"
 
@@ -14,7 +17,56 @@ struct show_data {
 	size_t nconfigs;
 	struct db_run_problem *problems;
 	size_t nproblems;
+	bool raced;
+	struct db_race race;
+	struct db_elimination *elims;
+	size_t nelims;
 };
+
+/* The elimination of configuration id, or NULL. */
+static const struct db_elimination *elimination_of(const struct show_data *d, int64_t id)
+{
+	for (size_t i = 0; i < d->nelims; i++)
+		if (d->elims[i].configuration_id == id)
+			return &d->elims[i];
+	return NULL;
+}
+
+static void race_json(struct json_writer *w, const struct show_data *d)
+{
+	json_key(w, "strategy"); json_str(w, d->raced ? "race" : "full");
+	json_key(w, "race");
+	if (!d->raced) {
+		json_null(w);
+		return;
+	}
+	json_obj_begin(w);
+	json_key(w, "first_test"); json_int(w, d->race.first_test);
+	json_key(w, "max_blocks"); json_int(w, d->race.max_blocks);
+	json_key(w, "blocks_evaluated"); json_int(w, d->race.blocks_evaluated);
+	json_key(w, "stop_reason"); json_str(w, d->race.stop_reason);
+	json_key(w, "stopped_after");
+	if (d->race.stop_reason)
+		json_int(w, d->race.stopped_after);
+	else
+		json_null(w);
+	json_key(w, "eliminations");
+	json_arr_begin(w);
+	for (size_t i = 0; i < d->nelims; i++) {
+		const struct db_elimination *e = &d->elims[i];
+		json_obj_begin(w);
+		json_key(w, "configuration_id"); json_int(w, e->configuration_id);
+		json_key(w, "key"); json_str(w, e->key);
+		json_key(w, "after_block"); json_int(w, e->after_block);
+		json_key(w, "against_id"); json_int(w, e->against_id);
+		json_key(w, "against"); json_str(w, e->against_key);
+		json_key(w, "p"); json_double(w, e->p);
+		json_key(w, "ratio"); json_double(w, e->ratio);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+	json_obj_end(w);
+}
 
 static void show_json(struct strbuf *out, const struct show_data *d)
 {
@@ -39,6 +91,7 @@ static void show_json(struct strbuf *out, const struct show_data *d)
 	json_key(&w, "primary_metric"); json_str(&w, e->primary_metric);
 	json_key(&w, "host_facts"); json_raw(&w, e->host_facts);
 	json_key(&w, "runs"); json_int(&w, e->nruns);
+	race_json(&w, d);
 	json_key(&w, "configurations");
 	json_arr_begin(&w);
 	for (size_t i = 0; i < d->nconfigs; i++) {
@@ -53,6 +106,12 @@ static void show_json(struct strbuf *out, const struct show_data *d)
 		json_key(&w, "failed"); json_int(&w, c->nfailed);
 		json_key(&w, "interrupted"); json_int(&w, c->ninterrupted);
 		json_key(&w, "pending"); json_int(&w, c->npending);
+		const struct db_elimination *el = elimination_of(d, c->id);
+		json_key(&w, "eliminated_after_block");
+		if (el)
+			json_int(&w, el->after_block);
+		else
+			json_null(&w);
 		json_obj_end(&w);
 	}
 	json_arr_end(&w);
@@ -89,15 +148,32 @@ static void show_text(struct strbuf *out, const struct show_data *d)
 		    (unsigned long long)e->seed, e->tool_version);
 	strbuf_addf(out, "  runs       %d: %d ok, %d failed, %d interrupted, %d pending\n",
 		    e->nruns, e->nok, e->nfailed, e->ninterrupted, e->nplanned + e->nrunning);
+	if (d->raced) {
+		strbuf_addstr(out, "  strategy   race: ");
+		if (d->race.stop_reason)
+			strbuf_addf(out, "stopped after block %d (%s)", d->race.stopped_after,
+				    d->race.stop_reason);
+		else
+			strbuf_addf(out, "%d blocks evaluated, going on", d->race.blocks_evaluated);
+		strbuf_addf(out, "; first test after block %d, at most %d blocks; %zu "
+			    "eliminated\n", d->race.first_test, d->race.max_blocks, d->nelims);
+	}
 
 	strbuf_addf(out, "\nConfigurations (%zu):\n", d->nconfigs);
 	strbuf_addf(out, "  %4s  %-48s %4s %6s %11s %7s\n", "ID", "KEY", "OK", "FAILED",
 		    "INTERRUPTED", "PENDING");
 	for (size_t i = 0; i < d->nconfigs; i++) {
 		const struct db_config_summary *c = &d->configs[i];
-		strbuf_addf(out, "  %4lld  %-48s %4d %6d %11d %7d%s\n", (long long)c->id,
+		const struct db_elimination *el = elimination_of(d, c->id);
+		strbuf_addf(out, "  %4lld  %-48s %4d %6d %11d %7d%s", (long long)c->id,
 			    c->key, c->nok, c->nfailed, c->ninterrupted, c->npending,
 			    c->baseline ? "  [baseline]" : "");
+		if (el)
+			strbuf_addf(out, "  eliminated after block %d (%+.1f %% against %lld, "
+				    "p = %.2g)", el->after_block,
+				    isfinite(el->ratio) ? (el->ratio - 1) * 100 : NAN,
+				    (long long)el->against_id, el->p);
+		strbuf_addch(out, '\n');
 	}
 	if (d->nproblems) {
 		strbuf_addf(out, "\nFailed or interrupted runs (%zu):\n", d->nproblems);
@@ -120,7 +196,9 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		return cmd_fail(&err);
 	if (db_experiment_get(db, argv[0], &d.exp, &err) < 0 ||
 	    db_config_summaries(db, d.exp.id, &d.configs, &d.nconfigs, &err) < 0 ||
-	    db_run_problems(db, d.exp.id, &d.problems, &d.nproblems, &err) < 0) {
+	    db_run_problems(db, d.exp.id, &d.problems, &d.nproblems, &err) < 0 ||
+	    db_race_get(db, d.exp.id, &d.race, &d.raced, &err) < 0 ||
+	    db_eliminations_list(db, d.exp.id, &d.elims, &d.nelims, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
 		struct strbuf out = STRBUF_INIT;
@@ -135,6 +213,8 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	db_experiment_clear(&d.exp);
 	db_config_summaries_free(d.configs, d.nconfigs);
 	db_run_problems_free(d.problems, d.nproblems);
+	db_race_clear(&d.race);
+	db_eliminations_free(d.elims, d.nelims);
 	return rc;
 }
 

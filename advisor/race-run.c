@@ -233,3 +233,17 @@ static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
 	free(eliminated);
 	return rc;
 }
+
+double race_run_expected(const struct plan *plan, int first_test, int nsim, size_t *max_out)
+{
+	size_t *decision = xcalloc(plan->nconfigs + 1, sizeof(*decision));
+	size_t *env = xcalloc(plan->nconfigs + 1, sizeof(*env));
+	size_t nenvs, nref;
+	size_t nd = race_run_group(plan, decision, env, &nenvs, &nref);
+	free(decision);
+	free(env);
+	/* Host references are decisions of their own in the grouping, never raced. */
+	return race_expected_runs(nd - nref, nenvs, nref * nenvs, first_test,
+				  plan->cfg->repetitions, RACE_EQUIVALENCE_DEFAULT, plan->seed,
+				  nsim, max_out);
+}

@@ -62,4 +62,11 @@ void race_run_release(struct race_run *rr);
 size_t race_run_group(const struct plan *plan, size_t *decision, size_t *env,
 		      size_t *nenvs, size_t *nreference);
 
+/*
+ * The maximum (*max_out) and the expected number of runs of plan raced
+ * with first_test (race_expected_runs over nsim races, seeded by the
+ * plan's seed).
+ */
+double race_run_expected(const struct plan *plan, int first_test, int nsim, size_t *max_out);
+
 #endif

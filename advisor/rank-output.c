@@ -86,6 +86,11 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "best"); json_bool(w, e->is_best);
 	json_key(w, "host_reference"); json_bool(w, e->host_reference);
 	json_key(w, "tied_with_best"); json_bool(w, e->tied_with_best);
+	json_key(w, "eliminated_block");
+	if (e->config->eliminated_block)
+		json_int(w, e->config->eliminated_block);
+	else
+		json_null(w);
 	json_key(w, "p_vs_best"); json_nullable_double(w, e->p_best);
 	json_key(w, "p_vs_best_holm"); json_nullable_double(w, e->p_best_holm);
 	json_key(w, "mann_whitney_p_vs_best"); json_nullable_double(w, e->p_best_mw);
@@ -143,6 +148,8 @@ static void json_header(struct json_writer *w, const struct rank_result *r)
 	json_key(w, "id"); json_int(w, r->res->exp.id);
 	json_key(w, "name"); json_str(w, r->res->exp.name);
 	json_key(w, "status"); json_str(w, r->res->exp.status);
+	json_key(w, "strategy"); json_str(w, r->res->raced ? "race" : "full");
+	json_key(w, "race_stop_reason"); json_str(w, r->res->race_stop_reason);
 	json_obj_end(w);
 	json_key(w, "metric"); json_str(w, r->metric);
 	json_key(w, "unit"); json_str(w, r->unit);
@@ -311,6 +318,8 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 		}
 		if (e->host_reference)
 			strbuf_addstr(&st, "host reference");
+		else if (e->config->eliminated_block)
+			strbuf_addf(&st, "eliminated after block %d", e->config->eliminated_block);
 		else if (e->is_best)
 			strbuf_addstr(&st, "best");
 		else if (e->tied_with_best)

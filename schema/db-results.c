@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/strbuf.h"
+#include "db-race.h"
 
 /* id -> object, sorted by id, for attaching child rows to their parents. */
 struct id_index {
@@ -223,6 +224,39 @@ static int read_metrics(struct db *db, struct db_results *r, const struct id_ind
 	return rc == SQLITE_DONE ? 0 : db_error(db, "reading exit counts", err);
 }
 
+/* The race's state and each configuration's elimination (migration 3). */
+static int read_race(struct db *db, struct db_results *out, struct ta_err *err)
+{
+	struct db_race race;
+	if (db_race_get(db, out->exp.id, &race, &out->raced, err) < 0)
+		return -1;
+	out->race_first_test = race.first_test;
+	out->race_max_blocks = race.max_blocks;
+	out->race_stop_reason = race.stop_reason;
+	out->race_stopped_after = race.stopped_after;
+	struct db_elimination *el;
+	size_t nel;
+	if (db_eliminations_list(db, out->exp.id, &el, &nel, err) < 0)
+		return -1;
+	for (size_t k = 0; k < nel; k++) {
+		struct db_results_config *c = NULL;
+		const char *against = NULL;
+		for (size_t i = 0; i < out->nconfigs; i++) {
+			if (out->configs[i].id == el[k].configuration_id)
+				c = &out->configs[i];
+			if (out->configs[i].id == el[k].against_id)
+				against = out->configs[i].key;
+		}
+		if (c) {
+			c->eliminated_block = el[k].after_block;
+			c->eliminated_against = against;
+			c->eliminated_p = el[k].p;
+		}
+	}
+	db_eliminations_free(el, nel);
+	return 0;
+}
+
 int db_results_load(struct db *db, const char *id_or_name, struct db_results *out,
 		    struct ta_err *err)
 {
@@ -238,7 +272,8 @@ int db_results_load(struct db *db, const char *id_or_name, struct db_results *ou
 	for (size_t i = 0; i < out->nconfigs; i++)
 		cidx[i] = (struct id_index){ out->configs[i].id, &out->configs[i] };
 	qsort(cidx, out->nconfigs, sizeof(*cidx), cmp_id_index);
-	if (read_factors(db, out, cidx, err) < 0 || read_runs(db, out, cidx, err) < 0)
+	if (read_factors(db, out, cidx, err) < 0 || read_runs(db, out, cidx, err) < 0 ||
+	    read_race(db, out, err) < 0)
 		goto done;
 	for (size_t i = 0; i < out->nconfigs; i++)
 		nruns += out->configs[i].nruns;
@@ -298,6 +333,7 @@ void db_results_clear(struct db_results *r)
 		free(c->runs);
 	}
 	free(r->configs);
+	free(r->race_stop_reason);
 	db_experiment_clear(&r->exp);
 	memset(r, 0, sizeof(*r));
 }

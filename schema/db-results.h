@@ -69,12 +69,21 @@ struct db_results_config {
 	bool is_baseline;
 	struct db_results_run *runs;		/* by repetition */
 	size_t nruns;
+	/* a raced sweep's elimination of this configuration; 0: not eliminated */
+	int eliminated_block;
+	const char *eliminated_against;	/* the key of the best it lost to (points into configs) */
+	double eliminated_p;
 };
 
 struct db_results {
 	struct db_experiment exp;
 	struct db_results_config *configs;	/* by idx */
 	size_t nconfigs;
+	/* strategy: race (schema/db-race.h) */
+	bool raced;
+	int race_first_test, race_max_blocks;
+	char *race_stop_reason;		/* NULL while the race goes on */
+	int race_stopped_after;
 };
 
 /* Reads experiment id_or_name whole.  Not found: EXIT_BAD_INPUT. */
