@@ -35,7 +35,6 @@
 #include <stdint.h>
 
 #define RACE_NONE ((size_t)-1)
-#define RACE_FIRST_TEST_DEFAULT 3
 #define RACE_ALPHA 0.05
 #define RACE_EQUIVALENCE_DEFAULT 0.02
 

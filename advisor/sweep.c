@@ -25,12 +25,7 @@ uint64_t sweep_random_seed(void)
 
 int sweep_race_first_test(const struct sweep_config *cfg)
 {
-	/* TEMPORARY until the sweep schema has strategy: race (structure-p1). */
-	const char *env = getenv("TOPOADVISOR_RACE_FIRST_TEST");
-	if (env && *env)
-		return atoi(env) >= 2 ? atoi(env) : RACE_FIRST_TEST_DEFAULT;
-	(void)cfg;
-	return 0;
+	return cfg->strategy == STRATEGY_RACE ? cfg->race_first_test : 0;
 }
 
 static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t seed,

@@ -56,7 +56,9 @@ static const char *const pin_words[] = {
 static const char *const order_names[] = {
 	[ORDER_RANDOMIZED] = "randomized", [ORDER_SEQUENTIAL] = "sequential", NULL
 };
-static const char *const strategy_names[] = { [STRATEGY_FULL] = "full", NULL };
+static const char *const strategy_names[] = {
+	[STRATEGY_FULL] = "full", [STRATEGY_RACE] = "race", NULL
+};
 static const char *const direction_words[] = { "higher", "lower", NULL };
 
 const char *config_bench_kind_name(enum bench_kind k) { return bench_kind_names[k]; }
@@ -860,6 +862,25 @@ static int parse_benchmark(struct yr_reader *L, const yaml_node_t *root, struct 
 	return -1;
 }
 
+/* race: {first_test: N}, the blocks a raced sweep runs before its first test. */
+static int parse_race(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
+{
+	static const char *const keys[] = { "first_test", NULL };
+	if (yr_map_check(L, n, "race", keys, "a mapping (first_test)") < 0)
+		return -1;
+	if (cfg->strategy != STRATEGY_RACE)
+		return yr_fail(L, n, "race", "only a raced sweep has race settings; add "
+			       "strategy: race or remove race:");
+	yaml_node_t *v = yr_map_get(L, n, "first_test");
+	if (v && yr_get_int(L, v, "race.first_test", 2, 1000, &cfg->race_first_test) < 0)
+		return -1;
+	if (cfg->race_first_test > cfg->repetitions)
+		return yr_fail(L, v ? v : n, "race.first_test", "%d blocks before the first test "
+			       "is more than the %d repetitions (the race's maximum); lower it or "
+			       "raise repetitions", cfg->race_first_test, cfg->repetitions);
+	return 0;
+}
+
 static int parse_collect(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
 	static const char *const keys[] = { "gang_exits", "exit_reasons", "vcpu_stats",
@@ -1105,6 +1126,7 @@ static void config_defaults(struct sweep_config *cfg)
 	cfg->repetitions = 3;
 	cfg->order = ORDER_RANDOMIZED;
 	cfg->strategy = STRATEGY_FULL;
+	cfg->race_first_test = 3;
 }
 
 static int parse_root(struct yr_reader *L, const yaml_node_t *root, struct sweep_config *cfg)
@@ -1112,7 +1134,7 @@ static int parse_root(struct yr_reader *L, const yaml_node_t *root, struct sweep
 	static const char *const keys[] = { "name", "description", "libvirt", "guest",
 					    "topology", "pinning", "host", "noise", "benchmark",
 					    "baseline", "collect", "repetitions", "order", "seed",
-					    "strategy", NULL };
+					    "strategy", "race", NULL };
 	if (yr_map_check(L, root, "", keys, "a mapping with at least name, topology and "
 		      "benchmark") < 0)
 		return -1;
@@ -1175,6 +1197,8 @@ static int parse_root(struct yr_reader *L, const yaml_node_t *root, struct sweep
 			return -1;
 		cfg->strategy = (enum strategy)e;
 	}
+	if ((v = yr_map_get(L, root, "race")) && parse_race(L, v, cfg) < 0)
+		return -1;
 	return 0;
 }
 
@@ -1388,4 +1412,6 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out)
 	if (cfg->seed_given)
 		strbuf_addf(out, "seed: %llu\n", cfg->seed);
 	strbuf_addf(out, "strategy: %s\n", strategy_names[cfg->strategy]);
+	if (cfg->strategy == STRATEGY_RACE)
+		strbuf_addf(out, "race.first_test: %d\n", cfg->race_first_test);
 }

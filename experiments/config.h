@@ -28,7 +28,7 @@ enum bench_kind {
 	BENCH_KERNEL_BUILD, BENCH_COMMAND
 };
 enum run_order { ORDER_RANDOMIZED, ORDER_SEQUENTIAL };
-enum strategy { STRATEGY_FULL };
+enum strategy { STRATEGY_FULL, STRATEGY_RACE };
 
 /* A NULL-terminated argument vector (owned). */
 struct argv_list {
@@ -172,6 +172,7 @@ struct sweep_config {
 	bool seed_given;
 	unsigned long long seed;
 	enum strategy strategy;
+	int race_first_test;		/* strategy race: blocks before the first test */
 };
 
 /*

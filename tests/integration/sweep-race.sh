@@ -32,11 +32,12 @@ benchmark:
   parse: 'throughput: (?<ops>[0-9.]+) ops/s'
   metric: ops
 repetitions: 10
+strategy: race
+race: {first_test: 3}
 seed: 11
 baseline: {topology: 1x1x1, subcores_per_core: 1, noise: none}
 YAML
 }
-export TOPOADVISOR_RACE_FIRST_TEST=3
 write_sweep 0 "$tmp/count1" 1
 
 # plan: the maximum and the expected number of runs of the race.

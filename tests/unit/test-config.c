@@ -568,6 +568,38 @@ static void assert_parse_error(const char *yaml, const char *want)
 
 #define HEAD "name: t\ntopology: [1x1x1]\n"
 
+/* strategy: race and its race.first_test: defaults, values, and the rules. */
+static void test_race_keys(void **state)
+{
+	(void)state;
+	struct ta_err err = { 0 };
+	const char *yaml = HEAD "benchmark: {kind: ebizzy}\nrepetitions: 10\nstrategy: race\n";
+	struct sweep_config *cfg = config_parse("r.yaml", yaml, strlen(yaml), &err);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->strategy, STRATEGY_RACE);
+	assert_int_equal(cfg->race_first_test, 3);
+	struct strbuf canon = STRBUF_INIT;
+	config_dump(cfg, &canon);
+	assert_non_null(strstr(strbuf_str(&canon), "strategy: race\nrace.first_test: 3\n"));
+	strbuf_release(&canon);
+	config_free(cfg);
+	yaml = HEAD "benchmark: {kind: ebizzy}\nrepetitions: 10\nrace: {first_test: 5}\n"
+	       "strategy: race\n";
+	cfg = config_parse("r.yaml", yaml, strlen(yaml), &err);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->race_first_test, 5);
+	config_free(cfg);
+
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nrace: {first_test: 4}\n",
+			   "race: only a raced sweep has race settings");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nstrategy: race\nrace: {first_test: 1}\n",
+			   "race.first_test: 1 is out of range");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nstrategy: race\nrace: {first_test: 4}\n",
+			   "is more than the 3 repetitions");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nstrategy: race\nrace: {first: 4}\n",
+			   "race.first: unknown key 'first'");
+}
+
 static void test_rules(void **state)
 {
 	/* A deeper bomb than the fixture is refused just as fast. */
@@ -735,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_template),
 		cmocka_unit_test(test_parse_equals_load),
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_race_keys),
 		cmocka_unit_test(test_cpuset),
 		cmocka_unit_test(test_names),
 	};
