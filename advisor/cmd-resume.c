@@ -21,32 +21,6 @@ static const struct option resume_options[] = {
 	OPT_END(),
 };
 
-/* Opens the DB, reads the experiment and parses its stored config. */
-static int load(const struct cmd_ctx *ctx, const char *which, struct db **db,
-		struct db_experiment *e, struct sweep_config **cfg, struct ta_err *err)
-{
-	*db = db_open(ctx->db_path, false, err);
-	if (!*db)
-		return -1;
-	if (db_experiment_get(*db, which, e, err) < 0)
-		return -1;
-	char label[64];
-	snprintf(label, sizeof(label), "experiment %lld (stored config)", (long long)e->id);
-	*cfg = config_parse_flags(label, e->config_yaml, strlen(e->config_yaml), 0, err);
-	return *cfg ? 0 : -1;
-}
-
-/* Names the host facts that differ from the experiment's, if any. */
-static void warn_host_changed(const struct db_experiment *e)
-{
-	char *now = controller_host_facts_json();
-	if (e->host_facts && strcmp(e->host_facts, now))
-		fprintf(stderr, "topoadvisor: warning: this host differs from the one experiment "
-			"%lld ran on:\n  then: %s\n  now:  %s\n", (long long)e->id, e->host_facts,
-			now);
-	free(now);
-}
-
 static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
@@ -54,7 +28,7 @@ static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct db_experiment e = { 0 };
 	struct sweep_config *cfg = NULL;
 	int rc;
-	if (load(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+	if (sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else if (e.nok == e.nruns) {
 		fprintf(stderr, "experiment %lld has all %d runs; nothing to resume\n",
@@ -64,7 +38,7 @@ static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		if (!ctx->quiet)
 			fprintf(stderr, "experiment %lld: %d of %d runs still to do\n",
 				(long long)e.id, e.nruns - e.nok, e.nruns);
-		warn_host_changed(&e);
+		sweep_warn_host_changed(&e);
 		rc = sweep_resume(ctx, db, cfg, e.id, e.seed, &resume_opts);
 	}
 	config_free(cfg);
@@ -80,10 +54,10 @@ static int cmd_rerun_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct db_experiment e = { 0 };
 	struct sweep_config *cfg = NULL;
 	int rc;
-	if (load(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+	if (sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
-		warn_host_changed(&e);
+		sweep_warn_host_changed(&e);
 		rc = sweep_new(ctx, db, cfg, e.id,
 			       cfg->seed_given ? cfg->seed : sweep_random_seed(), &resume_opts);
 	}

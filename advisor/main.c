@@ -15,6 +15,8 @@ extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_resume_entry;
 extern const struct cmd_entry cmd_rerun_entry;
+extern const struct cmd_entry cmd_extend_entry;
+extern const struct cmd_entry cmd_compare_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_rank_entry;
@@ -31,6 +33,8 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_run_entry,
 	&cmd_resume_entry,
 	&cmd_rerun_entry,
+	&cmd_extend_entry,
+	&cmd_compare_entry,
 	&cmd_list_entry,
 	&cmd_show_entry,
 	&cmd_rank_entry,

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -156,4 +157,103 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 	plan_free(p);
 	hostlock_release(&lock);
 	return rc;
+}
+
+/* The plan's runs from block `from` on, without the eliminated configurations. */
+static int extend_runs(struct db *db, int64_t exp_id, const struct plan *p, int from,
+		       struct db_run_new **out, size_t *n, struct ta_err *err)
+{
+	struct db_config_summary *cs;
+	size_t ncs;
+	struct db_elimination *el;
+	size_t nel;
+	if (db_config_summaries(db, exp_id, &cs, &ncs, err) < 0)
+		return -1;
+	if (db_eliminations_list(db, exp_id, &el, &nel, err) < 0) {
+		db_config_summaries_free(cs, ncs);
+		return -1;
+	}
+	int64_t *ids = xcalloc(p->nconfigs + 1, sizeof(*ids));
+	for (size_t i = 0; i < p->nconfigs; i++) {
+		for (size_t k = 0; k < ncs; k++)
+			if (!strcmp(cs[k].key, p->configs[i].key))
+				ids[i] = cs[k].id;
+		for (size_t k = 0; k < nel; k++)
+			if (el[k].configuration_id == ids[i])
+				ids[i] = 0;
+	}
+	*out = xcalloc(p->nruns + 1, sizeof(**out));
+	*n = 0;
+	for (size_t r = 0; r < p->nruns; r++)
+		if (p->runs[r].repetition >= from && ids[p->runs[r].config])
+			(*out)[(*n)++] = (struct db_run_new){ ids[p->runs[r].config],
+							      p->runs[r].repetition };
+	free(ids);
+	db_eliminations_free(el, nel);
+	db_config_summaries_free(cs, ncs);
+	return 0;
+}
+
+int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *cfg,
+		 int64_t exp_id, uint64_t seed, int blocks, const struct sweep_opts *so)
+{
+	struct ta_err err = { 0 };
+	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
+					 .verbose = ctx->verbose };
+	struct hostlock lock = { .fd = -1 };
+	int from;
+	if (db_runs_blocks(db, exp_id, &from, &err) < 0)
+		return cmd_fail(&err);
+	if (hostlock_acquire(&lock, NULL, &err) < 0)
+		return cmd_fail(&err);
+	/* The same seeded block order a sweep of from + blocks repetitions has. */
+	cfg->repetitions = from + blocks;
+	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
+	struct db_run_new *runs = NULL;
+	size_t nruns = 0;
+	struct db_race race;
+	bool raced = false;
+	int rc;
+	if (!p || extend_runs(db, exp_id, p, from, &runs, &nruns, &err) < 0 ||
+	    db_race_get(db, exp_id, &race, &raced, &err) < 0 ||
+	    db_runs_append(db, exp_id, runs, nruns, &err) < 0 ||
+	    (raced && db_race_extend(db, exp_id, from + blocks, &err) < 0)) {
+		rc = cmd_fail(&err);
+	} else {
+		if (!ctx->quiet)
+			fprintf(stderr, "experiment %lld: %d more block%s after block %d: %zu runs%s\n",
+				(long long)exp_id, blocks, blocks == 1 ? "" : "s", from, nruns,
+				raced ? " (the race goes on over them)" : "");
+		rc = drive(ctx, db, p, exp_id, &copts);
+	}
+	if (raced)
+		db_race_clear(&race);
+	free(runs);
+	plan_free(p);
+	hostlock_release(&lock);
+	return rc;
+}
+
+int sweep_load_stored(const struct cmd_ctx *ctx, const char *which, struct db **db,
+		      struct db_experiment *e, struct sweep_config **cfg, struct ta_err *err)
+{
+	*db = db_open(ctx->db_path, false, err);
+	if (!*db)
+		return -1;
+	if (db_experiment_get(*db, which, e, err) < 0)
+		return -1;
+	char label[64];
+	snprintf(label, sizeof(label), "experiment %lld (stored config)", (long long)e->id);
+	*cfg = config_parse_flags(label, e->config_yaml, strlen(e->config_yaml), 0, err);
+	return *cfg ? 0 : -1;
+}
+
+void sweep_warn_host_changed(const struct db_experiment *e)
+{
+	char *now = controller_host_facts_json();
+	if (e->host_facts && strcmp(e->host_facts, now))
+		fprintf(stderr, "topoadvisor: warning: this host differs from the one experiment "
+			"%lld ran on:\n  then: %s\n  now:  %s\n", (long long)e->id, e->host_facts,
+			now);
+	free(now);
 }

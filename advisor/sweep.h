@@ -1,6 +1,7 @@
 /*
- * sweep: what run, resume and rerun share — expand the plan for this host,
- * check the host can carry it out, drive the controller, print the summary
+ * sweep: what run, resume, rerun and extend share — expand the plan for
+ * this host, check the host can carry it out, drive the controller (a
+ * raced experiment through its scheduler, race-run.h), print the summary
  * and map it to an exit status.
  */
 #ifndef TA_SWEEP_H
@@ -32,5 +33,24 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 /* Runs what experiment exp_id (whose stored config is cfg) still lacks. */
 int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_config *cfg,
 		 int64_t exp_id, uint64_t seed, const struct sweep_opts *so);
+
+/*
+ * Adds `blocks` blocks to finished experiment exp_id (runs of every
+ * configuration a race has not eliminated, in the seeded block order a
+ * sweep of that many more repetitions has), lets a race go on over them,
+ * and runs them.  cfg is the stored config (its repetitions is changed).
+ */
+int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *cfg,
+		 int64_t exp_id, uint64_t seed, int blocks, const struct sweep_opts *so);
+
+/*
+ * Opens the database, reads experiment `which` (id or name) and parses its
+ * stored config (never the file on disk, which may have changed since).
+ * On failure *db may still need db_close.
+ */
+int sweep_load_stored(const struct cmd_ctx *ctx, const char *which, struct db **db,
+		      struct db_experiment *e, struct sweep_config **cfg, struct ta_err *err);
+/* Warns on stderr when this host's facts differ from those stored with e. */
+void sweep_warn_host_changed(const struct db_experiment *e);
 
 #endif

@@ -119,4 +119,58 @@ ta -q resume --root "$root" 2 2>"$tmp/err" || { cat "$tmp/err"; fail "resume exi
 exp3=$(ta -q rerun --root "$root" 1 2>"$tmp/err") || { cat "$tmp/err"; fail "rerun exited $?"; }
 [ "$(q "SELECT COUNT(*) FROM races WHERE experiment_id = $exp3 AND stop_reason IS NOT NULL")" = 1 ] ||
 	fail "rerun did not race"
+
+# extend: two more blocks of the first race's survivors; the eliminated
+# stay out, the race goes on over the new blocks, and the ranking follows.
+before=$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = 1")
+survivors=$(q "SELECT COUNT(*) FROM configurations WHERE experiment_id = 1
+	AND id NOT IN (SELECT configuration_id FROM eliminations)")
+ta extend --root "$root" 1 --repetitions 2 >"$tmp/out" 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "extend exited $?"; }
+grep -q "^RANK" "$tmp/out" || fail "extend did not rank again: $(cat "$tmp/out")"
+after=$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = 1 AND r.status = 'ok'")
+[ "$after" -gt "$before" ] && [ "$after" -le $((before + 2 * survivors)) ] ||
+	fail "extend ran $((after - before)) runs for $survivors survivors"
+[ "$(q "SELECT COUNT(*) FROM runs r JOIN eliminations e ON e.configuration_id = r.configuration_id
+	WHERE r.repetition >= e.after_block")" = 0 ] || fail "extend ran an eliminated configuration"
+[ "$(q "SELECT max_blocks = $stopped + 2 AND stop_reason IS NOT NULL FROM races WHERE experiment_id = 1")" = 1 ] ||
+	fail "extended race: $(q "SELECT * FROM races WHERE experiment_id = 1")"
+[ "$(q "SELECT MAX(r.repetition) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = 1")" -le $((stopped + 1)) ] || fail "extend went past its blocks"
+expect_exit 2 ta extend --root "$root" 1
+expect_exit 2 ta extend --root "$root" 1 --repetitions 0
+
+# extend a full (unraced) experiment: one more run of every configuration.
+cat >"$tmp/full.yaml" <<YAML
+name: full
+guest: {runner: host}
+topology: [1x1x1, 1x2x1]
+benchmark:
+  kind: command
+  argv: ["$TA_TOP/tests/helpers/fake-bench", "100"]
+  parse: 'throughput: (?<ops>[0-9.]+) ops/s'
+  metric: ops
+repetitions: 2
+YAML
+full=$(ta -q run "$tmp/full.yaml" 2>"$tmp/err") || { cat "$tmp/err"; fail "full run"; }
+ta -q extend "$full" --repetitions 1 >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "extend full"; }
+[ "$(q "SELECT COUNT(*) || '/' || MAX(r.repetition) FROM runs r JOIN configurations c
+	ON c.id = r.configuration_id WHERE c.experiment_id = $full AND r.status = 'ok'")" = 6/2 ] ||
+	fail "extended full experiment: $(q "SELECT repetition, status FROM runs")"
+[ "$(q "SELECT COUNT(*) FROM races WHERE experiment_id = $full")" = 0 ] || fail "a full experiment raced"
+
+# compare: the first race with its rerun, configuration by configuration.
+ta --json compare 1 "$exp3" >"$tmp/json" || fail "compare exited $?"
+[ "$(sqlite3 :memory: "SELECT json_array_length(readfile('$tmp/json'), '\$.configurations')")" = 12 ] ||
+	fail "compare configurations: $(cat "$tmp/json")"
+[ "$(sqlite3 :memory: "SELECT COUNT(*) FROM json_each(readfile('$tmp/json'), '\$.configurations')
+	WHERE value ->> 'verdict' IN ('better', 'worse', 'equivalent', 'undecided', 'insufficient')")" = 12 ] ||
+	fail "compare verdicts: $(cat "$tmp/json")"
+[ "$(sqlite3 :memory: "SELECT json_type(readfile('$tmp/json'), '\$.recommendation.holds')")" != null ] ||
+	fail "compare lacks the recommendation"
+ta compare 1 "$exp3" >"$tmp/out" || fail "compare text"
+grep -q "^recommendation: " "$tmp/out" || fail "compare text: $(cat "$tmp/out")"
+expect_exit 2 ta compare 1
 pass

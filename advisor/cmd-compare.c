@@ -1,0 +1,188 @@
+/*
+ * compare: the configurations two experiments share (a rerun, the same
+ * sweep on another day or host), the ratio of each between them with its
+ * interval and verdict, and whether the recommendation still holds.  A
+ * rerun whose winner flipped is flagged, never silently accepted.  The
+ * statistics are in compare.h; this file only formats them.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "../schema/db-results.h"
+#include "../util/json.h"
+#include "cmd.h"
+#include "compare.h"
+#include "race.h"
+#include "rank.h"
+
+static const char *compare_metric;
+
+static const struct option compare_options[] = {
+	OPT_STRING(0, "metric", &compare_metric, "M",
+		   "compare by metric M (default: the first experiment's primary metric)"),
+	OPT_END(),
+};
+
+/* "x1.034 [x1.010, x1.058]" (NAN parts as n/a). */
+static void format_ratio(struct strbuf *sb, const struct compare_ratio *r)
+{
+	if (isnan(r->ratio)) {
+		strbuf_addstr(sb, "n/a");
+		return;
+	}
+	strbuf_addf(sb, "x%.3f", r->ratio);
+	if (!isnan(r->lo))
+		strbuf_addf(sb, " [x%.3f, x%.3f]", r->lo, r->hi);
+}
+
+static void compare_text(struct strbuf *out, const struct compare_result *c)
+{
+	const struct rank_result *a = c->first, *b = c->second;
+	strbuf_addf(out, "experiment %lld '%s' against experiment %lld '%s': %s, %s is better\n",
+		    (long long)b->res->exp.id, b->res->exp.name, (long long)a->res->exp.id,
+		    a->res->exp.name, a->metric, a->higher_is_better ? "higher" : "lower");
+	strbuf_addf(out, "ratio = second / first (geometric means); %.1f %% Welch intervals on "
+		    "the log scale (Bonferroni over %zu configurations); equivalent within "
+		    "+-%.0f %%\n\n", 100 * (1 - c->alpha), c->nentries, 100 * c->delta);
+	strbuf_addf(out, "%-48s %4s %4s %12s %12s  %-28s %s\n", "CONFIGURATION", "N1", "N2",
+		    "MEAN1", "MEAN2", "RATIO [CI]", "VERDICT");
+	for (size_t i = 0; i < c->nentries; i++) {
+		const struct compare_entry *e = &c->entries[i];
+		struct strbuf r = STRBUF_INIT;
+		format_ratio(&r, &e->r);
+		strbuf_addf(out, "%-48s %4zu %4zu %12.6g %12.6g  %-28s %s\n", e->key,
+			    e->first->s.n, e->second->s.n, e->first->s.mean, e->second->s.mean,
+			    strbuf_str(&r), compare_verdict_name(e->r.verdict));
+		strbuf_release(&r);
+	}
+	for (size_t i = 0; i < c->nonly_first; i++)
+		strbuf_addf(out, "%-48s only in experiment %lld\n", c->only_first[i],
+			    (long long)a->res->exp.id);
+	for (size_t i = 0; i < c->nonly_second; i++)
+		strbuf_addf(out, "%-48s only in experiment %lld\n", c->only_second[i],
+			    (long long)b->res->exp.id);
+	strbuf_addstr(out, "\nrecommendation: ");
+	if (c->recommendation_holds) {
+		strbuf_addf(out, "holds: both recommend %s\n", c->recommended_first);
+		return;
+	}
+	strbuf_addf(out, "CHANGED: experiment %lld recommends %s, experiment %lld recommends "
+		    "%s\n", (long long)a->res->exp.id,
+		    c->recommended_first ? c->recommended_first : "nothing",
+		    (long long)b->res->exp.id,
+		    c->recommended_second ? c->recommended_second : "nothing");
+	const struct rank_entry *p = c->first_pick_in_second;
+	if (p)
+		strbuf_addf(out, "  in experiment %lld, %s is %s\n", (long long)b->res->exp.id,
+			    p->config->key, p->is_best ? "the best"
+			    : p->tied_with_best ? "tied with the best"
+			    : p->config->eliminated_block ? "eliminated by the race"
+			    : "worse than the best");
+	strbuf_addstr(out, "  the winner is not stable between these runs: look for drift "
+		      "(host load, firmware, kernel), then 'topoadvisor extend' both\n");
+}
+
+static void json_ci(struct json_writer *w, double lo, double hi)
+{
+	if (isnan(lo)) {
+		json_null(w);
+		return;
+	}
+	json_arr_begin(w);
+	json_double(w, lo);
+	json_double(w, hi);
+	json_arr_end(w);
+}
+
+static void compare_json(struct json_writer *w, const struct compare_result *c)
+{
+	json_obj_begin(w);
+	json_key(w, "first"); json_int(w, c->first->res->exp.id);
+	json_key(w, "second"); json_int(w, c->second->res->exp.id);
+	json_key(w, "metric"); json_str(w, c->first->metric);
+	json_key(w, "higher_is_better"); json_bool(w, c->first->higher_is_better);
+	json_key(w, "alpha"); json_double(w, c->alpha);
+	json_key(w, "equivalence"); json_double(w, c->delta);
+	json_key(w, "configurations");
+	json_arr_begin(w);
+	for (size_t i = 0; i < c->nentries; i++) {
+		const struct compare_entry *e = &c->entries[i];
+		json_obj_begin(w);
+		json_key(w, "key"); json_str(w, e->key);
+		json_key(w, "n_first"); json_uint(w, e->first->s.n);
+		json_key(w, "n_second"); json_uint(w, e->second->s.n);
+		json_key(w, "mean_first"); json_double(w, e->first->s.mean);
+		json_key(w, "mean_second"); json_double(w, e->second->s.mean);
+		json_key(w, "ratio"); json_double(w, e->r.ratio);
+		json_key(w, "ratio_ci"); json_ci(w, e->r.lo, e->r.hi);
+		json_key(w, "p"); json_double(w, e->r.p);
+		json_key(w, "verdict"); json_str(w, compare_verdict_name(e->r.verdict));
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+	json_key(w, "only_in_first");
+	json_arr_begin(w);
+	for (size_t i = 0; i < c->nonly_first; i++)
+		json_str(w, c->only_first[i]);
+	json_arr_end(w);
+	json_key(w, "only_in_second");
+	json_arr_begin(w);
+	for (size_t i = 0; i < c->nonly_second; i++)
+		json_str(w, c->only_second[i]);
+	json_arr_end(w);
+	json_key(w, "recommendation");
+	json_obj_begin(w);
+	json_key(w, "first"); json_str(w, c->recommended_first);
+	json_key(w, "second"); json_str(w, c->recommended_second);
+	json_key(w, "holds"); json_bool(w, c->recommendation_holds);
+	json_obj_end(w);
+	json_obj_end(w);
+}
+
+static int cmd_compare_exec(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct ta_err err = { 0 };
+	struct db_results ra, rb;
+	struct rank_result a, b;
+	if (rank_load(ctx->db_path, argv[0], compare_metric, &ra, &a, &err) < 0)
+		return cmd_fail(&err);
+	if (rank_load(ctx->db_path, argv[1], compare_metric ? compare_metric : a.metric, &rb, &b,
+		      &err) < 0) {
+		rank_result_clear(&a);
+		db_results_clear(&ra);
+		return cmd_fail(&err);
+	}
+	struct compare_result c;
+	int rc = EXIT_OK;
+	if (compare_rankings(&a, &b, RACE_EQUIVALENCE_DEFAULT, &c, &err) < 0) {
+		rc = cmd_fail(&err);
+	} else {
+		struct strbuf out = STRBUF_INIT;
+		if (ctx->json) {
+			struct json_writer w;
+			json_init(&w, &out, true);
+			compare_json(&w, &c);
+		} else {
+			compare_text(&out, &c);
+		}
+		cmd_print(&out);
+		strbuf_release(&out);
+		compare_result_clear(&c);
+	}
+	rank_result_clear(&b);
+	db_results_clear(&rb);
+	rank_result_clear(&a);
+	db_results_clear(&ra);
+	return rc;
+}
+
+const struct cmd_entry cmd_compare_entry = {
+	.name = "compare",
+	.summary = "compare the configurations two experiments share: drift, and whether "
+		   "the recommendation holds",
+	.args_usage = "EXP1 EXP2",
+	.options = compare_options,
+	.min_args = 2,
+	.max_args = 2,
+	.exec = cmd_compare_exec,
+};

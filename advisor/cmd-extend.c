@@ -1,0 +1,98 @@
+/*
+ * extend: add blocks (repetitions) to a finished experiment, run them and
+ * rank again — what an `undecided` verdict asks for.  A raced experiment
+ * goes on racing over the new blocks; its eliminated configurations stay
+ * out.  Works from the stored config, like resume.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../experiments/config.h"
+#include "../schema/db-results.h"
+#include "../util/json.h"
+#include "cmd.h"
+#include "rank.h"
+#include "sweep.h"
+
+static struct sweep_opts extend_opts;
+static int extend_blocks;
+
+static const struct option extend_options[] = {
+	OPT_INT(0, "repetitions", &extend_blocks, "N",
+		"blocks to add: N more runs of every configuration still in the race (required)"),
+	OPT_STRING(0, "root", &extend_opts.sysfs_root, "DIR",
+		   "treat DIR as / for host knobs (testing with a fake sysfs tree)"),
+	OPT_END(),
+};
+
+/* The new ranking, as `rank` prints it. */
+static int print_rank(const struct cmd_ctx *ctx, const char *which)
+{
+	struct ta_err err = { 0 };
+	struct db_results res;
+	struct rank_result r;
+	if (rank_load(ctx->db_path, which, NULL, &res, &r, &err) < 0)
+		return cmd_fail(&err);
+	struct strbuf out = STRBUF_INIT;
+	if (ctx->json) {
+		struct json_writer w;
+		json_init(&w, &out, true);
+		rank_json(&w, &r);
+	} else {
+		rank_text(&out, &r);
+	}
+	cmd_print(&out);
+	strbuf_release(&out);
+	rank_result_clear(&r);
+	db_results_clear(&res);
+	return EXIT_OK;
+}
+
+static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct ta_err err = { 0 };
+	if (extend_blocks < 1 || extend_blocks > 1000) {
+		fprintf(stderr, "topoadvisor: error: extend needs --repetitions N with N in "
+			"1..1000 (the blocks to add)\n");
+		return EXIT_BAD_INPUT;
+	}
+	struct db *db = NULL;
+	struct db_experiment e = { 0 };
+	struct sweep_config *cfg = NULL;
+	int rc;
+	if (sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+		rc = cmd_fail(&err);
+	} else if (strcmp(e.status, "done")) {
+		err_set(&err, EXIT_BAD_INPUT, "experiment %lld is %s, not finished; run "
+			"'topoadvisor resume %lld' first", (long long)e.id, e.status,
+			(long long)e.id);
+		rc = cmd_fail(&err);
+	} else {
+		sweep_warn_host_changed(&e);
+		/* The sweep's summary goes to stderr: stdout is for the ranking. */
+		struct cmd_ctx sweep_ctx = *ctx;
+		sweep_ctx.json = 0;
+		rc = sweep_extend(&sweep_ctx, db, cfg, e.id, e.seed, extend_blocks, &extend_opts);
+		if (rc == EXIT_OK || rc == EXIT_FAILURE_RUN) {
+			char id[32];
+			snprintf(id, sizeof(id), "%lld", (long long)e.id);
+			int rank_rc = print_rank(ctx, id);
+			if (rc == EXIT_OK)
+				rc = rank_rc;
+		}
+	}
+	config_free(cfg);
+	db_experiment_clear(&e);
+	db_close(db);
+	return rc;
+}
+
+const struct cmd_entry cmd_extend_entry = {
+	.name = "extend",
+	.summary = "add N blocks of runs to a finished experiment, run them and rank again",
+	.args_usage = "EXP --repetitions N",
+	.options = extend_options,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = cmd_extend_exec,
+};
