@@ -42,6 +42,11 @@ HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c,\
 	$(wildcard tests/helpers/*.c))
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
+# The advisor's benchmark drivers (`make bench-advisor`): simulated sweeps
+# fed through the real ranking, decision and racing code.
+BENCH_ADVISOR_SRCS := $(wildcard tests/bench/*.c)
+BENCH_ADVISOR_BINS := $(BENCH_ADVISOR_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
+
 BIN := topoadvisor
 
 # `make V=1` shows the full commands.
@@ -51,7 +56,7 @@ else
 Q := @
 endif
 
-.PHONY: all deps check unit integration bench demo install clean guest-image
+.PHONY: all deps check unit integration bench bench-advisor demo install clean guest-image
 
 all: $(BIN)
 
@@ -93,6 +98,11 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	@$(if $(Q),echo "  HELPER  $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
 
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libtopoadvisor.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
+
 # libtracecmd's own reader, timed next to ours by `make bench`.
 TCREAD := $(BUILD)/tests/tcread
 $(TCREAD): tests/helpers/tcread.c
@@ -112,6 +122,10 @@ units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS)
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)
 	@scripts/bench.sh
+
+# Every driver prints its rates next to their targets; any miss fails.
+bench-advisor: $(BENCH_ADVISOR_BINS)
+	@rc=0; for b in $(BENCH_ADVISOR_BINS); do $$b || rc=1; done; exit $$rc
 
 demo: deps
 	$(MAKE) $(BIN)

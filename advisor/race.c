@@ -93,6 +93,38 @@ static bool is_contender(const struct race_input *in, size_t d)
 	return !(in->reference && in->reference[d]) && !(in->eliminated && in->eliminated[d]);
 }
 
+/*
+ * Whether the best's lead over the baseline is already what the final
+ * verdict needs: Welch on the log objectives (unpaired, as the ranking
+ * tests), two-sided at alpha over the family of every comparison with the
+ * baseline (Bonferroni).  Only then may the race stop on the baseline's
+ * account; its paired test alone would stop races the ranking cannot
+ * call.
+ */
+static bool baseline_beaten(const struct race_input *in, const double *obj, size_t nb,
+			    size_t best)
+{
+	size_t family = 0;
+	for (size_t d = 0; d < in->ndecisions; d++)
+		if (d != in->baseline && !(in->reference && in->reference[d]))
+			family++;
+	double *x = xmalloc((nb + 1) * sizeof(*x)), *y = xmalloc((nb + 1) * sizeof(*y));
+	size_t nx = 0, ny = 0;
+	for (size_t b = 0; b < nb; b++) {
+		if (!isnan(obj[in->baseline * nb + b]))
+			x[nx++] = obj[in->baseline * nb + b];
+		if (!isnan(obj[best * nb + b]))
+			y[ny++] = obj[best * nb + b];
+	}
+	struct stats_test t;
+	stats_welch(x, nx, y, ny, &t);
+	bool beaten = !isnan(t.p) && t.statistic < 0 &&
+		      t.p < in->alpha / (double)(family ? family : 1);
+	free(x);
+	free(y);
+	return beaten;
+}
+
 int race_evaluate(const struct race_input *in, struct race_step *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -144,13 +176,17 @@ int race_evaluate(const struct race_input *in, struct race_step *out)
 	}
 	stats_holm(p, nd, adj);
 
+	bool baseline_settled = in->baseline != RACE_NONE && in->baseline != out->best &&
+				is_contender(in, in->baseline) &&
+				baseline_beaten(in, obj, nb, out->best);
 	double lo = log(1 - in->equivalence), hi = log(1 + in->equivalence);
 	bool all_worse = true, all_equivalent = true;
 	out->elims = xcalloc(nd, sizeof(*out->elims));
 	for (size_t d = 0; d < nd; d++) {
 		if (d == out->best || !is_contender(in, d))
 			continue;
-		bool worse = !isnan(adj[d]) && adj[d] < in->alpha;
+		bool worse = d == in->baseline ? baseline_settled
+			     : !isnan(adj[d]) && adj[d] < in->alpha;
 		bool equivalent = !isnan(cmp[d].lo90) && cmp[d].lo90 >= lo && cmp[d].hi90 <= hi;
 		if (worse && d != in->baseline) {
 			out->elims[out->nelims++] = (struct race_elimination){

@@ -209,6 +209,38 @@ static void test_stop_single_baseline(void **state)
 	race_step_clear(&st);
 }
 
+/*
+ * The baseline leaves the race only on the ranking's own test: a lead of
+ * 3 % that is exact within every block (paired test: p = 0) under a +-10 %
+ * drift from block to block is not yet shown unpaired, so the race goes
+ * on; without the drift it stops.
+ */
+static void test_baseline_needs_verdict(void **state)
+{
+	(void)state;
+	static struct fixture f;
+	struct race_step st;
+	setup(&f, 2, 1, 0);
+	for (int b = 0; b < 4; b++) {
+		double drift = exp(0.1 * wobble(5, 5, b));
+		f.obs[f.nobs++] = (struct race_obs){ .decision = 0, .block = b, .value = 100 * drift };
+		f.obs[f.nobs++] = (struct race_obs){ .decision = 1, .block = b, .value = 103 * drift };
+	}
+	step(&f, 4, &st);
+	assert_int_equal(st.best, 1);
+	assert_int_equal(st.nelims, 0);
+	assert_int_equal(st.stop, RACE_GO_ON);
+	race_step_clear(&st);
+
+	setup(&f, 2, 1, 0);
+	add(&f, 0, 0, 100, 0.005, 0, 4);
+	add(&f, 1, 0, 103, 0.005, 0, 4);
+	step(&f, 4, &st);
+	assert_int_equal(st.nelims, 0);
+	assert_int_equal(st.stop, RACE_STOP_SINGLE);
+	race_step_clear(&st);
+}
+
 /* Lower is better: the smaller values win and the larger fall. */
 static void test_lower_is_better(void **state)
 {
@@ -347,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_stop_equivalent),
 		cmocka_unit_test(test_stop_max),
 		cmocka_unit_test(test_stop_single_baseline),
+		cmocka_unit_test(test_baseline_needs_verdict),
 		cmocka_unit_test(test_lower_is_better),
 		cmocka_unit_test(test_environment_objectives),
 		cmocka_unit_test(test_missing_runs),
