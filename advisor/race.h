@@ -11,11 +11,14 @@
  *  - eliminates the survivors shown worse (adjusted p < alpha), except the
  *    baseline: every verdict compares with it, so it is measured in every
  *    block the race runs;
- *  - says whether to stop: one survivor left (the baseline counts only
- *    until it is shown worse), every survivor shown equivalent to the best
- *    (the paired 90 % CI of the ratio inside [1 - delta, 1 + delta]: two
- *    one-sided tests at alpha; a baseline shown worse counts as settled),
- *    or the maximum number of blocks done.
+ *  - says whether to stop: one survivor left, every survivor shown
+ *    equivalent to the best (the paired 90 % CI of the ratio inside
+ *    [1 - delta, 1 + delta]: two one-sided tests at alpha), or the maximum
+ *    number of blocks done.  The baseline counts as a survivor until the
+ *    best's lead over it is shown by the test the ranking's verdict uses
+ *    (Welch on the log scale, Bonferroni over every comparison with the
+ *    baseline), so a race never stops where the verdict could not be
+ *    `better`.
  *
  * Environment levels (noise, factors marked environment) are raced
  * together: a decision configuration is run at every level in each block,

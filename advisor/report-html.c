@@ -271,6 +271,45 @@ static void fmt_interval(struct strbuf *o, double lo, double hi)
 		strbuf_addf(o, "%.6g &ndash; %.6g", lo, hi);
 }
 
+/* A raced experiment: why the race stopped, and each configuration it dropped. */
+static void section_race(struct strbuf *o, const struct rank_result *r)
+{
+	const struct db_results *res = r->res;
+	if (!res->raced)
+		return;
+	strbuf_addstr(o, "<h2 id='race'>Race</h2>\n<p>");
+	if (res->race_stop_reason) {
+		strbuf_addf(o, "Stopped after block %d: ", res->race_stopped_after);
+		report_html_escape(o, res->race_stop_reason);
+	} else {
+		strbuf_addstr(o, "Not finished");
+	}
+	strbuf_addf(o, ". First test after block %d, at most %d blocks. After each block, a "
+		    "configuration shown worse than the best then (one-sided paired t-test on "
+		    "the log values, Holm-corrected) was dropped.</p>\n", res->race_first_test,
+		    res->race_max_blocks);
+	strbuf_addstr(o, "<table id='eliminations'>\n<thead><tr><th>configuration</th>"
+		      "<th>eliminated after block</th><th>against</th><th>p (Holm)</th></tr>"
+		      "</thead>\n<tbody>\n");
+	size_t n = 0;
+	for (int block = 1; block <= res->race_max_blocks; block++)
+		for (size_t i = 0; i < res->nconfigs; i++) {
+			const struct db_results_config *c = &res->configs[i];
+			if (c->eliminated_block != block)
+				continue;
+			strbuf_addstr(o, "<tr><td>");
+			report_html_escape(o, c->key);
+			strbuf_addf(o, "</td><td>%d</td><td>", block);
+			report_html_escape(o, c->eliminated_against ? c->eliminated_against : "?");
+			strbuf_addf(o, "</td><td>%.3g</td></tr>\n", c->eliminated_p);
+			n++;
+		}
+	if (!n)
+		strbuf_addstr(o, "<tr><td colspan='4'>none: every configuration ran to the end"
+			      "</td></tr>\n");
+	strbuf_addstr(o, "</tbody></table>\n");
+}
+
 static void table_ranking(struct strbuf *o, const struct rank_result *r)
 {
 	strbuf_addstr(o, "<table id='ranking'>\n<thead><tr><th>rank</th><th>configuration</th>"
@@ -428,6 +467,7 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 	strbuf_addf(o, "<p>Tied: Holm-corrected Welch p &ge; %.2f against the best. Gain CIs: "
 		    "seeded percentile bootstrap, %d resamples.</p>\n", RANK_ALPHA,
 		    STATS_BOOTSTRAP_RESAMPLES);
+	section_race(o, r);
 	strbuf_addstr(o, "<h2>Mean per configuration (95% CI whiskers, dots = runs)</h2>\n");
 	chart_bars(o, r);
 	strbuf_addstr(o, "<h2>Exits against the metric, per run</h2>\n");

@@ -87,6 +87,10 @@ ta --json rank 1 >"$tmp/json" || fail "rank --json"
 ta --json show 1 >"$tmp/json" || fail "show --json"
 [ "$(sqlite3 :memory: "SELECT json_array_length(readfile('$tmp/json'), '\$.race.eliminations')")" = 6 ] ||
 	fail "show --json race: $(cat "$tmp/json")"
+ta report 1 -o "$tmp/r.html" >/dev/null 2>&1 || fail "report exited $?"
+grep -q "<h2 id='race'>Race</h2>" "$tmp/r.html" || fail "report lacks the race"
+[ "$(grep -o "<td>3</td><td>[^<]*subcores_per_core=4" "$tmp/r.html" | wc -l)" = 6 ] ||
+	fail "report's eliminations: $(grep -A20 "id='eliminations'" "$tmp/r.html")"
 ta resume --root "$root" 1 2>&1 | grep -q "nothing to resume" || fail "resume of a finished race"
 
 # SIGKILL in the middle of the race (after its first test), then resume:
