@@ -588,7 +588,8 @@ static int todo_reload(struct db *db, int64_t exp_id, int64_t last_order,
 		free(all[skip].status);
 	}
 	*todo = xcalloc(n - skip + 1, sizeof(**todo));
-	memcpy(*todo, all + skip, (n - skip) * sizeof(**todo));
+	if (n > skip)
+		memcpy(*todo, all + skip, (n - skip) * sizeof(**todo));
 	free(all);
 	*ntodo = n - skip;
 	return 0;
