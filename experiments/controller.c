@@ -656,7 +656,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		}
 		struct run_record rec;
 		runrec_init(&rec, t->run_id);
-		progress_show(&prog, i, t->key, t->repetition);
+		progress_show(&prog, prog.done, t->key, t->repetition);
 		const struct plan_config *pc = config_by_key(plan, t->key);
 		if (db_run_mark_running(db, t->run_id, err) < 0)
 			goto out;
