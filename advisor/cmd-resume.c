@@ -9,6 +9,8 @@
 
 #include "../experiments/config.h"
 #include "../experiments/controller.h"
+#include "../schema/db-race.h"
+#include "../schema/db-runs.h"
 #include "../schema/db.h"
 #include "cmd.h"
 #include "sweep.h"
@@ -21,23 +23,44 @@ static const struct option resume_options[] = {
 	OPT_END(),
 };
 
+/* Runs still to do, and whether a race still has a look to take (a kill after its last run). */
+static int pending_work(struct db *db, int64_t exp_id, size_t *pending, bool *race_open,
+			struct ta_err *err)
+{
+	struct db_run_todo *todo;
+	struct db_race race;
+	bool raced;
+	if (db_runs_list(db, exp_id, true, &todo, pending, err) < 0)
+		return -1;
+	db_runs_free(todo, *pending);
+	if (db_race_get(db, exp_id, &race, &raced, err) < 0)
+		return -1;
+	*race_open = raced && !race.stop_reason;
+	db_race_clear(&race);
+	return 0;
+}
+
 static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
 	struct db *db = NULL;
 	struct db_experiment e = { 0 };
 	struct sweep_config *cfg = NULL;
+	size_t pending = 0;
+	bool race_open = false;
 	int rc;
-	if (sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+	if (sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0 ||
+	    pending_work(db, e.id, &pending, &race_open, &err) < 0) {
 		rc = cmd_fail(&err);
-	} else if (e.nok == e.nruns) {
-		fprintf(stderr, "experiment %lld has all %d runs; nothing to resume\n",
-			(long long)e.id, e.nruns);
+	} else if (!pending && !race_open) {
+		fprintf(stderr, "experiment %lld has all %d runs it needs; nothing to resume\n",
+			(long long)e.id, e.nok);
 		rc = EXIT_OK;
 	} else {
 		if (!ctx->quiet)
-			fprintf(stderr, "experiment %lld: %d of %d runs still to do\n",
-				(long long)e.id, e.nruns - e.nok, e.nruns);
+			fprintf(stderr, "experiment %lld: %zu of %d runs still to do%s\n",
+				(long long)e.id, pending, e.nruns,
+				race_open ? " (and the race goes on)" : "");
 		sweep_warn_host_changed(&e);
 		rc = sweep_resume(ctx, db, cfg, e.id, e.seed, &resume_opts);
 	}

@@ -17,6 +17,7 @@
 #include "../collectors/benchparse.h"
 #include "../collectors/live.h"
 #include "../collectors/traps.h"
+#include "../schema/db-race.h"
 #include "../schema/db-runs.h"
 #include "../util/json.h"
 #include "controller-int.h"
@@ -642,7 +643,6 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	const struct controller_scheduler *sched = opts->scheduler;
 	int block = -1;			/* the block the scheduler last looked before */
 	int64_t last_order = -1;	/* the last run attempted, in sweep order */
-	int block_done = 0;		/* blocks up to the last run attempted */
 	for (size_t i = 0; i < ntodo && !cancel_flag; i++) {
 		const struct db_run_todo *t = &todo[i];
 		if (sched && t->repetition > block) {
@@ -684,13 +684,15 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		runrec_release(&rec);
 		prog.done++;
 		last_order = t->order_index;
-		if (t->repetition + 1 > block_done)
-			block_done = t->repetition + 1;
 	}
 	progress_end(&prog);
-	if (sched && !cancel_flag && block_done > 0 &&
-	    sched->between_blocks(sched->data, db, exp_id, block_done, err) < 0)
-		goto out;
+	/* The look after the last block (also when a kill came right before it). */
+	if (sched && !cancel_flag) {
+		int blocks;
+		if (db_runs_blocks(db, exp_id, &blocks, err) < 0 ||
+		    sched->between_blocks(sched->data, db, exp_id, blocks, err) < 0)
+			goto out;
+	}
 	rc = 0;
 out:
 	ctl_guest_end_sweep(&c);

@@ -12,7 +12,8 @@ int db_runs_list(struct db *db, int64_t exp_id, bool pending_only, struct db_run
 	sqlite3_stmt *st = db_prepare(db,
 		"SELECT r.id, c.id, c.key, r.repetition, r.order_index, r.status FROM runs r "
 		"JOIN configurations c ON c.id = r.configuration_id "
-		"WHERE c.experiment_id = ?1 AND (?2 = 0 OR r.status <> 'ok') "
+		"WHERE c.experiment_id = ?1 AND (?2 = 0 OR (r.status <> 'ok' AND "
+		"c.id NOT IN (SELECT configuration_id FROM eliminations))) "
 		"ORDER BY r.order_index", err);
 	if (!st)
 		return -1;

@@ -23,7 +23,8 @@ struct db_run_todo {
 
 /*
  * Runs of experiment exp_id in order.  With `pending_only`, only those that
- * are not 'ok' (what resume still has to do).
+ * are not 'ok' (what resume still has to do), leaving out configurations a
+ * race eliminated (their failed runs stay as they are).
  */
 int db_runs_list(struct db *db, int64_t exp_id, bool pending_only, struct db_run_todo **out,
 		 size_t *n, struct ta_err *err);

@@ -92,6 +92,14 @@ grep -q "<h2 id='race'>Race</h2>" "$tmp/r.html" || fail "report lacks the race"
 [ "$(grep -o "<td>3</td><td>[^<]*subcores_per_core=4" "$tmp/r.html" | wc -l)" = 6 ] ||
 	fail "report's eliminations: $(grep -A20 "id='eliminations'" "$tmp/r.html")"
 ta resume --root "$root" 1 2>&1 | grep -q "nothing to resume" || fail "resume of a finished race"
+# Killed after its last run but before its last look: resume takes the look.
+q "UPDATE races SET stop_reason = NULL, stopped_after = NULL, blocks_evaluated = $stopped - 1
+   WHERE experiment_id = 1"
+ta -q resume --root "$root" 1 2>"$tmp/err" || { cat "$tmp/err"; fail "resume for the last look"; }
+[ "$(q "SELECT blocks_evaluated = $stopped AND stopped_after = $stopped FROM races WHERE experiment_id = 1")" = 1 ] ||
+	fail "resume did not take the race's last look: $(q "SELECT * FROM races")"
+[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = 1")" = "$nruns" ] || fail "the last look ran more runs"
 
 # SIGKILL in the middle of the race (after its first test), then resume:
 # the race goes on from the stored state and ends as a race does.  A 2 %
