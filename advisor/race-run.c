@@ -10,36 +10,79 @@
 #include "../schema/db-race.h"
 #include "../util/strbuf.h"
 
-/* Length of the decision part of a key: everything before "/noise=". */
-static size_t decision_len(const char *key)
+/* Whether segment [s, s + len) of a key is NAME=VALUE with NAME an environment factor. */
+static bool env_segment(const char *s, size_t len, const char *const *env, size_t nenv)
 {
-	const char *n = strstr(key, "/noise=");
-	return n ? (size_t)(n - key) : strlen(key);
+	const char *eq = memchr(s, '=', len);
+	if (!eq)
+		return false;
+	for (size_t i = 0; i < nenv; i++)
+		if (strlen(env[i]) == (size_t)(eq - s) && !strncmp(s, env[i], (size_t)(eq - s)))
+			return true;
+	return false;
 }
 
-size_t race_run_group(const struct plan *plan, size_t *decision, size_t *env,
-		      size_t *nenvs, size_t *nreference)
+void race_run_key_split(const char *key, const char *const *env, size_t nenv,
+			struct strbuf *decision, struct strbuf *level)
 {
-	size_t nd = 0;
-	*nreference = 0;
-	*nenvs = plan->cfg->nnoises ? plan->cfg->nnoises : 1;
-	for (size_t i = 0; i < plan->nconfigs; i++) {
-		const struct plan_config *c = &plan->configs[i];
-		size_t len = decision_len(c->key);
-		decision[i] = RACE_NONE;
-		for (size_t j = 0; j < i && decision[i] == RACE_NONE; j++)
-			if (decision_len(plan->configs[j].key) == len &&
-			    !strncmp(plan->configs[j].key, c->key, len))
-				decision[i] = decision[j];
-		if (decision[i] == RACE_NONE) {
-			decision[i] = nd++;
-			if (c->host_runner)
-				(*nreference)++;
-		}
-		env[i] = plan->cfg->nnoises ? (size_t)(c->noise - plan->cfg->noises) : 0;
+	strbuf_reset(decision);
+	strbuf_reset(level);
+	for (const char *s = key; *s;) {
+		size_t len = strcspn(s, "/");
+		struct strbuf *to = env_segment(s, len, env, nenv) ? level : decision;
+		strbuf_addf(to, "%s%.*s", to->len ? "/" : "", (int)len, s);
+		s += len + (s[len] == '/');
 	}
+}
+
+/* The index of str in v[0..*n), appending it when new. */
+static size_t intern(char ***v, size_t *n, const char *str)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], str))
+			return i;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n] = xstrdup(str);
+	return (*n)++;
+}
+
+static void strings_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+size_t race_run_group(const struct plan *plan, const char *const *env, size_t nenv,
+		      size_t *decision, size_t *level, char ***names, size_t *nlevels,
+		      size_t *nreference)
+{
+	char **dec = NULL, **lev = NULL;
+	size_t nd = 0, nl = 0;
+	struct strbuf d = STRBUF_INIT, l = STRBUF_INIT;
+	*nreference = 0;
+	for (size_t i = 0; i < plan->nconfigs; i++) {
+		race_run_key_split(plan->configs[i].key, env, nenv, &d, &l);
+		size_t before = nd;
+		decision[i] = intern(&dec, &nd, strbuf_str(&d));
+		if (nd > before && plan->configs[i].host_runner)
+			(*nreference)++;
+		level[i] = intern(&lev, &nl, strbuf_str(&l));
+	}
+	strbuf_release(&d);
+	strbuf_release(&l);
+	strings_free(lev, nl);
+	if (names)
+		*names = dec;
+	else
+		strings_free(dec, nd);
+	*nlevels = nl ? nl : 1;
 	return nd;
 }
+
+/* Environment factors: noise always; more once the sweep can mark them. */
+static const char *const race_environment[] = { "noise" };
+#define NRACE_ENVIRONMENT (sizeof(race_environment) / sizeof(race_environment[0]))
 
 static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
 			  struct ta_err *err);
@@ -58,7 +101,8 @@ int race_run_init(struct race_run *rr, struct db *db, int64_t exp_id, const stru
 	rr->decision = xcalloc(n, sizeof(*rr->decision));
 	rr->env = xcalloc(n, sizeof(*rr->env));
 	rr->config_id = xcalloc(n, sizeof(*rr->config_id));
-	rr->ndecisions = race_run_group(plan, rr->decision, rr->env, &rr->nenvs, &nref);
+	rr->ndecisions = race_run_group(plan, race_environment, NRACE_ENVIRONMENT, rr->decision,
+					rr->env, &rr->names, &rr->nenvs, &nref);
 	rr->reference = xcalloc(rr->ndecisions, sizeof(*rr->reference));
 	rr->first_config = xcalloc(rr->ndecisions, sizeof(*rr->first_config));
 	rr->baseline = RACE_NONE;
@@ -104,6 +148,7 @@ void race_run_release(struct race_run *rr)
 	free(rr->config_id);
 	free(rr->reference);
 	free(rr->first_config);
+	strings_free(rr->names, rr->ndecisions);
 	memset(rr, 0, sizeof(*rr));
 }
 
@@ -176,13 +221,9 @@ static int record_step(struct race_run *rr, struct db *db, int64_t exp_id,
 				.p = fmin(1, fmax(0, e->p)), .ratio = e->ratio };
 		}
 		if (!rr->quiet)
-			fprintf(stderr, "race: after block %d: dropped %.*s (%+.1f %% against %.*s, "
-				"p = %.3g)\n", st->blocks,
-				(int)decision_len(rr->plan->configs[rr->first_config[e->decision]].key),
-				rr->plan->configs[rr->first_config[e->decision]].key,
-				(e->ratio - 1) * 100,
-				(int)decision_len(rr->plan->configs[rr->first_config[st->best]].key),
-				rr->plan->configs[rr->first_config[st->best]].key, e->p);
+			fprintf(stderr, "race: after block %d: dropped %s (%+.1f %% against %s, "
+				"p = %.3g)\n", st->blocks, rr->names[e->decision],
+				(e->ratio - 1) * 100, rr->names[st->best], e->p);
 	}
 	const char *stop = st->stop == RACE_GO_ON ? NULL : race_stop_name(st->stop);
 	int rc = db_race_record(db, exp_id, st->blocks, el, nel, stop, err);
@@ -239,7 +280,8 @@ double race_run_expected(const struct plan *plan, int first_test, int nsim, size
 	size_t *decision = xcalloc(plan->nconfigs + 1, sizeof(*decision));
 	size_t *env = xcalloc(plan->nconfigs + 1, sizeof(*env));
 	size_t nenvs, nref;
-	size_t nd = race_run_group(plan, decision, env, &nenvs, &nref);
+	size_t nd = race_run_group(plan, race_environment, NRACE_ENVIRONMENT, decision, env,
+				   NULL, &nenvs, &nref);
 	free(decision);
 	free(env);
 	/* Host references are decisions of their own in the grouping, never raced. */

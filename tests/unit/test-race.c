@@ -17,7 +17,10 @@
 
 #include <cmocka.h>
 
+#include "advisor/race-run.h"
 #include "advisor/race.h"
+#include "experiments/config.h"
+#include "experiments/plan.h"
 
 #define MAXOBS 2048
 
@@ -372,6 +375,60 @@ static void test_expected_runs(void **state)
 	assert_true(race_expected_runs(1, 1, 0, 3, 20, 0.02, 42, 100, &max) == 20);
 }
 
+/* Keys split into decision and environment parts, and a plan grouped by them. */
+static void test_key_split_and_group(void **state)
+{
+	(void)state;
+	struct strbuf d = STRBUF_INIT, l = STRBUF_INIT;
+	const char *const noise[] = { "noise" }, *const two[] = { "noise", "smt" };
+	race_run_key_split("1x2x1/pin=none/smt=off/noise=spin", noise, 1, &d, &l);
+	assert_string_equal(strbuf_str(&d), "1x2x1/pin=none/smt=off");
+	assert_string_equal(strbuf_str(&l), "noise=spin");
+	race_run_key_split("1x2x1/pin=none/smt=off/noise=spin", two, 2, &d, &l);
+	assert_string_equal(strbuf_str(&d), "1x2x1/pin=none");
+	assert_string_equal(strbuf_str(&l), "smt=off/noise=spin");
+	race_run_key_split("host/pin=p0/noise=none", noise, 1, &d, &l);
+	assert_string_equal(strbuf_str(&d), "host/pin=p0");
+	strbuf_release(&d);
+	strbuf_release(&l);
+
+	static const char yaml[] =
+		"name: g\nguest: {runner: host}\ntopology: [1x1x1, 1x2x1]\n"
+		"noise: [none, {kind: spin, cpus: \"0\"}]\n"
+		"benchmark: {kind: command, argv: [x], parse: 'v: (?<v>[0-9]+)', metric: v}\n";
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("g.yaml", yaml, strlen(yaml), &err);
+	assert_non_null(cfg);
+	struct host_facts host = { .arch = ARCH_X86_64, .online_cpus = 2, .possible_cpus = 2,
+				   .threads_per_core = 1 };
+	struct plan *p = plan_expand(cfg, &host, 1, &err);
+	if (!p)
+		fail_msg("plan: %s", err.msg);
+	assert_int_equal(p->nconfigs, 4);
+	size_t dec[4], lev[4], nlev, nref;
+	char **names;
+	size_t nd = race_run_group(p, noise, 1, dec, lev, &names, &nlev, &nref);
+	assert_int_equal(nd, 2);
+	assert_int_equal(nlev, 2);
+	assert_int_equal(nref, 0);
+	for (size_t i = 0; i < 4; i++) {
+		assert_non_null(strstr(p->configs[i].key, names[dec[i]]));
+		assert_int_equal(lev[i], strstr(p->configs[i].key, "noise=none") ? lev[0] : 1 - lev[0]);
+		for (size_t j = 0; j < 4; j++)
+			assert_true((dec[i] == dec[j]) ==
+				    (p->configs[i].shape.cores == p->configs[j].shape.cores));
+	}
+	free(names[0]);
+	free(names[1]);
+	free(names);
+	size_t max;
+	double e = race_run_expected(p, 2, 50, &max);
+	assert_int_equal(max, 4 * 3);	/* 3 repetitions by default */
+	assert_true(e >= 8 && e <= 12);
+	plan_free(p);
+	config_free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_reference_not_raced),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_expected_runs),
+		cmocka_unit_test(test_key_split_and_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
