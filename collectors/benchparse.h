@@ -63,7 +63,7 @@
 
 #include <stddef.h>
 
-#include "../experiments/config.h"
+#include "../model/bench-kind.h"
 #include "../util/err.h"
 
 struct bench_metric {

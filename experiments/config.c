@@ -30,11 +30,6 @@
 
 /* --- names ------------------------------------------------------------ */
 
-static const char *const bench_kind_names[] = {
-	[BENCH_EBIZZY] = "ebizzy", [BENCH_REDIS] = "redis",
-	[BENCH_STRESS_NG] = "stress-ng", [BENCH_SYSBENCH] = "sysbench",
-	[BENCH_KERNEL_BUILD] = "kernel-build", [BENCH_COMMAND] = "command", NULL
-};
 static const char *const noise_kind_names[] = {
 	[NOISE_NONE] = "none", [NOISE_SPIN] = "spin", [NOISE_COMMAND] = "command",
 	[NOISE_GUEST] = "guest", NULL
@@ -59,7 +54,6 @@ static const char *const order_names[] = {
 static const char *const strategy_names[] = { [STRATEGY_FULL] = "full", NULL };
 static const char *const direction_words[] = { "higher", "lower", NULL };
 
-const char *config_bench_kind_name(enum bench_kind k) { return bench_kind_names[k]; }
 const char *config_noise_kind_name(enum noise_kind k) { return noise_kind_names[k]; }
 const char *config_domain_type_name(enum domain_type t) { return domain_type_names[t]; }
 const char *config_arch_name(enum guest_arch a) { return arch_names[a]; }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../model/bench-kind.h"
 #include "../util/err.h"
 
 enum domain_type { DOMAIN_AUTO, DOMAIN_KVM, DOMAIN_QEMU };
@@ -23,10 +24,6 @@ enum guest_arch { ARCH_HOST, ARCH_X86_64, ARCH_PPC64 };
 enum runner_kind { RUNNER_AGENT, RUNNER_HOST };
 enum pin_policy { PIN_NONE, PIN_COMPACT, PIN_SPREAD, PIN_EXPLICIT };
 enum noise_kind { NOISE_NONE, NOISE_SPIN, NOISE_COMMAND, NOISE_GUEST };
-enum bench_kind {
-	BENCH_EBIZZY, BENCH_REDIS, BENCH_STRESS_NG, BENCH_SYSBENCH,
-	BENCH_KERNEL_BUILD, BENCH_COMMAND
-};
 enum run_order { ORDER_RANDOMIZED, ORDER_SEQUENTIAL };
 enum strategy { STRATEGY_FULL };
 
@@ -211,7 +208,6 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out);
 int config_cpuset_parse(const char *set, int *ncpus, int *max_cpu);
 
 /* Names used in keys, messages and the DB. */
-const char *config_bench_kind_name(enum bench_kind k);
 const char *config_noise_kind_name(enum noise_kind k);
 const char *config_domain_type_name(enum domain_type t);
 const char *config_arch_name(enum guest_arch a);

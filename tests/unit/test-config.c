@@ -706,8 +706,8 @@ static void test_cpuset(void **state)
 
 static void test_names(void **state)
 {
-	assert_string_equal(config_bench_kind_name(BENCH_KERNEL_BUILD), "kernel-build");
-	assert_string_equal(config_bench_kind_name(BENCH_STRESS_NG), "stress-ng");
+	assert_string_equal(bench_kind_name(BENCH_KERNEL_BUILD), "kernel-build");
+	assert_string_equal(bench_kind_name(BENCH_STRESS_NG), "stress-ng");
 	assert_string_equal(config_noise_kind_name(NOISE_GUEST), "guest");
 	assert_string_equal(config_domain_type_name(DOMAIN_QEMU), "qemu");
 	assert_string_equal(config_arch_name(ARCH_PPC64), "ppc64");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "experiments/config.h"
+#include "experiments/plan-store.h"
 #include "experiments/plan.h"
 #include "schema/db-plan.h"
 
@@ -294,7 +295,7 @@ static void test_host_references(void **state)
 		assert_int_equal(c->vcpus, 4);		/* the largest guest */
 		assert_int_equal(c->shape.sockets, 4);
 		assert_string_equal(c->pinning->name, "compact");	/* the baseline's */
-		char *f = db_plan_factors_json(p, c);
+		char *f = plan_factors_json(p, c);
 		assert_non_null(strstr(f, "\"runner\":\"host\""));
 		assert_non_null(strstr(f, "\"ksm\":\"1\""));	/* the baseline's */
 		free(f);
@@ -329,7 +330,7 @@ static void test_store_plan(void **state)
 	int64_t exp;
 	assert_int_equal(db_experiment_insert(db, &e, &exp, &err), 0);
 	int64_t *ids = calloc(p->nconfigs, sizeof(*ids));
-	assert_int_equal(db_plan_store(db, exp, p, ids, &err), 0);
+	assert_int_equal(plan_store(db, exp, p, ids, &err), 0);
 
 	struct db_config_summary *v;
 	size_t n;
@@ -375,7 +376,7 @@ static void test_store_plan(void **state)
 	sqlite3_finalize(st);
 
 	/* Storing the same plan twice fails whole: nothing half-written. */
-	assert_int_equal(db_plan_store(db, exp, p, NULL, &err), -1);
+	assert_int_equal(plan_store(db, exp, p, NULL, &err), -1);
 	assert_int_equal(sqlite3_prepare_v2(db->handle, "SELECT COUNT(*) FROM runs", -1, &st,
 					    NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);

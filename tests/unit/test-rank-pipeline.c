@@ -27,6 +27,7 @@
 #include "advisor/rank.h"
 #include "advisor/stats.h"
 #include "experiments/config.h"
+#include "experiments/plan-store.h"
 #include "experiments/plan.h"
 #include "schema/db-plan.h"
 #include "schema/db-results.h"
@@ -163,7 +164,7 @@ static int pipeline_setup(void **state)
 	int64_t exp_id;
 	assert_int_equal(db_experiment_insert(db, &e, &exp_id, &err), 0);
 	int64_t *ids = calloc(p->plan->nconfigs, sizeof(*ids));
-	assert_int_equal(db_plan_store(db, exp_id, p->plan, ids, &err), 0);
+	assert_int_equal(plan_store(db, exp_id, p->plan, ids, &err), 0);
 
 	struct db_run_todo *todo;
 	size_t n;
