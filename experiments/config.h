@@ -1,9 +1,10 @@
 /*
  * config: the sweep configuration, loaded from YAML and validated.
  *
- * config_load() turns a file into a `struct sweep_config` or fails with a
- * message naming file:line:column, the key, what was expected and, for
- * unknown keys, a did-you-mean.  Everything after this point works on the
+ * config_load() turns a file into a `struct sweep_config` or fails with
+ * every error of the file (up to 20, in file order, one a line), each
+ * naming file:line:column, the key, what was expected and, for unknown
+ * keys, a did-you-mean.  Everything after this point works on the
  * validated struct; no later stage looks at YAML.  The full key reference is
  * docs/config.md.
  *
@@ -173,7 +174,8 @@ struct sweep_config {
 
 /*
  * Loads and validates path.  On failure returns NULL with err->code =
- * EXIT_BAD_INPUT and a message "FILE:LINE:COL: KEY: what was expected".
+ * EXIT_BAD_INPUT and one line "FILE:LINE:COL: KEY: what was expected" per
+ * error (yaml-reader.h).
  */
 struct sweep_config *config_load(const char *path, struct ta_err *err);
 /* The same from text already in memory (path is used in messages only). */
