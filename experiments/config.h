@@ -101,7 +101,7 @@ struct benchmark {
 	int duration;			/* seconds; 0 = as long as it takes */
 	int timeout;			/* seconds before a run is failed */
 	struct metric_spec metric;
-	char *parse_regex;		/* command: POSIX ERE; named groups as (?<name>…) */
+	char *parse_regex;		/* command: PCRE2 syntax; named groups (?<name>…) */
 	char **parse_groups;		/* [i]: name of capture group i+1, NULL if unnamed */
 	size_t nparse_groups;		/* capture groups of parse_regex */
 };

@@ -240,8 +240,8 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-noise-dup.yaml", 4, 15, "noise[1]", "duplicate noise name 'spin' (first at 4:9)" },
 	{ "bad-noise-threads.yaml", 5, 21, "noise[0].threads", "only spin noise uses threads" },
 	{ "bad-server-argv.yaml", 5, 3, "benchmark.server_argv", "only redis uses server_argv" },
-	{ "bad-parse-syntax.yaml", 7, 10, "benchmark.parse", "only (?<name>...) and (?:...)" },
-	{ "bad-parse-compile.yaml", 7, 10, "benchmark.parse", "Unmatched ( or" },
+	{ "bad-parse-syntax.yaml", 7, 10, "benchmark.parse", "unmatched closing parenthesis at offset 18" },
+	{ "bad-parse-compile.yaml", 7, 10, "benchmark.parse", "missing closing parenthesis" },
 	{ "bad-metric-group.yaml", 6, 11, "benchmark.metric", "'rate' is not a named group of parse (its groups: ops)" },
 	{ "bad-command-no-parse.yaml", 4, 3, "benchmark.parse", "required key missing" },
 	{ "bad-baseline-value.yaml", 4, 22, "baseline.topology", "2x1x1 is not in topology (1x2x1, 1x1x2)" },
@@ -350,6 +350,39 @@ static void test_several_errors(void **state)
 	assert_non_null(strstr(err.msg, "host.ksm[19]: expected 0 or 1"));
 	assert_null(strstr(err.msg, "host.ksm[20]"));
 	assert_non_null(strstr(err.msg, "\nm.yaml: 10 more errors not shown; fix these first"));
+	strbuf_release(&text);
+}
+
+/*
+ * The parse regex is checked by the compiler the run uses (PCRE2): Perl
+ * syntax passes, and what would fail every run fails plan, quickly.
+ */
+static void test_parse_regex(void **state)
+{
+	static const char head[] = "name: t\ntopology: [1x1x1]\nbenchmark: {kind: command, "
+				   "argv: [./b], metric: ops, parse: ";
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addf(&text, "%s'(?<ops>\\d+) ops/s(?= )'}\n", head);
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("r.yaml", text.buf, text.len, &err);
+	if (!cfg)
+		fail_msg("\\d and lookahead refused: %s", err.msg);
+	assert_int_equal(cfg->bench.nparse_groups, 1);
+	assert_string_equal(cfg->bench.parse_groups[0], "ops");
+	struct bench_metrics m = { 0 };
+	static const char out[] = "x 41 ops/s y\n";
+	assert_int_equal(benchparse_run(cfg->bench.kind, cfg->bench.parse_regex, out,
+					sizeof(out) - 1, NULL, 0, &m, &err), 0);
+	assert_true(bench_metrics_find(&m, "ops")->value == 41);
+	bench_metrics_free(&m);
+	config_free(cfg);
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%s'((a{1,255}){1,255}){1,255}(?<ops>1)'}\n", head);
+	assert_parse_error(text.buf, "m.yaml:3:61: benchmark.parse: parse regex "
+			   "\"((a{1,255}){1,255}){1,255}(?<ops>1)\": regular expression is too large");
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%s'(?<ops>\\d+) (?<ops>\\d+)'}\n", head);
+	assert_parse_error(text.buf, "two named subpatterns have the same name");
 	strbuf_release(&text);
 }
 
@@ -687,7 +720,7 @@ static void test_rules(void **state)
 	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], metric: n, parse: '[0-9]+'}\n",
 			   "no named group");
 	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], metric: n, "
-			   "parse: '(?<n>a)(?<n>b)'}\n", "group name used twice");
+			   "parse: '(?<n>a)(?<n>b)'}\n", "two named subpatterns have the same name");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy, parse: 'x'}\n", "only kind command uses parse");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nguest: {runner: host, host_baseline: true}\n",
 			   "guest.host_baseline: with runner host every run is on the host already");
@@ -828,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_from_memory),
 		cmocka_unit_test(test_several_errors),
 		cmocka_unit_test(test_byte_order_mark),
+		cmocka_unit_test(test_parse_regex),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_forms),
