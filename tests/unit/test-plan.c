@@ -477,14 +477,14 @@ static void test_knob_columns_read_back(void **state)
 	db_files_remove(dir, "k.db");
 }
 
-/* Migration 3: the kvm_hv columns written under the INTEGER schema read back as Y/N. */
+/* Migration 4: the kvm_hv columns written under the INTEGER schema read back as Y/N. */
 static void test_knob_columns_migrated(void **state)
 {
 	char dir[] = "/tmp/ta-test-plan.XXXXXX", path[256];
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/m.db", dir);
 	struct ta_err err = { 0 };
-	struct db *db = db_open_at_version(path, 2, &err);
+	struct db *db = db_open_at_version(path, 3, &err);
 	assert_non_null(db);
 	assert_string_equal(column_type(db, "indep_threads_mode"), "INTEGER");
 	assert_int_equal(sqlite3_exec(db->handle,
