@@ -10,11 +10,12 @@
 
 #include "../experiments/controller.h"
 #include "../experiments/hostlock.h"
+#include "../experiments/plan-store.h"
 #include "../experiments/plan.h"
 #include "../schema/db-plan.h"
 #include "../schema/db-race.h"
-#include "race-run.h"
 #include "../util/json.h"
+#include "race-run.h"
 
 uint64_t sweep_random_seed(void)
 {
@@ -121,7 +122,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	int rc;
 	int first_test = sweep_race_first_test(cfg);
 	if (db_experiment_insert(db, &e, &exp_id, &err) < 0 ||
-	    db_plan_store(db, exp_id, p, NULL, &err) < 0 ||
+	    plan_store(db, exp_id, p, NULL, &err) < 0 ||
 	    (first_test && db_race_start(db, exp_id, first_test, cfg->repetitions, &err) < 0)) {
 		rc = cmd_fail(&err);
 	} else {
