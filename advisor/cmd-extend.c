@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "../experiments/config.h"
-#include "../schema/db-results.h"
-#include "../util/json.h"
 #include "cmd.h"
 #include "rank.h"
 #include "sweep.h"
@@ -29,23 +27,12 @@ static const struct option extend_options[] = {
 static int print_rank(const struct cmd_ctx *ctx, const char *which)
 {
 	struct ta_err err = { 0 };
-	struct db_results res;
-	struct rank_result r;
-	if (rank_load(ctx->db_path, which, NULL, &res, &r, &err) < 0)
-		return cmd_fail(&err);
 	struct strbuf out = STRBUF_INIT;
-	if (ctx->json) {
-		struct json_writer w;
-		json_init(&w, &out, true);
-		rank_json(&w, &r);
-	} else {
-		rank_text(&out, &r);
-	}
-	cmd_print(&out);
+	int rc = rank_load_print(ctx->db_path, which, NULL, ctx->json, &out, &err);
+	if (rc == 0)
+		cmd_print(&out);
 	strbuf_release(&out);
-	rank_result_clear(&r);
-	db_results_clear(&res);
-	return EXIT_OK;
+	return rc < 0 ? cmd_fail(&err) : EXIT_OK;
 }
 
 static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)

@@ -3,8 +3,6 @@
  * statistics that say how sure the order is (CI, ratio to the baseline,
  * ties with the best), so that noise is never sold as a win.
  */
-#include "../schema/db-results.h"
-#include "../util/json.h"
 #include "cmd.h"
 #include "rank.h"
 
@@ -19,23 +17,12 @@ static const struct option rank_options[] = {
 static int cmd_rank_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
-	struct db_results res;
-	struct rank_result r;
-	if (rank_load(ctx->db_path, argv[0], rank_metric, &res, &r, &err) < 0)
-		return cmd_fail(&err);
 	struct strbuf out = STRBUF_INIT;
-	if (ctx->json) {
-		struct json_writer w;
-		json_init(&w, &out, true);
-		rank_json(&w, &r);
-	} else {
-		rank_text(&out, &r);
-	}
-	cmd_print(&out);
+	int rc = rank_load_print(ctx->db_path, argv[0], rank_metric, ctx->json, &out, &err);
+	if (rc == 0)
+		cmd_print(&out);
 	strbuf_release(&out);
-	rank_result_clear(&r);
-	db_results_clear(&res);
-	return EXIT_OK;
+	return rc < 0 ? cmd_fail(&err) : EXIT_OK;
 }
 
 const struct cmd_entry cmd_rank_entry = {

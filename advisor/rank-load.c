@@ -3,6 +3,7 @@
  * database, read the experiment whole, rank it — in one place.
  */
 #include "../schema/db-results.h"
+#include "../util/json.h"
 #include "rank.h"
 
 int rank_load(const char *db_path, const char *exp, const char *metric,
@@ -19,5 +20,24 @@ int rank_load(const char *db_path, const char *exp, const char *metric,
 		db_results_clear(res);
 		return -1;
 	}
+	return 0;
+}
+
+int rank_load_print(const char *db_path, const char *exp, const char *metric, bool json,
+		    struct strbuf *out, struct ta_err *err)
+{
+	struct db_results res;
+	struct rank_result r;
+	if (rank_load(db_path, exp, metric, &res, &r, err) < 0)
+		return -1;
+	if (json) {
+		struct json_writer w;
+		json_init(&w, out, true);
+		rank_json(&w, &r);
+	} else {
+		rank_text(out, &r);
+	}
+	rank_result_clear(&r);
+	db_results_clear(&res);
 	return 0;
 }

@@ -149,4 +149,11 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r);
 /* "+80.6 %" style text of a fraction (NAN: "n/a"). */
 void rank_format_gain(struct strbuf *out, double gain);
 
+/*
+ * rank_load, then the ranking as `rank` prints it (as JSON with `json`)
+ * appended to out: what rank and extend print (rank-load.c).
+ */
+int rank_load_print(const char *db_path, const char *exp, const char *metric, bool json,
+		    struct strbuf *out, struct ta_err *err);
+
 #endif
