@@ -21,11 +21,14 @@ check|demo|bench)
 	# libvirt-daemon-system creates the libvirt-qemu user and qemu.conf that
 	# libvirtd's QEMU driver refuses to start without; the -sysv flavour
 	# because there is no systemd here.  qemu-system-ppc + qemu-slof (pseries
-	# firmware) and binutils (readelf) build and boot the ppc64 test guest.
+	# firmware) and binutils (readelf) build and boot the ppc64 test guest;
+	# gcc-powerpc64le-linux-gnu cross-builds topoadvisor and the KVM test
+	# guest for the emulated POWER8 host (make cross-ppc64el).
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 libvirt-daemon-system libvirt-daemon-system-sysv qemu-system-ppc qemu-slof binutils
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time
+gcc-powerpc64le-linux-gnu
 stress-ng sysbench redis-server redis-tools
 chromium"
 	;;
