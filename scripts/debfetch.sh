@@ -15,6 +15,10 @@
 #       the same, then `dpkg-deb -x` of each into DIR.
 #   scripts/debfetch.sh ARCH version PKG[/SUITE]...
 #       "PKG VERSION" a line (the version download would fetch).
+#   scripts/debfetch.sh ARCH lists
+#       refreshes the package lists if due and prints the file whose mtime
+#       is their last refresh: a stamp newer than it cannot be out of date
+#       (callers skip the slower version look-ups then).
 #   scripts/debfetch.sh ARCH depends PKG...
 #       the packages PKG needs at run time (Depends and Pre-Depends,
 #       recursively, PKG included), one a line.
@@ -37,38 +41,41 @@ umask 022
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/etc" "$debs"
 : >"$state/status.empty" 2>/dev/null || [ -f "$state/status.empty" ]
 
-# The host's Debian mirrors for bookworm and bookworm-security, as apt
-# itself resolved them; backports lives beside the main archive.
-mirror_of() { # suite
-	apt-cache policy 2>/dev/null | awk -v s="$1/main" '$3 == s { print $2; exit }'
-}
 sources=$state/etc/sources.list
-main=$(mirror_of bookworm)
-[ -n "$main" ] || die "the host's apt knows no bookworm mirror (apt-get update first)"
-sec=$(mirror_of bookworm-security)
-{
-	echo "deb [arch=$arch] $main bookworm main"
-	echo "deb [arch=$arch] $main bookworm-updates main"
-	echo "deb [arch=$arch] $main bookworm-backports main"
-	[ -n "$sec" ] && echo "deb [arch=$arch] $sec bookworm-security main"
-} >"$sources.new"
-if ! cmp -s "$sources.new" "$sources"; then
-	mv -f "$sources.new" "$sources"
-	rm -f "$state/updated"
-else
-	rm -f "$sources.new"
-fi
-
 apt_opts="-o Dir::Etc::SourceList=$sources -o Dir::Etc::SourceParts=/nonexistent
 -o Dir::State::Lists=$state/lists -o Dir::Cache=$state/cache
 -o Dir::State::status=$state/status.empty
 -o APT::Architecture=$arch -o APT::Architectures::=$arch
 -o Debug::NoLocking=true -o APT::Get::List-Cleanup=false"
 
+update_due() {
+	[ "${TOPOADVISOR_APT_UPDATE:-0}" = 1 ] || [ ! -f "$state/updated" ] ||
+		[ ! -f "$sources" ] || [ -n "$(find "$state/updated" -mmin +1440 2>/dev/null)" ]
+}
+
+# The host's Debian mirrors for bookworm and bookworm-security, as apt
+# itself resolved them; backports lives beside the main archive.  Looked
+# up again whenever the lists are refreshed.
+mirror_of() { # suite
+	apt-cache policy 2>/dev/null | awk -v s="$1/main" '$3 == s { print $2; exit }'
+}
+sources_write() {
+	main=$(mirror_of bookworm)
+	[ -n "$main" ] || die "the host's apt knows no bookworm mirror (apt-get update first)"
+	sec=$(mirror_of bookworm-security)
+	{
+		echo "deb [arch=$arch] $main bookworm main"
+		echo "deb [arch=$arch] $main bookworm-updates main"
+		echo "deb [arch=$arch] $main bookworm-backports main"
+		[ -n "$sec" ] && echo "deb [arch=$arch] $sec bookworm-security main"
+	} >"$sources.new"
+	mv -f "$sources.new" "$sources"
+}
+
 # One update at a time per state directory; a day-old list is fresh enough.
 lists_update() {
-	if [ "${TOPOADVISOR_APT_UPDATE:-0}" = 1 ] || [ ! -f "$state/updated" ] ||
-		[ -n "$(find "$state/updated" -mmin +1440 2>/dev/null)" ]; then
+	if update_due; then
+		sources_write
 		# shellcheck disable=SC2086
 		# One failing index (a mirror mid-sync) is tolerated while the
 		# main archive's list is there: a package that is then really
@@ -144,6 +151,9 @@ versions_checked() { # pkg[/suite]...
 }
 
 case "$cmd" in
+lists)
+	echo "$state/updated"
+	;;
 download)
 	versions_checked "$@"
 	printf '%s\n' "$vs" | while read -r p v; do deb_path "$p" "$v"; done

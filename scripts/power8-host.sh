@@ -68,22 +68,34 @@ image() {
 	command -v readelf >/dev/null || die "readelf missing (binutils): scripts/deps.sh check"
 	command -v cpio >/dev/null || die "cpio missing: scripts/deps.sh check"
 	sr=$("$top/scripts/sysroot.sh") || die "no ppc64el sysroot"
+	need=$(for b in "$@"; do readelf -d "$b" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'; done |
+		sort -u | tr '\n' ' ')
+	head_new=$(
+		echo "script $(sha256sum "$self" | cut -d' ' -f1)"
+		echo "sysroot $(sha256sum "$sr/.stamp" | cut -d' ' -f1)"
+		echo "needed $need"
+	)
+	# Written after the package lists' last refresh, with the same first
+	# lines: current, without asking apt.
+	lists=$($fetch lists) || die "no ppc64el package lists"
+	if [ -f "$out/stamp" ] && [ -f "$out/vmlinux" ] && [ -f "$out/base.cpio" ] &&
+		[ "$out/stamp" -nt "$lists" ] && [ "$(head -n 3 "$out/stamp")" = "$head_new" ]; then
+		echo "$out"
+		return 0
+	fi
 	kmeta=linux-image-powerpc64le
 	kpkg=$($fetch depends "$kmeta" | grep '^linux-image-[0-9]' | head -n 1)
 	[ -n "$kpkg" ] || die "cannot resolve $kmeta"
 	kver=${kpkg#linux-image-}
 	tools="busybox-static trace-cmd libtraceevent1-plugin"
-	need=$(for b in "$@"; do readelf -d "$b" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'; done |
-		sort -u | tr '\n' ' ')
 	# shellcheck disable=SC2086
 	stamp_new=$(
-		echo "script $(sha256sum "$self" | cut -d' ' -f1)"
-		echo "sysroot $(sha256sum "$sr/.stamp" | cut -d' ' -f1)"
-		echo "needed $need"
+		echo "$head_new"
 		$fetch version "$kpkg" $tools
 	) || die "cannot resolve package versions"
 	if [ -f "$out/stamp" ] && [ -f "$out/vmlinux" ] && [ -f "$out/base.cpio" ] &&
 		[ "$(cat "$out/stamp")" = "$stamp_new" ]; then
+		touch "$out/stamp"	# current as of these lists
 		echo "$out"
 		return 0
 	fi
@@ -99,9 +111,12 @@ image() {
 		"$root/lib/modules" "$root/etc"
 	cp "$p/bin/busybox" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
-	for m in kvm kvm-hv; do
-		cp "$p/lib/modules/$kver/kernel/arch/powerpc/kvm/$m.ko" "$root/lib/modules/" ||
-			die "$m.ko not in $kpkg"
+	# KVM, and virtio-blk for the disk /out goes back on (in the order
+	# their depends= strings need: there is no modules.dep in here).
+	for m in arch/powerpc/kvm/kvm arch/powerpc/kvm/kvm-hv drivers/virtio/virtio_ring \
+		drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev \
+		drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci drivers/block/virtio_blk; do
+		cp "$p/lib/modules/$kver/kernel/$m.ko" "$root/lib/modules/" || die "$m.ko not in $kpkg"
 	done
 	cp "$p/usr/bin/trace-cmd" "$root/usr/bin/"
 	# trace-cmd's event plugins (the kvm ones print kvm_hv records).
@@ -127,15 +142,24 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 echo 1 >/proc/sys/kernel/printk
 cd /out
 { insmod /lib/modules/kvm.ko && insmod /lib/modules/kvm-hv.ko; } >/out/modules.log 2>&1
+for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk; do
+	insmod /lib/modules/$m.ko
+done >/tmp/virtio.log 2>&1
 rc=1
 if [ -f /in/run.sh ]; then
 	( sh /in/run.sh; echo $? >/tmp/rc ) 2>&1 | tee /out/run.log
 	rc=$(cat /tmp/rc)
 fi
-echo "@@OUT-BEGIN rc=$rc"
-tar -C /out -cf - . | gzip -1 | base64
-echo "@@OUT-END"
-sync
+echo "$rc" >/out/rc
+# /out as a tar on the raw disk; the console only says it is done.
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if tar -C /out -cf /dev/vda . && sync; then
+	echo "@@OUT-DONE rc=$rc"
+else
+	cat /tmp/virtio.log
+	echo "@@OUT-FAILED no /dev/vda"
+fi
 poweroff -f
 INIT
 	chmod 0755 "$root/init"
@@ -178,15 +202,19 @@ boot() {
 	cat "$out/base.cpio" "$tmpd/ov.cpio" >"$tmpd/initrd"
 	log=$dest/console.log
 	: >"$log"
+	# The disk /out comes back on: a raw tar written by the host's init.
+	truncate -s 256M "$tmpd/out.img"
 	# -smp/threads and the machine decide which vcores KVM can form.
 	"$qemu" -M "$machine" -m 2G -smp "$smp" -display none -monitor none -net none \
 		-serial "file:$log" -no-reboot \
+		-drive "file=$tmpd/out.img,format=raw,if=none,id=out" \
+		-device virtio-blk-pci,drive=out,bus=pcie.0 \
 		-kernel "$out/vmlinux" -initrd "$tmpd/initrd" \
 		-append "console=hvc0 loglevel=1 rdinit=/init" >"$tmpd/qemu.log" 2>&1 &
 	qpid=$!
 	waited=0
 	while kill -0 "$qpid" 2>/dev/null; do
-		if grep -q '^@@OUT-END' "$log" 2>/dev/null; then
+		if grep -q '^@@OUT-' "$log" 2>/dev/null; then
 			# poweroff -f follows: give it a moment, then make sure.
 			sleep 2
 			break
@@ -200,15 +228,13 @@ boot() {
 	fi
 	wait "$qpid" 2>/dev/null || true
 	qpid=""
-	if ! grep -q '^@@OUT-END' "$log"; then
+	if ! grep -q '^@@OUT-DONE' "$log"; then
 		sed 's/^/qemu: /' "$tmpd/qemu.log" >&2
 		tail -n 20 "$log" >&2
 		die "the $machine host gave no output within ${timeout}s (console: $log)"
 	fi
-	tr -d '\r' <"$log" | sed -n '/^@@OUT-BEGIN/,/^@@OUT-END/p' | sed '1d;$d' |
-		base64 -d | gunzip | tar -C "$dest" -xf - ||
-		die "the output of the $machine host did not decode (console: $log)"
-	tr -d '\r' <"$log" | sed -n 's/^@@OUT-BEGIN rc=\([0-9]*\).*/\1/p' >"$dest/rc"
+	tar -C "$dest" -xf "$tmpd/out.img" ||
+		die "the output disk of the $machine host holds no tar (console: $log)"
 }
 
 [ $# -ge 1 ] || die "usage: $0 image BIN... | boot [options] IN_DIR OUT_DIR"

@@ -8,7 +8,8 @@
 # be installed beside the amd64 one anyway).  Tools that only the packages'
 # maintainer scripts or build systems use (perl, python, pkg-config, dpkg
 # ...) are left out.  A stamp of the package versions and this script's
-# hash makes a second run instant.
+# hash makes a second run instant (without even asking apt while the
+# package lists are older than the stamp).
 # Absolute symlinks in the packages (libfoo.so -> /lib/...) are made
 # relative, so the cross linker resolves them inside the sysroot.
 # Usage: scripts/sysroot.sh [--force]   Prints the sysroot directory.
@@ -24,15 +25,25 @@ dev="libc6-dev linux-libc-dev libvirt-dev libtracefs-dev libtraceevent-dev libtr
 libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev libjson-c-dev"
 skip_re='^(dpkg|tar|perl.*|libperl.*|python3.*|libpython3.*|install-info|mailcap|media-types|mime-support|pkg-config|pkgconf.*|libpkgconf.*|readline-common|libglib2\.0-bin|libglib2\.0-dev-bin|icu-devtools|rpcsvc-proto|libc-dev-bin)$'
 
+# A stamp written after the package lists' last refresh, by this very
+# script, is current: no need to ask apt (that costs seconds).
+lists=$($fetch lists) || die "no ppc64el package lists"
+self_hash="script $(sha256sum "$0" | cut -d' ' -f1)"
+if [ "${1:-}" != --force ] && [ -f "$out/.stamp" ] && [ "$out/.stamp" -nt "$lists" ] &&
+	[ "$(head -n 1 "$out/.stamp")" = "$self_hash" ]; then
+	echo "$out"
+	exit 0
+fi
 # shellcheck disable=SC2086
 pkgs=$($fetch depends $dev | grep -Ev "$skip_re") || die "cannot resolve the -dev packages"
 # shellcheck disable=SC2086
 stamp_new=$(
-	echo "script $(sha256sum "$0" | cut -d' ' -f1)"
+	echo "$self_hash"
 	$fetch version $pkgs
 ) || die "cannot resolve package versions"
 
 if [ "${1:-}" != --force ] && [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$stamp_new" ]; then
+	touch "$out/.stamp"	# current as of these lists
 	echo "$out"
 	exit 0
 fi
