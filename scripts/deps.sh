@@ -1,16 +1,25 @@
 #!/bin/sh
 # Install exactly the Debian packages topoadvisor needs that are missing.
 # Idempotent and quick when nothing is missing: `apt-get update` runs only when
-# something must be installed.  Usage: scripts/deps.sh [build|check|demo]
+# something must be installed.  Usage: scripts/deps.sh [--list] [build|check|demo]
+# --list prints the profile's packages, one a line, and installs nothing
+# (scripts/sysroot.sh takes the build profile's -dev packages from it).
 set -eu
 
+list=0
+if [ "${1:-}" = --list ]; then
+	list=1
+	shift
+fi
 profile=${1:-check}
 
 # Build: compiler, pkg-config and the -dev packages of every library we link
-# (libzstd: the offline trace reader decompresses trace-cmd v7 chunks itself).
+# (libzstd: the offline trace reader decompresses trace-cmd v7 chunks itself;
+# libpcre2-dev: the command benchmark's parse regex).
 pkgs="gcc make pkg-config libc6-dev
 libvirt-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
-libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev libjson-c-dev"
+libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev libjson-c-dev
+libpcre2-dev"
 
 case "$profile" in
 build) ;;
@@ -32,8 +41,13 @@ gcc-powerpc64le-linux-gnu
 stress-ng sysbench redis-server redis-tools
 chromium"
 	;;
-*) echo "usage: $0 [build|check|demo|bench]" >&2; exit 2 ;;
+*) echo "usage: $0 [--list] [build|check|demo|bench]" >&2; exit 2 ;;
 esac
+
+if [ $list -eq 1 ]; then
+	printf '%s\n' $pkgs
+	exit 0
+fi
 
 missing=""
 for p in $pkgs; do

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds a ppc64el sysroot for cross-compiling topoadvisor: the ppc64el -dev
-# packages of every library the Makefile links (and libc6-dev), with all
+# packages of every library the Makefile links (scripts/deps.sh's build
+# profile, libc6-dev included), with all
 # their run-time dependencies, extracted with dpkg-deb -x into
 # $TOPOADVISOR_CACHE/sysroot-ppc64el.  Packages come through
 # scripts/debfetch.sh (a private apt state: the host's dpkg architectures
@@ -21,8 +22,9 @@ out=$cache/sysroot-ppc64el
 fetch="$top/scripts/debfetch.sh ppc64el"
 die() { echo "sysroot: $*" >&2; exit 1; }
 
-dev="libc6-dev linux-libc-dev libvirt-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
-libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev libjson-c-dev"
+# The build profile's -dev packages (the host tools gcc, make, pkg-config
+# stay amd64).
+dev=$("$top/scripts/deps.sh" --list build | grep -- '-dev$' | tr '\n' ' ')
 skip_re='^(dpkg|tar|perl.*|libperl.*|python3.*|libpython3.*|install-info|mailcap|media-types|mime-support|pkg-config|pkgconf.*|libpkgconf.*|readline-common|libglib2\.0-bin|libglib2\.0-dev-bin|icu-devtools|rpcsvc-proto|libc-dev-bin)$'
 
 # A stamp written after the package lists' last refresh, by this very
