@@ -57,7 +57,14 @@ update_due() {
 # itself resolved them; backports lives beside the main archive.  Looked
 # up again whenever the lists are refreshed.
 mirror_of() { # suite
-	apt-cache policy 2>/dev/null | awk -v s="$1/main" '$3 == s { print $2; exit }'
+	m=$(apt-cache policy 2>/dev/null | awk -v s="$1/main" '$3 == s { print $2; exit }')
+	# Before the host's first apt-get update apt knows no lists: read the
+	# sources themselves (one-line and deb822 forms).
+	[ -n "$m" ] || m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk -v s="$1" '$1 == "deb" { for (i = 2; i < NF; i++) if ($(i + 1) == s && $i !~ /^\[/) { print $i; exit } }')
+	[ -n "$m" ] || m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v s="$1" '
+		/^URIs:/ { u = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == s) { print u; exit } }')
+	echo "$m"
 }
 sources_write() {
 	main=$(mirror_of bookworm)
