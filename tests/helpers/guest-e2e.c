@@ -9,12 +9,15 @@
  * checks that guests which cannot boot fail with a clear error and leave no
  * domain: a wrong kernel path, and an initrd without init (timeout).
  *
- * usage: guest-e2e [--ppc64] IMAGE_DIR WORK_DIR SHAPE...
+ * usage: guest-e2e [--ppc64] [--template XML] IMAGE_DIR WORK_DIR SHAPE...
  *   SHAPE: SxCxT:POLICY, POLICY none|compact|spread|CPUSET/CPUSET/... (one
  *   host cpuset per vCPU, i.e. explicit pinning)
  *   --ppc64: the image is the pseries one (scripts/guest-image.sh --arch
  *   ppc64): no benchmarks in it, so the agent runs nproc instead of
  *   stress-ng, and the failing-boot checks are left to the x86_64 run.
+ *   --template: the user domain template to build from instead of the
+ *   built-in one (its kernel, initrd, console and <emulator> are used as
+ *   they are: tests/integration/pseries-threads.sh runs a private QEMU so).
  * Exit 0 when every check passed.
  */
 #include <stdio.h>
@@ -37,6 +40,7 @@
 
 static int failures;
 static enum guest_arch arch = ARCH_X86_64;
+static const char *template_path;	/* NULL: the built-in template */
 
 #define CHECK(cond, ...)                                                        \
 	do {                                                                    \
@@ -171,6 +175,7 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 	struct domain_request r = {
 		.name = name,
 		.arch = arch,
+		.template_path = template_path,
 		.type = guest_type_resolve(DOMAIN_AUTO, arch, &why),
 		.memory_mib = arch == ARCH_PPC64 ? 1024 : 384,
 		.vcpus = a->s * a->c * a->t,
@@ -336,8 +341,13 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--template")) {
+		template_path = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: guest-e2e [--ppc64] IMAGE_DIR WORK_DIR SHAPE...\n");
+		fprintf(stderr, "usage: guest-e2e [--ppc64] [--template XML] IMAGE_DIR WORK_DIR SHAPE...\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -370,7 +380,7 @@ int main(int argc, char **argv)
 			free(a.sets[k]);
 	}
 
-	if (arch == ARCH_PPC64)
+	if (arch == ARCH_PPC64 || template_path)
 		goto done;
 	char kernel[512], initrd[512], empty[512];
 	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", image);

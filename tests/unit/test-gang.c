@@ -305,6 +305,35 @@ static void test_x86_reasons(void **state)
 	gang_free(g);
 }
 
+/* A kvm_userspace_exit whose reader knew no tgid (a trace-cmd file from a
+ * POWER host) belongs to the process its runner thread's run_core named. */
+static void test_userspace_exit_runner_tgid(void **state)
+{
+	struct gang_counter *g = gang_new(GANG_ALGO_VCORE);
+	struct gang_event ue = { .kind = GANG_EV_USERSPACE_EXIT, .pid = 94, .tgid = 0 };
+	ue.u.userspace_exit.reason = 19;	/* PAPR_HCALL */
+	ue.u.userspace_exit.vcpu_id = GANG_VCPU_UNKNOWN;
+	for (int i = 0; i < 2; i++) {
+		enter(g, 94, 94, 1);
+		gexit(g, 94, 0, 0xc00, 0);
+		leave(g, 94, 94, 1);
+		ue.ts = ++now;
+		gang_feed(g, &ue);
+	}
+	/* A thread no run_core named stays unknown. */
+	ue.pid = 500;
+	gang_feed(g, &ue);
+
+	struct gang_result r;
+	gang_result_get(g, &r);
+	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 94, GANG_VCPU_UNKNOWN), 2);
+	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 0, GANG_VCPU_UNKNOWN), 1);
+	assert_int_equal(gang_result_proc(&r, 94)->core_runs, 2);
+	assert_int_equal(gang_result_proc(&r, 94)->bailouts, 0);
+	gang_result_free(&r);
+	gang_free(g);
+}
+
 static void test_names(void **state)
 {
 	char buf[32];
@@ -363,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_negative_values),
 		cmocka_unit_test(test_unknown_runner),
 		cmocka_unit_test(test_x86_reasons),
+		cmocka_unit_test(test_userspace_exit_runner_tgid),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_many_runners),
 	};

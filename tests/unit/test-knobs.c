@@ -657,6 +657,20 @@ static void test_smt_per_thread(void **state)
 	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu2/online"), "1");
 	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu3/online"), "0");
 
+	/* A kernel without CONFIG_HOTPLUG_SMT (Debian's 6.1 on POWER8) has
+	 * smt/control saying "notimplemented": the online files still work. */
+	threads_tree(f->root, "1111");
+	put(f->root, SMTCTL, "notimplemented\n");
+	assert_int_equal(knob_supported(smt, f->root, &err), 0);
+	assert_int_equal(knob_read(smt, f->root, &v, &err), 0);
+	assert_string_equal(v.buf, "on");
+	assert_int_equal(knobs_apply_set(f->root, names, off, 1, &j, &err), 0);
+	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu1/online"), "0");
+	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu3/online"), "0");
+	assert_string_equal(get(f->root, SMTCTL), "notimplemented");
+	assert_int_equal(knobs_restore_all(f->root, &j, &err), 0);
+	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu1/online"), "1");
+
 	/* More threads per core than the host has. */
 	threads_tree(f->root, "1111");
 	const char *four[] = { "4" };
