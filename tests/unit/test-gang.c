@@ -330,7 +330,7 @@ static void test_userspace_exit_runner_tgid(void **state)
 	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 0, GANG_VCPU_UNKNOWN), 1);
 	assert_int_equal(gang_result_proc(&r, 94)->core_runs, 2);
 	assert_int_equal(gang_result_proc(&r, 94)->bailouts, 0);
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 }
 
