@@ -148,8 +148,8 @@ static int cmd_compare_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		return cmd_fail(&err);
 	if (rank_load(ctx->db_path, argv[1], compare_metric ? compare_metric : a.metric, &rb, &b,
 		      &err) < 0) {
-		rank_result_clear(&a);
-		db_results_clear(&ra);
+		rank_result_release(&a);
+		db_results_release(&ra);
 		return cmd_fail(&err);
 	}
 	struct compare_result c;
@@ -167,12 +167,12 @@ static int cmd_compare_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		}
 		cmd_print(&out);
 		strbuf_release(&out);
-		compare_result_clear(&c);
+		compare_result_release(&c);
 	}
-	rank_result_clear(&b);
-	db_results_clear(&rb);
-	rank_result_clear(&a);
-	db_results_clear(&ra);
+	rank_result_release(&b);
+	db_results_release(&rb);
+	rank_result_release(&a);
+	db_results_release(&ra);
 	return rc;
 }
 

@@ -69,7 +69,7 @@ static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		}
 	}
 	config_free(cfg);
-	db_experiment_clear(&e);
+	db_experiment_release(&e);
 	db_close(db);
 	return rc;
 }

@@ -36,7 +36,7 @@ static int pending_work(struct db *db, int64_t exp_id, size_t *pending, bool *ra
 	if (db_race_get(db, exp_id, &race, &raced, err) < 0)
 		return -1;
 	*race_open = raced && !race.stop_reason;
-	db_race_clear(&race);
+	db_race_release(&race);
 	return 0;
 }
 
@@ -65,7 +65,7 @@ static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		rc = sweep_resume(ctx, db, cfg, e.id, e.seed, &resume_opts);
 	}
 	config_free(cfg);
-	db_experiment_clear(&e);
+	db_experiment_release(&e);
 	db_close(db);
 	return rc;
 }
@@ -85,7 +85,7 @@ static int cmd_rerun_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 			       cfg->seed_given ? cfg->seed : sweep_random_seed(), &resume_opts);
 	}
 	config_free(cfg);
-	db_experiment_clear(&e);
+	db_experiment_release(&e);
 	db_close(db);
 	return rc;
 }

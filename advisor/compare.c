@@ -118,7 +118,7 @@ int compare_rankings(const struct rank_result *first, const struct rank_result *
 	return 0;
 }
 
-void compare_result_clear(struct compare_result *c)
+void compare_result_release(struct compare_result *c)
 {
 	free(c->entries);
 	free(c->only_first);

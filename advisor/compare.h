@@ -71,7 +71,7 @@ struct compare_result {
 /* Fails (EXIT_BAD_INPUT) when the rankings are by different metrics. */
 int compare_rankings(const struct rank_result *first, const struct rank_result *second,
 		     double delta, struct compare_result *out, struct ta_err *err);
-void compare_result_clear(struct compare_result *c);
+void compare_result_release(struct compare_result *c);
 
 const char *compare_verdict_name(enum compare_verdict v);
 

@@ -250,7 +250,7 @@ static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
 				 .higher_is_better = rr->higher_is_better,
 				 .objective = rr->objective, .alpha = RACE_ALPHA,
 				 .equivalence = rr->equivalence };
-	db_race_clear(&race);
+	db_race_release(&race);
 	if (skip)
 		return 0;
 	bool *eliminated = xcalloc(rr->ndecisions, sizeof(*eliminated));
@@ -268,7 +268,7 @@ static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
 				     in.first_test);
 		else
 			rc = record_step(rr, db, exp_id, &st, err);
-		race_step_clear(&st);
+		race_step_release(&st);
 	}
 	free(obs);
 	free(eliminated);

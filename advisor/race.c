@@ -212,7 +212,7 @@ int race_evaluate(const struct race_input *in, struct race_step *out)
 	return 0;
 }
 
-void race_step_clear(struct race_step *s)
+void race_step_release(struct race_step *s)
 {
 	free(s->elims);
 	memset(s, 0, sizeof(*s));
@@ -279,7 +279,7 @@ double race_expected_runs(size_t ndecisions, size_t nenvs, size_t nreference, in
 			for (size_t i = 0; i < st.nelims; i++)
 				elim[st.elims[i].decision] = true;
 			enum race_stop stop = st.stop;
-			race_step_clear(&st);
+			race_step_release(&st);
 			if (stop != RACE_GO_ON)
 				break;
 		}

@@ -96,7 +96,7 @@ struct race_step {
  * -1 on input that cannot be raced (an index out of range, first_test < 2).
  */
 int race_evaluate(const struct race_input *in, struct race_step *out);
-void race_step_clear(struct race_step *s);
+void race_step_release(struct race_step *s);
 
 /* "one survivor", "all equivalent", "maximum reached" or "running". */
 const char *race_stop_name(enum race_stop s);

@@ -63,7 +63,7 @@ static int drive(const struct cmd_ctx *ctx, struct db *db, const struct plan *p,
 	struct race_run rr;
 	if (db_race_get(db, exp_id, &race, &raced, &err) < 0)
 		return cmd_fail(&err);
-	db_race_clear(&race);
+	db_race_release(&race);
 	if (raced) {
 		if (race_run_init(&rr, db, exp_id, p, ctx->quiet > 0, &err) < 0)
 			return cmd_fail(&err);
@@ -228,7 +228,7 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 		rc = drive(ctx, db, p, exp_id, &copts);
 	}
 	if (raced)
-		db_race_clear(&race);
+		db_race_release(&race);
 	free(runs);
 	plan_free(p);
 	hostlock_release(&lock);

@@ -53,7 +53,7 @@ int db_race_get(struct db *db, int64_t exp_id, struct db_race *out, bool *found,
 	return rc == SQLITE_DONE ? 0 : db_error(db, "reading the race", err);
 }
 
-void db_race_clear(struct db_race *r)
+void db_race_release(struct db_race *r)
 {
 	free(r->stop_reason);
 	memset(r, 0, sizeof(*r));

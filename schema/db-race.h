@@ -30,7 +30,7 @@ int db_race_start(struct db *db, int64_t exp_id, int first_test, int max_blocks,
 /* Reads the races row; *found false (and 0 returned) for a full experiment. */
 int db_race_get(struct db *db, int64_t exp_id, struct db_race *out, bool *found,
 		struct ta_err *err);
-void db_race_clear(struct db_race *r);
+void db_race_release(struct db_race *r);
 
 /* One successful run's primary-metric value. */
 struct db_race_value {

@@ -113,11 +113,11 @@ static bool decided_correctly(const struct sweep *s, const int *blocks, const in
 	if (rank_compute(&res, NULL, &r, &err) == 0) {
 		ok = r.recommended && r.recommended->config->idx == WINNER &&
 		     r.recommended->beats_baseline;
-		rank_result_clear(&r);
+		rank_result_release(&r);
 	} else {
 		fprintf(stderr, "advisor-race: rank: %s\n", err.msg);
 	}
-	db_results_clear(&res);
+	db_results_release(&res);
 	return ok;
 }
 
@@ -155,7 +155,7 @@ static int race(const struct sweep *s, int *blocks, int *elim)
 			elim[st.elims[i].decision] = b + 1;
 		}
 		enum race_stop stop = st.stop;
-		race_step_clear(&st);
+		race_step_release(&st);
 		if (stop != RACE_GO_ON)
 			break;
 	}

@@ -130,10 +130,10 @@ static void rank_two(struct two *t, void (*build)(struct db *, int64_t *, int64_
 
 static void release_two(struct two *t)
 {
-	rank_result_clear(&t->a);
-	rank_result_clear(&t->b);
-	db_results_clear(&t->ra);
-	db_results_clear(&t->rb);
+	rank_result_release(&t->a);
+	rank_result_release(&t->b);
+	db_results_release(&t->ra);
+	db_results_release(&t->rb);
 	unlink(t->path);
 	char wal[80];
 	snprintf(wal, sizeof(wal), "%s-wal", t->path);
@@ -180,7 +180,7 @@ static void test_recommendation_holds(void **state)
 	}
 	assert_true(c.recommendation_holds);
 	assert_string_equal(c.recommended_first, "1x2x1");
-	compare_result_clear(&c);
+	compare_result_release(&c);
 	release_two(&t);
 }
 
@@ -213,7 +213,7 @@ static void test_recommendation_flipped(void **state)
 	assert_string_equal(c.recommended_second, "1x1x2");
 	assert_non_null(c.first_pick_in_second);
 	assert_false(c.first_pick_in_second->is_best);
-	compare_result_clear(&c);
+	compare_result_release(&c);
 
 	/* Different metrics cannot be compared. */
 	t.b.metric = "other";

@@ -112,7 +112,7 @@ static void test_race_step(void **state)
 	assert_int_equal(race.max_blocks, 4);
 	assert_int_equal(race.blocks_evaluated, 0);
 	assert_null(race.stop_reason);
-	db_race_clear(&race);
+	db_race_release(&race);
 
 	struct db_race_value *v;
 	size_t nv;
@@ -146,7 +146,7 @@ static void test_race_step(void **state)
 	check(db_race_get(f->db, f->exp, &race, &found, &err), &err);
 	assert_int_equal(race.blocks_evaluated, 2);
 	assert_null(race.stop_reason);
-	db_race_clear(&race);
+	db_race_release(&race);
 
 	/* Pending: the planned runs of a and c; b's are gone or eliminated. */
 	struct db_run_todo *t;
@@ -164,7 +164,7 @@ static void test_race_step(void **state)
 	check(db_race_get(f->db, f->exp, &race, &found, &err), &err);
 	assert_string_equal(race.stop_reason, "all equivalent");
 	assert_int_equal(race.stopped_after, 3);
-	db_race_clear(&race);
+	db_race_release(&race);
 	int blocks;
 	check(db_runs_blocks(f->db, f->exp, &blocks, &err), &err);
 	assert_int_equal(blocks, 3);
@@ -185,7 +185,7 @@ static void test_race_step(void **state)
 	check(db_race_get(f->db, f->exp, &race, &found, &err), &err);
 	assert_int_equal(race.max_blocks, 5);
 	assert_null(race.stop_reason);
-	db_race_clear(&race);
+	db_race_release(&race);
 	check(db_runs_blocks(f->db, f->exp, &blocks, &err), &err);
 	assert_int_equal(blocks, 5);
 
@@ -197,7 +197,7 @@ static void test_race_step(void **state)
 	assert_int_equal(res.configs[1].eliminated_block, 2);
 	assert_string_equal(res.configs[1].eliminated_against, "c");
 	assert_int_equal(res.configs[0].eliminated_block, 0);
-	db_results_clear(&res);
+	db_results_release(&res);
 }
 
 /* A full experiment has no races row; recording a step for it fails. */

@@ -95,7 +95,7 @@ static void test_elimination_order(void **state)
 	assert_int_equal(st.best, 1);
 	assert_int_equal(st.nelims, 0);
 	assert_int_equal(st.stop, RACE_GO_ON);
-	race_step_clear(&st);
+	race_step_release(&st);
 
 	int fell2 = 0, fell3 = 0, stopped = 0;
 	for (int b = 2; b < 20 && !stopped; b++) {
@@ -120,7 +120,7 @@ static void test_elimination_order(void **state)
 			/* The best and the baseline are left. */
 			assert_int_equal(st.nsurvivors, 2);
 		}
-		race_step_clear(&st);
+		race_step_release(&st);
 	}
 	assert_int_equal(fell2, 3);
 	assert_true(fell3 > fell2);
@@ -148,13 +148,13 @@ static void test_stop_equivalent(void **state)
 	assert_int_equal(st.best, 1);
 	assert_int_equal(st.stop, RACE_STOP_EQUIVALENT);
 	assert_int_equal(st.nelims, 0);
-	race_step_clear(&st);
+	race_step_release(&st);
 
 	/* The same with delta 0.1 %: not shown within it, so the race goes on. */
 	f.in.equivalence = 0.001;
 	step(&f, 3, &st);
 	assert_int_equal(st.stop, RACE_GO_ON);
-	race_step_clear(&st);
+	race_step_release(&st);
 	f.in.equivalence = 0.02;
 
 	/* A baseline shown worse does not keep equivalent survivors racing. */
@@ -166,7 +166,7 @@ static void test_stop_equivalent(void **state)
 	assert_int_equal(st.nelims, 0);
 	assert_int_equal(st.nsurvivors, 3);
 	assert_int_equal(st.stop, RACE_STOP_EQUIVALENT);
-	race_step_clear(&st);
+	race_step_release(&st);
 }
 
 /* Differences of 1 % under 5 % jitter: nothing decided, the maximum ends it. */
@@ -182,14 +182,14 @@ static void test_stop_max(void **state)
 	add(&f, 2, 0, 100.5, 0.05, 0, 3);
 	step(&f, 3, &st);
 	assert_int_equal(st.stop, RACE_GO_ON);
-	race_step_clear(&st);
+	race_step_release(&st);
 	add(&f, 0, 0, 100, 0.05, 3, 4);
 	add(&f, 1, 0, 101, 0.05, 3, 4);
 	add(&f, 2, 0, 100.5, 0.05, 3, 4);
 	step(&f, 4, &st);
 	assert_int_equal(st.nelims, 0);
 	assert_int_equal(st.stop, RACE_STOP_MAX);
-	race_step_clear(&st);
+	race_step_release(&st);
 }
 
 /* The baseline best and everything else shown worse: only it is left. */
@@ -209,7 +209,7 @@ static void test_stop_single_baseline(void **state)
 	assert_int_equal(st.elims[1].decision, 1);
 	assert_int_equal(st.nsurvivors, 1);
 	assert_int_equal(st.stop, RACE_STOP_SINGLE);
-	race_step_clear(&st);
+	race_step_release(&st);
 }
 
 /*
@@ -233,7 +233,7 @@ static void test_baseline_needs_verdict(void **state)
 	assert_int_equal(st.best, 1);
 	assert_int_equal(st.nelims, 0);
 	assert_int_equal(st.stop, RACE_GO_ON);
-	race_step_clear(&st);
+	race_step_release(&st);
 
 	setup(&f, 2, 1, 0);
 	add(&f, 0, 0, 100, 0.005, 0, 4);
@@ -241,7 +241,7 @@ static void test_baseline_needs_verdict(void **state)
 	step(&f, 4, &st);
 	assert_int_equal(st.nelims, 0);
 	assert_int_equal(st.stop, RACE_STOP_SINGLE);
-	race_step_clear(&st);
+	race_step_release(&st);
 }
 
 /* Lower is better: the smaller values win and the larger fall. */
@@ -259,7 +259,7 @@ static void test_lower_is_better(void **state)
 	assert_int_equal(st.nelims, 1);
 	assert_int_equal(st.elims[0].decision, 1);
 	assert_true(fabs(st.elims[0].ratio - 100.0 / 130) < 0.01);
-	race_step_clear(&st);
+	race_step_release(&st);
 }
 
 /*
@@ -285,7 +285,7 @@ static void test_environment_objectives(void **state)
 		assert_int_equal(st.best, best);
 		assert_int_equal(st.nelims, 1);
 		assert_int_equal(st.elims[0].decision, loser);
-		race_step_clear(&st);
+		race_step_release(&st);
 	}
 }
 
@@ -305,19 +305,19 @@ static void test_missing_runs(void **state)
 	assert_int_equal(st.best, 0);
 	assert_int_equal(st.nelims, 0);		/* one pair: untestable */
 	assert_int_equal(st.stop, RACE_GO_ON);
-	race_step_clear(&st);
+	race_step_release(&st);
 	add(&f, 0, 0, 100, 0.01, 3, 4);
 	add(&f, 1, 0, 50, 0.01, 3, 4);
 	step(&f, 4, &st);
 	assert_int_equal(st.nelims, 1);
-	race_step_clear(&st);
+	race_step_release(&st);
 
 	/* Non-positive values (a broken parse) are ignored, not logged. */
 	setup(&f, 1, 1, 0);
 	f.obs[f.nobs++] = (struct race_obs){ .decision = 0, .block = 0, .value = 0 };
 	step(&f, 1, &st);
 	assert_int_equal(st.best, RACE_NONE);
-	race_step_clear(&st);
+	race_step_release(&st);
 }
 
 /* A host reference is faster than every guest but never best nor tested. */
@@ -336,7 +336,7 @@ static void test_reference_not_raced(void **state)
 	assert_int_equal(st.nelims, 1);
 	assert_int_equal(st.elims[0].decision, 1);
 	assert_int_equal(st.stop, RACE_STOP_SINGLE);
-	race_step_clear(&st);
+	race_step_release(&st);
 }
 
 static void test_bad_input(void **state)
@@ -347,15 +347,15 @@ static void test_bad_input(void **state)
 	setup(&f, 2, 1, 0);
 	f.in.first_test = 1;
 	assert_int_equal(race_evaluate(&f.in, &st), -1);
-	race_step_clear(&st);
+	race_step_release(&st);
 	setup(&f, 2, 1, 5);
 	assert_int_equal(race_evaluate(&f.in, &st), -1);
-	race_step_clear(&st);
+	race_step_release(&st);
 	setup(&f, 2, 1, 0);
 	f.obs[f.nobs++] = (struct race_obs){ .decision = 2, .block = 0, .value = 1 };
 	f.in.nobs = f.nobs;
 	assert_int_equal(race_evaluate(&f.in, &st), -1);
-	race_step_clear(&st);
+	race_step_release(&st);
 }
 
 static void test_expected_runs(void **state)
