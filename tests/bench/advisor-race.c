@@ -78,8 +78,6 @@ static void results_build(struct db_results *r, const struct sweep *s, const int
 		k->sockets = k->dies = k->threads = 1;
 		k->pinning = xstrdup("none");
 		k->noise = xstrdup("none");
-		k->subcores_per_core = k->dynamic_mt_modes = k->target_smt_mode = -1;
-		k->indep_threads_mode = k->one_vm_per_core = -1;
 		k->factors_json = xstrdup("{}");
 		k->is_baseline = c == 0;
 		k->eliminated_block = eliminated_after ? eliminated_after[c] : 0;
@@ -98,6 +96,7 @@ static void results_build(struct db_results *r, const struct sweep *s, const int
 			run->metrics[0].name = xstrdup("ops");
 			run->metrics[0].value = s->v[c][b];
 			run->metrics[0].higher_is_better = 1;
+			run->metrics[0].dir = METRIC_DIR_HIGHER;
 		}
 	}
 }
