@@ -138,7 +138,7 @@ static int cmd_export_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		err_set(&err, EXIT_BAD_INPUT, "export: give --csv or --json, not both");
 		return cmd_fail(&err);
 	}
-	struct db *db = db_open(ctx->db_path, false, &err);
+	struct db *db = db_open_readonly(ctx->db_path, &err);
 	if (!db)
 		return cmd_fail(&err);
 	struct db_results res;
@@ -171,7 +171,7 @@ static int cmd_export_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (ctx->json)
 		json_arr_end(&w);
-	cmd_print(&out);
+	cmd_print_data(&out);
 	strbuf_release(&out);
 	db_results_clear(&res);
 	return EXIT_OK;

@@ -64,7 +64,7 @@ static void list_text(struct strbuf *out, const struct db_experiment *v, size_t 
 static int cmd_list_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
-	struct db *db = db_open(ctx->db_path, false, &err);
+	struct db *db = db_open_readonly(ctx->db_path, &err);
 	if (!db)
 		return cmd_fail(&err);
 	struct db_experiment *v;

@@ -24,14 +24,19 @@ static int cmd_run_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct sweep_config *cfg = config_load(argv[0], &err);
 	if (!cfg)
 		return cmd_fail(&err);
-	struct db *db = db_open(ctx->db_path, true, &err);
-	if (!db) {
+	/* The lock first: nothing, not even a schema migration, happens to
+	 * the database while another controller drives this host. */
+	struct hostlock lock = { .fd = -1 };
+	struct db *db = NULL;
+	if (sweep_lock(ctx, &lock, &err) < 0 || !(db = db_open(ctx->db_path, true, &err))) {
+		hostlock_release(&lock);
 		config_free(cfg);
 		return cmd_fail(&err);
 	}
 	int rc = sweep_new(ctx, db, cfg, 0, cfg->seed_given ? cfg->seed : sweep_random_seed(),
 			   &run_opts);
 	db_close(db);
+	hostlock_release(&lock);
 	config_free(cfg);
 	return rc;
 }

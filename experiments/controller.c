@@ -636,10 +636,14 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 			summary->ok++;
 		} else if (!strcmp(rec.status, "failed")) {
 			summary->failed++;
-			if (!opts->quiet)
+			if (!opts->quiet) {
+				struct strbuf safe = STRBUF_INIT;
+				strbuf_add_printable(&safe, rec.error.buf, rec.error.len);
 				progress_note(&prog, "run %lld (%s #%d) failed: %s",
 					      (long long)t->run_id, t->key, t->repetition + 1,
-					      strbuf_str(&rec.error));
+					      strbuf_str(&safe));
+				strbuf_release(&safe);
+			}
 		}
 		runrec_release(&rec);
 		prog.done++;

@@ -1,8 +1,12 @@
 /*
  * db: the SQLite store (schema/schema.sql, embedded) and its access layer.
  *
- * db_open() opens or creates the database, turns on WAL, foreign keys and a
- * busy timeout, and applies the migrations the file still lacks.  All SQL
+ * db_open() opens or creates the database (a new file is made with
+ * safefile_create, mode 0600), turns on WAL, foreign keys and a busy
+ * timeout, and applies the migrations the file still lacks, each under a
+ * transaction that checks the version again (callers that change the host
+ * also hold the host lock first).  db_open_readonly() is for the commands
+ * that only read.  All SQL
  * goes through prepared statements in the schema/db files; callers get plain
  * structs.  Writers group their work with db_begin()/db_commit() so that a
  * run is stored whole or not at all.
@@ -32,6 +36,16 @@ int db_schema_version(void);
  * A database newer than this binary is refused.
  */
 struct db *db_open(const char *path, bool create, struct ta_err *err);
+/*
+ * Opens path for reading only (list, show, rank, recommend, report, export,
+ * compare): SQLITE_OPEN_READONLY, so a database on read-only or full
+ * storage, or in a directory we may not write, is still read (as immutable
+ * when SQLite cannot make its -shm file and no unmerged -wal exists).  An
+ * older schema is migrated when the file is writable, else refused saying
+ * why.  Failures name the real cause (permission, read-only file system,
+ * unmerged -wal), not SQLite's "unable to open database file".
+ */
+struct db *db_open_readonly(const char *path, struct ta_err *err);
 /* Test hook: opens/creates path and migrates only up to `version`. */
 struct db *db_open_at_version(const char *path, int version, struct ta_err *err);
 void db_close(struct db *db);
