@@ -162,6 +162,7 @@ static int cmd_probe_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd_entry cmd_probe_entry = {
+	.no_db = 1,
 	.name = "probe",
 	.summary = "show what this host supports (topology, KVM, tracing, libvirt)",
 	.args_usage = "",

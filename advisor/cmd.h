@@ -29,6 +29,7 @@ struct cmd_entry {
 	const struct option *options;	/* may be NULL */
 	int min_args, max_args;		/* max_args -1: unlimited */
 	int stop_at_arg;		/* first argument ends option parsing */
+	int no_db;			/* uses no database: --db is not listed nor taken */
 	/* Returns the exit status: EXIT_OK, EXIT_FAILURE_RUN or EXIT_BAD_INPUT. */
 	int (*exec)(const struct cmd_ctx *ctx, int argc, char **argv);
 };

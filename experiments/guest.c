@@ -105,7 +105,7 @@ static bool is_leftover(virDomainPtr dom)
 }
 
 int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
-			    struct ta_err *err)
+			    struct strbuf *names, struct ta_err *err)
 {
 	virDomainPtr *doms = NULL;
 	int count = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
@@ -121,8 +121,12 @@ int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
 			if (virDomainDestroy(doms[i]) < 0 && virDomainIsActive(doms[i]) == 1)
 				rc = err_set(err, EXIT_FAILURE_RUN,
 					     "destroying leftover domain %s: %s", name, lv_msg());
-			else if (n)
-				(*n)++;
+			else {
+				if (n)
+					(*n)++;
+				if (names)
+					strbuf_addf(names, "%s%s", names->len ? ", " : "", name);
+			}
 		}
 		virDomainFree(doms[i]);
 	}
