@@ -52,10 +52,16 @@ virConnectPtr guest_connect(const char *uri, struct ta_err *err)
 		uri = "qemu:///system";
 	virConnectPtr c = virConnectOpen(uri);
 	if (!c) {
-		err_set(err, EXIT_FAILURE_RUN, "cannot connect to %s: %s%s", uri, lv_msg(),
-			!strcmp(uri, "qemu:///system")
-				? " (is libvirtd running? scripts/libvirtd-start.sh starts it)"
-				: "");
+		const char *msg = lv_msg();
+		const char *hint = "";
+		/* The socket is there but not ours: the daemon runs, we may not use it. */
+		if (strstr(msg, "Permission denied") || strstr(msg, "authentication") ||
+		    strstr(msg, "not allowed"))
+			hint = geteuid() != 0 ? " (this URI needs root, or a user libvirt "
+				"allows, e.g. in group libvirt: run as root)" : "";
+		else if (!strcmp(uri, "qemu:///system"))
+			hint = " (is libvirtd running? scripts/libvirtd-start.sh starts it)";
+		err_set(err, EXIT_FAILURE_RUN, "cannot connect to %s: %s%s", uri, msg, hint);
 		return NULL;
 	}
 	return c;

@@ -416,7 +416,7 @@ int db_experiment_set_status(struct db *db, int64_t id, const char *status,
 			     struct ta_err *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"UPDATE experiments SET status = ?1, finished_at = CASE WHEN ?1 IN "
+		"UPDATE experiments SET status = ?1, error = NULL, finished_at = CASE WHEN ?1 IN "
 		"('done','failed','interrupted') THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') "
 		"ELSE NULL END WHERE id = ?2", err);
 	if (!st)
@@ -428,6 +428,20 @@ int db_experiment_set_status(struct db *db, int64_t id, const char *status,
 	return rc == SQLITE_DONE ? 0 : db_error(db, "updating the experiment", err);
 }
 
+int db_experiment_fail(struct db *db, int64_t id, const char *cause, struct ta_err *err)
+{
+	if (db_experiment_set_status(db, id, "failed", err) < 0)
+		return -1;
+	sqlite3_stmt *st = db_prepare(db, "UPDATE experiments SET error = ? WHERE id = ?", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, cause, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, id);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(db, "storing why the experiment failed", err);
+}
+
 #define EXPERIMENT_COLUMNS \
 	"e.id, e.name, e.created_at, e.finished_at, e.parent_id, e.config_yaml, " \
 	"e.config_sha256, e.config_path, e.tool_version, e.host_facts, e.status, " \
@@ -436,7 +450,7 @@ int db_experiment_set_status(struct db *db, int64_t id, const char *status,
 	"COUNT(r.id), " \
 	"COALESCE(SUM(r.status = 'planned'), 0), COALESCE(SUM(r.status = 'running'), 0), " \
 	"COALESCE(SUM(r.status = 'ok'), 0), COALESCE(SUM(r.status = 'failed'), 0), " \
-	"COALESCE(SUM(r.status = 'interrupted'), 0) " \
+	"COALESCE(SUM(r.status = 'interrupted'), 0), e.error " \
 	"FROM experiments e " \
 	"LEFT JOIN configurations c2 ON c2.experiment_id = e.id " \
 	"LEFT JOIN runs r ON r.configuration_id = c2.id "
@@ -466,6 +480,7 @@ static void experiment_from_row(sqlite3_stmt *st, struct db_experiment *e)
 	e->nok = sqlite3_column_int(st, 18);
 	e->nfailed = sqlite3_column_int(st, 19);
 	e->ninterrupted = sqlite3_column_int(st, 20);
+	e->error = db_column_strdup(st, 21);
 }
 
 int db_experiment_list(struct db *db, struct db_experiment **out, size_t *n,
@@ -530,6 +545,7 @@ void db_experiment_clear(struct db_experiment *e)
 	free(e->tool_version);
 	free(e->host_facts);
 	free(e->status);
+	free(e->error);
 	free(e->primary_metric);
 	memset(e, 0, sizeof(*e));
 }

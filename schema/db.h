@@ -75,6 +75,7 @@ struct db_experiment {
 	char *tool_version;
 	char *host_facts;	/* JSON */
 	char *status;		/* planned|running|done|failed|interrupted */
+	char *error;		/* why it failed as a whole, NULL if it did not */
 	uint64_t seed;
 	char *primary_metric;
 	int higher_is_better;	/* -1 unknown */
@@ -100,6 +101,8 @@ int db_experiment_insert(struct db *db, const struct db_experiment_new *e,
 			 int64_t *id_out, struct ta_err *err);
 int db_experiment_set_status(struct db *db, int64_t id, const char *status,
 			     struct ta_err *err);
+/* Marks the experiment failed as a whole, storing why (shown by `show`). */
+int db_experiment_fail(struct db *db, int64_t id, const char *cause, struct ta_err *err);
 /* All experiments, newest first, with counts.  *out is an array to free with db_experiments_free. */
 int db_experiment_list(struct db *db, struct db_experiment **out, size_t *n,
 		       struct ta_err *err);

@@ -182,3 +182,10 @@ SELECT experiment_id, configuration_id, key, metric, unit, direction,
        MAX(value) AS max
 FROM run_metrics
 GROUP BY configuration_id, metric;
+
+-- @migration 4
+-- Why an experiment failed as a whole (its sweep could not start or go on:
+-- a libvirt URI that does not answer, no permission, a database error),
+-- shown by `show`; NULL while it has not failed, or for a run's own failure
+-- (those are in runs.error).
+ALTER TABLE experiments ADD COLUMN error TEXT;
