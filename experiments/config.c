@@ -354,7 +354,17 @@ static int shape_parse(struct yr_reader *L, const yaml_node_t *n, const char *ke
 			  "threads}, got %s", YR_DESCRIBE(n));
 	s->line = (int)n->start_mark.line + 1;
 	s->col = (int)n->start_mark.column + 1;
-	return rc;
+	if (rc < 0)
+		return rc;
+	/* Parts of up to 1024 each multiply past any int: bound the product. */
+	long long vcpus = (long long)s->sockets * s->dies * s->cores * s->threads;
+	if (vcpus > CONFIG_MAX_VCPUS) {
+		char text[64];
+		shape_format(s, text, sizeof(text));
+		return yr_fail(L, n, key, "shape %s has %lld vCPUs; a guest has at most %d "
+			       "(QEMU's and KVM's limit)", text, vcpus, CONFIG_MAX_VCPUS);
+	}
+	return 0;
 }
 
 static bool shape_same(const struct shape *a, const struct shape *b)
@@ -377,7 +387,8 @@ static int parse_topology(struct yr_reader *L, const yaml_node_t *n, struct swee
 		if (!v)
 			return yr_fail(L, n, "topology.vcpus", "required key missing (the generator "
 				    "needs vcpus: [N, ...] and threads: [T, ...])");
-		if (yr_get_int_list(L, v, "topology.vcpus", 1, 1024, &t->vcpus, &t->nvcpus) < 0)
+		if (yr_get_int_list(L, v, "topology.vcpus", 1, CONFIG_MAX_VCPUS, &t->vcpus,
+				    &t->nvcpus) < 0)
 			return -1;
 		if (!(v = yr_map_get(L, n, "threads")))
 			return yr_fail(L, n, "topology.threads", "required key missing (the generator "

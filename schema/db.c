@@ -173,9 +173,7 @@ static int migrate(struct db *db, int target, struct ta_err *err)
 /* "PATH: No such file or directory (run ...)" for a database that is not there. */
 static int missing_error(const char *path, int e, struct ta_err *err)
 {
-	/* A symlink loop or a bad component is bad input, like a missing file. */
-	bool bad = e == ENOENT || e == ELOOP || e == ENOTDIR || e == ENAMETOOLONG;
-	return err_set(err, bad ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN, "%s: %s%s", path,
+	return err_set(err, err_open_code(e), "%s: %s%s", path,
 		       strerror(e), e == ENOENT ? " (run 'topoadvisor run CONFIG' to create it, "
 						  "or pass --db PATH)" : "");
 }
