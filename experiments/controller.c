@@ -98,6 +98,24 @@ char *controller_host_facts_json(void)
 
 /* ---- checks before the sweep ------------------------------------------ */
 
+int controller_check_privileges(const struct sweep_config *cfg,
+				const struct controller_opts *opts, struct ta_err *err)
+{
+	const char *root = opts->sysfs_root ? opts->sysfs_root : "/";
+	if (geteuid() == 0)
+		return 0;
+	if (cfg->nknobs && !strcmp(root, "/"))
+		return err_set(err, EXIT_BAD_INPUT, "%s: changing host knobs needs root; run "
+			       "as root or remove the host: section", cfg->path);
+	/* Kernel tracing needs root: say so now, not after the first guest boots. */
+	if (cfg->runner == RUNNER_AGENT && (cfg->collect.gang_exits || cfg->collect.exit_reasons))
+		return err_set(err, EXIT_BAD_INPUT, "%s: this sweep traces KVM exits "
+			       "(collect.gang_exits / collect.exit_reasons), which needs root; "
+			       "run it as root, or set collect: {gang_exits: false, "
+			       "exit_reasons: false} to run without tracing", cfg->path);
+	return 0;
+}
+
 int controller_check_host(const struct plan *plan, const struct controller_opts *opts,
 			  bool for_run, struct ta_err *err)
 {
@@ -123,16 +141,8 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
 			}
 		}
 	}
-	if (for_run && cfg->nknobs && !strcmp(root, "/") && geteuid() != 0)
-		return err_set(err, EXIT_BAD_INPUT, "%s: changing host knobs needs root; run "
-			       "as root or remove the host: section", cfg->path);
-	/* Kernel tracing needs root: say so now, not after the first guest boots. */
-	if (for_run && geteuid() != 0 && cfg->runner == RUNNER_AGENT &&
-	    (cfg->collect.gang_exits || cfg->collect.exit_reasons))
-		return err_set(err, EXIT_BAD_INPUT, "%s: this sweep traces KVM exits "
-			       "(collect.gang_exits / collect.exit_reasons), which needs root; "
-			       "run it as root, or set collect: {gang_exits: false, "
-			       "exit_reasons: false} to run without tracing", cfg->path);
+	if (for_run && controller_check_privileges(cfg, opts, err) < 0)
+		return -1;
 	for (size_t i = 0; i < cfg->nnoises; i++)
 		if (cfg->noises[i].kind == NOISE_GUEST && cfg->runner != RUNNER_AGENT)
 			return err_set(err, EXIT_BAD_INPUT, "%s:%d:%d: noise '%s': a guest "

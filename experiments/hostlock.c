@@ -102,8 +102,10 @@ static int lock_open(const char *path, struct strbuf *content, struct ta_err *er
 	}
 	/* Every way this fails has the same way out. */
 	size_t len = strlen(err->msg);
-	snprintf(err->msg + len, sizeof(err->msg) - len, " (set TOPOADVISOR_LOCK to a "
-		 "writable path of its own, or remove that file if it is a stale lock)");
+	snprintf(err->msg + len, sizeof(err->msg) - len, " (%sset TOPOADVISOR_LOCK to a "
+		 "writable path of its own, or remove that file if it is a stale lock)",
+		 geteuid() != 0 && !strcmp(path, HOSTLOCK_DEFAULT_PATH)
+		 ? "driving a host needs root: run as root, or " : "");
 	err->code = EXIT_FAILURE_RUN;
 	return -1;
 }
