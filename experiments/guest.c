@@ -45,6 +45,9 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Where the system daemon listens (libvirt's default for qemu:///system). */
+#define LIBVIRTD_SOCKET "/var/run/libvirt/libvirt-sock"
+
 virConnectPtr guest_connect(const char *uri, struct ta_err *err)
 {
 	virSetErrorFunc(NULL, guest_libvirt_quiet);
@@ -54,11 +57,12 @@ virConnectPtr guest_connect(const char *uri, struct ta_err *err)
 	if (!c) {
 		const char *msg = lv_msg();
 		const char *hint = "";
-		/* The socket is there but not ours: the daemon runs, we may not use it. */
-		if (strstr(msg, "Permission denied") || strstr(msg, "authentication") ||
-		    strstr(msg, "not allowed"))
-			hint = geteuid() != 0 ? " (this URI needs root, or a user libvirt "
-				"allows, e.g. in group libvirt: run as root)" : "";
+		/* Without root, the daemon's socket refuses us (by mode or polkit,
+		 * whose D-Bus may not even exist here): that, not a stopped daemon. */
+		if (geteuid() != 0 && strstr(uri, "/system") &&
+		    access(LIBVIRTD_SOCKET, F_OK) == 0)
+			hint = " (libvirtd runs, but lets only root, or users its polkit or "
+			       "unix_sock_group settings allow, use this URI: run as root)";
 		else if (!strcmp(uri, "qemu:///system"))
 			hint = " (is libvirtd running? scripts/libvirtd-start.sh starts it)";
 		err_set(err, EXIT_FAILURE_RUN, "cannot connect to %s: %s%s", uri, msg, hint);
