@@ -396,7 +396,8 @@ static int parse_generator(struct yr_reader *L, const yaml_node_t *n, struct top
 	yaml_node_t *v;
 	if (!(v = yr_map_get(L, n, "vcpus")))
 		rc = yr_fail_missing(L, n, "topology.vcpus", "vcpus", missing);
-	else if (yr_get_int_list(L, v, "topology.vcpus", 1, CONFIG_MAX_VCPUS, &t->vcpus, &t->nvcpus) < 0)
+	else if (yr_get_int_list(L, v, "topology.vcpus", 1, CONFIG_MAX_VCPUS, &t->vcpus,
+				 &t->nvcpus) < 0)
 		rc = -1;
 	if (!(v = yr_map_get(L, n, "threads")))
 		rc = yr_fail_missing(L, n, "topology.threads", "threads", missing);
