@@ -95,8 +95,9 @@ static void show_text(struct strbuf *out, const struct show_data *d)
 		    e->error ? "not run" : "pending");
 	/* Runs a failed sweep never reached are not failures of theirs. */
 	if (e->error && e->nplanned + e->nrunning)
-		strbuf_addf(out, "             (the sweep stopped before them; fix the cause and "
-			    "'topoadvisor resume %lld' runs them)\n", (long long)e->id);
+		strbuf_addf(out, "             (the sweep stopped before them; fix the "
+			    "cause and 'topoadvisor resume %lld' runs them)\n",
+			    (long long)e->id);
 
 	strbuf_addf(out, "\nConfigurations (%zu):\n", d->nconfigs);
 	strbuf_addf(out, "  %4s  %-48s %4s %6s %11s %7s\n", "ID", "KEY", "OK", "FAILED",

@@ -52,9 +52,9 @@
 /* What a session collects; each enables only the events it needs. */
 enum live_events {
 	LIVE_EV_ALL = 0,		/* both (the default) */
-	LIVE_EV_GANG = 1u << 0,		/* kvm_hv:kvmppc_run_core + kvm_hv:kvm_guest_exit */
-	LIVE_EV_REASONS = 1u << 1,	/* kvm_hv:kvm_guest_exit, kvm:kvm_exit,
-					   kvm:kvm_userspace_exit */
+	LIVE_EV_GANG = 1u << 0,		/* kvm_hv: kvmppc_run_core, kvm_guest_exit */
+	LIVE_EV_REASONS = 1u << 1,	/* kvm_hv:kvm_guest_exit, kvm: kvm_exit,
+					   kvm_userspace_exit */
 };
 
 struct live_opts {

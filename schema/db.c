@@ -259,8 +259,9 @@ static void readonly_cause(const char *path, struct strbuf *why)
 	else
 		strbuf_addf(why, "SQLite could not create %s-shm", path);
 	strbuf_addf(why, ", and %s-wal holds changes not yet merged into it, which SQLite "
-		    "reads only with write access; open it once where it is writable (any "
-		    "topoadvisor command there merges them)", path);
+		    "reads only with write access; merge them once where it is writable "
+		    "(sqlite3 %s 'PRAGMA wal_checkpoint(TRUNCATE)', or any sweep there)", path,
+		    path);
 	strbuf_release(&dir);
 }
 
@@ -324,7 +325,8 @@ struct db *db_open_readonly(const char *path, struct ta_err *err)
 		if (sidecar_has_data(path, "-wal"))
 			readonly_cause(path, &why);
 		else
-			strbuf_addstr(&why, db->handle ? sqlite3_errmsg(db->handle) : "out of memory");
+			strbuf_addstr(&why, db->handle ? sqlite3_errmsg(db->handle)
+						       : "out of memory");
 		err_set(err, EXIT_FAILURE_RUN, "%s: cannot read the database: %s", path,
 			strbuf_str(&why));
 		strbuf_release(&why);
