@@ -22,6 +22,10 @@ int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *
 		fprintf(stderr, "ended %d process%s left running by an earlier sweep: %s\n",
 			lock->leftovers, lock->leftovers == 1 ? "" : "es",
 			strbuf_str(&lock->leftover_names));
+	if (lock->survivor_group)
+		fprintf(stderr, "topoadvisor: warning: processes of group %d left by an earlier "
+			"sweep survive SIGKILL (stuck in the kernel?); check 'ps -g %d'\n",
+			lock->survivor_group, lock->survivor_group);
 	return 0;
 }
 

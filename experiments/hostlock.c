@@ -120,12 +120,10 @@ static void end_leftovers(struct hostlock *lk, const char *content)
 		if (sscanf(line, "group %d %llu", &pgid, &start) != 2 || pgid <= 1)
 			continue;
 		int n = procgroup_end_leftover(pgid, start, 5000, &lk->leftover_names);
-		if (n < 0) {
-			fprintf(stderr, "topoadvisor: warning: processes of group %d left by an "
-				"earlier sweep survive SIGKILL; check 'ps -g %d'\n", pgid, pgid);
-			continue;
-		}
-		lk->leftovers += n;
+		if (n < 0)
+			lk->survivor_group = pgid;
+		else
+			lk->leftovers += n;
 	}
 }
 

@@ -44,6 +44,7 @@ struct hostlock {
 	char *path;
 	int leftovers;		/* processes of an earlier holder ended on acquiring */
 	struct strbuf leftover_names;	/* "sleep(1234), sh(1233)" */
+	int survivor_group;	/* a group of theirs that survived SIGKILL, else 0 */
 };
 
 /* $TOPOADVISOR_LOCK when set and not empty, else HOSTLOCK_DEFAULT_PATH. */
