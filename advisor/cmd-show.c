@@ -7,6 +7,7 @@
 #include "../schema/db-plan.h"
 #include "../util/json.h"
 #include "cmd.h"
+#include "dbread.h"
 
 struct show_data {
 	struct db_experiment exp;
@@ -124,7 +125,7 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct ta_err err = { 0 };
 	struct show_data d = { 0 };
 	int rc = EXIT_OK;
-	struct db *db = db_open_readonly(ctx->db_path, &err);
+	struct db *db = dbread_open(ctx->db_path, &err);
 	if (!db)
 		return cmd_fail(&err);
 	if (db_experiment_get(db, argv[0], &d.exp, &err) < 0 ||

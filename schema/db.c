@@ -223,6 +223,7 @@ static struct db *open_common(const char *path, bool create, int target, struct 
 		db_close(db);
 		return NULL;
 	}
+	db->version = target;
 	return db;
 }
 
@@ -333,22 +334,12 @@ struct db *db_open_readonly(const char *path, struct ta_err *err)
 		db_close(db);
 		return NULL;
 	}
-	if (v == db_schema_version())
+	db->version = v;
+	if (v <= db_schema_version())
 		return db;
 	db_close(db);
-	if (v > db_schema_version()) {
-		err_set(err, EXIT_FAILURE_RUN, "%s: schema version %d is newer than this "
-			"topoadvisor understands (%d); use a newer topoadvisor", path, v,
-			db_schema_version());
-		return NULL;
-	}
-	/* An older schema: upgrade it when we may write it, else say why not. */
-	if (access(path, W_OK) == 0)
-		return open_common(path, false, db_schema_version(), err);
-	err_set(err, EXIT_FAILURE_RUN, "%s: schema version %d is older than this topoadvisor "
-		"reads (%d), and the file is not writable (%s) to upgrade it; open it once "
-		"with write access, or read it with topoadvisor of its version", path, v,
-		db_schema_version(), strerror(errno));
+	err_set(err, EXIT_FAILURE_RUN, "%s: schema version %d is newer than this topoadvisor "
+		"understands (%d); use a newer topoadvisor", path, v, db_schema_version());
 	return NULL;
 }
 

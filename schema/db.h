@@ -25,6 +25,7 @@
 struct db {
 	sqlite3 *handle;
 	char *path;
+	int version;	/* its schema version (db_schema_version() once migrated) */
 };
 
 /* The schema version this binary writes (the number of the last migration). */
@@ -40,10 +41,12 @@ struct db *db_open(const char *path, bool create, struct ta_err *err);
  * Opens path for reading only (list, show, rank, recommend, report, export,
  * compare): SQLITE_OPEN_READONLY, so a database on read-only or full
  * storage, or in a directory we may not write, is still read (as immutable
- * when SQLite cannot make its -shm file and no unmerged -wal exists).  An
- * older schema is migrated when the file is writable, else refused saying
- * why.  Failures name the real cause (permission, read-only file system,
- * unmerged -wal), not SQLite's "unable to open database file".
+ * when SQLite cannot make its -shm file and no unmerged -wal exists).  It
+ * never migrates: a database of an older schema is returned as it is, with
+ * db->version telling so (the readers need the current one; upgrading is a
+ * migration, for a caller holding the host lock: advisor/dbread.h).  A newer
+ * one is refused.  Failures name the real cause (permission, read-only file
+ * system, unmerged -wal), not SQLite's "unable to open database file".
  */
 struct db *db_open_readonly(const char *path, struct ta_err *err);
 /* Test hook: opens/creates path and migrates only up to `version`. */

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "advisor/dbread.h"
+#include "experiments/hostlock.h"
 #include "schema/db-results.h"
 #include "schema/db-runs.h"
 #include "schema/db.h"
@@ -38,7 +40,7 @@ static int teardown(void **state)
 	/* Remove our own scratch directory, file by file (no shell). */
 	const char *suffixes[] = { "", "-wal", "-shm" };
 	const char *names[] = { "fresh.db", "old.db", "exp.db", "newer.db", "perm.db", "garbage.db",
-				"dir.db", "race.db" };
+				"dir.db", "race.db", "old-ro.db" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		for (size_t j = 0; j < 3; j++) {
 			snprintf(cmd, sizeof(cmd), "%s/%s%s", dir, names[i], suffixes[j]);
@@ -441,6 +443,52 @@ static void test_readonly_open(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* Read-only opening never migrates; the readers' upgrade waits for the host lock. */
+static void test_old_schema_upgraded_only_under_the_lock(void **state)
+{
+	char path[256], lockpath[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "old-ro.db");
+	db_path(lockpath, sizeof(lockpath), "lock");
+	setenv("TOPOADVISOR_LOCK", lockpath, 1);
+	struct db *db = db_open_at_version(path, 1, &err);
+	assert_non_null(db);
+	db_close(db);
+	db = db_open_readonly(path, &err);
+	assert_non_null(db);
+	assert_int_equal(db->version, 1);
+	db_close(db);
+
+	struct hostlock lk;
+	assert_int_equal(hostlock_acquire(&lk, NULL, &err), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		/* Another process: the lock is busy, so no migration happens. */
+		struct ta_err e = { 0 };
+		struct db *d = dbread_open(path, &e);
+		_exit(!d && strstr(e.msg, "needs the host lock") &&
+		      strstr(e.msg, "another topoadvisor") ? 0 : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	hostlock_release(&lk);
+	db = db_open_readonly(path, &err);
+	assert_non_null(db);
+	assert_int_equal(db->version, 1);	/* untouched while the lock was held */
+	db_close(db);
+
+	db = dbread_open(path, &err);
+	assert_non_null(db);
+	assert_int_equal(db->version, db_schema_version());
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
+	db_close(db);
+	unsetenv("TOPOADVISOR_LOCK");
+	unlink(lockpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_create_refuses_dangling_symlink),
 		cmocka_unit_test(test_concurrent_creation_migrates_once),
 		cmocka_unit_test(test_readonly_open),
+		cmocka_unit_test(test_old_schema_upgraded_only_under_the_lock),
 	};
 	return cmocka_run_group_tests_name("db", tests, setup, teardown);
 }
