@@ -36,8 +36,8 @@ static int cmd_report_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	report_html_render(&r, &html);
 	int rc = safefile_replace(report_output, html.buf, html.len, 0644, &err);
 	strbuf_release(&html);
-	rank_result_clear(&r);
-	db_results_clear(&res);
+	rank_result_release(&r);
+	db_results_release(&res);
 	if (rc < 0)
 		return cmd_fail(&err);
 	if (!ctx->quiet)
