@@ -41,6 +41,6 @@ int main(int argc, char **argv)
 	}
 	printf("records %llu run_core_format %d\n", (unsigned long long)res.records,
 	       res.run_core_format);
-	gang_result_free(&res);
+	gang_result_release(&res);
 	return 0;
 }

@@ -431,7 +431,7 @@ static void test_readonly_open(void **state)
 	struct db_experiment got;
 	assert_int_equal(db_experiment_get(db, "ro", &got, &err), 0);
 	assert_int_equal(got.id, id);
-	db_experiment_clear(&got);
+	db_experiment_release(&got);
 	/* Writing through a read-only handle fails. */
 	assert_int_equal(db_experiment_insert(db, &e, &id, &err), -1);
 	db_close(db);
