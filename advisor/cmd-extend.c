@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../experiments/config.h"
+#include "../experiments/hostlock.h"
 #include "cmd.h"
 #include "rank.h"
 #include "sweep.h"
@@ -46,8 +47,11 @@ static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct db *db = NULL;
 	struct db_experiment e = { 0 };
 	struct sweep_config *cfg = NULL;
+	struct hostlock lock = { .fd = -1 };
 	int rc;
-	if (sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+	/* The lock first: opening the database may migrate it (dbread.h). */
+	if (sweep_lock(ctx, &lock, &err) < 0 ||
+	    sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else if (strcmp(e.status, "done")) {
 		err_set(&err, EXIT_BAD_INPUT, "experiment %lld is %s, not finished; run "
@@ -71,6 +75,7 @@ static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	config_free(cfg);
 	db_experiment_release(&e);
 	db_close(db);
+	hostlock_release(&lock);
 	return rc;
 }
 

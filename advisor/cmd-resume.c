@@ -48,8 +48,10 @@ static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct sweep_config *cfg = NULL;
 	size_t pending = 0;
 	bool race_open = false;
+	struct hostlock lock = { .fd = -1 };
 	int rc;
-	if (sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0 ||
+	if (sweep_lock(ctx, &lock, &err) < 0 ||
+	    sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0 ||
 	    pending_work(db, e.id, &pending, &race_open, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else if (!pending && !race_open) {
@@ -67,6 +69,7 @@ static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	config_free(cfg);
 	db_experiment_release(&e);
 	db_close(db);
+	hostlock_release(&lock);
 	return rc;
 }
 
@@ -76,8 +79,10 @@ static int cmd_rerun_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct db *db = NULL;
 	struct db_experiment e = { 0 };
 	struct sweep_config *cfg = NULL;
+	struct hostlock lock = { .fd = -1 };
 	int rc;
-	if (sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+	if (sweep_lock(ctx, &lock, &err) < 0 ||
+	    sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
 		sweep_warn_host_changed(&e);
@@ -87,6 +92,7 @@ static int cmd_rerun_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	config_free(cfg);
 	db_experiment_release(&e);
 	db_close(db);
+	hostlock_release(&lock);
 	return rc;
 }
 

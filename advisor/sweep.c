@@ -17,6 +17,21 @@
 #include "../util/json.h"
 #include "race-run.h"
 
+int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *err)
+{
+	if (hostlock_acquire(lock, NULL, err) < 0)
+		return -1;
+	if (lock->leftovers && !ctx->quiet)
+		fprintf(stderr, "ended %d process%s left running by an earlier sweep: %s\n",
+			lock->leftovers, lock->leftovers == 1 ? "" : "es",
+			strbuf_str(&lock->leftover_names));
+	if (lock->survivor_group)
+		fprintf(stderr, "topoadvisor: warning: processes of group %d left by an earlier "
+			"sweep survive SIGKILL (stuck in the kernel?); check 'ps -g %d'\n",
+			lock->survivor_group, lock->survivor_group);
+	return 0;
+}
+
 uint64_t sweep_random_seed(void)
 {
 	uint64_t seed;
@@ -104,7 +119,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
-	if (hostlock_acquire(&lock, NULL, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
 	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
 	if (!p) {
@@ -151,7 +166,7 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
-	if (hostlock_acquire(&lock, NULL, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
 	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
 	int rc = p ? drive(ctx, db, p, exp_id, &copts) : cmd_fail(&err);
@@ -203,10 +218,12 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
 	int from;
-	if (db_runs_blocks(db, exp_id, &from, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
-	if (hostlock_acquire(&lock, NULL, &err) < 0)
+	if (db_runs_blocks(db, exp_id, &from, &err) < 0) {
+		hostlock_release(&lock);
 		return cmd_fail(&err);
+	}
 	/* The same seeded block order a sweep of from + blocks repetitions has. */
 	cfg->repetitions = from + blocks;
 	struct plan *p = expand_and_check(cfg, seed, &copts, &err);

@@ -254,7 +254,7 @@ static int read_metrics(struct db *db, struct db_results *r, const struct id_ind
 	return rc == SQLITE_DONE ? 0 : db_error(db, "reading exit counts", err);
 }
 
-/* The race's state and each configuration's elimination (migration 5). */
+/* The race's state and each configuration's elimination (migration 6). */
 static int read_race(struct db *db, struct db_results *out, struct ta_err *err)
 {
 	struct db_race race;

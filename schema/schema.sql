@@ -204,6 +204,13 @@ UPDATE configurations SET one_vm_per_core =
 ALTER TABLE configurations DROP COLUMN one_vm_per_core_v1;
 
 -- @migration 5
+-- Why an experiment failed as a whole (its sweep could not start or go on:
+-- a libvirt URI that does not answer, no permission, a database error),
+-- shown by `show`; NULL while it has not failed, or for a run's own failure
+-- (those are in runs.error).
+ALTER TABLE experiments ADD COLUMN error TEXT;
+
+-- @migration 6
 -- Raced sweeps (strategy: race).  One races row per raced experiment: how
 -- many blocks were run before the first test, the maximum (the sweep's
 -- repetitions, raised by extend), how many blocks the race has looked at,
