@@ -125,7 +125,12 @@ void exitsum_text(struct strbuf *out, const struct gang_result *r,
 				snprintf(vcpu, sizeof(vcpu), "?");
 			else
 				snprintf(vcpu, sizeof(vcpu), "%lld", (long long)x->vcpu);
-			strbuf_addf(out, "  tgid %-8d vcpu %-5s %-10s %-26s %12llu\n", x->tgid, vcpu,
+			/* A recording's x86 entries are per thread (it names no processes). */
+			bool tid = r->x86_per_thread && (x->source == EXIT_SRC_VMX ||
+							 x->source == EXIT_SRC_SVM ||
+							 x->source == EXIT_SRC_USERSPACE);
+			strbuf_addf(out, "  %-4s %-8d vcpu %-5s %-10s %-26s %12llu\n",
+				    tid ? "tid" : "tgid", x->tgid, vcpu,
 				    traps_source_name(x->source), name,
 				    (unsigned long long)x->count);
 		}
@@ -157,6 +162,7 @@ void exitsum_json(struct strbuf *out, const struct gang_result *r,
 	json_key(&w, "lost_events_exact"); json_bool(&w, r->lost_known);
 	json_key(&w, "counts_are_lower_bounds"); json_bool(&w, lower_bounds(r));
 	json_key(&w, "span_seconds"); json_double(&w, r->span_seconds);
+	json_key(&w, "x86_per_thread"); json_bool(&w, r->x86_per_thread);
 	json_key(&w, "applicable"); json_bool(&w, why == NULL);
 	if (why) {
 		json_key(&w, "why"); json_str(&w, why);

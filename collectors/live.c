@@ -50,7 +50,7 @@ struct cpu_queue {
 	struct page_reader pr;
 };
 
-/* pid -> tgid for x86 events, which carry no tgid. */
+/* pid -> tgid for x86 events, which carry no tgid (0: the thread is gone). */
 struct tgid_cache {
 	int32_t *keys, *vals;
 	size_t cap, n;
@@ -270,7 +270,10 @@ static void feed_record(struct live_session *s, uint64_t ts, const void *data, i
 	ev.cpu = cpu;
 	ev.ts = ts;
 	if (ev.kind == GANG_EV_KVM_EXIT || ev.kind == GANG_EV_USERSPACE_EXIT) {
-		ev.tgid = tgid_lookup(&s->tc, ev.pid);
+		/* A thread gone before its records were read stays under its own id. */
+		int32_t tgid = tgid_lookup(&s->tc, ev.pid);
+		if (tgid > 0)
+			ev.tgid = tgid;
 		comm_note(s, ev.tgid, ev.pid);
 	} else if (ev.kind == GANG_EV_RUN_CORE) {
 		comm_note(s, (int32_t)ev.u.run_core.tgid, ev.pid);

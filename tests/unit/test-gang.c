@@ -321,6 +321,12 @@ static void test_names(void **state)
 	assert_string_equal(traps_name(EXIT_SRC_SVM, 0x1), "READ_CR1");
 	assert_string_equal(traps_name(EXIT_SRC_USERSPACE, 6), "MMIO");
 	assert_null(traps_name(EXIT_SRC_USERSPACE, 1000));
+	/* Real kvm_exit records: SVM_EXIT_ERR in a 32-bit field; a failed KVM_RUN. */
+	assert_string_equal(traps_name(EXIT_SRC_SVM, 0xffffffff), "ERR");
+	assert_string_equal(traps_name(EXIT_SRC_SVM, -1), "ERR");
+	assert_string_equal(traps_name(EXIT_SRC_USERSPACE, -4), "RESTART");
+	assert_null(traps_name(EXIT_SRC_USERSPACE, -14));
+	assert_string_equal(traps_format(EXIT_SRC_USERSPACE, -14, buf, sizeof(buf)), "-0xe");
 	enum gang_algorithm a;
 	assert_int_equal(gang_algorithm_parse("seed", &a), 0);
 	assert_int_equal(a, GANG_ALGO_SEED);
