@@ -11,6 +11,8 @@
 #
 # The guest's init (see svm-host.sh) sends results on its second serial port
 # as "@@TA begin NAME", base64 lines, "@@TA end NAME STATUS".
+# TA_SVM_KEEP=DIR keeps the recording, its event formats and the program's
+# output line there (that is how tests/fixtures/real/svm-* were made).
 set -u
 . "$TA_TOP/tests/lib.sh"
 
@@ -88,87 +90,26 @@ step_ok record
 trace-cmd report -R "$out/rec.dat" >"$out/report.txt" 2>/dev/null ||
 	fail "trace-cmd report cannot read the guest's recording"
 
-python3 - "$out" "$OUTS" "$CPUIDS" <<'PY' || fail "wrong answers (above)"
-import json, re, sys
-from collections import Counter
-d, outs, cpuids = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-bad = []
-def check(what, got, want):
-    if got != want:
-        bad.append(f"{what}: {got!r}, expected {want!r}")
-
-probe = json.load(open(f"{d}/probe"))
-for k, v in (("arch", "x86_64"), ("kvm_device", True), ("kvm_usable", True),
-             ("events_kvm", True), ("events_kvm_hv", False), ("subcores_per_core", None),
-             ("kvm_hv_parameters", None)):
-    check(f"probe {k}", probe.get(k), v)
-
-def split(path):
-    """The program's own line and the JSON after it (trace -- CMD shares stdout)."""
-    text = open(path).read()
-    m = re.search(r"^kvmx86: pid=(\d+) outs=(\d+) hlt=1 cpuids=(\d+) restarts=1$", text, re.M)
-    return m, text[m.end():] if m else text
-
-def reasons(j):
-    return {(x["source"], x["name"]): x["count"] for x in j["exit_reasons"]}
-
-def check_run(tag, j, pid):
-    r = reasons(j)
-    check(f"{tag} IOIO", r.get(("svm", "IOIO")), outs)
-    check(f"{tag} CPUID", r.get(("svm", "CPUID")), cpuids)
-    check(f"{tag} HLT", r.get(("svm", "HLT")), 1)
-    check(f"{tag} userspace IO", r.get(("userspace", "IO")), outs)
-    check(f"{tag} userspace HLT", r.get(("userspace", "HLT")), 1)
-    check(f"{tag} userspace RESTART", r.get(("userspace", "RESTART")), 1)
-    check(f"{tag} vmx reasons", [k for k in r if k[0] == "vmx"], [])
-    check(f"{tag} lost", (j["lost_events"], j["lost_events_exact"]), (0, True))
-    check(f"{tag} applicable", j["applicable"], False)
-    procs = [(p["tgid"], p["comm"]) for p in j["processes"]]
-    check(f"{tag} processes", procs, [(pid, "kvmx86")])
-    svm = sum(c for (s, _), c in r.items() if s == "svm")
-    check(f"{tag} guest_exits", j["processes"][0]["guest_exits"] if procs else None, svm)
-    byv = {x["vcpu"] for x in j["exit_reasons_by_vcpu"] if x["source"] == "svm"}
-    check(f"{tag} svm vCPUs", byv, {0})
-    return r
-
-m, live_json = split(f"{d}/live")
-if not m:
-    bad.append("live: no kvmx86 line in: " + open(f"{d}/live").read()[:300])
-else:
-    live = check_run("live", json.loads(live_json), int(m.group(1)))
-
-m, _ = split(f"{d}/record")
-off = json.load(open(f"{d}/offline.json"))
-if not m:
-    bad.append("record: no kvmx86 line")
-else:
-    offr = check_run("offline", off, int(m.group(1)))
-    check("offline per thread", off.get("x86_per_thread"), True)
-    # trace-cmd's raw report of the same file: every kvm_exit and
-    # kvm_userspace_exit record, by its raw fields.
-    svm, user = Counter(), Counter()
-    for line in open(f"{d}/report.txt"):
-        f = dict(re.findall(r"(\w+)=(-?\w+)", line))
-        if " kvm_exit:" in line:
-            check("report isa", f.get("isa"), "2")
-            svm[int(f["exit_reason"], 0)] += 1
-        elif " kvm_userspace_exit:" in line:
-            e = int(f["errno"])
-            user[e if e < 0 else int(f["reason"])] += 1
-    check("events vs trace-cmd", off["events"], sum(svm.values()) + sum(user.values()))
-    ours_svm = Counter({x["reason"]: x["count"] for x in off["exit_reasons"]
-                        if x["source"] == "svm"})
-    ours_user = Counter({x["reason"]: x["count"] for x in off["exit_reasons"]
-                         if x["source"] == "userspace"})
-    check("svm reasons vs trace-cmd", dict(ours_svm), dict(svm))
-    check("userspace reasons vs trace-cmd", dict(ours_user), dict(user))
-    print("offline exits:", {f"{k[0]}/{k[1]}": v for k, v in sorted(offr.items())})
-if m and 'live' in dir():
-    print("live exits:   ", {f"{k[0]}/{k[1]}": v for k, v in sorted(live.items())})
-for b in bad:
-    print("FAIL:", b)
+python3 - "$out/probe" <<'PY' || fail "probe --json in the nested-SVM host is wrong (above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = {"arch": "x86_64", "kvm_device": True, "kvm_usable": True, "events_kvm": True,
+        "events_kvm_hv": False, "subcores_per_core": None, "kvm_hv_parameters": None}
+bad = {k: j.get(k) for k, v in want.items() if j.get(k) != v}
+print("probe:", "ok" if not bad else f"wrong {bad}")
 sys.exit(1 if bad else 0)
 PY
+check=$TA_TOP/tests/helpers/svm-check.py
+python3 "$check" live "$out/live" "$out/live" || fail "wrong live answer (above)"
+python3 "$check" offline "$out/record" "$out/offline.json" "$out/report.txt" ||
+	fail "wrong answer on the recording (above)"
+if [ -n "${TA_SVM_KEEP:-}" ]; then
+	mkdir -p "$TA_SVM_KEEP"
+	cp "$out/rec.dat" "$TA_SVM_KEEP/svm-kvmx86.dat"
+	cp "$out/kvm_exit.format" "$TA_SVM_KEEP/svm-kvm_exit.format"
+	cp "$out/kvm_userspace_exit.format" "$TA_SVM_KEEP/svm-kvm_userspace_exit.format"
+	grep '^kvmx86:' "$out/record" >"$TA_SVM_KEEP/svm-kvmx86.out"
+fi
 t3=$(date +%s)
 echo "svm-exits: host image $((t1 - t0)) s, guest boot + probe + live + record $((t2 - t1)) s, total $((t3 - t0)) s"
 pass

@@ -1,0 +1,42 @@
+#!/bin/sh
+# `exits` on a real x86 recording: tests/fixtures/real/svm-kvmx86.dat was
+# recorded by trace-cmd inside the nested-SVM test host (svm-exits.sh with
+# TA_SVM_KEEP) while tests/helpers/kvmx86 ran; svm-kvmx86.out is that
+# program's line (its pid and counts), svm-*.format are the kernel's event
+# formats there (Debian 6.1 cloud kernel, kvm-amd, NPT off).  Checked: the
+# exits the program made, every reason against trace-cmd's raw report of
+# the file, the failed KVM_RUN (errno -4) not counted as an IO exit, the
+# entries named by thread, and the formats inside the file being the
+# committed ones.
+set -u
+. "$TA_TOP/tests/lib.sh"
+
+fx=$TA_TOP/tests/fixtures/real
+command -v trace-cmd >/dev/null || skip "trace-cmd not installed (scripts/deps.sh check)"
+ta_tmpdir
+
+"$TOPOADVISOR" --json exits "$fx/svm-kvmx86.dat" >"$tmp/exits.json" ||
+	fail "exits --json exited $?"
+trace-cmd report -R "$fx/svm-kvmx86.dat" >"$tmp/report.txt" 2>/dev/null ||
+	fail "trace-cmd cannot read the fixture"
+python3 "$TA_TOP/tests/helpers/svm-check.py" fixture "$fx/svm-kvmx86.out" "$tmp/exits.json" \
+	"$tmp/report.txt" || fail "wrong answer on the real SVM recording (above)"
+
+# The text report says the entries are threads and names the reasons.
+pid=$(sed -n 's/^kvmx86: pid=\([0-9]*\) .*/\1/p' "$fx/svm-kvmx86.out")
+"$TOPOADVISOR" -v exits "$fx/svm-kvmx86.dat" >"$tmp/exits.txt" || fail "exits -v exited $?"
+grep -Eq "^  tid +$pid +vcpu 0 +svm +IOIO +[0-9]+$" "$tmp/exits.txt" ||
+	{ cat "$tmp/exits.txt"; fail "no per-thread IOIO line for thread $pid"; }
+grep -Eq "^  userspace +RESTART +-0x4 +1$" "$tmp/exits.txt" ||
+	{ cat "$tmp/exits.txt"; fail "the failed KVM_RUN is not shown as RESTART"; }
+
+# The formats recorded in the file are the committed ones.
+trace-cmd dump --events "$fx/svm-kvmx86.dat" >"$tmp/dump.txt" 2>/dev/null ||
+	fail "trace-cmd dump --events failed on the fixture"
+for e in kvm_exit kvm_userspace_exit; do
+	awk -v n="name: $e" '$0 == n { p = 1 } p && /^$/ && seen { exit } p { print; if (/^print fmt/) seen = 1 }' \
+		"$tmp/dump.txt" >"$tmp/$e.format"
+	cmp -s "$tmp/$e.format" "$fx/svm-$e.format" ||
+		{ diff "$fx/svm-$e.format" "$tmp/$e.format" | head; fail "svm-$e.format differs from the file's"; }
+done
+pass
