@@ -116,7 +116,9 @@ void exitsum_text(struct strbuf *out, const struct gang_result *r,
 	free(t);
 
 	if (verbose && r->nreasons) {
-		strbuf_addstr(out, "Exit reasons per process and vCPU\n");
+		strbuf_addstr(out, r->x86_per_thread ? "Exit reasons per process and vCPU (x86: per "
+			      "thread, tid; a recording names no processes)\n"
+			      : "Exit reasons per process and vCPU\n");
 		for (size_t i = 0; i < r->nreasons; i++) {
 			const struct gang_reason *x = &r->reasons[i];
 			char name[48], vcpu[24];

@@ -8,11 +8,13 @@
 # library ldd names, and an init that runs the checks of
 # tests/integration/svm-exits.sh (its protocol is described there).
 #
-# Output, in $TOPOADVISOR_CACHE (default /var/cache/topoadvisor)/svm-host:
+# Output, in $TOPOADVISOR_CACHE (default /var/cache/topoadvisor)/svm-host/KEY:
 # vmlinuz, initrd (an uncompressed cpio: nothing to inflate under TCG),
 # stamp.  The stamp holds the size and modification time of every file put
-# in (cheap: they are ~80 MB) and this script's sha256; a build whose stamp
-# matches is skipped.
+# in (cheap: they are ~80 MB) and this script's sha256; KEY is the stamp's
+# hash, so checkouts testing different binaries at once never overwrite each
+# other's image, and a build whose KEY exists is skipped.  Images unused for
+# a day are removed.
 # Usage: scripts/svm-host.sh TOPOADVISOR KVM_PROGRAM
 # Prints the image directory.  Exit 3 when the kernel cannot be had (no
 # package lists, offline), 1 on any other failure.
@@ -30,7 +32,6 @@ done
 top=$(cd "$(dirname "$0")/.." && pwd)
 self=$top/scripts/$(basename "$0")
 cache=${TOPOADVISOR_CACHE:-/var/cache/topoadvisor}
-out=$cache/svm-host
 
 image=$("$top/scripts/guest-image.sh") ||
 	{ echo "svm-host: the guest image (its kernel) cannot be built" >&2; exit 3; }
@@ -52,15 +53,18 @@ stamp_new=$(
 		echo "file $f $(stat -L -c '%s %Y' "$f")"
 	done
 )
-if [ -f "$out/stamp" ] && [ -f "$out/vmlinuz" ] && [ -f "$out/initrd" ] &&
-	[ "$(cat "$out/stamp")" = "$stamp_new" ]; then
+images=$cache/svm-host
+out=$images/$(printf '%s\n' "$stamp_new" | sha256sum | cut -c1-16)
+if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp_new" ]; then
+	touch "$out"
 	echo "$out"
 	exit 0
 fi
 
 umask 022
-mkdir -p "$cache"
-work=$(mktemp -d "$cache/.svm-build.XXXXXX")
+mkdir -p "$images"
+find "$images" -mindepth 1 -maxdepth 1 -type d -mmin +1440 -exec rm -rf {} +
+work=$(mktemp -d "$images/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 root=$work/root
 mkdir -p "$root/bin" "$root/usr/bin" "$root/lib/modules" "$root/proc" "$root/sys" \
@@ -150,10 +154,10 @@ poweroff -f
 INIT
 chmod 0755 "$root/init"
 
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$work/initrd"
-cp "$image/vmlinuz" "$work/vmlinuz"
-mkdir -p "$out"
-mv -f "$work/vmlinuz" "$out/vmlinuz"
-mv -f "$work/initrd" "$out/initrd"
-printf '%s\n' "$stamp_new" >"$out/stamp"
+mkdir "$work/image"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$work/image/initrd"
+cp "$image/vmlinuz" "$work/image/vmlinuz"
+printf '%s\n' "$stamp_new" >"$work/image/stamp"
+# One rename: a concurrent build of the same inputs may have won; its image is as good.
+mv -T "$work/image" "$out" 2>/dev/null || [ -f "$out/stamp" ] || die "cannot create $out"
 echo "$out"
