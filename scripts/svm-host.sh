@@ -104,7 +104,8 @@ cat >"$root/init" <<'INIT'
 # Nested-SVM test host init.  Results go to the second serial port as
 # sections "@@TA begin NAME", the base64 of NAME's bytes, "@@TA end NAME
 # STATUS"; the kernel's console stays on the first.  The counts of the guest
-# program come from the kernel command line (ta_outs=, ta_cpuids=).
+# program come from the kernel command line (ta_outs=, ta_cpuids=,
+# ta_vcpus=).
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin
 export LSAN_OPTIONS=suppressions=/etc/lsan.supp:print_suppressions=0
@@ -137,14 +138,15 @@ for m in irqbypass kvm kvm-amd; do
 done
 step kvm ls -l /dev/kvm
 step probe topoadvisor --json probe
-step live topoadvisor --json trace --buffer-kib 1024 -- kvmx86 "$ta_outs" "$ta_cpuids"
+step live topoadvisor --json trace --buffer-kib 1024 -- kvmx86 "$ta_outs" "$ta_cpuids" "$ta_vcpus"
 cd /tmp
 # The recording is kept small (it becomes a test fixture): without the
 # kernel's symbols, which exits never needs, it is kilobytes, not a megabyte.
 : >/tmp/no-kallsyms
 mount --bind /tmp/no-kallsyms /proc/kallsyms
-step record trace-cmd record -q -e kvm:kvm_exit -e kvm:kvm_userspace_exit -o /tmp/rec.dat \
-	kvmx86 "$ta_outs" "$ta_cpuids"
+# The top buffer overwrites: a buffer bigger than the whole run loses nothing.
+step record trace-cmd record -q -b 4096 -e kvm:kvm_exit -e kvm:kvm_userspace_exit -o /tmp/rec.dat \
+	kvmx86 "$ta_outs" "$ta_cpuids" "$ta_vcpus"
 send rec.dat /tmp/rec.dat 0
 for e in kvm_exit kvm_userspace_exit; do
 	send $e.format /sys/kernel/tracing/events/kvm/$e/format 0

@@ -4,11 +4,13 @@ against what tests/helpers/kvmx86 did, and optionally against trace-cmd's own
 raw report (`trace-cmd report -R`) of the same recording.
 
 usage: svm-check.py TAG PROGRAM_OUTPUT ANSWER_JSON [REPORT]
-  PROGRAM_OUTPUT holds kvmx86's line "kvmx86: pid=P outs=N hlt=1 cpuids=M
-  restarts=1"; ANSWER_JSON may be the same file (`trace -- kvmx86` prints
-  the program's line, then the JSON).  REPORT given: the answer is a
-  recording's (its x86 entries are per thread) and every exit reason must
-  match trace-cmd's count of the raw records.
+  PROGRAM_OUTPUT holds kvmx86's lines "kvmx86: pid=P vcpus=V outs=N hlt=1
+  cpuids=M restarts=1" and "kvmx86: vcpu=I tid=T"; ANSWER_JSON may be the
+  same file (`trace -- kvmx86` prints the program's lines, then the JSON).
+  Live answers count per process: one entry, the program.  REPORT given: the
+  answer is a recording's, whose x86 entries are per thread (one per vCPU
+  thread, named vcpuI), and every exit reason must match trace-cmd's count
+  of the raw records.
 Prints the exit counts; exit 1 (after saying what differs) when anything does.
 """
 import json
@@ -21,11 +23,13 @@ def main():
     tag, prog_out, answer = sys.argv[1:4]
     report = sys.argv[4] if len(sys.argv) > 4 else None
     text = open(prog_out).read()
-    m = re.search(r"^kvmx86: pid=(\d+) outs=(\d+) hlt=1 cpuids=(\d+) restarts=1$", text, re.M)
+    m = re.search(r"^kvmx86: pid=(\d+) vcpus=(\d+) outs=(\d+) hlt=1 cpuids=(\d+) restarts=1\n"
+                  r"((?:kvmx86: vcpu=\d+ tid=\d+\n)+)", text, re.M)
     if not m:
-        print(f"FAIL: {tag}: no kvmx86 line in {prog_out}: {text[:300]!r}")
+        print(f"FAIL: {tag}: no kvmx86 lines in {prog_out}: {text[:300]!r}")
         return 1
-    pid, outs, cpuids = (int(g) for g in m.groups())
+    pid, nv, outs, cpuids = (int(g) for g in m.groups()[:4])
+    tids = {int(i): int(t) for i, t in re.findall(r"vcpu=(\d+) tid=(\d+)", m.group(5))}
     raw = open(answer).read()
     j = json.loads(raw[m.end():] if answer == prog_out else raw)
 
@@ -35,23 +39,37 @@ def main():
         if got != want:
             bad.append(f"{what}: {got!r}, expected {want!r}")
 
+    check("vCPU threads", sorted(tids), list(range(nv)))
     r = {(x["source"], x["name"]): x["count"] for x in j["exit_reasons"]}
-    check("IOIO", r.get(("svm", "IOIO")), outs)
-    check("CPUID", r.get(("svm", "CPUID")), cpuids)
-    check("HLT", r.get(("svm", "HLT")), 1)
-    check("userspace IO", r.get(("userspace", "IO")), outs)
-    check("userspace HLT", r.get(("userspace", "HLT")), 1)
-    check("userspace RESTART", r.get(("userspace", "RESTART")), 1)
+    for key, each in ((("svm", "IOIO"), outs), (("svm", "CPUID"), cpuids), (("svm", "HLT"), 1),
+                      (("userspace", "IO"), outs), (("userspace", "HLT"), 1),
+                      (("userspace", "RESTART"), 1)):
+        check("/".join(key), r.get(key), each * nv)
     check("vmx reasons", [k for k in r if k[0] == "vmx"], [])
     check("lost", (j["lost_events"], j["lost_events_exact"]), (0, True))
     check("applicable", j["applicable"], False)
-    check("x86_per_thread", j["x86_per_thread"], report is not None)
-    procs = [(p["tgid"], p["comm"]) for p in j["processes"]]
-    check("processes", procs, [(pid, "kvmx86")])
-    svm = sum(c for (s, _), c in r.items() if s == "svm")
-    check("guest_exits", [p["guest_exits"] for p in j["processes"]], [svm])
-    check("svm vCPUs", {x["vcpu"] for x in j["exit_reasons_by_vcpu"] if x["source"] == "svm"},
-          {0})
+    per_thread = report is not None
+    check("x86_per_thread", j["x86_per_thread"], per_thread)
+
+    # Who each entry is: the process live, the vCPU's thread in a recording.
+    owner = {i: tids[i] if per_thread else pid for i in tids}
+    want_procs = sorted((tids[i], f"vcpu{i}") for i in tids) if per_thread else [(pid, "kvmx86")]
+    check("processes", [(p["tgid"], p["comm"]) for p in j["processes"]], want_procs)
+    byv = j["exit_reasons_by_vcpu"]
+    for i in tids:
+        mine = {x["name"]: x["count"] for x in byv
+                if x["source"] == "svm" and x["vcpu"] == i and x["tgid"] == owner[i]}
+        check(f"vCPU {i} svm", {k: mine.get(k) for k in ("IOIO", "CPUID", "HLT")},
+              {"IOIO": outs, "CPUID": cpuids, "HLT": 1})
+    check("svm vCPUs", {x["vcpu"] for x in byv if x["source"] == "svm"}, set(range(nv)))
+    for p in j["processes"]:
+        svm = sum(x["count"] for x in byv if x["source"] == "svm" and x["tgid"] == p["tgid"])
+        check(f"guest_exits of {p['tgid']}", p["guest_exits"], svm)
+    if per_thread:
+        for i, t in tids.items():
+            mine = {x["name"]: x["count"] for x in byv
+                    if x["source"] == "userspace" and x["tgid"] == t}
+            check(f"thread {t} userspace", mine, {"IO": outs, "HLT": 1, "RESTART": 1})
 
     if report:
         # Every kvm_exit and kvm_userspace_exit record, by its raw fields.

@@ -1,8 +1,9 @@
 #!/bin/sh
 # `exits` on a real x86 recording: tests/fixtures/real/svm-kvmx86.dat was
 # recorded by trace-cmd inside the nested-SVM test host (svm-exits.sh with
-# TA_SVM_KEEP) while tests/helpers/kvmx86 ran; svm-kvmx86.out is that
-# program's line (its pid and counts), svm-*.format are the kernel's event
+# TA_SVM_KEEP) while tests/helpers/kvmx86 ran two vCPU threads;
+# svm-kvmx86.out is that program's output (its pid, counts per vCPU and
+# each vCPU's thread), svm-*.format are the kernel's event
 # formats there (Debian 6.1 cloud kernel, kvm-amd, NPT off).  Checked: the
 # exits the program made, every reason against trace-cmd's raw report of
 # the file, the failed KVM_RUN (errno -4) not counted as an IO exit, the
@@ -22,13 +23,21 @@ trace-cmd report -R "$fx/svm-kvmx86.dat" >"$tmp/report.txt" 2>/dev/null ||
 python3 "$TA_TOP/tests/helpers/svm-check.py" fixture "$fx/svm-kvmx86.out" "$tmp/exits.json" \
 	"$tmp/report.txt" || fail "wrong answer on the real SVM recording (above)"
 
-# The text report says the entries are threads and names the reasons.
-pid=$(sed -n 's/^kvmx86: pid=\([0-9]*\) .*/\1/p' "$fx/svm-kvmx86.out")
+# The text report says the entries are threads: each vCPU under its own.
 "$TOPOADVISOR" -v exits "$fx/svm-kvmx86.dat" >"$tmp/exits.txt" || fail "exits -v exited $?"
-grep -Eq "^  tid +$pid +vcpu 0 +svm +IOIO +[0-9]+$" "$tmp/exits.txt" ||
-	{ cat "$tmp/exits.txt"; fail "no per-thread IOIO line for thread $pid"; }
-grep -Eq "^  userspace +RESTART +-0x4 +1$" "$tmp/exits.txt" ||
-	{ cat "$tmp/exits.txt"; fail "the failed KVM_RUN is not shown as RESTART"; }
+grep -q "^Exit reasons per process and vCPU (x86: per thread" "$tmp/exits.txt" ||
+	fail "exits -v does not say its x86 entries are threads"
+outs=$(sed -n 's/^kvmx86: .* outs=\([0-9]*\) .*/\1/p' "$fx/svm-kvmx86.out")
+vcpus=0
+for line in $(sed -n 's/^kvmx86: vcpu=\([0-9]*\) tid=\([0-9]*\)$/\1:\2/p' "$fx/svm-kvmx86.out"); do
+	v=${line%:*} t=${line#*:}
+	grep -Eq "^  tid +$t +vcpu $v +svm +IOIO +$outs$" "$tmp/exits.txt" ||
+		{ cat "$tmp/exits.txt"; fail "no IOIO line of thread $t on vCPU $v"; }
+	vcpus=$((vcpus + 1))
+done
+[ $vcpus -ge 2 ] || fail "the fixture should have several vCPU threads, has $vcpus"
+grep -Eq "^  userspace +RESTART +-0x4 +$vcpus$" "$tmp/exits.txt" ||
+	{ cat "$tmp/exits.txt"; fail "the failed KVM_RUNs are not shown as RESTART"; }
 
 # The formats recorded in the file are the committed ones.
 trace-cmd dump --events "$fx/svm-kvmx86.dat" >"$tmp/dump.txt" 2>/dev/null ||

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Real x86 KVM exits: an x86_64 TCG guest with nested SVM (qemu64,+svm,
-# built by scripts/svm-host.sh) loads kvm-amd and runs tests/helpers/kvmx86,
-# whose exits are known: OUTS IOIO, CPUIDS CPUID and one HLT kvm:kvm_exit,
-# OUTS KVM_EXIT_IO and one KVM_EXIT_HLT kvm:kvm_userspace_exit, and one
-# immediate-exit run (errno -4).  Inside, the topoadvisor binary under test
+# built by scripts/svm-host.sh) loads kvm-amd and runs tests/helpers/kvmx86
+# with VCPUS vCPU threads, whose exits are known: per vCPU OUTS IOIO, CPUIDS
+# CPUID and one HLT kvm:kvm_exit, OUTS KVM_EXIT_IO and one KVM_EXIT_HLT
+# kvm:kvm_userspace_exit, and one immediate-exit run (errno -4).  Inside, the topoadvisor binary under test
 # runs `probe --json` and `trace --json -- kvmx86` on the real events, and
 # trace-cmd records a second run; here, `exits --json` reads that recording
 # and both are checked against the known counts and against trace-cmd's own
@@ -18,6 +18,7 @@ set -u
 
 OUTS=300
 CPUIDS=40
+VCPUS=2
 prog=$TA_BUILD/tests/kvmx86
 
 [ "$(uname -m)" = x86_64 ] || skip "the nested-SVM host is x86_64 only (this is $(uname -m))"
@@ -48,7 +49,7 @@ t1=$(date +%s)
 timeout 300 qemu-system-x86_64 -accel tcg -cpu qemu64,+svm -m 1024 -smp 1 \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$image/vmlinuz" -initrd "$image/initrd" \
-	-append "console=ttyS0 panic=-1 ta_outs=$OUTS ta_cpuids=$CPUIDS" \
+	-append "console=ttyS0 panic=-1 ta_outs=$OUTS ta_cpuids=$CPUIDS ta_vcpus=$VCPUS" \
 	-serial "file:$tmp/console.log" -serial "file:$tmp/data.log" &
 qpid=$!
 wait "$qpid"
