@@ -94,9 +94,12 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
 
 # The x86 KVM guest program run inside the nested-SVM test host: static (that
-# host has only the libraries the tool needs) and without sanitizers.
+# host has only the libraries the tool needs), without sanitizers, and built
+# on x86_64 only (its guest is x86 real-mode code, its registers x86's).
+ifeq ($(shell uname -m),x86_64)
 KVMX86 := $(BUILD)/tests/kvmx86
-$(KVMX86): tests/helpers/kvmx86.c
+endif
+$(BUILD)/tests/kvmx86: tests/helpers/kvmx86.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -O2 -static -o $@ $<
 
