@@ -74,6 +74,7 @@ step_ok() { # name
 	[ -f "$out/$1.rc" ] || { show_console; fail "the guest sent no '$1' result"; }
 	[ "$(cat "$out/$1.rc")" = 0 ] || {
 		echo "--- $1 stdout"; cat "$out/$1"; echo "--- $1 stderr"; cat "$out/$1.err"
+		show_console
 		fail "'$1' exited $(cat "$out/$1.rc") in the guest"
 	}
 }
