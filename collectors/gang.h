@@ -113,8 +113,9 @@ struct gang_result {
 	uint64_t lost_events;		/* (reader) from per-CPU stats */
 	bool lost_known;		/* (reader) stats were available */
 	bool run_core_format;		/* (reader) the trace defines kvmppc_run_core */
-	bool x86_per_thread;		/* (reader) x86 tgids are thread ids: a
-					 * recording names no thread groups */
+	bool x86_per_thread;		/* (reader) x86 exits were counted per
+					 * thread: a recording names no thread
+					 * groups, so their tgid is a thread id */
 	double span_seconds;		/* (reader) trace span, else from timestamps */
 	struct gang_proc *procs;
 	size_t nprocs;

@@ -23,9 +23,11 @@ trace-cmd report -R "$fx/svm-kvmx86.dat" >"$tmp/report.txt" 2>/dev/null ||
 python3 "$TA_TOP/tests/helpers/svm-check.py" fixture "$fx/svm-kvmx86.out" "$tmp/exits.json" \
 	"$tmp/report.txt" || fail "wrong answer on the real SVM recording (above)"
 
-# The text report says the entries are threads: each vCPU under its own.
+# The text report says the entries are threads: each vCPU under its own,
+# named, with its guest exits.
 "$TOPOADVISOR" -v exits "$fx/svm-kvmx86.dat" >"$tmp/exits.txt" || fail "exits -v exited $?"
-grep -q "^Exit reasons per process and vCPU (x86: per thread" "$tmp/exits.txt" ||
+grep -q "^Exit reasons per process and vCPU (x86: per thread" "$tmp/exits.txt" &&
+	grep -q "^     TID  COMMAND  *GUEST_EXITS$" "$tmp/exits.txt" ||
 	fail "exits -v does not say its x86 entries are threads"
 outs=$(sed -n 's/^kvmx86: .* outs=\([0-9]*\) .*/\1/p' "$fx/svm-kvmx86.out")
 vcpus=0
@@ -33,6 +35,8 @@ for line in $(sed -n 's/^kvmx86: vcpu=\([0-9]*\) tid=\([0-9]*\)$/\1:\2/p' "$fx/s
 	v=${line%:*} t=${line#*:}
 	grep -Eq "^  tid +$t +vcpu $v +svm +IOIO +$outs$" "$tmp/exits.txt" ||
 		{ cat "$tmp/exits.txt"; fail "no IOIO line of thread $t on vCPU $v"; }
+	grep -Eq "^ +$t +vcpu$v +[1-9][0-9]*$" "$tmp/exits.txt" ||
+		{ cat "$tmp/exits.txt"; fail "thread $t (vcpu$v) not in the guest exits table"; }
 	vcpus=$((vcpus + 1))
 done
 [ $vcpus -ge 2 ] || fail "the fixture should have several vCPU threads, has $vcpus"
