@@ -50,7 +50,7 @@ struct cpu_queue {
 	struct page_reader pr;
 };
 
-/* pid -> tgid for x86 events, which carry no tgid (0: the thread is gone). */
+/* pid -> tgid for x86 events, which carry no tgid (0: not known at all). */
 struct tgid_cache {
 	int32_t *keys, *vals;
 	size_t cap, n;
@@ -95,6 +95,30 @@ static uint64_t now_mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * The rest of the line "PID rest" of the top-level tracefs file name
+ * (saved_tgids: "PID TGID", saved_cmdlines: "PID COMM"), or "" when absent.
+ * The kernel fills them at context switches while events are traced, so they
+ * still know threads that exited before their records were read.
+ */
+static void saved_lookup(const char *name, int32_t pid, char *out, size_t len)
+{
+	char *text = tracefs_instance_file_read(NULL, name, NULL);
+	out[0] = '\0';
+	for (char *line = text; line && *line;) {
+		char *end;
+		long p = strtol(line, &end, 10);
+		if (p == pid && end != line && *end == ' ') {
+			snprintf(out, len, "%.*s", (int)strcspn(end + 1, "\n"), end + 1);
+			break;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	free(text);
 }
 
 static int32_t proc_tgid(int32_t pid)
@@ -143,6 +167,12 @@ static int32_t tgid_lookup(struct tgid_cache *c, int32_t pid)
 	}
 	c->keys[s] = pid;
 	c->vals[s] = proc_tgid(pid);
+	if (!c->vals[s]) {
+		/* Gone already (a short-lived program): what the kernel recorded. */
+		char tgid[16];
+		saved_lookup("saved_tgids", pid, tgid, sizeof(tgid));
+		c->vals[s] = (int32_t)atoi(tgid);
+	}
 	c->n++;
 	return c->vals[s];
 }
@@ -247,7 +277,12 @@ static bool read_comm(int32_t pid, char *out, size_t len)
 	return ok && out[0];
 }
 
-/* Names tgid on first sight: its own comm, else its runner thread's. */
+/*
+ * Names tgid on first sight: its own comm, else its runner thread's; for a
+ * process already gone, what the kernel saved of either (it saves a task's
+ * name at a context switch after an event on that CPU: not always the main
+ * thread's).
+ */
 static void comm_note(struct live_session *s, int32_t tgid, int32_t pid)
 {
 	for (size_t i = 0; i < s->ncomms; i++)
@@ -257,8 +292,13 @@ static void comm_note(struct live_session *s, int32_t tgid, int32_t pid)
 	struct comm_entry *c = &s->comms[s->ncomms++];
 	c->tgid = tgid;
 	c->comm[0] = '\0';
-	if (tgid <= 0 || !read_comm(tgid, c->comm, sizeof(c->comm)))
-		read_comm(pid, c->comm, sizeof(c->comm));
+	if ((tgid > 0 && read_comm(tgid, c->comm, sizeof(c->comm))) ||
+	    read_comm(pid, c->comm, sizeof(c->comm)))
+		return;
+	if (tgid > 0)
+		saved_lookup("saved_cmdlines", tgid, c->comm, sizeof(c->comm));
+	if (!c->comm[0])
+		saved_lookup("saved_cmdlines", pid, c->comm, sizeof(c->comm));
 }
 
 static void feed_record(struct live_session *s, uint64_t ts, const void *data, int size, int cpu)
@@ -586,6 +626,12 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 			strerror(errno));
 		goto fail;
 	}
+	/*
+	 * Before the events: saved_tgids then knows x86 threads that exit before
+	 * their records are read.  Best effort (kernels before 4.14 lack it):
+	 * without it such threads are counted under their own id.
+	 */
+	tracefs_option_enable(s->inst, TRACEFS_OPTION_RECORD_TGID);
 	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
 		if (!tep_find_event_by_name(s->tep, event_names[i][0], event_names[i][1]))
 			continue;
