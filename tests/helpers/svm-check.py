@@ -3,16 +3,17 @@
 against what tests/helpers/kvmx86 did, and optionally against trace-cmd's own
 raw report (`trace-cmd report -R`) of the same recording.
 
-usage: svm-check.py [--userspace-only] TAG PROGRAM_OUTPUT ANSWER_JSON [REPORT]
+usage: svm-check.py [--host] TAG PROGRAM_OUTPUT ANSWER_JSON [REPORT]
   PROGRAM_OUTPUT holds kvmx86's lines "kvmx86: pid=P vcpus=V outs=N hlt=1
   cpuids=M restarts=1" and "kvmx86: vcpu=I tid=T"; ANSWER_JSON may be the
   same file (`trace -- kvmx86` prints the program's lines, then the JSON).
   Live answers count per process: one entry, the program.  REPORT given: the
   answer is a recording's, whose x86 entries are per thread (one per vCPU
   thread, named vcpuI), and every exit reason must match trace-cmd's count
-  of the raw records.  --userspace-only: a host whose KVM fires no kvm_exit
-  (this machine's PVM): only the kvm_userspace_exit counts are checked, and
-  that there is no kvm_exit at all.
+  of the raw records.  --host: a live answer on this machine's own KVM (PVM),
+  which fires no kvm_exit: only the program's kvm_userspace_exit counts are
+  checked, and other processes (other tests tracing at the same time) may
+  be in the answer; the program's threads must not.
 Prints the exit counts; exit 1 (after saying what differs) when anything does.
 """
 import json
@@ -23,8 +24,8 @@ from collections import Counter
 
 def main():
     args = sys.argv[1:]
-    userspace_only = args[0] == "--userspace-only"
-    if userspace_only:
+    host = args[0] == "--host"
+    if host:
         args = args[1:]
     tag, prog_out, answer = args[:3]
     report = args[3] if len(args) > 3 else None
@@ -46,22 +47,31 @@ def main():
             bad.append(f"{what}: {got!r}, expected {want!r}")
 
     check("vCPU threads", sorted(tids), list(range(nv)))
-    r = {(x["source"], x["name"]): x["count"] for x in j["exit_reasons"]}
+    per_thread = report is not None
+    ours = set(tids.values()) | {pid}
+    byv = j["exit_reasons_by_vcpu"]
+    r = Counter()
+    for x in byv:
+        if not host or x["tgid"] in ours:
+            r[(x["source"], x["name"])] += x["count"]
     for key, each in ((("svm", "IOIO"), outs), (("svm", "CPUID"), cpuids), (("svm", "HLT"), 1),
                       (("userspace", "IO"), outs), (("userspace", "HLT"), 1),
                       (("userspace", "RESTART"), 1)):
-        if not userspace_only or key[0] == "userspace":
+        if not host or key[0] == "userspace":
             check("/".join(key), r.get(key), each * nv)
-    check("vmx reasons", [k for k in r if k[0] == "vmx" or (userspace_only and k[0] == "svm")],
-          [])
+    check("other sources", [k for k in r if k[0] not in (("userspace",) if host
+                                                         else ("svm", "userspace"))], [])
+    if not host:
+        totals = {(x["source"], x["name"]): x["count"] for x in j["exit_reasons"]}
+        check("totals vs the per-vCPU rows", totals, dict(r))
     check("lost", (j["lost_events"], j["lost_events_exact"]), (0, True))
-    check("applicable", j["applicable"], False)
-    per_thread = report is not None
+    if not host:
+        check("applicable", j["applicable"], False)
     check("x86_per_thread", j["x86_per_thread"], per_thread)
 
     # Who each entry is: the process live, the vCPU's thread in a recording.
     owner = {i: tids[i] if per_thread else pid for i in tids}
-    procs = [(p["tgid"], p["comm"]) for p in j["processes"]]
+    procs = [(p["tgid"], p["comm"]) for p in j["processes"] if not host or p["tgid"] in ours]
     if per_thread:
         check("processes", procs, sorted((tids[i], f"vcpu{i}") for i in tids))
     else:
@@ -69,15 +79,14 @@ def main():
         # saved: its own, or one of its threads'.
         names = {"kvmx86"} | {f"vcpu{i}" for i in tids}
         check("processes", [(t, c in names) for t, c in procs], [(pid, True)])
-    byv = j["exit_reasons_by_vcpu"]
-    for i in tids if not userspace_only else ():
+    for i in tids if not host else ():
         mine = {x["name"]: x["count"] for x in byv
                 if x["source"] == "svm" and x["vcpu"] == i and x["tgid"] == owner[i]}
         check(f"vCPU {i} svm", {k: mine.get(k) for k in ("IOIO", "CPUID", "HLT")},
               {"IOIO": outs, "CPUID": cpuids, "HLT": 1})
-    if not userspace_only:
+    if not host:
         check("svm vCPUs", {x["vcpu"] for x in byv if x["source"] == "svm"}, set(range(nv)))
-    for p in j["processes"]:
+    for p in j["processes"] if not host else ():
         svm = sum(x["count"] for x in byv if x["source"] == "svm" and x["tgid"] == p["tgid"])
         check(f"guest_exits of {p['tgid']}", p["guest_exits"], svm)
     if per_thread:

@@ -21,7 +21,7 @@ ta_tmpdir
 for run in 1 2 3; do
 	"$TOPOADVISOR" --json trace -- "$prog" 50 5 3 >"$tmp/live.json" 2>"$tmp/err" ||
 		{ cat "$tmp/err"; fail "trace exited $?"; }
-	python3 "$TA_TOP/tests/helpers/svm-check.py" --userspace-only "host run $run" \
+	python3 "$TA_TOP/tests/helpers/svm-check.py" --host "host run $run" \
 		"$tmp/live.json" "$tmp/live.json" || fail "wrong live answer (above)"
 done
 pass
