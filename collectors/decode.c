@@ -156,7 +156,7 @@ int decoder_decode(struct decoder *d, const void *data, int size, struct gang_ev
 	if (!fits(&d->pid, size))
 		goto short_record;
 	ev->pid = (int32_t)decoder_field(d, &d->pid, data);
-	ev->tgid = ev->pid;
+	ev->tgid = 0;
 	if (id == d->id_run_core) {
 		if (!fits(&d->rc_n_runnable, size) || !fits(&d->rc_runner_vcpu, size) ||
 		    !fits(&d->rc_where, size) || !fits(&d->rc_tgid, size))

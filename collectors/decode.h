@@ -47,10 +47,9 @@ bool decoder_has_events(const struct decoder *d);
 
 /*
  * Decodes one record (data points at common_type).  Returns 1 and fills ev
- * (but ev->cpu and ev->ts) for our events, 0 for other events and -1 for a
- * record too short for its fields.  x86 records carry no tgid: ev->tgid is
- * their thread's pid, which the live reader replaces with its process.  A
- * kvm_userspace_exit whose errno is negative (KVM_RUN failed, no exit took
+ * (but ev->cpu, ev->ts and ev->tgid for x86 events: 0, they carry none) for
+ * our events, 0 for other events and -1 for a record too short for its
+ * fields.  A kvm_userspace_exit whose errno is negative (KVM_RUN failed, no exit took
  * place) gets that errno as its reason, not the stale exit_reason.
  */
 int decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev);

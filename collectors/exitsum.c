@@ -148,7 +148,9 @@ void exitsum_text(struct strbuf *out, const struct gang_result *r,
 			else
 				snprintf(vcpu, sizeof(vcpu), "%lld", (long long)x->vcpu);
 			/* A recording's x86 entries are per thread (it names no processes). */
-			bool tid = r->x86_per_thread && x->source != EXIT_SRC_POWER;
+			bool tid = r->x86_per_thread && (x->source == EXIT_SRC_VMX ||
+							 x->source == EXIT_SRC_SVM ||
+							 x->source == EXIT_SRC_USERSPACE);
 			strbuf_addf(out, "  %-4s %-8d vcpu %-5s %-10s %-26s %12llu\n",
 				    tid ? "tid" : "tgid", x->tgid, vcpu,
 				    traps_source_name(x->source), name,

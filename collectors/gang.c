@@ -287,6 +287,16 @@ static void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev)
 	reason_add(g, EXIT_SRC_POWER, ev->u.guest_exit.trap, tgid, ev->u.guest_exit.vcpu_id);
 }
 
+/*
+ * The process of an x86 event.  A reader that cannot tell (a trace-cmd file
+ * keeps no thread groups, or a thread exited unseen) leaves tgid 0: the
+ * thread itself stands in, so two VMs never merge into one process 0.
+ */
+static int32_t event_tgid(const struct gang_event *ev)
+{
+	return ev->tgid ? ev->tgid : ev->pid;
+}
+
 void gang_feed(struct gang_counter *g, const struct gang_event *ev)
 {
 	if (g->events == 0)
@@ -302,13 +312,13 @@ void gang_feed(struct gang_counter *g, const struct gang_event *ev)
 		feed_guest_exit(g, ev);
 		break;
 	case GANG_EV_KVM_EXIT:
-		proc_get(g, ev->tgid)->p.guest_exits++;
-		reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason, ev->tgid,
+		proc_get(g, event_tgid(ev))->p.guest_exits++;
+		reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason, event_tgid(ev),
 			   ev->u.kvm_exit.vcpu_id);
 		break;
 	case GANG_EV_USERSPACE_EXIT:
-		proc_get(g, ev->tgid);
-		reason_add(g, EXIT_SRC_USERSPACE, ev->u.userspace_exit.reason, ev->tgid,
+		proc_get(g, event_tgid(ev));
+		reason_add(g, EXIT_SRC_USERSPACE, ev->u.userspace_exit.reason, event_tgid(ev),
 			   ev->u.userspace_exit.vcpu_id);
 		break;
 	}

@@ -30,8 +30,8 @@
  *
  * x86: kvm:kvm_exit (exit_reason, isa) and kvm:kvm_userspace_exit (reason,
  * or the negative errno of a KVM_RUN that failed) are counted per reason,
- * per tgid (given by the reader: the recording thread's pid where its
- * process is not known) and per vCPU; there are no ganged exits there.
+ * per tgid (given by the reader; where it is 0, unknown, the recording
+ * thread's pid stands in) and per vCPU; there are no ganged exits there.
  */
 #ifndef TA_GANG_H
 #define TA_GANG_H
@@ -59,7 +59,7 @@ struct gang_event {
 	enum gang_event_kind kind;
 	int cpu;
 	int32_t pid;		/* common_pid: the thread that recorded it */
-	int32_t tgid;		/* x86 events: its process if known, else pid */
+	int32_t tgid;		/* x86 events: its process if known, else 0 */
 	uint64_t ts;		/* trace clock, nanoseconds for the usual clocks */
 	union {
 		struct {
@@ -113,7 +113,8 @@ struct gang_result {
 	uint64_t lost_events;		/* (reader) from per-CPU stats */
 	bool lost_known;		/* (reader) stats were available */
 	bool run_core_format;		/* (reader) the trace defines kvmppc_run_core */
-	bool x86_per_thread;		/* (reader) x86 exits were counted per
+	bool x86_per_thread;		/* (reader) kvm:kvm_exit and
+					 * kvm_userspace_exit were counted per
 					 * thread: a recording names no thread
 					 * groups, so their tgid is a thread id */
 	double span_seconds;		/* (reader) trace span, else from timestamps */

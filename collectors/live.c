@@ -310,11 +310,9 @@ static void feed_record(struct live_session *s, uint64_t ts, const void *data, i
 	ev.cpu = cpu;
 	ev.ts = ts;
 	if (ev.kind == GANG_EV_KVM_EXIT || ev.kind == GANG_EV_USERSPACE_EXIT) {
-		/* A thread gone before its records were read stays under its own id. */
-		int32_t tgid = tgid_lookup(&s->tc, ev.pid);
-		if (tgid > 0)
-			ev.tgid = tgid;
-		comm_note(s, ev.tgid, ev.pid);
+		/* 0: unknown, the thread stands in for its process (gang.h). */
+		ev.tgid = tgid_lookup(&s->tc, ev.pid);
+		comm_note(s, ev.tgid ? ev.tgid : ev.pid, ev.pid);
 	} else if (ev.kind == GANG_EV_RUN_CORE) {
 		comm_note(s, (int32_t)ev.u.run_core.tgid, ev.pid);
 	}

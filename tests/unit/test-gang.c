@@ -305,6 +305,38 @@ static void test_x86_reasons(void **state)
 	gang_free(g);
 }
 
+/* x86 events whose process the reader cannot tell (tgid 0): each thread stands in. */
+static void test_x86_unknown_tgid(void **state)
+{
+	struct gang_counter *g = gang_new(GANG_ALGO_VCORE);
+	struct gang_event ev = { .kind = GANG_EV_KVM_EXIT };
+	ev.u.kvm_exit.isa = EXIT_SRC_SVM;
+	ev.u.kvm_exit.reason = 0x7b;
+	for (int i = 0; i < 6; i++) {
+		ev.pid = 801 + i % 3;
+		ev.tgid = ev.pid == 803 ? 800 : 0;	/* 803's process is known */
+		ev.u.kvm_exit.vcpu_id = i % 3;
+		ev.ts = ++now;
+		gang_feed(g, &ev);
+	}
+	struct gang_event ue = { .kind = GANG_EV_USERSPACE_EXIT, .pid = 801, .ts = ++now };
+	ue.u.userspace_exit.reason = -4;
+	ue.u.userspace_exit.vcpu_id = GANG_VCPU_UNKNOWN;
+	gang_feed(g, &ue);
+
+	struct gang_result r;
+	gang_result_get(g, &r);
+	assert_int_equal(r.nprocs, 3);
+	assert_null(gang_result_proc(&r, 0));
+	assert_int_equal(gang_result_proc(&r, 800)->guest_exits, 2);
+	assert_int_equal(gang_result_proc(&r, 801)->guest_exits, 2);
+	assert_int_equal(gang_result_proc(&r, 802)->guest_exits, 2);
+	assert_int_equal(reason_count(&r, EXIT_SRC_SVM, 0x7b, 802, 1), 2);
+	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, -4, 801, GANG_VCPU_UNKNOWN), 1);
+	gang_result_free(&r);
+	gang_free(g);
+}
+
 static void test_names(void **state)
 {
 	char buf[32];
@@ -369,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_negative_values),
 		cmocka_unit_test(test_unknown_runner),
 		cmocka_unit_test(test_x86_reasons),
+		cmocka_unit_test(test_x86_unknown_tgid),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_many_runners),
 	};
