@@ -1,7 +1,8 @@
 /*
  * kvmx86: a minimal x86 KVM guest making a known number of exits of each
  * kind, for tests/integration/svm-exits.sh (it runs inside an x86 TCG guest
- * with nested SVM, where the kvm:kvm_exit events are real).
+ * with nested SVM, where the kvm:kvm_exit events are real) and
+ * tests/integration/trace-kvm-host.sh (this host's own KVM).
  *
  * The KVM ioctls directly, VCPUS vCPUs (one thread each, named vcpuN) in
  * real mode, each running
@@ -12,14 +13,14 @@
  *
  * so the host sees, per vCPU, CPUIDS CPUID exits (handled in the kernel),
  * OUTS IOIO exits, each also a KVM_EXIT_IO to us, and one HLT exit, a
- * KVM_EXIT_HLT (there is no in-kernel irqchip).  Other exits (interrupts, shadow page
- * faults) come as the host pleases and are not counted here.
+ * KVM_EXIT_HLT (there is no in-kernel irqchip).  Other exits (interrupts,
+ * shadow page faults) come as the host pleases and are not counted here.
  *
- * After its first KVM_EXIT_IO each vCPU makes one KVM_RUN with immediate_exit set,
- * as QEMU does to kick a vCPU: it fails with EINTR without entering the
- * guest, and kvm:kvm_userspace_exit records it with errno -4 next to the
- * stale exit_reason of the run before (KVM_EXIT_IO): a reader that ignores
- * errno counts one IO exit too many.
+ * After its first KVM_EXIT_IO each vCPU makes one KVM_RUN with
+ * immediate_exit set, as QEMU does to kick a vCPU: it fails with EINTR
+ * without entering the guest, and kvm:kvm_userspace_exit records it with
+ * errno -4 next to the stale exit_reason of the run before (KVM_EXIT_IO): a
+ * reader that ignores errno counts one IO exit too many.
  *
  * usage: kvmx86 OUTS CPUIDS [VCPUS]   (counts 1..65535, VCPUS 1..8, default 1)
  * Prints "kvmx86: pid=P vcpus=V outs=N hlt=1 cpuids=M restarts=1" (counts
