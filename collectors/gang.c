@@ -297,6 +297,25 @@ static int32_t event_tgid(const struct gang_event *ev)
 	return ev->tgid ? ev->tgid : ev->pid;
 }
 
+/*
+ * A user-space exit whose process the reader could not tell: on POWER the
+ * thread is a vCPU's runner whose kvmppc_run_core events named its process,
+ * so the exit is charged there; elsewhere the thread stands in (event_tgid).
+ */
+static void feed_userspace_exit(struct gang_counter *g, const struct gang_event *ev)
+{
+	int32_t tgid = event_tgid(ev);
+	if (!ev->tgid && g->run_core_events) {
+		size_t nrunners = g->runners.n;
+		struct runner *r = runner_get(g, ev->pid);
+		if (g->runners.n == nrunners)
+			tgid = r->tgid;
+	}
+	proc_get(g, tgid);
+	reason_add(g, EXIT_SRC_USERSPACE, ev->u.userspace_exit.reason, tgid,
+		   ev->u.userspace_exit.vcpu_id);
+}
+
 void gang_feed(struct gang_counter *g, const struct gang_event *ev)
 {
 	if (g->events == 0)
@@ -317,9 +336,7 @@ void gang_feed(struct gang_counter *g, const struct gang_event *ev)
 			   ev->u.kvm_exit.vcpu_id);
 		break;
 	case GANG_EV_USERSPACE_EXIT:
-		proc_get(g, event_tgid(ev));
-		reason_add(g, EXIT_SRC_USERSPACE, ev->u.userspace_exit.reason, event_tgid(ev),
-			   ev->u.userspace_exit.vcpu_id);
+		feed_userspace_exit(g, ev);
 		break;
 	}
 }
@@ -371,7 +388,7 @@ void gang_result_get(const struct gang_counter *g, struct gang_result *out)
 	qsort(out->reasons, out->nreasons, sizeof(*out->reasons), cmp_reason);
 }
 
-void gang_result_free(struct gang_result *r)
+void gang_result_release(struct gang_result *r)
 {
 	free(r->procs);
 	free(r->reasons);

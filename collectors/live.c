@@ -56,9 +56,14 @@ struct tgid_cache {
 	size_t cap, n;
 };
 
-/* Process names, looked up when a process is first seen (it may be gone at the end). */
+/*
+ * Process names, looked up when a process is first seen (it may be gone at
+ * the end).  Records are read a while after they were written, so a short
+ * process may already be gone then too: the kernel's saved_cmdlines, read
+ * at the end, names those (pid: the thread seen first, for that look-up).
+ */
 struct comm_entry {
-	int32_t tgid;
+	int32_t tgid, pid;
 	char comm[32];
 };
 
@@ -98,20 +103,20 @@ static uint64_t now_mono_ns(void)
 }
 
 /*
- * The rest of the line "PID rest" of the top-level tracefs file name
- * (saved_tgids: "PID TGID", saved_cmdlines: "PID COMM"), or "" when absent.
- * The kernel fills them at context switches while events are traced, so they
- * still know threads that exited before their records were read.
+ * pid's tgid in the kernel's saved_tgids ("PID TGID" lines), 0 when absent.
+ * The kernel fills it at context switches while events are traced with the
+ * record-tgid option, so it still knows threads that exited before their
+ * records were read.
  */
-static void saved_lookup(const char *name, int32_t pid, char *out, size_t len)
+static int32_t saved_tgid(int32_t pid)
 {
-	char *text = tracefs_instance_file_read(NULL, name, NULL);
-	out[0] = '\0';
+	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	int32_t tgid = 0;
 	for (char *line = text; line && *line;) {
 		char *end;
 		long p = strtol(line, &end, 10);
 		if (p == pid && end != line && *end == ' ') {
-			snprintf(out, len, "%.*s", (int)strcspn(end + 1, "\n"), end + 1);
+			tgid = (int32_t)strtol(end, NULL, 10);
 			break;
 		}
 		line = strchr(line, '\n');
@@ -119,6 +124,7 @@ static void saved_lookup(const char *name, int32_t pid, char *out, size_t len)
 			line++;
 	}
 	free(text);
+	return tgid;
 }
 
 static int32_t proc_tgid(int32_t pid)
@@ -167,12 +173,8 @@ static int32_t tgid_lookup(struct tgid_cache *c, int32_t pid)
 	}
 	c->keys[s] = pid;
 	c->vals[s] = proc_tgid(pid);
-	if (!c->vals[s]) {
-		/* Gone already (a short-lived program): what the kernel recorded. */
-		char tgid[16];
-		saved_lookup("saved_tgids", pid, tgid, sizeof(tgid));
-		c->vals[s] = (int32_t)atoi(tgid);
-	}
+	if (!c->vals[s])	/* gone already (a short-lived program) */
+		c->vals[s] = saved_tgid(pid);
 	c->n++;
 	return c->vals[s];
 }
@@ -277,12 +279,7 @@ static bool read_comm(int32_t pid, char *out, size_t len)
 	return ok && out[0];
 }
 
-/*
- * Names tgid on first sight: its own comm, else its runner thread's; for a
- * process already gone, what the kernel saved of either (it saves a task's
- * name at a context switch after an event on that CPU: not always the main
- * thread's).
- */
+/* Names tgid on first sight: its own comm, else its runner thread's. */
 static void comm_note(struct live_session *s, int32_t tgid, int32_t pid)
 {
 	for (size_t i = 0; i < s->ncomms; i++)
@@ -291,14 +288,10 @@ static void comm_note(struct live_session *s, int32_t tgid, int32_t pid)
 	s->comms = xrealloc(s->comms, (s->ncomms + 1) * sizeof(*s->comms));
 	struct comm_entry *c = &s->comms[s->ncomms++];
 	c->tgid = tgid;
+	c->pid = pid;
 	c->comm[0] = '\0';
-	if ((tgid > 0 && read_comm(tgid, c->comm, sizeof(c->comm))) ||
-	    read_comm(pid, c->comm, sizeof(c->comm)))
-		return;
-	if (tgid > 0)
-		saved_lookup("saved_cmdlines", tgid, c->comm, sizeof(c->comm));
-	if (!c->comm[0])
-		saved_lookup("saved_cmdlines", pid, c->comm, sizeof(c->comm));
+	if (tgid <= 0 || !read_comm(tgid, c->comm, sizeof(c->comm)))
+		read_comm(pid, c->comm, sizeof(c->comm));
 }
 
 static void feed_record(struct live_session *s, uint64_t ts, const void *data, int size, int cpu)
@@ -717,8 +710,30 @@ static void result_filter(const struct live_session *s, struct gang_result *r)
 	r->nreasons = n;
 }
 
-static void result_comms(const struct live_session *s, struct gang_result *r)
+/* A name saved_cmdlines holds for pid, or NULL ("<...>": none). */
+static const char *saved_comm(struct tep_handle *tep, int32_t pid)
 {
+	const char *c = pid > 0 ? tep_data_comm_from_pid(tep, pid) : NULL;
+	return c && strcmp(c, "<...>") ? c : NULL;
+}
+
+static void result_comms(struct live_session *s, struct gang_result *r)
+{
+	bool loaded = false;
+	for (size_t k = 0; k < s->ncomms; k++) {
+		struct comm_entry *c = &s->comms[k];
+		if (c->comm[0])
+			continue;
+		if (!loaded) {
+			tracefs_load_cmdlines(NULL, s->tep);
+			loaded = true;
+		}
+		const char *name = saved_comm(s->tep, c->tgid);
+		if (!name)
+			name = saved_comm(s->tep, c->pid);
+		if (name)
+			snprintf(c->comm, sizeof(c->comm), "%s", name);
+	}
 	for (size_t i = 0; i < r->nprocs; i++)
 		for (size_t k = 0; k < s->ncomms; k++)
 			if (s->comms[k].tgid == r->procs[i].tgid)

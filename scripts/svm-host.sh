@@ -132,6 +132,7 @@ step() { # name command...: runs it, sends its stdout (NAME) and stderr (NAME.er
 	send "$name.err" /tmp/$name.err $rc
 	echo "svm-host: $name exited $rc"
 }
+step kernel uname -r
 step svmflag grep -c -w svm /proc/cpuinfo
 for m in irqbypass kvm kvm-amd; do
 	insmod /lib/modules/$m.ko || echo "svm-host: insmod $m failed"

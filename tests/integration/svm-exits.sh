@@ -12,7 +12,7 @@
 # The guest's init (see svm-host.sh) sends results on its second serial port
 # as "@@TA begin NAME", base64 lines, "@@TA end NAME STATUS".
 # TA_SVM_KEEP=DIR keeps the recording, its event formats and the program's
-# output line there (that is how tests/fixtures/real/svm-* were made).
+# output there, as tests/fixtures/real/svm/ holds them (how it was made).
 set -u
 . "$TA_TOP/tests/lib.sh"
 
@@ -107,11 +107,13 @@ python3 "$check" live "$out/live" "$out/live" || fail "wrong live answer (above)
 python3 "$check" offline "$out/record" "$out/offline.json" "$out/report.txt" ||
 	fail "wrong answer on the recording (above)"
 if [ -n "${TA_SVM_KEEP:-}" ]; then
-	mkdir -p "$TA_SVM_KEEP"
-	cp "$out/rec.dat" "$TA_SVM_KEEP/svm-kvmx86.dat"
-	cp "$out/kvm_exit.format" "$TA_SVM_KEEP/svm-kvm_exit.format"
-	cp "$out/kvm_userspace_exit.format" "$TA_SVM_KEEP/svm-kvm_userspace_exit.format"
-	grep '^kvmx86:' "$out/record" >"$TA_SVM_KEEP/svm-kvmx86.out"
+	mkdir -p "$TA_SVM_KEEP/formats"
+	cp "$out/rec.dat" "$TA_SVM_KEEP/trace.dat"
+	for e in kvm_exit kvm_userspace_exit; do
+		cp "$out/$e.format" "$TA_SVM_KEEP/formats/$e.format"
+	done
+	grep '^kvmx86:' "$out/record" >"$TA_SVM_KEEP/kvmx86.out"
+	cp "$out/kernel" "$TA_SVM_KEEP/kernel"
 fi
 t3=$(date +%s)
 echo "svm-exits: host image $((t1 - t0)) s, guest boot + probe + live + record $((t2 - t1)) s, total $((t3 - t0)) s"
