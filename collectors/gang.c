@@ -379,7 +379,7 @@ void gang_result_get(const struct gang_counter *g, struct gang_result *out)
 	qsort(out->reasons, out->nreasons, sizeof(*out->reasons), cmp_reason);
 }
 
-void gang_result_free(struct gang_result *r)
+void gang_result_release(struct gang_result *r)
 {
 	free(r->procs);
 	free(r->reasons);

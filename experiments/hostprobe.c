@@ -434,7 +434,7 @@ void hostprobe_read(struct hostprobe *p)
 	tracefs_find(p);
 }
 
-void hostprobe_free(struct hostprobe *p)
+void hostprobe_release(struct hostprobe *p)
 {
 	free(p->cpu_model);
 	free(p->online);

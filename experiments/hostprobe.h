@@ -36,9 +36,9 @@ struct hostprobe {
 	bool events_kvm, events_kvm_hv;	/* tracepoint systems present */
 };
 
-/* Fills p; never fails (unknowns stay 0/NULL).  Free with hostprobe_free. */
+/* Fills p; never fails (unknowns stay 0/NULL).  Release with hostprobe_release. */
 void hostprobe_read(struct hostprobe *p);
-void hostprobe_free(struct hostprobe *p);
+void hostprobe_release(struct hostprobe *p);
 
 /*
  * The online host CPUs with package and core ids, sorted by CPU number.

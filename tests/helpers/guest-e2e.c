@@ -71,7 +71,7 @@ static void nproc_check(struct guest *g, int vcpus, const char *arg)
 	CHECK(res.exitcode == 0 && atoi(res.out) == vcpus, "%s: nproc says '%s' (exit %d), wanted %d",
 	      arg, res.out, res.exitcode, vcpus);
 	printf("   nproc: %d, %.2f s in the agent\n", atoi(res.out), res.seconds);
-	agent_result_free(&res);
+	agent_result_release(&res);
 }
 
 /* A 3-second stress-ng through the agent; its bogo ops/s must parse. */
@@ -99,8 +99,8 @@ static void stressng_run(struct guest *g, int vcpus, const char *arg)
 	      res.exitcode, rate, err.msg, res.out, res.err);
 	printf("   stress-ng cpu: %.2f bogo ops/s (real time), %.1f s in the agent\n", rate,
 	       res.seconds);
-	bench_metrics_free(&m);
-	agent_result_free(&res);
+	bench_metrics_release(&m);
+	agent_result_release(&res);
 }
 
 /*
@@ -122,14 +122,14 @@ static void agent_timeout_check(struct guest *g, const char *arg)
 	CHECK(res.seconds < 10, "%s: the timed-out command took %.1f s to return", arg, res.seconds);
 	printf("   agent timeout: sleep 37 killed after %.1f s (signal %d)\n", res.seconds,
 	       res.signal);
-	agent_result_free(&res);
+	agent_result_release(&res);
 	const char *ps_argv[] = { "sh", "-c", "ps | grep -c '[s]leep 37'", NULL };
 	if (agent_exec(g->dom, ps_argv, 10, &res, &err) < 0) {
 		CHECK(0, "%s: ps: %s", arg, err.msg);
 		return;
 	}
 	CHECK(atoi(res.out) == 0, "%s: 'sleep 37' still runs in the guest after the timeout", arg);
-	agent_result_free(&res);
+	agent_result_release(&res);
 }
 
 struct shape_arg {
@@ -201,7 +201,7 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 	strbuf_release(&xml);
 	if (!g) {
 		CHECK(0, "%s: %s", arg, err.msg);
-		domain_pins_free(&want);
+		domain_pins_release(&want);
 		free(name);
 		return;
 	}
@@ -224,9 +224,9 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 			strbuf_release(&js);
 			CHECK(guesttopo_compare(&topo, a->s, 1, a->c, a->t, &err) == 0, "%s: %s",
 			      arg, err.msg);
-			guesttopo_free(&topo);
+			guesttopo_release(&topo);
 		}
-		agent_result_free(&res);
+		agent_result_release(&res);
 	}
 
 	/* Pinning as libvirt applied it equals what the policy asked for. */
@@ -277,12 +277,12 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 				      "%s: vCPU %zu did not run in the window", arg, i);
 			}
 			CHECK(total > 0, "%s: no vCPU ran in the window", arg);
-			vcpustats_free(&d);
+			vcpustats_release(&d);
 		}
-		vcpustats_free(&after);
+		vcpustats_release(&after);
 	}
 	if (have_before)
-		vcpustats_free(&before);
+		vcpustats_release(&before);
 
 	double boot = g->boot_seconds;
 	CHECK(guest_destroy(g, &err) == 0, "%s: %s", arg, err.msg);
@@ -292,7 +292,7 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 		virDomainFree(left);
 	printf("   boot-to-agent %.2f s, whole cycle %.2f s\n", boot, now_seconds() - t0);
 	unlink(console);
-	domain_pins_free(&want);
+	domain_pins_release(&want);
 	free(name);
 }
 
