@@ -30,5 +30,14 @@ format_is_recorded() {
 		grep 'field:' "$3" | diff - "$tmp/format.got" >/dev/null
 }
 
+# The libvirt domains tests/helpers/guest-e2e runs for the given helper
+# pids (it names them topoadvisor-e2e-PID-...): only those are a test's own,
+# another checkout's test may be running guests right now.
+ta_e2e_domains() { # pid...
+	for p in "$@"; do
+		virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^topoadvisor-e2e-$p-"
+	done
+}
+
 : "${TOPOADVISOR:?run through scripts/run-tests.sh}"
 : "${TA_TOP:?run through scripts/run-tests.sh}"
