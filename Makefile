@@ -129,9 +129,7 @@ check: deps
 	$(MAKE) $(BUILD)/$(BIN) units
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS) $(BENCH_ADVISOR_BINS)
-
-units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS)
+units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_ADVISOR_BINS)
 
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)
