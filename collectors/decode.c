@@ -1,6 +1,7 @@
 /* decode: pages and records to gang events; see decode.h. */
 #include "decode.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,13 @@
 #define COMMIT_MASK ((1u << 27) - 1)
 #define MISSED_EVENTS (1u << 31)
 #define MISSED_STORED (1u << 30)
+
+const char *const decoder_events[DECODER_NEVENTS][2] = {
+	{ "kvm_hv", "kvmppc_run_core" },
+	{ "kvm_hv", "kvm_guest_exit" },
+	{ "kvm", "kvm_exit" },
+	{ "kvm", "kvm_userspace_exit" },
+};
 
 static int field_from(struct tep_format_field *f, struct field_ref *out)
 {
@@ -198,6 +206,24 @@ int decoder_decode(struct decoder *d, const void *data, int size, struct gang_ev
 short_record:
 	d->malformed++;
 	return -1;
+}
+
+static bool comm_known(const char *c)
+{
+	return c && c[0] && strcmp(c, "<...>");
+}
+
+void decoder_name_procs(struct gang_result *r, const char *(*comm_of)(void *ctx, int32_t pid),
+			void *ctx)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gang_proc *pr = &r->procs[i];
+		const char *comm = pr->tgid > 0 ? comm_of(ctx, pr->tgid) : NULL;
+		if (!comm_known(comm) && pr->runner_pid > 0)
+			comm = comm_of(ctx, pr->runner_pid);
+		if (comm_known(comm))
+			snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+	}
 }
 
 int page_reader_init(struct page_reader *r, struct tep_handle *tep, uint32_t page_size)

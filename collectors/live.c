@@ -419,12 +419,6 @@ int live_cleanup_stale(void)
 	return removed;
 }
 
-static const char *const event_names[][2] = {
-	{ "kvm_hv", "kvmppc_run_core" },
-	{ "kvm_hv", "kvm_guest_exit" },
-	{ "kvm", "kvm_exit" },
-	{ "kvm", "kvm_userspace_exit" },
-};
 
 /*
  * A tep with just header_page and our four event formats.  The generic
@@ -450,16 +444,16 @@ static struct tep_handle *local_tep(void)
 		tep_free(tep);
 		return NULL;
 	}
-	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
+	for (size_t i = 0; i < sizeof(decoder_events) / sizeof(decoder_events[0]); i++) {
 		char rel[128];
-		snprintf(rel, sizeof(rel), "events/%s/%s/format", event_names[i][0],
-			 event_names[i][1]);
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", decoder_events[i][0],
+			 decoder_events[i][1]);
 		strbuf_reset(&sb);
 		path = tracefs_get_tracing_file(rel);
 		rc = path ? strbuf_read_file(&sb, path) : -1;
 		tracefs_put_tracing_file(path);
 		if (rc >= 0)
-			tep_parse_event(tep, sb.buf, sb.len, event_names[i][0]);
+			tep_parse_event(tep, sb.buf, sb.len, decoder_events[i][0]);
 	}
 	strbuf_release(&sb);
 	return tep;
@@ -583,12 +577,12 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 			strerror(errno));
 		goto fail;
 	}
-	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
-		if (!tep_find_event_by_name(s->tep, event_names[i][0], event_names[i][1]))
+	for (size_t i = 0; i < sizeof(decoder_events) / sizeof(decoder_events[0]); i++) {
+		if (!tep_find_event_by_name(s->tep, decoder_events[i][0], decoder_events[i][1]))
 			continue;
-		if (tracefs_event_enable(s->inst, event_names[i][0], event_names[i][1]) < 0) {
+		if (tracefs_event_enable(s->inst, decoder_events[i][0], decoder_events[i][1]) < 0) {
 			err_set(err, EXIT_FAILURE_RUN, "cannot enable %s:%s in %s: %s",
-				event_names[i][0], event_names[i][1], s->name, strerror(errno));
+				decoder_events[i][0], decoder_events[i][1], s->name, strerror(errno));
 			goto fail;
 		}
 	}

@@ -24,12 +24,14 @@ struct offline_opts {
 };
 
 struct offline_info {
-	int version;			/* 6 or 7 */
+	char format[48];		/* "trace.dat v7", "perf.data (pipe) big-endian" ... */
+	int version;			/* trace.dat: 6 or 7 */
 	char compression[32];		/* "none" or "zstd" */
 	char buffer[256];		/* the buffer read ("" = top) */
 	char clock[32];			/* trace clock of that buffer, if recorded */
 	uint64_t records;		/* all records walked, ours or not */
 	uint64_t malformed;		/* records too short for their fields */
+	uint64_t unordered;		/* perf.data: events that came after a newer one */
 };
 
 /*

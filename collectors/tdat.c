@@ -1,18 +1,14 @@
 /* tdat: trace-cmd file layout parser; see tdat.h. */
 #include "tdat.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <zstd.h>
 
 #include "../util/strbuf.h"
+#include "evfmt.h"
 
 /* Option ids (trace-cmd.dat.v7(5)). */
 enum {
@@ -20,10 +16,19 @@ enum {
 	OPT_CPUSTAT = 2,
 	OPT_BUFFER = 3,
 	OPT_TRACECLOCK = 4,
+	OPT_CPUCOUNT = 8,
+	OPT_HEADER_INFO = 16,
+	OPT_EVENT_FORMATS = 18,
+	OPT_CMDLINES = 21,
+	/* trace-cmd 3.1 knows 0..22; anything far past that is a damaged id. */
+	OPT_ID_LIMIT = 256,
 };
 
 #define MAX_CPUS 65536
-#define MAX_SECTION (256u << 20)	/* a decompressed options section */
+/* Decompressed sizes: options hold stats texts, the header sections formats. */
+#define MAX_OPTIONS_SECTION (16u << 20)
+#define MAX_FORMAT_SECTION (64u << 20)
+#define MAX_OPTION_SECTIONS 4096
 
 /* A bounds-checked reader over a byte range; the first overrun sticks. */
 struct cursor {
@@ -190,66 +195,37 @@ static void stats_apply(struct tdat_file *f, struct stats_list *l)
 
 /* --- version 6 ------------------------------------------------------- */
 
-static int skip_sized(struct cursor *c, int size_bytes, struct ta_err *err, const char *what)
-{
-	uint64_t n = cur_num(c, size_bytes);
-	if (!cur_bytes(c, n))
-		return cur_fail(c, err, what);
-	return 0;
-}
-
 static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl,
 		    struct ta_err *err)
 {
-	const unsigned char *tag = cur_bytes(c, 12);
-	if (!tag || memcmp(tag, "header_page", 12))
-		return c->bad ? cur_fail(c, err, "the header")
-			      : err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no header_page");
-	if (skip_sized(c, 8, err, "header_page"))
+	/* A v6 file starts with the tracing-data layout itself. */
+	if (evfmt_scan(f->map, f->size, 0, &f->formats, err) < 0)
 		return -1;
-	tag = cur_bytes(c, 13);
-	if (!tag || memcmp(tag, "header_event", 13))
-		return c->bad ? cur_fail(c, err, "the header")
-			      : err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no header_event");
-	if (skip_sized(c, 8, err, "header_event"))
-		return -1;
-
-	uint64_t n = cur_num(c, 4);
-	for (uint64_t i = 0; i < n && !c->bad; i++)
-		if (skip_sized(c, 8, err, "the ftrace event formats"))
-			return -1;
-	uint64_t nsys = cur_num(c, 4);
-	for (uint64_t s = 0; s < nsys && !c->bad; s++) {
-		cur_str(c);
-		uint64_t nev = cur_num(c, 4);
-		for (uint64_t i = 0; i < nev && !c->bad; i++)
-			if (skip_sized(c, 8, err, "the event formats"))
-				return -1;
-	}
-	if (c->bad)
-		return cur_fail(c, err, "the event formats");
-	if (skip_sized(c, 4, err, "kallsyms") || skip_sized(c, 4, err, "printk formats") ||
-	    skip_sized(c, 8, err, "the saved command lines"))
-		return -1;
-
+	c->pos = f->formats.end;
 	uint64_t cpus = cur_num(c, 4);
 	if (c->bad)
 		return cur_fail(c, err, "the CPU count");
-	if (cpus > MAX_CPUS)
-		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: %llu CPUs",
-			       (unsigned long long)cpus);
+	if (cpus == 0 || cpus > MAX_CPUS)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: a CPU count of %llu "
+			       "(at offset %llu)", (unsigned long long)cpus,
+			       (unsigned long long)(c->pos - 4));
 
 	struct tdat_buffer *top = buffer_add(f, "");
 	buffer_set_cpus(top, (int)cpus);
 	struct { uint64_t off; const char *name; } inst[64];
 	int ninst = 0;
 
-	tag = cur_bytes(c, 10);
+	const unsigned char *tag = cur_bytes(c, 10);
 	if (tag && !memcmp(tag, "options  ", 10)) {
 		for (;;) {
 			uint64_t id = cur_num(c, 2);
 			if (c->bad || id == OPT_DONE)
 				break;
+			if (id >= OPT_ID_LIMIT)
+				return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: option "
+					       "id %#llx at offset %llu is unknown",
+					       (unsigned long long)id,
+					       (unsigned long long)(c->pos - 2));
 			uint64_t sz = cur_num(c, 4);
 			const unsigned char *d = cur_bytes(c, sz);
 			if (!d)
@@ -310,7 +286,7 @@ static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 
 /* Section payload: decompressed into *owned when the section is compressed. */
 static int section_payload(struct tdat_file *f, uint64_t off, unsigned expect_id,
-			   struct cursor *out, void **owned, struct ta_err *err)
+			   uint32_t max_size, struct cursor *out, void **owned, struct ta_err *err)
 {
 	struct cursor c = { .f = f, .p = f->map, .len = f->size, .pos = off };
 	*owned = NULL;
@@ -343,7 +319,7 @@ static int section_payload(struct tdat_file *f, uint64_t off, unsigned expect_id
 	const unsigned char *z = cur_bytes(&h, csize);
 	if (!z)
 		return cur_fail(&h, err, "a compressed section");
-	if (usize > MAX_SECTION)
+	if (usize > max_size)
 		return err_set(err, EXIT_BAD_INPUT,
 			       "corrupted trace file: section at offset %llu claims %llu bytes",
 			       (unsigned long long)off, (unsigned long long)usize);
@@ -362,23 +338,40 @@ static int section_payload(struct tdat_file *f, uint64_t off, unsigned expect_id
 }
 
 static int parse_buffer_option(struct tdat_file *f, const unsigned char *d, uint64_t sz,
-			       struct tdat_buffer **made, struct ta_err *err)
+			       uint64_t cpu_count, struct ta_err *err)
 {
 	struct cursor c = { .f = f, .p = d, .len = sz };
-	cur_num(&c, 8);		/* the flyrecord section; CPU offsets below are absolute */
+	uint64_t fly = cur_num(&c, 8);	/* the buffer's flyrecord section */
 	const char *name = cur_str(&c);
 	const char *clock = cur_str(&c);
 	uint64_t page = cur_num(&c, 4);
 	uint64_t n = cur_num(&c, 4);
 	if (c.bad)
 		return cur_fail(&c, err, "a BUFFER option");
-	if (n > MAX_CPUS)
-		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' has %llu CPUs",
-			       name, (unsigned long long)n);
+	if (n > MAX_CPUS || (cpu_count && n > cpu_count))
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' has %llu "
+			       "CPUs", name, (unsigned long long)n);
 	if (page != f->page_size)
 		return err_set(err, EXIT_BAD_INPUT,
 			       "buffer '%s' uses %llu-byte pages, the file %u: not supported",
 			       name, (unsigned long long)page, f->page_size);
+	/* The CPU data must lie inside the flyrecord section the option names. */
+	struct cursor h = { .f = f, .p = f->map, .len = f->size, .pos = fly };
+	if (fly > f->size)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' data at "
+			       "offset %llu lies beyond the end", name, (unsigned long long)fly);
+	uint64_t sid = cur_num(&h, 2);
+	cur_num(&h, 2);
+	cur_num(&h, 4);
+	uint64_t fsize = cur_num(&h, 8);
+	if (h.bad || sid != OPT_BUFFER || fsize > f->size - h.pos)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' names no "
+			       "valid data section at offset %llu", name, (unsigned long long)fly);
+	if (fsize && !n)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' has %llu "
+			       "bytes of data but a CPU count of 0", name,
+			       (unsigned long long)fsize);
+	uint64_t lo = h.pos, hi = h.pos + fsize;
 	struct tdat_buffer *b = buffer_add(f, name);
 	b->clock = xstrdup(clock);
 	buffer_set_cpus(b, (int)n);
@@ -386,10 +379,76 @@ static int parse_buffer_option(struct tdat_file *f, const unsigned char *d, uint
 		b->cpus[i].cpu = (int)cur_num(&c, 4);
 		b->cpus[i].offset = cur_num(&c, 8);
 		b->cpus[i].size = cur_num(&c, 8);
+		if (c.bad)
+			break;
+		/* trace-cmd 3.1 leaves the 4-byte chunk count out of compressed sizes. */
+		uint64_t end = b->cpus[i].offset + b->cpus[i].size;
+		if (b->cpus[i].offset < lo || b->cpus[i].offset > hi ||
+		    end > hi + (f->compressed ? 4 : 0) || (cpu_count && b->cpus[i].cpu >= (int)cpu_count))
+			return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: CPU %d data of "
+				       "buffer '%s' (offset %llu, %llu bytes) lies outside its data "
+				       "section (offset %llu, %llu bytes)", b->cpus[i].cpu, name,
+				       (unsigned long long)b->cpus[i].offset,
+				       (unsigned long long)b->cpus[i].size,
+				       (unsigned long long)lo, (unsigned long long)fsize);
 	}
 	if (c.bad)
 		return cur_fail(&c, err, "a BUFFER option");
-	*made = b;
+	return 0;
+}
+
+/* Section offsets of the event formats' pieces, from the options. */
+struct v7_formats {
+	uint64_t header_info, event_formats, cmdlines;
+};
+
+/* Loads one format section into *owned (always a copy: sections may be compressed). */
+static int format_section(struct tdat_file *f, uint64_t off, unsigned id, const char *what,
+			  struct cursor *out, struct ta_err *err)
+{
+	void *owned;
+	if (!off)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no %s section", what);
+	if (section_payload(f, off, id, MAX_FORMAT_SECTION, out, &owned, err) < 0)
+		return -1;
+	if (owned) {
+		f->owned = xrealloc(f->owned, (f->nowned + 1) * sizeof(*f->owned));
+		f->owned[f->nowned++] = owned;
+	}
+	return 0;
+}
+
+static int v7_load_formats(struct tdat_file *f, const struct v7_formats *v, struct ta_err *err)
+{
+	struct evfmt_layout *l = &f->formats;
+	struct cursor c;
+	l->big_endian = f->big_endian;
+	l->long_size = f->long_size;
+	l->page_size = f->page_size;
+	if (format_section(f, v->header_info, OPT_HEADER_INFO, "header info", &c, err) < 0)
+		return -1;
+	const unsigned char *tag = cur_bytes(&c, 12);
+	if (!tag || memcmp(tag, "header_page", 12))
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no header_page in the "
+			       "header info section at offset %llu",
+			       (unsigned long long)v->header_info);
+	l->header_page_len = cur_num(&c, 8);
+	l->header_page = cur_bytes(&c, l->header_page_len);
+	if (!l->header_page)
+		return cur_fail(&c, err, "header_page");
+	if (format_section(f, v->event_formats, OPT_EVENT_FORMATS, "event formats", &c, err) < 0)
+		return -1;
+	l->events = c.p;
+	l->events_len = c.len;
+	if (v->cmdlines) {
+		if (format_section(f, v->cmdlines, OPT_CMDLINES, "saved command lines", &c,
+				   err) < 0)
+			return -1;
+		l->cmdlines_len = cur_num(&c, 8);
+		l->cmdlines = (const char *)cur_bytes(&c, l->cmdlines_len);
+		if (!l->cmdlines)
+			return cur_fail(&c, err, "the saved command lines");
+	}
 	return 0;
 }
 
@@ -407,44 +466,95 @@ static int parse_v7(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 		return err_set(err, EXIT_BAD_INPUT,
 			       "trace file compressed with '%s': only zstd is supported "
 			       "(convert it with 'trace-cmd convert --compression none')", zname);
+	if (!off)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: the header's options "
+			       "pointer is 0 (at offset %llu)", (unsigned long long)(c->pos - 8));
 
-	struct tdat_buffer *made;
-	for (int sections = 0; off; sections++) {
-		if (sections > 4096)
-			return err_set(err, EXIT_BAD_INPUT,
-				       "corrupted trace file: options sections form a loop");
+	struct v7_formats fmt = { 0 };
+	uint64_t visited[MAX_OPTION_SECTIONS], cpu_count = 0;
+	size_t nvisited = 0;
+	/* BUFFER options are checked once the CPU count (any section) is known. */
+	struct { const unsigned char *d; uint64_t sz; } *bufs = NULL;
+	size_t nbufs = 0;
+	void **owned_all = NULL;
+	size_t nowned = 0;
+	int rc = 0;
+	while (off && rc == 0) {
+		for (size_t i = 0; i < nvisited; i++)
+			if (visited[i] == off)
+				rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: the options "
+					     "section at offset %llu points back into the chain",
+					     (unsigned long long)off);
+		if (rc == 0 && nvisited == MAX_OPTION_SECTIONS)
+			rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: over %d options "
+				     "sections", MAX_OPTION_SECTIONS);
+		if (rc < 0)
+			break;
+		visited[nvisited++] = off;
 		struct cursor s;
 		void *owned;
-		if (section_payload(f, off, OPT_DONE, &s, &owned, err) < 0)
-			return -1;
+		if (section_payload(f, off, OPT_DONE, MAX_OPTIONS_SECTION, &s, &owned, err) < 0) {
+			rc = -1;
+			break;
+		}
+		owned_all = xrealloc(owned_all, (nowned + 1) * sizeof(*owned_all));
+		owned_all[nowned++] = owned;
+		uint64_t at = off;
 		off = 0;
 		for (;;) {
 			uint64_t id = cur_num(&s, 2), sz = cur_num(&s, 4);
 			const unsigned char *d = cur_bytes(&s, sz);
 			if (!d) {
-				int rc = cur_fail(&s, err, "an option");
-				free(owned);
-				return rc;
+				rc = cur_fail(&s, err, "an option");
+				break;
 			}
 			if (id == OPT_DONE) {
 				off = sz == 8 ? tdat_read_num(f, d, 8) : 0;
 				break;
 			}
-			if (id == OPT_BUFFER) {
-				if (parse_buffer_option(f, d, sz, &made, err) < 0) {
-					free(owned);
-					return -1;
-				}
+			uint64_t ptr = sz == 8 ? tdat_read_num(f, d, 8) : 0;
+			if (id >= OPT_ID_LIMIT) {
+				rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: option id "
+					     "%#llx in the options section at offset %llu is unknown",
+					     (unsigned long long)id, (unsigned long long)at);
+				break;
+			} else if (id == OPT_BUFFER) {
+				bufs = xrealloc(bufs, (nbufs + 1) * sizeof(*bufs));
+				bufs[nbufs].d = d;
+				bufs[nbufs++].sz = sz;
 			} else if (id == OPT_CPUSTAT) {
 				stats_add(sl, (const char *)d, strnlen((const char *)d, sz));
+			} else if (id == OPT_CPUCOUNT) {
+				cpu_count = sz == 4 ? tdat_read_num(f, d, 4) : 0;
+				if (!cpu_count || cpu_count > MAX_CPUS) {
+					rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: a CPU "
+						     "count of %llu in the options section at offset "
+						     "%llu", (unsigned long long)cpu_count,
+						     (unsigned long long)at);
+					break;
+				}
+			} else if (id == OPT_HEADER_INFO) {
+				fmt.header_info = ptr;
+			} else if (id == OPT_EVENT_FORMATS) {
+				fmt.event_formats = ptr;
+			} else if (id == OPT_CMDLINES) {
+				fmt.cmdlines = ptr;
 			}
 		}
-		free(owned);
 	}
-	/* A recording without a single event has no BUFFER option at all. */
-	if (!f->nbuffers)
-		buffer_set_cpus(buffer_add(f, ""), 0);
-	return 0;
+	for (size_t i = 0; rc == 0 && i < nbufs; i++)
+		rc = parse_buffer_option(f, bufs[i].d, bufs[i].sz, cpu_count, err);
+	if (rc == 0 && !nbufs)
+		rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no BUFFER option (trace-cmd "
+			     "writes one per buffer, even an empty one); the options chain is cut "
+			     "or damaged");
+	if (rc == 0)
+		rc = v7_load_formats(f, &fmt, err);
+	for (size_t i = 0; i < nowned; i++)
+		free(owned_all[i]);
+	free(owned_all);
+	free(bufs);
+	return rc;
 }
 
 /* Puts the top buffer first so "default" means the usual place. */
@@ -459,30 +569,15 @@ static void buffers_order(struct tdat_file *f)
 		}
 }
 
-int tdat_open(const char *path, struct tdat_file *f, struct ta_err *err)
+int tdat_open(const char *path, const unsigned char *map, size_t size, struct tdat_file *f,
+	      struct ta_err *err)
 {
 	memset(f, 0, sizeof(*f));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, errno == ENOENT ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
-			       "cannot open %s: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return err_set(err, EXIT_BAD_INPUT, "%s is not a regular file", path);
-	}
-	if (st.st_size < 32) {
-		close(fd);
-		return err_set(err, EXIT_BAD_INPUT,
-			       "%s is not a trace-cmd file (only %lld bytes)", path,
-			       (long long)st.st_size);
-	}
-	void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return err_set(err, EXIT_FAILURE_RUN, "cannot map %s: %s", path, strerror(errno));
-	f->map = m;
-	f->size = st.st_size;
+	if (size < 32)
+		return err_set(err, EXIT_BAD_INPUT, "%s is not a trace-cmd file (only %zu bytes)",
+			       path, size);
+	f->map = map;
+	f->size = size;
 
 	struct cursor c = { .f = f, .p = f->map, .len = f->size };
 	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -534,8 +629,9 @@ int tdat_open(const char *path, struct tdat_file *f, struct ta_err *err)
 
 void tdat_close(struct tdat_file *f)
 {
-	if (f->map)
-		munmap((void *)f->map, f->size);
+	for (size_t i = 0; i < f->nowned; i++)
+		free(f->owned[i]);
+	free(f->owned);
 	for (size_t i = 0; i < f->nbuffers; i++) {
 		free(f->buffers[i].cpus);
 		free(f->buffers[i].name);

@@ -1,0 +1,280 @@
+/* evfmt: the decoder's event table from a trace's formats; see evfmt.h. */
+#include "evfmt.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../util/strbuf.h"
+#include "decode.h"
+
+/* Bounds-checked reads over one buffer; the first overrun sticks. */
+struct span {
+	const unsigned char *p;
+	size_t len, pos;
+	uint64_t base;
+	bool be, bad;
+};
+
+uint64_t evfmt_num(const void *p, int size, bool big_endian)
+{
+	const unsigned char *b = p;
+	uint64_t v = 0;
+	for (int i = 0; i < size; i++)
+		v = (v << 8) | b[big_endian ? i : size - 1 - i];
+	return v;
+}
+
+static uint64_t span_num(struct span *s, int size)
+{
+	if (s->bad || s->len - s->pos < (size_t)size) {
+		s->bad = true;
+		return 0;
+	}
+	uint64_t v = evfmt_num(s->p + s->pos, size, s->be);
+	s->pos += size;
+	return v;
+}
+
+static const unsigned char *span_bytes(struct span *s, uint64_t n)
+{
+	if (s->bad || s->len - s->pos < n) {
+		s->bad = true;
+		return NULL;
+	}
+	const unsigned char *p = s->p + s->pos;
+	s->pos += n;
+	return p;
+}
+
+static const char *span_str(struct span *s)
+{
+	if (s->bad)
+		return NULL;
+	const unsigned char *end = memchr(s->p + s->pos, '\0', s->len - s->pos);
+	if (!end) {
+		s->bad = true;
+		return NULL;
+	}
+	const char *str = (const char *)s->p + s->pos;
+	s->pos = end - s->p + 1;
+	return str;
+}
+
+static int span_fail(const struct span *s, struct ta_err *err, const char *what)
+{
+	return err_set(err, EXIT_BAD_INPUT,
+		       "truncated or corrupted event formats: %s runs past the end of the "
+		       "tracing data (at offset %llu)", what,
+		       (unsigned long long)(s->base + s->pos));
+}
+
+/* Skips size_bytes-long length + that many bytes. */
+static int span_skip_sized(struct span *s, int size_bytes, struct ta_err *err, const char *what)
+{
+	uint64_t n = span_num(s, size_bytes);
+	if (!span_bytes(s, n))
+		return span_fail(s, err, what);
+	return 0;
+}
+
+int evfmt_scan(const unsigned char *p, size_t len, uint64_t base, struct evfmt_layout *out,
+	       struct ta_err *err)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct span s = { .p = p, .len = len, .base = base };
+	memset(out, 0, sizeof(*out));
+	const unsigned char *m = span_bytes(&s, sizeof(magic));
+	if (!m)
+		return span_fail(&s, err, "the magic");
+	if (memcmp(m, magic, sizeof(magic)))
+		return err_set(err, EXIT_BAD_INPUT,
+			       "corrupted tracing data: bad magic at offset %llu",
+			       (unsigned long long)base);
+	const char *ver = span_str(&s);
+	const unsigned char *eb = span_bytes(&s, 2);
+	if (!ver || !eb)
+		return span_fail(&s, err, "the header");
+	out->big_endian = s.be = eb[0] != 0;
+	out->long_size = eb[1];
+	out->page_size = (uint32_t)span_num(&s, 4);
+	if (s.bad)
+		return span_fail(&s, err, "the header");
+	if (out->long_size != 4 && out->long_size != 8)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted tracing data: long size %d "
+			       "(at offset %llu)", out->long_size,
+			       (unsigned long long)(base + s.pos - 5));
+	if (out->page_size < 1024 || out->page_size > (1u << 20) ||
+	    (out->page_size & (out->page_size - 1)))
+		return err_set(err, EXIT_BAD_INPUT, "corrupted tracing data: page size %u "
+			       "(at offset %llu)", out->page_size,
+			       (unsigned long long)(base + s.pos - 4));
+
+	const unsigned char *tag = span_bytes(&s, 12);
+	if (!tag)
+		return span_fail(&s, err, "header_page");
+	if (memcmp(tag, "header_page", 12))
+		return err_set(err, EXIT_BAD_INPUT, "corrupted tracing data: no header_page "
+			       "at offset %llu", (unsigned long long)(base + s.pos - 12));
+	out->header_page_len = span_num(&s, 8);
+	if (!(out->header_page = span_bytes(&s, out->header_page_len)))
+		return span_fail(&s, err, "header_page");
+	tag = span_bytes(&s, 13);
+	if (!tag)
+		return span_fail(&s, err, "header_event");
+	if (memcmp(tag, "header_event", 13))
+		return err_set(err, EXIT_BAD_INPUT, "corrupted tracing data: no header_event "
+			       "at offset %llu", (unsigned long long)(base + s.pos - 13));
+	if (span_skip_sized(&s, 8, err, "header_event"))
+		return -1;
+
+	uint64_t n = span_num(&s, 4);
+	for (uint64_t i = 0; i < n && !s.bad; i++)
+		if (span_skip_sized(&s, 8, err, "the ftrace event formats"))
+			return -1;
+	if (s.bad)
+		return span_fail(&s, err, "the ftrace event formats");
+
+	size_t events_start = s.pos;
+	uint64_t nsys = span_num(&s, 4);
+	for (uint64_t k = 0; k < nsys && !s.bad; k++) {
+		span_str(&s);
+		uint64_t nev = span_num(&s, 4);
+		for (uint64_t i = 0; i < nev && !s.bad; i++)
+			if (span_skip_sized(&s, 8, err, "the event formats"))
+				return -1;
+	}
+	if (s.bad)
+		return span_fail(&s, err, "the event formats");
+	out->events = p + events_start;
+	out->events_len = s.pos - events_start;
+
+	if (span_skip_sized(&s, 4, err, "kallsyms") ||
+	    span_skip_sized(&s, 4, err, "the printk formats"))
+		return -1;
+	/* Version 0.5 files end here; 0.6 adds the saved command lines. */
+	if (strcmp(ver, "0.5") && s.pos < s.len) {
+		uint64_t clen = span_num(&s, 8);
+		const unsigned char *c = span_bytes(&s, clen);
+		if (!c)
+			return span_fail(&s, err, "the saved command lines");
+		out->cmdlines = (const char *)c;
+		out->cmdlines_len = clen;
+	}
+	out->end = s.pos;
+	return 0;
+}
+
+/* The decoder event a format text describes ("name: X\nID: N\n..."), or -1. */
+static int format_wanted(const char *sys, const unsigned char *text, size_t len)
+{
+	if (len < 6 || memcmp(text, "name: ", 6))
+		return -1;
+	size_t n = 0;
+	while (6 + n < len && text[6 + n] != '\n')
+		n++;
+	for (int i = 0; i < DECODER_NEVENTS; i++)
+		if (!strcmp(sys, decoder_events[i][0]) && strlen(decoder_events[i][1]) == n &&
+		    !memcmp(text + 6, decoder_events[i][1], n))
+			return i;
+	return -1;
+}
+
+static bool system_wanted(const char *sys)
+{
+	for (int i = 0; i < DECODER_NEVENTS; i++)
+		if (!strcmp(sys, decoder_events[i][0]))
+			return true;
+	return false;
+}
+
+struct tep_handle *evfmt_tep(const struct evfmt_layout *l, struct ta_err *err)
+{
+	struct tep_handle *tep = tep_alloc();
+	if (!tep) {
+		err_set(err, EXIT_FAILURE_RUN, "out of memory for the event table");
+		return NULL;
+	}
+	tep_set_file_bigendian(tep, l->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, l->long_size);
+	tep_set_page_size(tep, (int)l->page_size);
+	if (l->header_page &&
+	    tep_parse_header_page(tep, (char *)l->header_page, l->header_page_len,
+				  l->long_size) < 0) {
+		err_set(err, EXIT_BAD_INPUT, "corrupted header_page format");
+		goto fail;
+	}
+	struct span s = { .p = l->events, .len = l->events_len, .be = l->big_endian };
+	uint64_t nsys = l->events ? span_num(&s, 4) : 0;
+	bool seen[DECODER_NEVENTS] = { false };
+	for (uint64_t k = 0; k < nsys && !s.bad; k++) {
+		const char *sys = span_str(&s);
+		uint64_t nev = span_num(&s, 4);
+		bool ours = sys && system_wanted(sys);
+		for (uint64_t i = 0; i < nev && !s.bad; i++) {
+			uint64_t size = span_num(&s, 8);
+			const unsigned char *text = span_bytes(&s, size);
+			int which = ours && text ? format_wanted(sys, text, size) : -1;
+			if (which < 0 || seen[which])
+				continue;
+			seen[which] = true;
+			/* A print format it cannot parse still leaves the fields usable. */
+			if (tep_parse_event(tep, (const char *)text, size, sys) != 0 &&
+			    !tep_find_event_by_name(tep, sys, decoder_events[which][1])) {
+				err_set(err, EXIT_BAD_INPUT, "the format of %s/%s is corrupted",
+					sys, decoder_events[which][1]);
+				goto fail;
+			}
+		}
+	}
+	if (s.bad) {
+		err_set(err, EXIT_BAD_INPUT, "truncated or corrupted event formats");
+		goto fail;
+	}
+	if (l->cmdlines && l->cmdlines_len) {
+		char *text = strndup(l->cmdlines, l->cmdlines_len);
+		if (!text || tep_parse_saved_cmdlines(tep, text) < 0) {
+			free(text);
+			err_set(err, EXIT_BAD_INPUT, "corrupted saved command lines");
+			goto fail;
+		}
+		free(text);
+	}
+	return tep;
+fail:
+	tep_free(tep);
+	return NULL;
+}
+
+int evfmt_sandbox(const struct evfmt_layout *l, unsigned timeout_s, struct ta_err *err)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return err_set(err, EXIT_FAILURE_RUN, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		/* SIGALRM's default action ends a child stuck in a damaged format. */
+		signal(SIGALRM, SIG_DFL);
+		alarm(timeout_s);
+		struct ta_err e;
+		struct tep_handle *tep = evfmt_tep(l, &e);
+		_exit(tep ? 0 : 3);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err_set(err, EXIT_FAILURE_RUN, "waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3))
+		return 0;	/* 3: the parent's own parse reports the error */
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		return err_set(err, EXIT_BAD_INPUT,
+			       "parsing the event formats took over %u s (they are corrupted); "
+			       "re-record the trace", timeout_s);
+	return err_set(err, EXIT_BAD_INPUT,
+		       "corrupted event formats (parsing them crashed libtraceevent: %s %d); "
+		       "re-record the trace", WIFSIGNALED(status) ? "signal" : "status",
+		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}

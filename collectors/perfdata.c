@@ -1,0 +1,638 @@
+/* perfdata: perf.data reader; see perfdata.h. */
+#include "perfdata.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../util/strbuf.h"
+#include "decode.h"
+#include "evfmt.h"
+
+/* tools/perf/Documentation/perf.data-file-format.txt, include/uapi/linux/perf_event.h */
+#define FILE_HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
+#define ATTR_SIZE_VER0 64
+#define FEAT_TRACING_DATA 1
+
+enum {
+	REC_LOST = 2, REC_COMM = 3, REC_SAMPLE = 9, REC_LOST_SAMPLES = 13,
+	REC_HEADER_ATTR = 64, REC_HEADER_TRACING_DATA = 66, REC_FINISHED_ROUND = 68,
+	REC_AUXTRACE = 71, REC_COMPRESSED = 81,
+};
+
+enum {
+	S_IP = 1 << 0, S_TID = 1 << 1, S_TIME = 1 << 2, S_ADDR = 1 << 3, S_READ = 1 << 4,
+	S_CALLCHAIN = 1 << 5, S_ID = 1 << 6, S_CPU = 1 << 7, S_PERIOD = 1 << 8,
+	S_STREAM_ID = 1 << 9, S_RAW = 1 << 10, S_IDENTIFIER = 1 << 16,
+};
+
+enum {
+	R_TOTAL_TIME_ENABLED = 1 << 0, R_TOTAL_TIME_RUNNING = 1 << 1, R_ID = 1 << 2,
+	R_GROUP = 1 << 3, R_LOST = 1 << 4,
+};
+
+#define TYPE_TRACEPOINT 2
+#define MAX_ATTRS 65536
+#define MAX_IDS (1u << 20)
+#define MAX_COMMS 65536
+/* Pages already read are dropped from the mapping in steps of this size. */
+#define DROP_STEP (16u << 20)
+
+struct pattr {
+	uint32_t type;
+	uint64_t sample_type, read_format;
+};
+
+struct id_map {
+	uint64_t id;
+	uint32_t attr;
+};
+
+/* Thread names from COMM records: open addressing, pid -> last comm. */
+struct comm_slot {
+	int32_t pid;		/* 0: empty */
+	char comm[16];
+};
+
+struct qev {
+	uint64_t ts, seq;
+	struct gang_event ev;
+};
+
+struct pd {
+	const char *path;
+	const unsigned char *map;
+	size_t size;
+	bool be;
+	struct ta_err *err;
+
+	struct pattr *attrs;
+	size_t nattrs;
+	struct id_map *ids;
+	size_t nids;
+	bool ids_sorted;
+	int id_pos;		/* u64 index of the id in a sample, -1: all attrs alike */
+
+	struct tep_handle *tep;
+	struct decoder dec;
+	bool have_dec;
+
+	struct comm_slot *comms;
+	size_t ncomms;
+
+	struct gang_counter *g;
+	struct qev *heap;
+	size_t nheap, capheap;
+	uint64_t seq, max_ts, next_flush, last_fed;
+	bool fed_any;
+
+	uint64_t samples, lost, first_ts, last_ts;
+	bool have_ts;
+	uint64_t unordered;
+	size_t dropped;		/* bytes of the mapping already given back */
+};
+
+bool perfdata_magic(const unsigned char *head, size_t len)
+{
+	return len >= 8 && (!memcmp(head, "PERFILE2", 8) || !memcmp(head, "2ELIFREP", 8));
+}
+
+static uint64_t num(const struct pd *p, const unsigned char *at, int size)
+{
+	return evfmt_num(at, size, p->be);
+}
+
+static int bad(struct pd *p, uint64_t off, const char *fmt, const char *what)
+{
+	char msg[512];
+	snprintf(msg, sizeof(msg), fmt, what);
+	return err_set(p->err, EXIT_BAD_INPUT,
+		       "%s: corrupted perf.data: %s (at offset %llu); the file may be truncated "
+		       "or damaged (check it with 'perf report --header-only -i %s')",
+		       p->path, msg, (unsigned long long)off, p->path);
+}
+
+/* --- attributes and ids ---------------------------------------------- */
+
+static int attr_add(struct pd *p, const unsigned char *a, size_t len, uint64_t off)
+{
+	if (len < ATTR_SIZE_VER0)
+		return bad(p, off, "%s", "an event attribute is shorter than the smallest "
+			   "perf_event_attr");
+	if (p->nattrs >= MAX_ATTRS)
+		return bad(p, off, "%s", "more than 65536 event attributes");
+	p->attrs = xrealloc(p->attrs, (p->nattrs + 1) * sizeof(*p->attrs));
+	struct pattr *t = &p->attrs[p->nattrs++];
+	t->type = (uint32_t)num(p, a, 4);
+	t->sample_type = num(p, a + 24, 8);
+	t->read_format = num(p, a + 32, 8);
+	return 0;
+}
+
+static int ids_add(struct pd *p, const unsigned char *ids, uint64_t n, uint64_t off)
+{
+	if (n > MAX_IDS - p->nids)
+		return bad(p, off, "%s", "more than a million sample ids");
+	p->ids = xrealloc(p->ids, (p->nids + n + 1) * sizeof(*p->ids));
+	for (uint64_t i = 0; i < n; i++) {
+		p->ids[p->nids].id = num(p, ids + 8 * i, 8);
+		p->ids[p->nids++].attr = (uint32_t)(p->nattrs - 1);
+	}
+	p->ids_sorted = false;
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct id_map *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Index of the sample's id among its leading u64s, or -1 when it has none. */
+static int attr_id_pos(const struct pattr *a)
+{
+	uint64_t st = a->sample_type;
+	if (st & S_IDENTIFIER)
+		return 0;
+	if (!(st & S_ID))
+		return -1;
+	return !!(st & S_IP) + !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ADDR);
+}
+
+/* How samples name their attribute: all alike (-1) or an id at one place. */
+static int attrs_settle(struct pd *p, uint64_t off)
+{
+	qsort(p->ids, p->nids, sizeof(*p->ids), id_cmp);
+	p->ids_sorted = true;
+	p->id_pos = -1;
+	bool alike = true;
+	for (size_t i = 1; i < p->nattrs; i++)
+		if (p->attrs[i].sample_type != p->attrs[0].sample_type ||
+		    p->attrs[i].read_format != p->attrs[0].read_format)
+			alike = false;
+	if (alike)
+		return 0;
+	int pos = attr_id_pos(&p->attrs[0]);
+	for (size_t i = 1; i < p->nattrs && pos >= 0; i++)
+		if (attr_id_pos(&p->attrs[i]) != pos)
+			pos = -1;
+	if (pos < 0)
+		return bad(p, off, "%s", "the event attributes have different sample layouts "
+			   "and their samples carry no common id");
+	p->id_pos = pos;
+	return 0;
+}
+
+static const struct pattr *attr_of_id(struct pd *p, uint64_t id)
+{
+	size_t lo = 0, hi = p->nids;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nids && p->ids[lo].id == id ? &p->attrs[p->ids[lo].attr] : NULL;
+}
+
+/* --- the event table ------------------------------------------------- */
+
+static int formats_load(struct pd *p, const unsigned char *data, size_t len, uint64_t off)
+{
+	struct evfmt_layout l;
+	if (p->tep)
+		return bad(p, off, "%s", "a second tracing-data record");
+	if (evfmt_scan(data, len, off, &l, p->err) < 0 ||
+	    evfmt_sandbox(&l, 10, p->err) < 0 || !(p->tep = evfmt_tep(&l, p->err)) ||
+	    decoder_init(&p->dec, p->tep, p->err) < 0) {
+		err_prefix(p->err, "%s", p->path);
+		return -1;
+	}
+	if (l.big_endian != p->be)
+		return bad(p, off, "%s", "the tracing data's byte order is not the file's");
+	p->have_dec = true;
+	return 0;
+}
+
+/* --- ordering -------------------------------------------------------- */
+
+static bool q_less(const struct qev *a, const struct qev *b)
+{
+	return a->ts != b->ts ? a->ts < b->ts : a->seq < b->seq;
+}
+
+static void q_push(struct pd *p, const struct qev *e)
+{
+	if (p->nheap == p->capheap) {
+		p->capheap = p->capheap ? 2 * p->capheap : 1024;
+		p->heap = xrealloc(p->heap, p->capheap * sizeof(*p->heap));
+	}
+	size_t i = p->nheap++;
+	while (i && q_less(e, &p->heap[(i - 1) / 2])) {
+		p->heap[i] = p->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	p->heap[i] = *e;
+}
+
+static void q_pop_feed(struct pd *p)
+{
+	struct qev top = p->heap[0], last = p->heap[--p->nheap];
+	size_t i = 0, n = p->nheap;
+	for (;;) {
+		size_t l = 2 * i + 1, m = l;
+		if (l >= n)
+			break;
+		if (l + 1 < n && q_less(&p->heap[l + 1], &p->heap[l]))
+			m = l + 1;
+		if (!q_less(&p->heap[m], &last))
+			break;
+		p->heap[i] = p->heap[m];
+		i = m;
+	}
+	if (n)
+		p->heap[i] = last;
+	p->last_fed = top.ts;
+	p->fed_any = true;
+	gang_feed(p->g, &top.ev);
+}
+
+/* Feeds every queued event not newer than limit. */
+static void q_flush(struct pd *p, uint64_t limit)
+{
+	while (p->nheap && p->heap[0].ts <= limit)
+		q_pop_feed(p);
+}
+
+/* --- records --------------------------------------------------------- */
+
+static void comm_set(struct pd *p, int32_t pid, const char *comm)
+{
+	if (pid <= 0)
+		return;
+	if (!p->comms)
+		p->comms = xcalloc(2 * MAX_COMMS, sizeof(*p->comms));
+	size_t mask = 2 * MAX_COMMS - 1, i = ((uint32_t)pid * 2654435761u) & mask;
+	while (p->comms[i].pid && p->comms[i].pid != pid)
+		i = (i + 1) & mask;
+	if (!p->comms[i].pid) {
+		if (p->ncomms >= MAX_COMMS)
+			return;	/* names are cosmetic; the table stays bounded */
+		p->ncomms++;
+		p->comms[i].pid = pid;
+	}
+	snprintf(p->comms[i].comm, sizeof(p->comms[i].comm), "%s", comm);
+}
+
+static const char *comm_get(void *ctx, int32_t pid)
+{
+	const struct pd *p = ctx;
+	if (!p->comms || pid <= 0)
+		return NULL;
+	size_t mask = 2 * MAX_COMMS - 1, i = ((uint32_t)pid * 2654435761u) & mask;
+	while (p->comms[i].pid && p->comms[i].pid != pid)
+		i = (i + 1) & mask;
+	return p->comms[i].pid ? p->comms[i].comm : NULL;
+}
+
+/* Bytes a PERF_SAMPLE_READ block takes, or -1 when it would not fit in left. */
+static int64_t read_size(struct pd *p, uint64_t rf, const unsigned char *at, uint64_t left)
+{
+	uint64_t per = 8 + (rf & R_ID ? 8 : 0) + (rf & R_LOST ? 8 : 0);
+	uint64_t times = (rf & R_TOTAL_TIME_ENABLED ? 8 : 0) + (rf & R_TOTAL_TIME_RUNNING ? 8 : 0);
+	if (!(rf & R_GROUP))
+		return per + times <= left ? (int64_t)(per + times) : -1;
+	if (left < 8)
+		return -1;
+	uint64_t nr = num(p, at, 8);
+	if (nr > (left - 8 - (times < left - 8 ? times : left - 8)) / per || 8 + times > left)
+		return -1;
+	return (int64_t)(8 + times + nr * per);
+}
+
+static int sample(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off)
+{
+	const unsigned char *q = rec + 8;
+	uint64_t left = size - 8;
+	const struct pattr *a = &p->attrs[0];
+	if (!p->nattrs)
+		return bad(p, off, "%s", "a sample comes before any event attribute");
+	if (!p->ids_sorted && attrs_settle(p, off) < 0)
+		return -1;
+	if (p->id_pos >= 0) {
+		if (left < 8 * (uint64_t)(p->id_pos + 1))
+			return bad(p, off, "%s", "a sample is too short for its id");
+		uint64_t id = num(p, q + 8 * p->id_pos, 8);
+		if (!(a = attr_of_id(p, id)))
+			return bad(p, off, "%s", "a sample's id belongs to no event attribute");
+	}
+	uint64_t st = a->sample_type, ts = 0, cpu = 0, pid = 0;
+#define TAKE(n)                                                                          \
+	do {                                                                             \
+		if (left < (n))                                                          \
+			return bad(p, off, "%s", "a sample is shorter than its sample_type " \
+				   "says");                                             \
+		q += (n);                                                                \
+		left -= (n);                                                             \
+	} while (0)
+	if (st & S_IDENTIFIER)
+		TAKE(8);
+	if (st & S_IP)
+		TAKE(8);
+	if (st & S_TID) {
+		TAKE(8);
+		pid = num(p, q - 8, 4);
+	}
+	if (st & S_TIME) {
+		TAKE(8);
+		ts = num(p, q - 8, 8);
+	}
+	if (st & S_ADDR)
+		TAKE(8);
+	if (st & S_ID)
+		TAKE(8);
+	if (st & S_STREAM_ID)
+		TAKE(8);
+	if (st & S_CPU) {
+		TAKE(8);
+		cpu = num(p, q - 8, 4);
+	}
+	if (st & S_PERIOD)
+		TAKE(8);
+	if (st & S_READ) {
+		int64_t n = read_size(p, a->read_format, q, left);
+		if (n < 0)
+			return bad(p, off, "%s", "a sample's read values run past the record");
+		TAKE((uint64_t)n);
+	}
+	if (st & S_CALLCHAIN) {
+		TAKE(8);
+		uint64_t nr = num(p, q - 8, 8);
+		if (nr > left / 8)
+			return bad(p, off, "%s", "a sample's call chain runs past the record");
+		TAKE(8 * nr);
+	}
+#undef TAKE
+	p->samples++;
+	if (st & S_TIME) {
+		if (!p->have_ts || ts < p->first_ts)
+			p->first_ts = ts;
+		if (!p->have_ts || ts > p->last_ts)
+			p->last_ts = ts;
+		p->have_ts = true;
+		if (ts > p->max_ts)
+			p->max_ts = ts;
+	}
+	if (!(st & S_RAW) || a->type != TYPE_TRACEPOINT)
+		return 0;
+	if (left < 4)
+		return bad(p, off, "%s", "a sample's raw data is cut off");
+	uint64_t raw = num(p, q, 4);
+	if (raw > left - 4)
+		return bad(p, off, "%s", "a sample's raw data runs past the record");
+	if (!p->have_dec)
+		return bad(p, off, "%s", "a tracepoint sample comes before the event formats");
+	struct qev e;
+	if (decoder_decode(&p->dec, q + 4, (int)raw, &e.ev) <= 0)
+		return 0;
+	e.ev.cpu = (int)cpu;
+	e.ev.ts = ts;
+	e.ev.tgid = (int32_t)pid;
+	e.ts = ts;
+	e.seq = p->seq++;
+	if (p->fed_any && ts < p->last_fed)
+		p->unordered++;
+	q_push(p, &e);
+	if (p->nheap > PERFDATA_QUEUE_MAX)
+		while (p->nheap > PERFDATA_QUEUE_MAX / 2)
+			q_pop_feed(p);
+	return 0;
+}
+
+/* Gives the pages before pos back (the mapping is read once, front to back). */
+static void drop_behind(struct pd *p, size_t pos)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	if (pos - p->dropped < DROP_STEP)
+		return;
+	size_t upto = pos & ~((size_t)pg - 1);
+	madvise((void *)(p->map + p->dropped), upto - p->dropped, MADV_DONTNEED);
+	p->dropped = upto;
+}
+
+/* Walks the records in [pos, end); pipe mode also finds attrs and formats there. */
+static int records_walk(struct pd *p, size_t pos, size_t end)
+{
+	while (pos < end) {
+		if (end - pos < 8)
+			return bad(p, pos, "%s", "a record header is cut off");
+		const unsigned char *rec = p->map + pos;
+		uint32_t type = (uint32_t)num(p, rec, 4);
+		uint32_t size = (uint32_t)num(p, rec + 6, 2);
+		if (size < 8)
+			return bad(p, pos, "%s", "a record is shorter than its header");
+		if (size > end - pos)
+			return bad(p, pos, "%s", "a record runs past the end of the data");
+		size_t next = pos + size;
+		switch (type) {
+		case REC_SAMPLE:
+			if (sample(p, rec, size, pos) < 0)
+				return -1;
+			break;
+		case REC_COMM: {
+			if (size < 17 || !memchr(rec + 16, '\0', size - 16))
+				return bad(p, pos, "%s", "a COMM record has no name");
+			comm_set(p, (int32_t)num(p, rec + 12, 4), (const char *)rec + 16);
+			break;
+		}
+		case REC_LOST:
+			if (size < 24)
+				return bad(p, pos, "%s", "a LOST record is cut off");
+			p->lost += num(p, rec + 16, 8);
+			break;
+		case REC_LOST_SAMPLES:
+			if (size < 16)
+				return bad(p, pos, "%s", "a LOST_SAMPLES record is cut off");
+			p->lost += num(p, rec + 8, 8);
+			break;
+		case REC_FINISHED_ROUND:
+			q_flush(p, p->next_flush);
+			p->next_flush = p->max_ts;
+			break;
+		case REC_HEADER_ATTR: {
+			if (size < 8 + ATTR_SIZE_VER0)
+				return bad(p, pos, "%s", "a HEADER_ATTR record is cut off");
+			uint64_t asize = num(p, rec + 12, 4);
+			if (asize < ATTR_SIZE_VER0 || asize > size - 8 || (size - 8 - asize) % 8)
+				return bad(p, pos, "%s", "a HEADER_ATTR record has an impossible "
+					   "attribute size");
+			if (attr_add(p, rec + 8, asize, pos) < 0 ||
+			    ids_add(p, rec + 8 + asize, (size - 8 - asize) / 8, pos) < 0)
+				return -1;
+			break;
+		}
+		case REC_HEADER_TRACING_DATA: {
+			if (size < 12)
+				return bad(p, pos, "%s", "a tracing-data record is cut off");
+			uint64_t tlen = num(p, rec + 8, 4);
+			if (tlen > end - next)
+				return bad(p, pos, "%s", "the tracing data runs past the end of the file");
+			if (formats_load(p, p->map + next, tlen, next) < 0)
+				return -1;
+			next += tlen;
+			break;
+		}
+		case REC_AUXTRACE: {
+			if (size < 16)
+				return bad(p, pos, "%s", "an AUXTRACE record is cut off");
+			uint64_t alen = num(p, rec + 8, 8);
+			if (alen > end - next)
+				return bad(p, pos, "%s", "AUXTRACE data runs past the end of the data");
+			next += alen;
+			break;
+		}
+		case REC_COMPRESSED:
+			return err_set(p->err, EXIT_BAD_INPUT,
+				       "%s: recorded with 'perf record -z' (compressed records), "
+				       "which is not supported; record without -z", p->path);
+		default:
+			break;
+		}
+		pos = next;
+		drop_behind(p, pos);
+	}
+	return 0;
+}
+
+/* --- file mode ------------------------------------------------------- */
+
+struct section {
+	uint64_t off, size;
+};
+
+static int section_at(struct pd *p, const unsigned char *at, struct section *s,
+		      const char *what, uint64_t where)
+{
+	s->off = num(p, at, 8);
+	s->size = num(p, at + 8, 8);
+	if (s->off > p->size || s->size > p->size - s->off)
+		return bad(p, where, "the %s section lies beyond the end of the file", what);
+	return 0;
+}
+
+static int file_mode(struct pd *p, size_t *data_start, size_t *data_end)
+{
+	if (p->size < FILE_HEADER_SIZE)
+		return bad(p, 0, "%s", "the file header is cut off");
+	uint64_t hsize = num(p, p->map + 8, 8);
+	uint64_t attr_size = num(p, p->map + 16, 8);
+	if (hsize != FILE_HEADER_SIZE)
+		return bad(p, 8, "%s", "the header size is not 104 (an unknown perf.data version)");
+	struct section attrs, data, types;
+	if (section_at(p, p->map + 24, &attrs, "attributes", 24) < 0 ||
+	    section_at(p, p->map + 40, &data, "data", 40) < 0 ||
+	    section_at(p, p->map + 56, &types, "event types", 56) < 0)
+		return -1;
+	if (attr_size < ATTR_SIZE_VER0 + 16 || attr_size > 4096)
+		return bad(p, 16, "%s", "the attribute size is impossible");
+	if (attrs.size % attr_size)
+		return bad(p, 32, "%s", "the attributes section is not a whole number of "
+			   "attributes");
+	if (attrs.size / attr_size > MAX_ATTRS)
+		return bad(p, 32, "%s", "more than 65536 event attributes");
+	for (uint64_t off = attrs.off; off < attrs.off + attrs.size; off += attr_size) {
+		const unsigned char *a = p->map + off;
+		struct section ids;
+		if (attr_add(p, a, attr_size - 16, off) < 0 ||
+		    section_at(p, a + attr_size - 16, &ids, "ids", off + attr_size - 16) < 0)
+			return -1;
+		if (ids.size % 8)
+			return bad(p, off + attr_size - 16, "%s", "an attribute's id list is not "
+				   "a whole number of ids");
+		if (ids_add(p, p->map + ids.off, ids.size / 8, ids.off) < 0)
+			return -1;
+	}
+
+	/* Feature sections follow the data: one {offset, size} per set bit. */
+	uint64_t feat = data.off + data.size;
+	unsigned nfeat = 0, index = 0;
+	bool tracing = false;
+	for (int w = 0; w < 4; w++) {
+		uint64_t bits = num(p, p->map + 72 + 8 * w, 8);
+		for (int b = 0; b < 64; b++)
+			if (bits >> b & 1) {
+				if (w == 0 && b == FEAT_TRACING_DATA) {
+					tracing = true;
+					index = nfeat;
+				}
+				nfeat++;
+			}
+	}
+	if (nfeat && (feat > p->size || (p->size - feat) / 16 < nfeat))
+		return bad(p, feat, "%s", "the feature index lies beyond the end of the file");
+	if (tracing) {
+		struct section td;
+		if (section_at(p, p->map + feat + 16 * index, &td, "tracing data",
+			       feat + 16 * index) < 0 ||
+		    formats_load(p, p->map + td.off, td.size, td.off) < 0)
+			return -1;
+	}
+	*data_start = data.off;
+	*data_end = data.off + data.size;
+	return 0;
+}
+
+int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
+		     enum gang_algorithm algo, struct gang_result *res,
+		     struct perfdata_info *info, struct ta_err *err)
+{
+	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1 };
+	memset(res, 0, sizeof(*res));
+	memset(info, 0, sizeof(*info));
+	if (!perfdata_magic(map, size))
+		return err_set(err, EXIT_BAD_INPUT, "%s is not a perf.data file", path);
+	p.be = !memcmp(map, "2ELIFREP", 8);
+	info->big_endian = p.be;
+	p.g = gang_new(algo);
+	size_t start = 0, end = 0;
+	int rc;
+	if (size >= 16 && num(&p, map + 8, 8) == PIPE_HEADER_SIZE) {
+		info->pipe_mode = true;
+		rc = records_walk(&p, PIPE_HEADER_SIZE, size);
+	} else {
+		rc = file_mode(&p, &start, &end);
+		if (rc == 0)
+			rc = records_walk(&p, start, end);
+	}
+	bool tracepoints = false;
+	for (size_t i = 0; i < p.nattrs; i++)
+		tracepoints |= p.attrs[i].type == TYPE_TRACEPOINT;
+	if (rc == 0 && tracepoints && !p.have_dec)
+		rc = bad(&p, size, "%s", "tracepoint events were recorded but the tracing data "
+			 "(their formats) is missing");
+	if (rc == 0) {
+		q_flush(&p, UINT64_MAX);
+		gang_result_get(p.g, res);
+		res->records = info->records = p.samples;
+		res->lost_events = p.lost;
+		res->lost_known = true;
+		res->run_core_format = p.have_dec && p.dec.id_run_core >= 0;
+		res->span_seconds = p.have_ts && p.last_ts > p.first_ts
+					    ? (double)(p.last_ts - p.first_ts) / 1e9 : 0;
+		decoder_name_procs(res, comm_get, &p);
+		info->malformed = p.dec.malformed;
+		info->unordered = p.unordered;
+	}
+	gang_free(p.g);
+	if (p.tep)
+		tep_free(p.tep);
+	free(p.attrs);
+	free(p.ids);
+	free(p.comms);
+	free(p.heap);
+	return rc;
+}
