@@ -89,7 +89,10 @@ struct pd {
 	uint64_t seq, max_ts, next_flush, last_fed;
 	bool fed_any;
 
-	uint64_t samples, lost, first_ts, last_ts;
+	uint64_t samples, first_ts, last_ts;
+	uint64_t lost_records;		/* sum of LOST records */
+	uint64_t lost_samples;		/* sum of LOST_SAMPLES of tracepoint attributes */
+	bool have_lost_samples;
 	bool have_ts;
 	uint64_t unordered;
 	size_t dropped;		/* bytes of the mapping already given back */
@@ -413,6 +416,42 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, uint64_
 	return 0;
 }
 
+/*
+ * The attribute a non-sample record belongs to, from its sample_id trailer
+ * (sample_id_all): IDENTIFIER is its last u64, else ID comes before
+ * STREAM_ID and CPU.  NULL when the record does not say.
+ */
+static const struct pattr *trailer_attr(struct pd *p, const unsigned char *rec, uint32_t size)
+{
+	if (p->nattrs == 1)
+		return &p->attrs[0];
+	uint64_t st = p->attrs[0].sample_type;
+	if (p->id_pos < 0 && p->nattrs)
+		return &p->attrs[0];	/* all attributes alike: any will do */
+	uint32_t back = st & S_IDENTIFIER ? 8
+		      : st & S_ID ? 8 * (1 + !!(st & S_STREAM_ID) + !!(st & S_CPU)) : 0;
+	if (!back || size < 16 + back)
+		return NULL;
+	return attr_of_id(p, num(p, rec + size - back, 8));
+}
+
+/*
+ * perf 6.x writes LOST_SAMPLES per event at the end of a recording from the
+ * kernel's exact per-event count (read_format LOST); the ring buffer's LOST
+ * records count the same losses again, with side-band records mixed in.
+ * So when LOST_SAMPLES exist, those of tracepoint events are the loss.
+ */
+static int lost_samples(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off)
+{
+	if (!p->ids_sorted && p->nattrs && attrs_settle(p, off) < 0)
+		return -1;
+	const struct pattr *a = trailer_attr(p, rec, size);
+	p->have_lost_samples = true;
+	if (!a || a->type == TYPE_TRACEPOINT)
+		p->lost_samples += num(p, rec + 8, 8);
+	return 0;
+}
+
 /* Gives the pages before pos back (the mapping is read once, front to back). */
 static void drop_behind(struct pd *p, size_t pos)
 {
@@ -452,12 +491,13 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 		case REC_LOST:
 			if (size < 24)
 				return bad(p, pos, "%s", "a LOST record is cut off");
-			p->lost += num(p, rec + 16, 8);
+			p->lost_records += num(p, rec + 16, 8);
 			break;
 		case REC_LOST_SAMPLES:
 			if (size < 16)
 				return bad(p, pos, "%s", "a LOST_SAMPLES record is cut off");
-			p->lost += num(p, rec + 8, 8);
+			if (lost_samples(p, rec, size, pos) < 0)
+				return -1;
 			break;
 		case REC_FINISHED_ROUND:
 			q_flush(p, p->next_flush);
@@ -618,7 +658,7 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 		q_flush(&p, UINT64_MAX);
 		gang_result_get(p.g, res);
 		res->records = info->records = p.samples;
-		res->lost_events = p.lost;
+		res->lost_events = p.have_lost_samples ? p.lost_samples : p.lost_records;
 		res->lost_known = true;
 		res->run_core_format = p.have_dec && p.dec.id_run_core >= 0;
 		res->span_seconds = p.have_ts && p.last_ts > p.first_ts

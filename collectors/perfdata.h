@@ -10,8 +10,12 @@
  * formats only, no kallsyms).  PERF_RECORD_SAMPLE is parsed as each
  * attribute's sample_type says (IDENTIFIER / ID pick the attribute when they
  * differ); its RAW payload is the tracepoint record the decoder reads, with
- * tid, time and cpu from the sample.  COMM records name processes; LOST and
- * LOST_SAMPLES give the exact loss.
+ * tid, time and cpu from the sample.  COMM records name processes.  Loss:
+ * perf 6.x ends a recording with LOST_SAMPLES records holding the kernel's
+ * exact per-event count of dropped samples; when they are there, those of
+ * the tracepoint events are the loss (the ring buffer's LOST records count
+ * the same samples again, plus side-band records); older recordings have
+ * only LOST records, whose sum is the loss.
  *
  * Order: perf writes each CPU's ring buffer in time order, one round of all
  * CPUs at a time, then a FINISHED_ROUND record.  Events are queued and, at
