@@ -614,6 +614,11 @@ static int file_mode(struct pd *p, size_t *data_start, size_t *data_end)
 	}
 	if (nfeat && (feat > p->size || (p->size - feat) / 16 < nfeat))
 		return bad(p, feat, "%s", "the feature index lies beyond the end of the file");
+	for (unsigned i = 0; i < nfeat; i++) {
+		struct section fs;
+		if (section_at(p, p->map + feat + 16 * i, &fs, "feature", feat + 16 * i) < 0)
+			return -1;
+	}
 	if (tracing) {
 		struct section td;
 		if (section_at(p, p->map + feat + 16 * index, &td, "tracing data",

@@ -52,6 +52,18 @@ check "$WORK/lost.dat" vcore 4 7
 "$TA" exits "$WORK/lost.dat" | grep -q "lower bound" || fail "no lower-bound warning in text"
 echo "ok: big-endian POWER file, both rules, losses"
 
+# The same events as perf.data: file and pipe mode, both byte orders.
+for v in "be.perf:--perf" "le.perf:--perf --little" "bep.perf:--perf-pipe" \
+	 "lep.perf:--perf-pipe --little"; do
+	# shellcheck disable=SC2086
+	gen "$WORK/${v%%:*}" ${v#*:}
+	check "$WORK/${v%%:*}" vcore 4 0
+	check "$WORK/${v%%:*}" seed 2 0
+done
+gen "$WORK/lost.perf" --perf --lost 7
+check "$WORK/lost.perf" vcore 4 7
+echo "ok: perf.data, file and pipe mode, both byte orders, losses"
+
 # An x86 host's file: kvm:kvm_exit (VMX and SVM) and kvm:kvm_userspace_exit.
 gen "$WORK/x86.dat" --x86
 "$TA" --json exits "$WORK/x86.dat" >"$WORK/x86.json" || fail "exits x86 failed"
@@ -70,14 +82,21 @@ echo "ok: x86 exit reasons"
 
 mkdir "$WORK/bad"
 python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/be.dat" "$WORK/bad" 60
+python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/be.perf" "$WORK/bad" 60
+python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/bep.perf" "$WORK/bad" 60
 export ASAN_OPTIONS=exitcode=99 UBSAN_OPTIONS=halt_on_error=1:exitcode=98
 ok=0 rejected=0
 for f in "$WORK"/bad/*; do
 	timeout 60 "$TA" exits "$f" >/dev/null 2>"$WORK/err"
 	rc=$?
 	case $rc in
-	0) ok=$((ok + 1)) ;;
-	2) rejected=$((rejected + 1)) ;;
+	0)
+		# A cut perf.data (file mode) is always an error, never a short result.
+		case $f in *be.perf.cut*) fail "$f: a truncated perf.data was read as valid" ;; esac
+		ok=$((ok + 1)) ;;
+	2)
+		grep -q "$f" "$WORK/err" || fail "$f: message does not name the file: $(cat "$WORK/err")"
+		rejected=$((rejected + 1)) ;;
 	*) cat "$WORK/err"; cp "$f" /tmp/topoadvisor-be-failure.dat
 	   fail "$f: exit $rc (kept as /tmp/topoadvisor-be-failure.dat)" ;;
 	esac
