@@ -51,7 +51,7 @@ else
 Q := @
 endif
 
-.PHONY: all deps check unit integration bench demo install clean guest-image
+.PHONY: all deps check unit integration bench demo install clean guest-image fuzz fuzzer
 
 all: $(BIN)
 
@@ -100,11 +100,41 @@ $(TCREAD): tests/helpers/tcread.c
 	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracecmd) -o $@ $< \
 		$(shell pkg-config --libs libtracecmd)
 
+# libFuzzer harness of both offline readers (Debian's clang): every library
+# source rebuilt in build-fuzz with coverage and ASan/UBSan.  `make check`
+# builds it and runs it briefly (tests/integration/fuzz-readers.sh); `make
+# fuzz` runs it for FUZZ_TIME seconds on a corpus kept in build-fuzz/corpus.
+FUZZ_BUILD := build-fuzz
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 600
+FUZZ_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -g -O1
+FUZZ_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard util/*.c collectors/*.c))
+FUZZER := $(FUZZ_BUILD)/fuzz-exits
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(WARN) -Wno-unknown-warning-option $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link \
+		$(PKG_CFLAGS) -DTA_VERSION='"$(VERSION)"' -I. -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/libfuzzed.a: $(FUZZ_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZER): tests/fuzz/fuzz-exits.c $(FUZZ_BUILD)/libfuzzed.a
+	$(Q)$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -I. $(PKG_CFLAGS) -o $@ $^ \
+		$(LDLIBS)
+
+fuzzer: $(FUZZER)
+
+fuzz: deps $(FUZZER)
+	@scripts/fuzz.sh $(FUZZER) $(FUZZ_TIME) $(FUZZ_BUILD)/corpus
+
 deps:
 	@scripts/deps.sh check
 
 check: deps
-	$(MAKE) $(BUILD)/$(BIN) units
+	$(MAKE) $(BUILD)/$(BIN) units fuzzer
 	@scripts/run-tests.sh $(BUILD)
 
 units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS)
@@ -129,6 +159,6 @@ install: $(BIN)
 	install -m 0644 docs/topoadvisor.1 $(DESTDIR)$(PREFIX)/share/man/man1/topoadvisor.1
 
 clean:
-	rm -rf build build-san $(BIN)
+	rm -rf build build-san build-fuzz $(BIN)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

@@ -342,7 +342,8 @@ static int analyze_perf(const char *path, const unsigned char *map, size_t size,
 	if (opts->buffer && strcmp(opts->buffer, "top"))
 		return err_set(err, EXIT_BAD_INPUT, "%s is a perf.data file, which has no buffer "
 			       "'%s' (-B applies to trace-cmd files)", path, opts->buffer);
-	if (perfdata_analyze(path, map, size, opts->algorithm, res, &pi, err) < 0)
+	if (perfdata_analyze(path, map, size, opts->algorithm, !opts->in_process_formats, res, &pi,
+			     err) < 0)
 		return -1;
 	snprintf(info->format, sizeof(info->format), "perf.data%s%s",
 		 pi.pipe_mode ? " (pipe)" : "", pi.big_endian ? " big-endian" : "");
@@ -357,6 +358,16 @@ static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
 			const struct offline_opts *opts, struct gang_result *res,
 			struct offline_info *info, struct ta_err *err);
 
+int offline_analyze_buffer(const char *name, const unsigned char *map, size_t size,
+			   const struct offline_opts *opts, struct gang_result *res,
+			   struct offline_info *info, struct ta_err *err)
+{
+	memset(res, 0, sizeof(*res));
+	memset(info, 0, sizeof(*info));
+	return perfdata_magic(map, size) ? analyze_perf(name, map, size, opts, res, info, err)
+					 : analyze_tdat(name, map, size, opts, res, info, err);
+}
+
 int offline_analyze(const char *path, const struct offline_opts *opts, struct gang_result *res,
 		    struct offline_info *info, struct ta_err *err)
 {
@@ -366,8 +377,7 @@ int offline_analyze(const char *path, const struct offline_opts *opts, struct ga
 	memset(info, 0, sizeof(*info));
 	if (map_input(path, &map, &size, err) < 0)
 		return -1;
-	int rc = perfdata_magic(map, size) ? analyze_perf(path, map, size, opts, res, info, err)
-					   : analyze_tdat(path, map, size, opts, res, info, err);
+	int rc = offline_analyze_buffer(path, map, size, opts, res, info, err);
 	munmap((void *)map, size);
 	return rc;
 }
@@ -383,7 +393,8 @@ static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
 
 	if (tdat_open(path, map, size, &f, err) < 0)
 		return -1;
-	if (evfmt_sandbox(&f.formats, FORMATS_TIMEOUT_S, err) < 0 ||
+	if ((!opts->in_process_formats &&
+	     evfmt_sandbox(&f.formats, FORMATS_TIMEOUT_S, err) < 0) ||
 	    !(tep = evfmt_tep(&f.formats, err)) || decoder_init(&dec, tep, err) < 0) {
 		err_prefix(err, "%s", path);
 		goto out;

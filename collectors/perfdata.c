@@ -38,6 +38,8 @@ enum {
 #define MAX_ATTRS 65536
 #define MAX_IDS (1u << 20)
 #define MAX_COMMS 65536
+/* The format-parsing child is killed after this long. */
+#define FORMATS_TIMEOUT_S 10
 /* Pages already read are dropped from the mapping in steps of this size. */
 #define DROP_STEP (16u << 20)
 
@@ -51,7 +53,7 @@ struct id_map {
 	uint32_t attr;
 };
 
-/* Thread names from COMM records: open addressing, pid -> last comm. */
+/* Thread names from COMM records: open addressing, pid -> last comm, grown by doubling. */
 struct comm_slot {
 	int32_t pid;		/* 0: empty */
 	char comm[16];
@@ -66,7 +68,7 @@ struct pd {
 	const char *path;
 	const unsigned char *map;
 	size_t size;
-	bool be;
+	bool be, sandbox;
 	struct ta_err *err;
 
 	struct pattr *attrs;
@@ -81,7 +83,7 @@ struct pd {
 	bool have_dec;
 
 	struct comm_slot *comms;
-	size_t ncomms;
+	size_t ncomms, capcomms;	/* capcomms: a power of two, >= 2 * ncomms */
 
 	struct gang_counter *g;
 	struct qev *heap;
@@ -210,7 +212,8 @@ static int formats_load(struct pd *p, const unsigned char *data, size_t len, uin
 	if (p->tep)
 		return bad(p, off, "%s", "a second tracing-data record");
 	if (evfmt_scan(data, len, off, &l, p->err) < 0 ||
-	    evfmt_sandbox(&l, 10, p->err) < 0 || !(p->tep = evfmt_tep(&l, p->err)) ||
+	    (p->sandbox && evfmt_sandbox(&l, FORMATS_TIMEOUT_S, p->err) < 0) ||
+	    !(p->tep = evfmt_tep(&l, p->err)) ||
 	    decoder_init(&p->dec, p->tep, p->err) < 0) {
 		err_prefix(p->err, "%s", p->path);
 		return -1;
@@ -273,22 +276,37 @@ static void q_flush(struct pd *p, uint64_t limit)
 
 /* --- records --------------------------------------------------------- */
 
+static struct comm_slot *comm_slot(struct comm_slot *t, size_t cap, int32_t pid)
+{
+	size_t mask = cap - 1, i = ((uint32_t)pid * 2654435761u) & mask;
+	while (t[i].pid && t[i].pid != pid)
+		i = (i + 1) & mask;
+	return &t[i];
+}
+
 static void comm_set(struct pd *p, int32_t pid, const char *comm)
 {
 	if (pid <= 0)
 		return;
-	if (!p->comms)
-		p->comms = xcalloc(2 * MAX_COMMS, sizeof(*p->comms));
-	size_t mask = 2 * MAX_COMMS - 1, i = ((uint32_t)pid * 2654435761u) & mask;
-	while (p->comms[i].pid && p->comms[i].pid != pid)
-		i = (i + 1) & mask;
-	if (!p->comms[i].pid) {
+	struct comm_slot *s = p->comms ? comm_slot(p->comms, p->capcomms, pid) : NULL;
+	if (!s || !s->pid) {
 		if (p->ncomms >= MAX_COMMS)
 			return;	/* names are cosmetic; the table stays bounded */
+		if (2 * (p->ncomms + 1) > p->capcomms) {
+			size_t cap = p->capcomms ? 2 * p->capcomms : 64;
+			struct comm_slot *t = xcalloc(cap, sizeof(*t));
+			for (size_t i = 0; i < p->capcomms; i++)
+				if (p->comms[i].pid)
+					*comm_slot(t, cap, p->comms[i].pid) = p->comms[i];
+			free(p->comms);
+			p->comms = t;
+			p->capcomms = cap;
+		}
+		s = comm_slot(p->comms, p->capcomms, pid);
+		s->pid = pid;
 		p->ncomms++;
-		p->comms[i].pid = pid;
 	}
-	snprintf(p->comms[i].comm, sizeof(p->comms[i].comm), "%s", comm);
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
 }
 
 static const char *comm_get(void *ctx, int32_t pid)
@@ -296,10 +314,8 @@ static const char *comm_get(void *ctx, int32_t pid)
 	const struct pd *p = ctx;
 	if (!p->comms || pid <= 0)
 		return NULL;
-	size_t mask = 2 * MAX_COMMS - 1, i = ((uint32_t)pid * 2654435761u) & mask;
-	while (p->comms[i].pid && p->comms[i].pid != pid)
-		i = (i + 1) & mask;
-	return p->comms[i].pid ? p->comms[i].comm : NULL;
+	const struct comm_slot *s = comm_slot(p->comms, p->capcomms, pid);
+	return s->pid ? s->comm : NULL;
 }
 
 /* Bytes a PERF_SAMPLE_READ block takes, or -1 when it would not fit in left. */
@@ -632,10 +648,11 @@ static int file_mode(struct pd *p, size_t *data_start, size_t *data_end)
 }
 
 int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
-		     enum gang_algorithm algo, struct gang_result *res,
+		     enum gang_algorithm algo, bool sandbox, struct gang_result *res,
 		     struct perfdata_info *info, struct ta_err *err)
 {
-	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1 };
+	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1,
+			.sandbox = sandbox };
 	memset(res, 0, sizeof(*res));
 	memset(info, 0, sizeof(*info));
 	if (!perfdata_magic(map, size))
