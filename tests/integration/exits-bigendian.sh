@@ -3,7 +3,9 @@
 # unsigned long/u8 fields, two CPUs, two vcores of one VM at once) gives the
 # known answers with both gang rules, the same as its little-endian twin;
 # recorded overruns make the counts lower bounds; damaged copies are rejected
-# cleanly.  Needs no root: the files are generated.
+# cleanly.  The same events as perf.data (file and pipe mode, both byte
+# orders) give the same answers, and structurally damaged perf.data is
+# refused with what and where.  Needs no root: the files are generated.
 set -u
 TA=${TOPOADVISOR:-$TA_TOP/topoadvisor}
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
@@ -63,6 +65,27 @@ done
 gen "$WORK/lost.perf" --perf --lost 7
 check "$WORK/lost.perf" vcore 4 7
 echo "ok: perf.data, file and pipe mode, both byte orders, losses"
+
+# Structurally damaged perf.data: each case exit 2 with what and where.
+for src in be.perf le.perf; do
+	for case in "data-beyond:data section lies beyond" "attr-size0:attribute size is impossible" \
+		    "record-size0:shorter than its header (at offset" \
+		    "no-tracing:before the event formats" "raw-huge:raw data runs past" \
+		    "ids-beyond:ids section lies beyond" "compressed:perf record -z" \
+		    "callchain-huge:call chain runs past"; do
+		python3 "$TA_TOP/tests/helpers/perfpatch.py" "$WORK/$src" "$WORK/h.perf" "${case%%:*}" \
+			|| fail "perfpatch ${case%%:*}"
+		timeout 20 "$TA" exits "$WORK/h.perf" >"$WORK/out" 2>"$WORK/err"
+		rc=$?
+		[ $rc -eq 2 ] || fail "$src ${case%%:*}: exit $rc, want 2: $(cat "$WORK/out" "$WORK/err")"
+		grep -q -- "${case#*:}" "$WORK/err" || fail "$src ${case%%:*}: message: $(cat "$WORK/err")"
+	done
+done
+# A pipe recording cut before its tracing data is not an empty recording.
+head -c 304 "$WORK/bep.perf" >"$WORK/cut.perf"
+"$TA" exits "$WORK/cut.perf" >/dev/null 2>"$WORK/err"
+[ $? -eq 2 ] || fail "a pipe recording cut before its formats should exit 2"
+echo "ok: damaged perf.data refused with what and where"
 
 # An x86 host's file: kvm:kvm_exit (VMX and SVM) and kvm:kvm_userspace_exit.
 gen "$WORK/x86.dat" --x86
