@@ -113,7 +113,7 @@ bool decoder_has_events(const struct decoder *d)
 	       d->id_userspace_exit >= 0;
 }
 
-static uint64_t load_num(const unsigned char *p, int size, bool swap)
+static inline uint64_t load_num(const unsigned char *p, int size, bool swap)
 {
 	uint8_t b1;
 	uint16_t b2;
@@ -135,7 +135,9 @@ static uint64_t load_num(const unsigned char *p, int size, bool swap)
 	}
 }
 
-int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data)
+/* decoder_field, inlined into decoder_decode: it runs for every field of every record. */
+static inline __attribute__((always_inline)) int64_t
+field_get(const struct decoder *d, const struct field_ref *f, const void *data)
 {
 	if (!f->size)
 		return 0;
@@ -145,6 +147,11 @@ int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const 
 		return (int64_t)(v << shift) >> shift;
 	}
 	return (int64_t)v;
+}
+
+int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data)
+{
+	return field_get(d, f, data);
 }
 
 static bool fits(const struct field_ref *f, int size)
@@ -163,43 +170,43 @@ int decoder_decode(struct decoder *d, const void *data, int size, struct gang_ev
 		return 0;
 	if (!fits(&d->pid, size))
 		goto short_record;
-	ev->pid = (int32_t)decoder_field(d, &d->pid, data);
+	ev->pid = (int32_t)field_get(d, &d->pid, data);
 	ev->tgid = 0;
 	if (id == d->id_run_core) {
 		if (!fits(&d->rc_n_runnable, size) || !fits(&d->rc_runner_vcpu, size) ||
 		    !fits(&d->rc_where, size) || !fits(&d->rc_tgid, size))
 			goto short_record;
 		ev->kind = GANG_EV_RUN_CORE;
-		ev->u.run_core.n_runnable = decoder_field(d, &d->rc_n_runnable, data);
-		ev->u.run_core.runner_vcpu = decoder_field(d, &d->rc_runner_vcpu, data);
-		ev->u.run_core.where = decoder_field(d, &d->rc_where, data);
-		ev->u.run_core.tgid = decoder_field(d, &d->rc_tgid, data);
+		ev->u.run_core.n_runnable = field_get(d, &d->rc_n_runnable, data);
+		ev->u.run_core.runner_vcpu = field_get(d, &d->rc_runner_vcpu, data);
+		ev->u.run_core.where = field_get(d, &d->rc_where, data);
+		ev->u.run_core.tgid = field_get(d, &d->rc_tgid, data);
 	} else if (id == d->id_guest_exit) {
 		if (!fits(&d->ge_vcpu_id, size) || !fits(&d->ge_trap, size) ||
 		    !fits(&d->ge_ceded, size))
 			goto short_record;
 		ev->kind = GANG_EV_GUEST_EXIT;
-		ev->u.guest_exit.vcpu_id = d->ge_vcpu_id.size ? decoder_field(d, &d->ge_vcpu_id, data)
+		ev->u.guest_exit.vcpu_id = d->ge_vcpu_id.size ? field_get(d, &d->ge_vcpu_id, data)
 							       : GANG_VCPU_UNKNOWN;
-		ev->u.guest_exit.trap = decoder_field(d, &d->ge_trap, data);
-		ev->u.guest_exit.ceded = decoder_field(d, &d->ge_ceded, data);
+		ev->u.guest_exit.trap = field_get(d, &d->ge_trap, data);
+		ev->u.guest_exit.ceded = field_get(d, &d->ge_ceded, data);
 	} else if (id == d->id_kvm_exit) {
 		if (!fits(&d->ke_reason, size) || !fits(&d->ke_isa, size) ||
 		    !fits(&d->ke_vcpu, size))
 			goto short_record;
 		ev->kind = GANG_EV_KVM_EXIT;
-		ev->u.kvm_exit.reason = decoder_field(d, &d->ke_reason, data);
+		ev->u.kvm_exit.reason = field_get(d, &d->ke_reason, data);
 		/* KVM_ISA_VMX 1, KVM_ISA_SVM 2; kernels without the field are VMX-era. */
-		ev->u.kvm_exit.isa = d->ke_isa.size && decoder_field(d, &d->ke_isa, data) == 2
+		ev->u.kvm_exit.isa = d->ke_isa.size && field_get(d, &d->ke_isa, data) == 2
 					     ? EXIT_SRC_SVM : EXIT_SRC_VMX;
-		ev->u.kvm_exit.vcpu_id = d->ke_vcpu.size ? decoder_field(d, &d->ke_vcpu, data)
+		ev->u.kvm_exit.vcpu_id = d->ke_vcpu.size ? field_get(d, &d->ke_vcpu, data)
 							 : GANG_VCPU_UNKNOWN;
 	} else {
 		if (!fits(&d->ue_reason, size) || !fits(&d->ue_vcpu, size))
 			goto short_record;
 		ev->kind = GANG_EV_USERSPACE_EXIT;
-		ev->u.userspace_exit.reason = decoder_field(d, &d->ue_reason, data);
-		ev->u.userspace_exit.vcpu_id = d->ue_vcpu.size ? decoder_field(d, &d->ue_vcpu, data)
+		ev->u.userspace_exit.reason = field_get(d, &d->ue_reason, data);
+		ev->u.userspace_exit.vcpu_id = d->ue_vcpu.size ? field_get(d, &d->ue_vcpu, data)
 							       : GANG_VCPU_UNKNOWN;
 	}
 	return 1;

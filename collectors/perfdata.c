@@ -38,6 +38,9 @@ enum {
 #define MAX_ATTRS 65536
 #define MAX_IDS (1u << 20)
 #define MAX_COMMS 65536
+#define ID_CACHE 64
+/* Emptied runs kept for reuse: fresh big allocations cost page faults. */
+#define SPARE_RUNS 8
 /* The format-parsing child is killed after this long. */
 #define FORMATS_TIMEOUT_S 10
 /* Pages already read are dropped from the mapping in steps of this size. */
@@ -46,6 +49,8 @@ enum {
 struct pattr {
 	uint32_t type;
 	uint64_t sample_type, read_format;
+	/* Sample layout: offsets in the payload (-1: absent) up to READ. */
+	int tid_off, time_off, cpu_off, fixed;
 };
 
 struct id_map {
@@ -60,8 +65,20 @@ struct comm_slot {
 };
 
 struct qev {
-	uint64_t ts, seq;
-	struct gang_event ev;
+	struct gang_event ev;	/* ev.ts orders; equal times keep file order */
+};
+
+/*
+ * A run: queued events in time order, as perf writes one CPU's part of a
+ * round.  The queue is a heap of runs keyed by their first event, so taking
+ * the next event costs O(log runs) (a few per round) with the events
+ * themselves read in sequence.
+ */
+struct run {
+	struct qev *v;
+	size_t head, n, cap;
+	uint64_t id;		/* creation order: every event of a run precedes a later run's */
+	bool in_heap;
 };
 
 struct pd {
@@ -76,6 +93,10 @@ struct pd {
 	struct id_map *ids;
 	size_t nids;
 	bool ids_sorted;
+	struct id_cache {
+		uint64_t id;
+		const struct pattr *attr;
+	} id_cache[ID_CACHE];		/* attr_of_id's; cleared when attrs move */
 	int id_pos;		/* u64 index of the id in a sample, -1: all attrs alike */
 
 	struct tep_handle *tep;
@@ -86,9 +107,13 @@ struct pd {
 	size_t ncomms, capcomms;	/* capcomms: a power of two, >= 2 * ncomms */
 
 	struct gang_counter *g;
-	struct qev *heap;
+	struct run **heap;		/* non-empty runs, earliest first event on top */
 	size_t nheap, capheap;
-	uint64_t seq, max_ts, next_flush, last_fed;
+	struct run *cur;		/* the run being appended to */
+	struct run *spare[SPARE_RUNS];	/* emptied runs, their buffers kept */
+	size_t nspare;
+	size_t queued;			/* events in all runs */
+	uint64_t nruns, max_ts, next_flush, last_fed;
 	bool fed_any;
 
 	uint64_t samples, first_ts, last_ts;
@@ -105,9 +130,26 @@ bool perfdata_magic(const unsigned char *head, size_t len)
 	return len >= 8 && (!memcmp(head, "PERFILE2", 8) || !memcmp(head, "2ELIFREP", 8));
 }
 
-static uint64_t num(const struct pd *p, const unsigned char *at, int size)
+/* A number of the file's byte order; size is a constant at every call site. */
+static inline uint64_t num(const struct pd *p, const unsigned char *at, int size)
 {
-	return evfmt_num(at, size, p->be);
+	uint16_t v2;
+	uint32_t v4;
+	uint64_t v8;
+	bool swap = p->be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	switch (size) {
+	case 2:
+		memcpy(&v2, at, 2);
+		return swap ? __builtin_bswap16(v2) : v2;
+	case 4:
+		memcpy(&v4, at, 4);
+		return swap ? __builtin_bswap32(v4) : v4;
+	case 8:
+		memcpy(&v8, at, 8);
+		return swap ? __builtin_bswap64(v8) : v8;
+	default:
+		return evfmt_num(at, size, p->be);
+	}
 }
 
 static int bad(struct pd *p, uint64_t off, const char *fmt, const char *what)
@@ -130,10 +172,25 @@ static int attr_add(struct pd *p, const unsigned char *a, size_t len, uint64_t o
 	if (p->nattrs >= MAX_ATTRS)
 		return bad(p, off, "%s", "more than 65536 event attributes");
 	p->attrs = xrealloc(p->attrs, (p->nattrs + 1) * sizeof(*p->attrs));
+	memset(p->id_cache, 0, sizeof(p->id_cache));
 	struct pattr *t = &p->attrs[p->nattrs++];
 	t->type = (uint32_t)num(p, a, 4);
 	t->sample_type = num(p, a + 24, 8);
 	t->read_format = num(p, a + 32, 8);
+	/* Everything before READ has a fixed size: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD. */
+	uint64_t st = t->sample_type;
+	int at = 0;
+	at += st & S_IDENTIFIER ? 8 : 0;
+	at += st & S_IP ? 8 : 0;
+	t->tid_off = st & S_TID ? at : -1;
+	at += st & S_TID ? 8 : 0;
+	t->time_off = st & S_TIME ? at : -1;
+	at += st & S_TIME ? 8 : 0;
+	at += (st & S_ADDR ? 8 : 0) + (st & S_ID ? 8 : 0) + (st & S_STREAM_ID ? 8 : 0);
+	t->cpu_off = st & S_CPU ? at : -1;
+	at += st & S_CPU ? 8 : 0;
+	at += st & S_PERIOD ? 8 : 0;
+	t->fixed = at;
 	return 0;
 }
 
@@ -147,6 +204,7 @@ static int ids_add(struct pd *p, const unsigned char *ids, uint64_t n, uint64_t 
 		p->ids[p->nids++].attr = (uint32_t)(p->nattrs - 1);
 	}
 	p->ids_sorted = false;
+	memset(p->id_cache, 0, sizeof(p->id_cache));
 	return 0;
 }
 
@@ -193,6 +251,10 @@ static int attrs_settle(struct pd *p, uint64_t off)
 
 static const struct pattr *attr_of_id(struct pd *p, uint64_t id)
 {
+	/* A few ids (events x CPUs) take turns: a direct-mapped cache. */
+	struct id_cache *c = &p->id_cache[id % ID_CACHE];
+	if (c->attr && c->id == id)
+		return c->attr;
 	size_t lo = 0, hi = p->nids;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -201,7 +263,10 @@ static const struct pattr *attr_of_id(struct pd *p, uint64_t id)
 		else
 			hi = mid;
 	}
-	return lo < p->nids && p->ids[lo].id == id ? &p->attrs[p->ids[lo].attr] : NULL;
+	if (lo == p->nids || p->ids[lo].id != id)
+		return NULL;
+	c->id = id;
+	return c->attr = &p->attrs[p->ids[lo].attr];
 }
 
 /* --- the event table ------------------------------------------------- */
@@ -226,51 +291,128 @@ static int formats_load(struct pd *p, const unsigned char *data, size_t len, uin
 
 /* --- ordering -------------------------------------------------------- */
 
-static bool q_less(const struct qev *a, const struct qev *b)
+static bool run_less(const struct run *a, const struct run *b)
 {
-	return a->ts != b->ts ? a->ts < b->ts : a->seq < b->seq;
+	uint64_t x = a->v[a->head].ev.ts, y = b->v[b->head].ev.ts;
+	return x != y ? x < y : a->id < b->id;
 }
 
-static void q_push(struct pd *p, const struct qev *e)
+static void rheap_up(struct pd *p, size_t i)
 {
-	if (p->nheap == p->capheap) {
-		p->capheap = p->capheap ? 2 * p->capheap : 1024;
-		p->heap = xrealloc(p->heap, p->capheap * sizeof(*p->heap));
-	}
-	size_t i = p->nheap++;
-	while (i && q_less(e, &p->heap[(i - 1) / 2])) {
+	struct run *r = p->heap[i];
+	while (i && run_less(r, p->heap[(i - 1) / 2])) {
 		p->heap[i] = p->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	p->heap[i] = *e;
+	p->heap[i] = r;
 }
 
-static void q_pop_feed(struct pd *p)
+static void rheap_down(struct pd *p, size_t i)
 {
-	struct qev top = p->heap[0], last = p->heap[--p->nheap];
-	size_t i = 0, n = p->nheap;
+	struct run *r = p->heap[i];
 	for (;;) {
 		size_t l = 2 * i + 1, m = l;
-		if (l >= n)
+		if (l >= p->nheap)
 			break;
-		if (l + 1 < n && q_less(&p->heap[l + 1], &p->heap[l]))
+		if (l + 1 < p->nheap && run_less(p->heap[l + 1], p->heap[l]))
 			m = l + 1;
-		if (!q_less(&p->heap[m], &last))
+		if (!run_less(p->heap[m], r))
 			break;
 		p->heap[i] = p->heap[m];
 		i = m;
 	}
-	if (n)
-		p->heap[i] = last;
-	p->last_fed = top.ts;
+	p->heap[i] = r;
+}
+
+static void rheap_add(struct pd *p, struct run *r)
+{
+	if (p->nheap == p->capheap) {
+		p->capheap = p->capheap ? 2 * p->capheap : 64;
+		p->heap = xrealloc(p->heap, p->capheap * sizeof(*p->heap));
+	}
+	p->heap[p->nheap++] = r;
+	r->in_heap = true;
+	rheap_up(p, p->nheap - 1);
+}
+
+static void run_free(struct run *r)
+{
+	if (r) {
+		free(r->v);
+		free(r);
+	}
+}
+
+/* Retires an emptied run: into the spare pool, or freed when it is full. */
+static void run_retire(struct pd *p, struct run *r)
+{
+	if (p->nspare < SPARE_RUNS) {
+		r->head = r->n = 0;
+		p->spare[p->nspare++] = r;
+	} else {
+		run_free(r);
+	}
+}
+
+static struct run *run_new(struct pd *p)
+{
+	struct run *r = p->nspare ? p->spare[--p->nspare] : xcalloc(1, sizeof(*r));
+	r->id = p->nruns++;
+	return r;
+}
+
+/* Queues an event: onto the current run while time goes forward, else a new run. */
+static void q_push(struct pd *p, const struct qev *e)
+{
+	struct run *r = p->cur;
+	if (!r || (r->n > r->head && e->ev.ts < r->v[r->n - 1].ev.ts)) {
+		if (r && !r->in_heap)
+			run_retire(p, r);
+		r = p->cur = run_new(p);
+	}
+	if (r->n == r->cap) {
+		if (r->head) {
+			memmove(r->v, r->v + r->head, (r->n - r->head) * sizeof(*r->v));
+			r->n -= r->head;
+			r->head = 0;
+		}
+		if (r->n == r->cap) {
+			r->cap = r->cap ? 2 * r->cap : 256;
+			r->v = xrealloc(r->v, r->cap * sizeof(*r->v));
+		}
+	}
+	r->v[r->n++] = *e;
+	p->queued++;
+	if (!r->in_heap)
+		rheap_add(p, r);
+}
+
+static void q_pop_feed(struct pd *p)
+{
+	struct run *r = p->heap[0];
+	const struct qev *e = &r->v[r->head++];
+	p->last_fed = e->ev.ts;
 	p->fed_any = true;
-	gang_feed(p->g, &top.ev);
+	p->queued--;
+	gang_feed(p->g, &e->ev);
+	if (r->head < r->n) {
+		rheap_down(p, 0);
+		return;
+	}
+	r->in_heap = false;
+	p->heap[0] = p->heap[--p->nheap];
+	if (p->nheap)
+		rheap_down(p, 0);
+	if (r == p->cur)
+		r->head = r->n = 0;
+	else
+		run_retire(p, r);
 }
 
 /* Feeds every queued event not newer than limit. */
 static void q_flush(struct pd *p, uint64_t limit)
 {
-	while (p->nheap && p->heap[0].ts <= limit)
+	while (p->nheap && p->heap[0]->v[p->heap[0]->head].ev.ts <= limit)
 		q_pop_feed(p);
 }
 
@@ -337,11 +479,11 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, uint64_
 {
 	const unsigned char *q = rec + 8;
 	uint64_t left = size - 8;
-	const struct pattr *a = &p->attrs[0];
 	if (!p->nattrs)
 		return bad(p, off, "%s", "a sample comes before any event attribute");
 	if (!p->ids_sorted && attrs_settle(p, off) < 0)
 		return -1;
+	const struct pattr *a = &p->attrs[0];
 	if (p->id_pos >= 0) {
 		if (left < 8 * (uint64_t)(p->id_pos + 1))
 			return bad(p, off, "%s", "a sample is too short for its id");
@@ -349,53 +491,28 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, uint64_
 		if (!(a = attr_of_id(p, id)))
 			return bad(p, off, "%s", "a sample's id belongs to no event attribute");
 	}
-	uint64_t st = a->sample_type, ts = 0, cpu = 0, pid = 0;
-#define TAKE(n)                                                                          \
-	do {                                                                             \
-		if (left < (n))                                                          \
-			return bad(p, off, "%s", "a sample is shorter than its sample_type " \
-				   "says");                                             \
-		q += (n);                                                                \
-		left -= (n);                                                             \
-	} while (0)
-	if (st & S_IDENTIFIER)
-		TAKE(8);
-	if (st & S_IP)
-		TAKE(8);
-	if (st & S_TID) {
-		TAKE(8);
-		pid = num(p, q - 8, 4);
-	}
-	if (st & S_TIME) {
-		TAKE(8);
-		ts = num(p, q - 8, 8);
-	}
-	if (st & S_ADDR)
-		TAKE(8);
-	if (st & S_ID)
-		TAKE(8);
-	if (st & S_STREAM_ID)
-		TAKE(8);
-	if (st & S_CPU) {
-		TAKE(8);
-		cpu = num(p, q - 8, 4);
-	}
-	if (st & S_PERIOD)
-		TAKE(8);
+	uint64_t st = a->sample_type;
+	if (left < (uint64_t)a->fixed)
+		return bad(p, off, "%s", "a sample is shorter than its sample_type says");
+	uint64_t pid = a->tid_off >= 0 ? num(p, q + a->tid_off, 4) : 0;
+	uint64_t ts = a->time_off >= 0 ? num(p, q + a->time_off, 8) : 0;
+	uint64_t cpu = a->cpu_off >= 0 ? num(p, q + a->cpu_off, 4) : 0;
+	q += a->fixed;
+	left -= a->fixed;
 	if (st & S_READ) {
 		int64_t n = read_size(p, a->read_format, q, left);
 		if (n < 0)
 			return bad(p, off, "%s", "a sample's read values run past the record");
-		TAKE((uint64_t)n);
+		q += n;
+		left -= n;
 	}
 	if (st & S_CALLCHAIN) {
-		TAKE(8);
-		uint64_t nr = num(p, q - 8, 8);
-		if (nr > left / 8)
+		uint64_t nr = left >= 8 ? num(p, q, 8) : UINT64_MAX;
+		if (left < 8 || nr > (left - 8) / 8)
 			return bad(p, off, "%s", "a sample's call chain runs past the record");
-		TAKE(8 * nr);
+		q += 8 + 8 * nr;
+		left -= 8 + 8 * nr;
 	}
-#undef TAKE
 	p->samples++;
 	if (st & S_TIME) {
 		if (!p->have_ts || ts < p->first_ts)
@@ -421,13 +538,11 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, uint64_
 	e.ev.cpu = (int)cpu;
 	e.ev.ts = ts;
 	e.ev.tgid = (int32_t)pid;
-	e.ts = ts;
-	e.seq = p->seq++;
 	if (p->fed_any && ts < p->last_fed)
 		p->unordered++;
 	q_push(p, &e);
-	if (p->nheap > PERFDATA_QUEUE_MAX)
-		while (p->nheap > PERFDATA_QUEUE_MAX / 2)
+	if (p->queued > PERFDATA_QUEUE_MAX)
+		while (p->queued > PERFDATA_QUEUE_MAX / 2)
 			q_pop_feed(p);
 	return 0;
 }
@@ -471,10 +586,9 @@ static int lost_samples(struct pd *p, const unsigned char *rec, uint32_t size, u
 /* Gives the pages before pos back (the mapping is read once, front to back). */
 static void drop_behind(struct pd *p, size_t pos)
 {
-	long pg = sysconf(_SC_PAGESIZE);
 	if (pos - p->dropped < DROP_STEP)
 		return;
-	size_t upto = pos & ~((size_t)pg - 1);
+	size_t upto = pos & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
 	madvise((void *)(p->map + p->dropped), upto - p->dropped, MADV_DONTNEED);
 	p->dropped = upto;
 }
@@ -695,6 +809,12 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 	free(p.attrs);
 	free(p.ids);
 	free(p.comms);
+	for (size_t i = 0; i < p.nheap; i++)
+		if (p.heap[i] != p.cur)
+			run_free(p.heap[i]);
+	run_free(p.cur);
+	for (size_t i = 0; i < p.nspare; i++)
+		run_free(p.spare[i]);
 	free(p.heap);
 	return rc;
 }

@@ -20,12 +20,23 @@ cat >"$WORK/workload" <<WL
 WL
 chmod +x "$WORK/workload"
 
-# shellcheck disable=SC2086
-perf record -q $EV -a -o "$WORK/f.data" "$WORK/workload" >"$WORK/rec.log" 2>&1 \
-	|| { cat "$WORK/rec.log"; ta_fail "perf record failed"; }
-# shellcheck disable=SC2086
-perf record -q $EV -a -o - "$WORK/workload" >"$WORK/p.data" 2>"$WORK/rec.log" \
-	|| { cat "$WORK/rec.log"; ta_fail "perf record -o - failed"; }
+# precord OUT ARGS...: perf record of our events into OUT (-: pipe mode, into
+# $WORK/p.data).  Retried: opening uprobe events now and then fails with EINTR
+# on a loaded host.
+precord() {
+	out=$1; shift
+	for try in 1 2 3; do
+		# shellcheck disable=SC2086
+		if [ "$out" = - ]; then
+			perf record -q $EV -a -o - "$@" >"$WORK/p.data" 2>"$WORK/rec.log" && return
+		else
+			perf record -q $EV -a -o "$out" "$@" >"$WORK/rec.log" 2>&1 && return
+		fi
+	done
+	cat "$WORK/rec.log"; ta_fail "perf record $out failed"
+}
+precord "$WORK/f.data" "$WORK/workload"
+precord - "$WORK/workload"
 head -c 8 "$WORK/p.data" | grep -q PERFILE2 || ta_fail "the pipe recording has no perf magic"
 
 check() { # FILE ALGO
@@ -80,9 +91,7 @@ done
 # Losses: a 2-page buffer cannot keep up; LOST records count exactly what
 # the kernel dropped (perf 6.x: the per-event LOST_SAMPLES counts).
 N=100000
-# shellcheck disable=SC2086
-perf record -q $EV -a -m 2 -o "$WORK/lost.data" "$FAKEHV" bench $N >"$WORK/rec.log" 2>&1 \
-	|| { cat "$WORK/rec.log"; ta_fail "perf record -m 2 failed"; }
+precord "$WORK/lost.data" -m 2 "$FAKEHV" bench $N
 "$TA" --json exits "$WORK/lost.data" >"$WORK/lost.json" || ta_fail "exits on a lossy recording"
 ta_json_check "$WORK/lost.json" "
 assert j['lost_events'] > 0, 'a 2-page buffer should overflow'
