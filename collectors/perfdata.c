@@ -39,8 +39,14 @@ enum {
 #define MAX_IDS (1u << 20)
 #define MAX_COMMS 65536
 #define ID_CACHE 64
-/* Emptied runs kept for reuse: fresh big allocations cost page faults. */
 #define SPARE_RUNS 8
+/*
+ * Bounds of what waits to be merged: without FINISHED_ROUND records (old
+ * or damaged files) everything queued is fed once this much of the file or
+ * this many runs wait (perf itself would queue the whole file).
+ */
+#define PENDING_BYTES (64u << 20)
+#define PENDING_RUNS 65536
 /* The format-parsing child is killed after this long. */
 #define FORMATS_TIMEOUT_S 10
 /* Pages already read are dropped from the mapping in steps of this size. */
@@ -64,21 +70,26 @@ struct comm_slot {
 	char comm[16];
 };
 
-struct qev {
-	struct gang_event ev;	/* ev.ts orders; equal times keep file order */
-};
-
 /*
- * A run: queued events in time order, as perf writes one CPU's part of a
- * round.  The queue is a heap of runs keyed by their first event, so taking
- * the next event costs O(log runs) (a few per round) with the events
- * themselves read in sequence.
+ * A run: a stretch of the file whose samples are in time order, as perf
+ * writes one CPU's part of a round.  Nothing is copied: the first pass
+ * over the records only marks where runs begin and end; the runs are then
+ * merged in place (a heap of runs keyed by their next event), each sample
+ * decoded once, when it is due.  Memory is O(runs), a few per round.
  */
 struct run {
-	struct qev *v;
-	size_t head, n, cap;
-	uint64_t id;		/* creation order: every event of a run precedes a later run's */
+	size_t pos, end;	/* the rest of the run: file offsets */
+	struct gang_event head;	/* its next event (valid while in the heap) */
+	uint64_t id;		/* creation order: equal times keep file order */
 	bool in_heap;
+};
+
+/* One parsed PERF_RECORD_SAMPLE. */
+struct sample_view {
+	const struct pattr *a;
+	uint64_t ts, pid, cpu;
+	const unsigned char *raw;	/* the tracepoint record, NULL if none */
+	uint32_t raw_size;
 };
 
 struct pd {
@@ -86,6 +97,7 @@ struct pd {
 	const unsigned char *map;
 	size_t size;
 	bool be, sandbox;
+	bool swap;			/* the file's byte order is not ours */
 	struct ta_err *err;
 
 	struct pattr *attrs;
@@ -107,12 +119,12 @@ struct pd {
 	size_t ncomms, capcomms;	/* capcomms: a power of two, >= 2 * ncomms */
 
 	struct gang_counter *g;
-	struct run **heap;		/* non-empty runs, earliest first event on top */
+	struct run **heap;		/* runs with an event due, earliest on top */
 	size_t nheap, capheap;
-	struct run *cur;		/* the run being appended to */
-	struct run *spare[SPARE_RUNS];	/* emptied runs, their buffers kept */
+	struct run *cur;		/* the run the first pass extends */
+	uint64_t cur_last;		/* time of its last sample */
+	struct run *spare[SPARE_RUNS];	/* finished runs for reuse */
 	size_t nspare;
-	size_t queued;			/* events in all runs */
 	uint64_t nruns, max_ts, next_flush, last_fed;
 	bool fed_any;
 
@@ -136,7 +148,7 @@ static inline uint64_t num(const struct pd *p, const unsigned char *at, int size
 	uint16_t v2;
 	uint32_t v4;
 	uint64_t v8;
-	bool swap = p->be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	bool swap = p->swap;
 	switch (size) {
 	case 2:
 		memcpy(&v2, at, 2);
@@ -249,7 +261,7 @@ static int attrs_settle(struct pd *p, uint64_t off)
 	return 0;
 }
 
-static const struct pattr *attr_of_id(struct pd *p, uint64_t id)
+static inline const struct pattr *attr_of_id(struct pd *p, uint64_t id)
 {
 	/* A few ids (events x CPUs) take turns: a direct-mapped cache. */
 	struct id_cache *c = &p->id_cache[id % ID_CACHE];
@@ -293,8 +305,7 @@ static int formats_load(struct pd *p, const unsigned char *data, size_t len, uin
 
 static bool run_less(const struct run *a, const struct run *b)
 {
-	uint64_t x = a->v[a->head].ev.ts, y = b->v[b->head].ev.ts;
-	return x != y ? x < y : a->id < b->id;
+	return a->head.ts != b->head.ts ? a->head.ts < b->head.ts : a->id < b->id;
 }
 
 static void rheap_up(struct pd *p, size_t i)
@@ -335,85 +346,22 @@ static void rheap_add(struct pd *p, struct run *r)
 	rheap_up(p, p->nheap - 1);
 }
 
-static void run_free(struct run *r)
-{
-	if (r) {
-		free(r->v);
-		free(r);
-	}
-}
-
-/* Retires an emptied run: into the spare pool, or freed when it is full. */
+/* Retires a finished run: into the spare pool, or freed when that is full. */
 static void run_retire(struct pd *p, struct run *r)
 {
-	if (p->nspare < SPARE_RUNS) {
-		r->head = r->n = 0;
+	if (p->nspare < SPARE_RUNS)
 		p->spare[p->nspare++] = r;
-	} else {
-		run_free(r);
-	}
+	else
+		free(r);
 }
 
-static struct run *run_new(struct pd *p)
+static struct run *run_new(struct pd *p, size_t pos)
 {
-	struct run *r = p->nspare ? p->spare[--p->nspare] : xcalloc(1, sizeof(*r));
+	struct run *r = p->nspare ? p->spare[--p->nspare] : xmalloc(sizeof(*r));
+	memset(r, 0, sizeof(*r));
+	r->pos = r->end = pos;
 	r->id = p->nruns++;
 	return r;
-}
-
-/* Queues an event: onto the current run while time goes forward, else a new run. */
-static void q_push(struct pd *p, const struct qev *e)
-{
-	struct run *r = p->cur;
-	if (!r || (r->n > r->head && e->ev.ts < r->v[r->n - 1].ev.ts)) {
-		if (r && !r->in_heap)
-			run_retire(p, r);
-		r = p->cur = run_new(p);
-	}
-	if (r->n == r->cap) {
-		if (r->head) {
-			memmove(r->v, r->v + r->head, (r->n - r->head) * sizeof(*r->v));
-			r->n -= r->head;
-			r->head = 0;
-		}
-		if (r->n == r->cap) {
-			r->cap = r->cap ? 2 * r->cap : 256;
-			r->v = xrealloc(r->v, r->cap * sizeof(*r->v));
-		}
-	}
-	r->v[r->n++] = *e;
-	p->queued++;
-	if (!r->in_heap)
-		rheap_add(p, r);
-}
-
-static void q_pop_feed(struct pd *p)
-{
-	struct run *r = p->heap[0];
-	const struct qev *e = &r->v[r->head++];
-	p->last_fed = e->ev.ts;
-	p->fed_any = true;
-	p->queued--;
-	gang_feed(p->g, &e->ev);
-	if (r->head < r->n) {
-		rheap_down(p, 0);
-		return;
-	}
-	r->in_heap = false;
-	p->heap[0] = p->heap[--p->nheap];
-	if (p->nheap)
-		rheap_down(p, 0);
-	if (r == p->cur)
-		r->head = r->n = 0;
-	else
-		run_retire(p, r);
-}
-
-/* Feeds every queued event not newer than limit. */
-static void q_flush(struct pd *p, uint64_t limit)
-{
-	while (p->nheap && p->heap[0]->v[p->heap[0]->head].ev.ts <= limit)
-		q_pop_feed(p);
 }
 
 /* --- records --------------------------------------------------------- */
@@ -475,7 +423,13 @@ static int64_t read_size(struct pd *p, uint64_t rf, const unsigned char *at, uin
 	return (int64_t)(8 + times + nr * per);
 }
 
-static int sample(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off)
+/*
+ * Parses a sample (rec, size bytes, at file offset off) as its attribute's
+ * sample_type says, checking every length against the record.
+ */
+static inline __attribute__((always_inline)) int
+sample_parse(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off,
+	     struct sample_view *v)
 {
 	const unsigned char *q = rec + 8;
 	uint64_t left = size - 8;
@@ -494,9 +448,11 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, uint64_
 	uint64_t st = a->sample_type;
 	if (left < (uint64_t)a->fixed)
 		return bad(p, off, "%s", "a sample is shorter than its sample_type says");
-	uint64_t pid = a->tid_off >= 0 ? num(p, q + a->tid_off, 4) : 0;
-	uint64_t ts = a->time_off >= 0 ? num(p, q + a->time_off, 8) : 0;
-	uint64_t cpu = a->cpu_off >= 0 ? num(p, q + a->cpu_off, 4) : 0;
+	v->a = a;
+	v->pid = a->tid_off >= 0 ? num(p, q + a->tid_off, 4) : 0;
+	v->ts = a->time_off >= 0 ? num(p, q + a->time_off, 8) : 0;
+	v->cpu = a->cpu_off >= 0 ? num(p, q + a->cpu_off, 4) : 0;
+	v->raw = NULL;
 	q += a->fixed;
 	left -= a->fixed;
 	if (st & S_READ) {
@@ -513,16 +469,6 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, uint64_
 		q += 8 + 8 * nr;
 		left -= 8 + 8 * nr;
 	}
-	p->samples++;
-	if (st & S_TIME) {
-		if (!p->have_ts || ts < p->first_ts)
-			p->first_ts = ts;
-		if (!p->have_ts || ts > p->last_ts)
-			p->last_ts = ts;
-		p->have_ts = true;
-		if (ts > p->max_ts)
-			p->max_ts = ts;
-	}
 	if (!(st & S_RAW) || a->type != TYPE_TRACEPOINT)
 		return 0;
 	if (left < 4)
@@ -530,20 +476,125 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, uint64_
 	uint64_t raw = num(p, q, 4);
 	if (raw > left - 4)
 		return bad(p, off, "%s", "a sample's raw data runs past the record");
-	if (!p->have_dec)
-		return bad(p, off, "%s", "a tracepoint sample comes before the event formats");
-	struct qev e;
-	if (decoder_decode(&p->dec, q + 4, (int)raw, &e.ev) <= 0)
-		return 0;
-	e.ev.cpu = (int)cpu;
-	e.ev.ts = ts;
-	e.ev.tgid = (int32_t)pid;
-	if (p->fed_any && ts < p->last_fed)
+	v->raw = q + 4;
+	v->raw_size = (uint32_t)raw;
+	return 0;
+}
+
+/*
+ * Bytes that follow a record outside its own size: the tracing data after
+ * HEADER_TRACING_DATA, the trace data after AUXTRACE (checked by the first
+ * pass against the end of the data).
+ */
+static uint64_t record_payload(const struct pd *p, const unsigned char *rec, uint32_t type,
+			       uint32_t size)
+{
+	if (type == REC_HEADER_TRACING_DATA && size >= 12)
+		return num(p, rec + 8, 4);
+	if (type == REC_AUXTRACE && size >= 16)
+		return num(p, rec + 8, 8);
+	return 0;
+}
+
+/*
+ * Moves r to its next event of ours (decoded into r->head); false when the
+ * run has none left.  The records were checked by the first pass.
+ */
+static bool run_advance(struct pd *p, struct run *r)
+{
+	while (r->pos < r->end) {
+		const unsigned char *rec = p->map + r->pos;
+		uint32_t type = (uint32_t)num(p, rec, 4), size = (uint32_t)num(p, rec + 6, 2);
+		size_t at = r->pos;
+		r->pos += size + record_payload(p, rec, type, size);
+		struct sample_view v = { 0 };
+		if (type != REC_SAMPLE || sample_parse(p, rec, size, at, &v) < 0 || !v.raw ||
+		    decoder_decode(&p->dec, v.raw, (int)v.raw_size, &r->head) <= 0)
+			continue;
+		r->head.cpu = (int)v.cpu;
+		r->head.ts = v.ts;
+		r->head.tgid = (int32_t)v.pid;
+		return true;
+	}
+	return false;
+}
+
+static void q_pop_feed(struct pd *p)
+{
+	struct run *r = p->heap[0];
+	if (p->fed_any && r->head.ts < p->last_fed)
 		p->unordered++;
-	q_push(p, &e);
-	if (p->queued > PERFDATA_QUEUE_MAX)
-		while (p->queued > PERFDATA_QUEUE_MAX / 2)
-			q_pop_feed(p);
+	p->last_fed = r->head.ts;
+	p->fed_any = true;
+	gang_feed(p->g, &r->head);
+	if (run_advance(p, r)) {
+		rheap_down(p, 0);
+		return;
+	}
+	r->in_heap = false;
+	p->heap[0] = p->heap[--p->nheap];
+	if (p->nheap)
+		rheap_down(p, 0);
+	if (r != p->cur)
+		run_retire(p, r);
+}
+
+/* Feeds every waiting event not newer than limit. */
+static void q_flush(struct pd *p, uint64_t limit)
+{
+	while (p->nheap && p->heap[0]->head.ts <= limit)
+		q_pop_feed(p);
+}
+
+/* Where the earliest waiting run resumes (the file before it is done with). */
+static size_t q_low_water(const struct pd *p, size_t walked)
+{
+	size_t low = walked;
+	for (size_t i = 0; i < p->nheap; i++)
+		if (p->heap[i]->pos < low)
+			low = p->heap[i]->pos;
+	if (p->cur && p->cur->pos < low)
+		low = p->cur->pos;
+	return low;
+}
+
+/*
+ * First pass over a sample at pos (next: the record after it): statistics,
+ * and the run it belongs to (a new one when time goes backwards).
+ */
+static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t pos, size_t next)
+{
+	struct sample_view v = { 0 };
+	if (sample_parse(p, rec, size, pos, &v) < 0)
+		return -1;
+	p->samples++;
+	if (v.a->time_off >= 0) {
+		if (!p->have_ts || v.ts < p->first_ts)
+			p->first_ts = v.ts;
+		if (!p->have_ts || v.ts > p->last_ts)
+			p->last_ts = v.ts;
+		p->have_ts = true;
+		if (v.ts > p->max_ts)
+			p->max_ts = v.ts;
+	}
+	if (!v.raw)
+		return 0;
+	if (!p->have_dec)
+		return bad(p, pos, "%s", "a tracepoint sample comes before the event formats");
+	struct run *r = p->cur;
+	if (r && v.ts < p->cur_last) {
+		if (!r->in_heap)
+			run_retire(p, r);
+		r = NULL;
+	}
+	if (!r)
+		r = p->cur = run_new(p, pos);
+	p->cur_last = v.ts;
+	r->end = next;
+	if (!r->in_heap && run_advance(p, r))
+		rheap_add(p, r);
+	if (p->nheap > PENDING_RUNS || next - q_low_water(p, next) > PENDING_BYTES)
+		q_flush(p, UINT64_MAX);
 	return 0;
 }
 
@@ -588,6 +639,9 @@ static void drop_behind(struct pd *p, size_t pos)
 {
 	if (pos - p->dropped < DROP_STEP)
 		return;
+	pos = q_low_water(p, pos);	/* waiting runs are read again */
+	if (pos - p->dropped < DROP_STEP)
+		return;
 	size_t upto = pos & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
 	madvise((void *)(p->map + p->dropped), upto - p->dropped, MADV_DONTNEED);
 	p->dropped = upto;
@@ -609,7 +663,7 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 		size_t next = pos + size;
 		switch (type) {
 		case REC_SAMPLE:
-			if (sample(p, rec, size, pos) < 0)
+			if (sample(p, rec, size, pos, next) < 0)
 				return -1;
 			break;
 		case REC_COMM: {
@@ -648,7 +702,7 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 		case REC_HEADER_TRACING_DATA: {
 			if (size < 12)
 				return bad(p, pos, "%s", "a tracing-data record is cut off");
-			uint64_t tlen = num(p, rec + 8, 4);
+			uint64_t tlen = record_payload(p, rec, type, size);
 			if (tlen > end - next)
 				return bad(p, pos, "%s", "the tracing data runs past the end of the file");
 			if (formats_load(p, p->map + next, tlen, next) < 0)
@@ -659,7 +713,7 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 		case REC_AUXTRACE: {
 			if (size < 16)
 				return bad(p, pos, "%s", "an AUXTRACE record is cut off");
-			uint64_t alen = num(p, rec + 8, 8);
+			uint64_t alen = record_payload(p, rec, type, size);
 			if (alen > end - next)
 				return bad(p, pos, "%s", "AUXTRACE data runs past the end of the data");
 			next += alen;
@@ -772,6 +826,7 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 	if (!perfdata_magic(map, size))
 		return err_set(err, EXIT_BAD_INPUT, "%s is not a perf.data file", path);
 	p.be = !memcmp(map, "2ELIFREP", 8);
+	p.swap = p.be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	info->big_endian = p.be;
 	p.g = gang_new(algo);
 	size_t start = 0, end = 0;
@@ -811,10 +866,10 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 	free(p.comms);
 	for (size_t i = 0; i < p.nheap; i++)
 		if (p.heap[i] != p.cur)
-			run_free(p.heap[i]);
-	run_free(p.cur);
+			free(p.heap[i]);
+	free(p.cur);
 	for (size_t i = 0; i < p.nspare; i++)
-		run_free(p.spare[i]);
+		free(p.spare[i]);
 	free(p.heap);
 	return rc;
 }

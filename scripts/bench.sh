@@ -197,13 +197,14 @@ judge() { # WHAT VALUE OP TARGET
 }
 
 # 4. perf.data: the seed's script against ours (64 MiB buffers: no loss).
-SEED_ITER=${BENCH_SEED_ITERATIONS:-250000}
+SEED_ITER=${BENCH_SEED_ITERATIONS:-500000}
 echo "bench: perf record of $((SEED_ITER * 4)) events (the seed's recipe, -m 64M)..."
 # Retried: opening the uprobe events fails now and then with EINTR under load.
-for try in 1 2 3; do
+for try in 1 2 3 4 5; do
 	perf record -q -m 64M -a -e kvm_hv:kvm_guest_exit -e kvm_hv:kvmppc_run_core \
 		-o "$WORK/seed.data" "$FAKEHV" bench "$SEED_ITER" >"$WORK/rec.log" 2>&1 && break
-	[ $try -eq 3 ] && { cat "$WORK/rec.log"; ta_fail "perf record failed"; }
+	[ $try -eq 5 ] && { cat "$WORK/rec.log"; ta_fail "perf record failed"; }
+	sleep 2
 done
 if perf script -g python -i "$WORK/seed.data" >/dev/null 2>&1; then
 	seed_cpu=$(cpu_time perf script -i "$WORK/seed.data" -s "$TA_TOP/tests/helpers/gang-exits-seed.py")

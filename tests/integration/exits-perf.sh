@@ -25,13 +25,15 @@ chmod +x "$WORK/workload"
 # on a loaded host.
 precord() {
 	out=$1; shift
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5; do
 		# shellcheck disable=SC2086
 		if [ "$out" = - ]; then
 			perf record -q $EV -a -o - "$@" >"$WORK/p.data" 2>"$WORK/rec.log" && return
 		else
 			perf record -q $EV -a -o "$out" "$@" >"$WORK/rec.log" 2>&1 && return
 		fi
+		grep -q "Interrupted system call" "$WORK/rec.log" || break
+		sleep 2
 	done
 	cat "$WORK/rec.log"; ta_fail "perf record $out failed"
 }
