@@ -206,7 +206,7 @@ for try in 1 2 3 4 5; do
 	[ $try -eq 5 ] && { cat "$WORK/rec.log"; ta_fail "perf record failed"; }
 	sleep 2
 done
-if perf script -g python -i "$WORK/seed.data" >/dev/null 2>&1; then
+if perf version --build-options 2>/dev/null | grep -q 'libpython: *\[ on'; then
 	seed_cpu=$(cpu_time perf script -i "$WORK/seed.data" -s "$TA_TOP/tests/helpers/gang-exits-seed.py")
 	cp "$WORK/cpu.out" "$WORK/seed.out"
 	ours_cpu=$(best_cpu 3 "$TOPOADVISOR" --json exits --algorithm seed "$WORK/seed.data")
@@ -228,7 +228,7 @@ PY
 	     "($ours_cpu CPU s, $ours_mb MB peak RSS); ratio ${ratio}x"
 	judge "seed-script ratio" "$ratio" ">=" 40
 else
-	echo "perf.data: this perf has no Python scripting (perf script -g python fails): seed script not run"
+	echo "perf.data: this perf is built without Python scripting (perf version --build-options): seed script not run"
 	t=$(best_cpu 3 "$TOPOADVISOR" exits "$WORK/seed.data")
 	echo "perf.data: topoadvisor exits $t CPU s"
 fi
