@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/bcur.h"
 #include "../util/strbuf.h"
 
 /* trace-cmd's COMMIT_MASK: the high bits of commit flag missed events. */
@@ -113,35 +114,13 @@ bool decoder_has_events(const struct decoder *d)
 	       d->id_userspace_exit >= 0;
 }
 
-static inline uint64_t load_num(const unsigned char *p, int size, bool swap)
-{
-	uint8_t b1;
-	uint16_t b2;
-	uint32_t b4;
-	uint64_t b8;
-	switch (size) {
-	case 1:
-		memcpy(&b1, p, 1);
-		return b1;
-	case 2:
-		memcpy(&b2, p, 2);
-		return swap ? __builtin_bswap16(b2) : b2;
-	case 4:
-		memcpy(&b4, p, 4);
-		return swap ? __builtin_bswap32(b4) : b4;
-	default:
-		memcpy(&b8, p, 8);
-		return swap ? __builtin_bswap64(b8) : b8;
-	}
-}
-
 /* decoder_field, inlined into decoder_decode: it runs for every field of every record. */
 static inline __attribute__((always_inline)) int64_t
 field_get(const struct decoder *d, const struct field_ref *f, const void *data)
 {
 	if (!f->size)
 		return 0;
-	uint64_t v = load_num((const unsigned char *)data + f->offset, f->size, d->swap);
+	uint64_t v = bcur_load((const unsigned char *)data + f->offset, f->size, d->swap);
 	if (f->is_signed && f->size < 8) {
 		int shift = 64 - 8 * f->size;
 		return (int64_t)(v << shift) >> shift;
@@ -164,7 +143,7 @@ int decoder_decode(struct decoder *d, const void *data, int size, struct gang_ev
 	/* No event of ours in this trace: common_type was never resolved. */
 	if (!d->type.size || size < d->type.offset + d->type.size)
 		return 0;
-	int id = (int)load_num((const unsigned char *)data + d->type.offset, d->type.size, d->swap);
+	int id = (int)bcur_load((const unsigned char *)data + d->type.offset, d->type.size, d->swap);
 	if (id != d->id_run_core && id != d->id_guest_exit && id != d->id_kvm_exit &&
 	    id != d->id_userspace_exit)
 		return 0;

@@ -8,76 +8,39 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/bcur.h"
 #include "../util/strbuf.h"
 #include "decode.h"
 
-/* Bounds-checked reads over one buffer; the first overrun sticks. */
-struct span {
-	const unsigned char *p;
-	size_t len, pos;
-	uint64_t base;
-	bool be, bad;
-};
-
-uint64_t evfmt_num(const void *p, int size, bool big_endian)
-{
-	const unsigned char *b = p;
-	uint64_t v = 0;
-	for (int i = 0; i < size; i++)
-		v = (v << 8) | b[big_endian ? i : size - 1 - i];
-	return v;
-}
-
-static uint64_t span_num(struct span *s, int size)
-{
-	if (s->bad || s->len - s->pos < (size_t)size) {
-		s->bad = true;
-		return 0;
-	}
-	uint64_t v = evfmt_num(s->p + s->pos, size, s->be);
-	s->pos += size;
-	return v;
-}
-
-static const unsigned char *span_bytes(struct span *s, uint64_t n)
-{
-	if (s->bad || s->len - s->pos < n) {
-		s->bad = true;
-		return NULL;
-	}
-	const unsigned char *p = s->p + s->pos;
-	s->pos += n;
-	return p;
-}
-
-static const char *span_str(struct span *s)
-{
-	if (s->bad)
-		return NULL;
-	const unsigned char *end = memchr(s->p + s->pos, '\0', s->len - s->pos);
-	if (!end) {
-		s->bad = true;
-		return NULL;
-	}
-	const char *str = (const char *)s->p + s->pos;
-	s->pos = end - s->p + 1;
-	return str;
-}
-
-static int span_fail(const struct span *s, struct ta_err *err, const char *what)
+static int span_fail(const struct bcur *s, struct ta_err *err, const char *what)
 {
 	return err_set(err, EXIT_BAD_INPUT,
 		       "truncated or corrupted event formats: %s runs past the end of the "
-		       "tracing data (at offset %llu)", what,
-		       (unsigned long long)(s->base + s->pos));
+		       "tracing data (at offset %llu)", what, (unsigned long long)bcur_offset(s));
 }
 
 /* Skips size_bytes-long length + that many bytes. */
-static int span_skip_sized(struct span *s, int size_bytes, struct ta_err *err, const char *what)
+static int span_skip_sized(struct bcur *s, int size_bytes, struct ta_err *err, const char *what)
 {
-	uint64_t n = span_num(s, size_bytes);
-	if (!span_bytes(s, n))
+	uint64_t n = bcur_num(s, size_bytes);
+	if (!bcur_bytes(s, n))
 		return span_fail(s, err, what);
+	return 0;
+}
+
+int evfmt_header_part(struct bcur *s, const char *tag, const unsigned char **data, size_t *len,
+		      struct ta_err *err)
+{
+	size_t n = strlen(tag) + 1;
+	const unsigned char *t = bcur_bytes(s, n);
+	if (!t)
+		return span_fail(s, err, tag);
+	if (memcmp(t, tag, n))
+		return err_set(err, EXIT_BAD_INPUT, "corrupted event formats: no %s at offset %llu",
+			       tag, (unsigned long long)(bcur_offset(s) - n));
+	*len = bcur_num(s, 8);
+	if (!(*data = bcur_bytes(s, *len)))
+		return span_fail(s, err, tag);
 	return 0;
 }
 
@@ -85,22 +48,22 @@ int evfmt_scan(const unsigned char *p, size_t len, uint64_t base, struct evfmt_l
 	       struct ta_err *err)
 {
 	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	struct span s = { .p = p, .len = len, .base = base };
+	struct bcur s = { .p = p, .len = len, .base = base };
 	memset(out, 0, sizeof(*out));
-	const unsigned char *m = span_bytes(&s, sizeof(magic));
+	const unsigned char *m = bcur_bytes(&s, sizeof(magic));
 	if (!m)
 		return span_fail(&s, err, "the magic");
 	if (memcmp(m, magic, sizeof(magic)))
 		return err_set(err, EXIT_BAD_INPUT,
 			       "corrupted tracing data: bad magic at offset %llu",
 			       (unsigned long long)base);
-	const char *ver = span_str(&s);
-	const unsigned char *eb = span_bytes(&s, 2);
+	const char *ver = bcur_str(&s);
+	const unsigned char *eb = bcur_bytes(&s, 2);
 	if (!ver || !eb)
 		return span_fail(&s, err, "the header");
-	out->big_endian = s.be = eb[0] != 0;
+	out->big_endian = s.big_endian = eb[0] != 0;
 	out->long_size = eb[1];
-	out->page_size = (uint32_t)span_num(&s, 4);
+	out->page_size = (uint32_t)bcur_num(&s, 4);
 	if (s.bad)
 		return span_fail(&s, err, "the header");
 	if (out->long_size != 4 && out->long_size != 8)
@@ -113,25 +76,14 @@ int evfmt_scan(const unsigned char *p, size_t len, uint64_t base, struct evfmt_l
 			       "(at offset %llu)", out->page_size,
 			       (unsigned long long)(base + s.pos - 4));
 
-	const unsigned char *tag = span_bytes(&s, 12);
-	if (!tag)
-		return span_fail(&s, err, "header_page");
-	if (memcmp(tag, "header_page", 12))
-		return err_set(err, EXIT_BAD_INPUT, "corrupted tracing data: no header_page "
-			       "at offset %llu", (unsigned long long)(base + s.pos - 12));
-	out->header_page_len = span_num(&s, 8);
-	if (!(out->header_page = span_bytes(&s, out->header_page_len)))
-		return span_fail(&s, err, "header_page");
-	tag = span_bytes(&s, 13);
-	if (!tag)
-		return span_fail(&s, err, "header_event");
-	if (memcmp(tag, "header_event", 13))
-		return err_set(err, EXIT_BAD_INPUT, "corrupted tracing data: no header_event "
-			       "at offset %llu", (unsigned long long)(base + s.pos - 13));
-	if (span_skip_sized(&s, 8, err, "header_event"))
+	const unsigned char *header_event;
+	size_t header_event_len;
+	if (evfmt_header_part(&s, "header_page", &out->header_page, &out->header_page_len,
+			      err) < 0 ||
+	    evfmt_header_part(&s, "header_event", &header_event, &header_event_len, err) < 0)
 		return -1;
 
-	uint64_t n = span_num(&s, 4);
+	uint64_t n = bcur_num(&s, 4);
 	for (uint64_t i = 0; i < n && !s.bad; i++)
 		if (span_skip_sized(&s, 8, err, "the ftrace event formats"))
 			return -1;
@@ -139,10 +91,10 @@ int evfmt_scan(const unsigned char *p, size_t len, uint64_t base, struct evfmt_l
 		return span_fail(&s, err, "the ftrace event formats");
 
 	size_t events_start = s.pos;
-	uint64_t nsys = span_num(&s, 4);
+	uint64_t nsys = bcur_num(&s, 4);
 	for (uint64_t k = 0; k < nsys && !s.bad; k++) {
-		span_str(&s);
-		uint64_t nev = span_num(&s, 4);
+		bcur_str(&s);
+		uint64_t nev = bcur_num(&s, 4);
 		for (uint64_t i = 0; i < nev && !s.bad; i++)
 			if (span_skip_sized(&s, 8, err, "the event formats"))
 				return -1;
@@ -157,8 +109,8 @@ int evfmt_scan(const unsigned char *p, size_t len, uint64_t base, struct evfmt_l
 		return -1;
 	/* Version 0.5 files end here; 0.6 adds the saved command lines. */
 	if (strcmp(ver, "0.5") && s.pos < s.len) {
-		uint64_t clen = span_num(&s, 8);
-		const unsigned char *c = span_bytes(&s, clen);
+		uint64_t clen = bcur_num(&s, 8);
+		const unsigned char *c = bcur_bytes(&s, clen);
 		if (!c)
 			return span_fail(&s, err, "the saved command lines");
 		out->cmdlines = (const char *)c;
@@ -207,16 +159,16 @@ struct tep_handle *evfmt_tep(const struct evfmt_layout *l, struct ta_err *err)
 		err_set(err, EXIT_BAD_INPUT, "corrupted header_page format");
 		goto fail;
 	}
-	struct span s = { .p = l->events, .len = l->events_len, .be = l->big_endian };
-	uint64_t nsys = l->events ? span_num(&s, 4) : 0;
+	struct bcur s = { .p = l->events, .len = l->events_len, .big_endian = l->big_endian };
+	uint64_t nsys = l->events ? bcur_num(&s, 4) : 0;
 	bool seen[DECODER_NEVENTS] = { false };
 	for (uint64_t k = 0; k < nsys && !s.bad; k++) {
-		const char *sys = span_str(&s);
-		uint64_t nev = span_num(&s, 4);
+		const char *sys = bcur_str(&s);
+		uint64_t nev = bcur_num(&s, 4);
 		bool ours = sys && system_wanted(sys);
 		for (uint64_t i = 0; i < nev && !s.bad; i++) {
-			uint64_t size = span_num(&s, 8);
-			const unsigned char *text = span_bytes(&s, size);
+			uint64_t size = bcur_num(&s, 8);
+			const unsigned char *text = bcur_bytes(&s, size);
 			int which = ours && text ? format_wanted(sys, text, size) : -1;
 			if (which < 0 || seen[which])
 				continue;

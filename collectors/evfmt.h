@@ -28,6 +28,7 @@
 
 #include <event-parse.h>
 
+#include "../util/bcur.h"
 #include "../util/err.h"
 
 /* Where the pieces the event table is built from lie (all inside one buffer). */
@@ -45,10 +46,11 @@ struct evfmt_layout {
 };
 
 /*
- * Reads the number of size bytes at p in the given byte order (no
- * alignment needed).
+ * Reads one `TAG\0 size(8) data` piece (header_page, header_event) at s,
+ * setting *data and *len to the data in place.
  */
-uint64_t evfmt_num(const void *p, int size, bool big_endian);
+int evfmt_header_part(struct bcur *s, const char *tag, const unsigned char **data, size_t *len,
+		      struct ta_err *err);
 
 /*
  * Scans the tracing-data layout at p (len bytes; base is p's file offset,

@@ -12,6 +12,7 @@
 
 #include <zstd.h>
 
+#include "../util/bcur.h"
 #include "../util/strbuf.h"
 #include "decode.h"
 #include "evfmt.h"
@@ -66,8 +67,8 @@ static int stream_next_chunk(struct reader *rd, struct cpu_stream *s)
 	const struct tdat_file *f = rd->f;
 	if (s->len - s->pos < 8)
 		return stream_fail(rd, s, "a compressed chunk header is cut off");
-	uint32_t zsize = (uint32_t)tdat_read_num(f, s->src + s->pos, 4);
-	uint32_t size = (uint32_t)tdat_read_num(f, s->src + s->pos + 4, 4);
+	uint32_t zsize = (uint32_t)bcur_num_at(s->src + s->pos, 4, f->big_endian);
+	uint32_t size = (uint32_t)bcur_num_at(s->src + s->pos + 4, 4, f->big_endian);
 	s->pos += 8;
 	if (zsize > s->len - s->pos)
 		return stream_fail(rd, s, "a compressed chunk runs past its data");
@@ -159,7 +160,7 @@ static int stream_open(struct reader *rd, struct cpu_stream *s, const struct tda
 	if (s->compressed && s->len) {
 		if (s->len < 4)
 			return stream_fail(rd, s, "the chunk count is cut off");
-		s->chunks_left = tdat_read_num(rd->f, s->src, 4);
+		s->chunks_left = bcur_num_at(s->src, 4, rd->f->big_endian);
 		s->pos = 4;
 		if (s->chunks_left > (s->len - 4) / 8)
 			return stream_fail(rd, s, "the chunk count exceeds the data");

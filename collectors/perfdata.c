@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../util/bcur.h"
 #include "../util/strbuf.h"
 #include "decode.h"
 #include "evfmt.h"
@@ -142,26 +143,10 @@ bool perfdata_magic(const unsigned char *head, size_t len)
 	return len >= 8 && (!memcmp(head, "PERFILE2", 8) || !memcmp(head, "2ELIFREP", 8));
 }
 
-/* A number of the file's byte order; size is a constant at every call site. */
+/* A number of the file's byte order. */
 static inline uint64_t num(const struct pd *p, const unsigned char *at, int size)
 {
-	uint16_t v2;
-	uint32_t v4;
-	uint64_t v8;
-	bool swap = p->swap;
-	switch (size) {
-	case 2:
-		memcpy(&v2, at, 2);
-		return swap ? __builtin_bswap16(v2) : v2;
-	case 4:
-		memcpy(&v4, at, 4);
-		return swap ? __builtin_bswap32(v4) : v4;
-	case 8:
-		memcpy(&v8, at, 8);
-		return swap ? __builtin_bswap64(v8) : v8;
-	default:
-		return evfmt_num(at, size, p->be);
-	}
+	return bcur_load(at, size, p->swap);
 }
 
 static int bad(struct pd *p, uint64_t off, const char *fmt, const char *what)
@@ -699,24 +684,22 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 				return -1;
 			break;
 		}
-		case REC_HEADER_TRACING_DATA: {
-			if (size < 12)
-				return bad(p, pos, "%s", "a tracing-data record is cut off");
-			uint64_t tlen = record_payload(p, rec, type, size);
-			if (tlen > end - next)
-				return bad(p, pos, "%s", "the tracing data runs past the end of the file");
-			if (formats_load(p, p->map + next, tlen, next) < 0)
-				return -1;
-			next += tlen;
-			break;
-		}
+		case REC_HEADER_TRACING_DATA:
 		case REC_AUXTRACE: {
-			if (size < 16)
-				return bad(p, pos, "%s", "an AUXTRACE record is cut off");
-			uint64_t alen = record_payload(p, rec, type, size);
-			if (alen > end - next)
-				return bad(p, pos, "%s", "AUXTRACE data runs past the end of the data");
-			next += alen;
+			/* Their payload (tracing data, AUX data) follows the record. */
+			if (size < (type == REC_AUXTRACE ? 16 : 12))
+				return bad(p, pos, "%s", type == REC_AUXTRACE
+					   ? "an AUXTRACE record is cut off"
+					   : "a tracing-data record is cut off");
+			uint64_t extra = record_payload(p, rec, type, size);
+			if (extra > end - next)
+				return bad(p, pos, "%s", type == REC_AUXTRACE
+					   ? "AUXTRACE data runs past the end of the data"
+					   : "the tracing data runs past the end of the file");
+			if (type == REC_HEADER_TRACING_DATA &&
+			    formats_load(p, p->map + next, extra, next) < 0)
+				return -1;
+			next += extra;
 			break;
 		}
 		case REC_COMPRESSED:
@@ -826,7 +809,7 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 	if (!perfdata_magic(map, size))
 		return err_set(err, EXIT_BAD_INPUT, "%s is not a perf.data file", path);
 	p.be = !memcmp(map, "2ELIFREP", 8);
-	p.swap = p.be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	p.swap = bcur_swap(p.be);
 	info->big_endian = p.be;
 	p.g = gang_new(algo);
 	size_t start = 0, end = 0;

@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "../util/strbuf.h"
+#include "../util/bcur.h"
 #include "evfmt.h"
 
 /* Option ids (trace-cmd.dat.v7(5)). */
@@ -30,68 +31,11 @@ enum {
 #define MAX_FORMAT_SECTION (64u << 20)
 #define MAX_OPTION_SECTIONS 4096
 
-/* A bounds-checked reader over a byte range; the first overrun sticks. */
-struct cursor {
-	const struct tdat_file *f;
-	const unsigned char *p;
-	size_t len, pos;
-	uint64_t base;		/* file offset of p[0], for messages (0 if decompressed) */
-	bool bad;
-};
-
-uint64_t tdat_read_num(const struct tdat_file *f, const void *p, int size)
-{
-	const unsigned char *b = p;
-	uint64_t v = 0;
-	for (int i = 0; i < size; i++) {
-		int idx = f->big_endian ? i : size - 1 - i;
-		v = (v << 8) | b[idx];
-	}
-	return v;
-}
-
-static uint64_t cur_num(struct cursor *c, int size)
-{
-	if (c->bad || c->len - c->pos < (size_t)size) {
-		c->bad = true;
-		return 0;
-	}
-	uint64_t v = tdat_read_num(c->f, c->p + c->pos, size);
-	c->pos += size;
-	return v;
-}
-
-static const unsigned char *cur_bytes(struct cursor *c, uint64_t n)
-{
-	if (c->bad || c->len - c->pos < n) {
-		c->bad = true;
-		return NULL;
-	}
-	const unsigned char *p = c->p + c->pos;
-	c->pos += n;
-	return p;
-}
-
-/* A NUL-terminated string inside the range (returned in place). */
-static const char *cur_str(struct cursor *c)
-{
-	if (c->bad)
-		return NULL;
-	const unsigned char *end = memchr(c->p + c->pos, '\0', c->len - c->pos);
-	if (!end) {
-		c->bad = true;
-		return NULL;
-	}
-	const char *s = (const char *)c->p + c->pos;
-	c->pos = end - c->p + 1;
-	return s;
-}
-
-static int cur_fail(struct cursor *c, struct ta_err *err, const char *what)
+static int cur_fail(const struct bcur *c, struct ta_err *err, const char *what)
 {
 	return err_set(err, EXIT_BAD_INPUT,
 		       "truncated or corrupted trace file: %s runs past the end (at offset %llu)",
-		       what, (unsigned long long)(c->base + c->pos));
+		       what, (unsigned long long)bcur_offset(c));
 }
 
 static struct tdat_buffer *buffer_add(struct tdat_file *f, const char *name)
@@ -195,14 +139,14 @@ static void stats_apply(struct tdat_file *f, struct stats_list *l)
 
 /* --- version 6 ------------------------------------------------------- */
 
-static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl,
+static int parse_v6(struct tdat_file *f, struct bcur *c, struct stats_list *sl,
 		    struct ta_err *err)
 {
 	/* A v6 file starts with the tracing-data layout itself. */
 	if (evfmt_scan(f->map, f->size, 0, &f->formats, err) < 0)
 		return -1;
 	c->pos = f->formats.end;
-	uint64_t cpus = cur_num(c, 4);
+	uint64_t cpus = bcur_num(c, 4);
 	if (c->bad)
 		return cur_fail(c, err, "the CPU count");
 	if (cpus == 0 || cpus > MAX_CPUS)
@@ -215,10 +159,10 @@ static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 	struct { uint64_t off; const char *name; } inst[64];
 	int ninst = 0;
 
-	const unsigned char *tag = cur_bytes(c, 10);
+	const unsigned char *tag = bcur_bytes(c, 10);
 	if (tag && !memcmp(tag, "options  ", 10)) {
 		for (;;) {
-			uint64_t id = cur_num(c, 2);
+			uint64_t id = bcur_num(c, 2);
 			if (c->bad || id == OPT_DONE)
 				break;
 			if (id >= OPT_ID_LIMIT)
@@ -226,8 +170,8 @@ static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 					       "id %#llx at offset %llu is unknown",
 					       (unsigned long long)id,
 					       (unsigned long long)(c->pos - 2));
-			uint64_t sz = cur_num(c, 4);
-			const unsigned char *d = cur_bytes(c, sz);
+			uint64_t sz = bcur_num(c, 4);
+			const unsigned char *d = bcur_bytes(c, sz);
 			if (!d)
 				break;
 			if (id == OPT_CPUSTAT)
@@ -238,11 +182,11 @@ static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 				if (!memchr(d + 8, '\0', sz - 8))
 					return err_set(err, EXIT_BAD_INPUT,
 						       "corrupted trace file: bad BUFFER option");
-				inst[ninst].off = tdat_read_num(f, d, 8);
+				inst[ninst].off = bcur_num_at(d, 8, f->big_endian);
 				inst[ninst++].name = (const char *)d + 8;
 			}
 		}
-		tag = cur_bytes(c, 10);
+		tag = bcur_bytes(c, 10);
 	}
 	if (!tag)
 		return cur_fail(c, err, "the options");
@@ -253,28 +197,28 @@ static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no flyrecord data");
 	for (uint64_t i = 0; i < cpus; i++) {
 		top->cpus[i].cpu = (int)i;
-		top->cpus[i].offset = cur_num(c, 8);
-		top->cpus[i].size = cur_num(c, 8);
+		top->cpus[i].offset = bcur_num(c, 8);
+		top->cpus[i].size = bcur_num(c, 8);
 	}
 	if (c->bad)
 		return cur_fail(c, err, "the CPU data index");
 
 	/* v6 instances: BUFFER gives where that instance's per-CPU index starts. */
 	for (int i = 0; i < ninst; i++) {
-		struct cursor ic = { .f = f, .p = f->map, .len = f->size, .pos = inst[i].off };
+		struct bcur ic = { .big_endian = f->big_endian, .p = f->map, .len = f->size, .pos = inst[i].off };
 		if (inst[i].off > f->size)
 			return err_set(err, EXIT_BAD_INPUT,
 				       "corrupted trace file: buffer '%s' lies beyond the end",
 				       inst[i].name);
 		struct tdat_buffer *b = buffer_add(f, inst[i].name);
 		buffer_set_cpus(b, (int)cpus);
-		const unsigned char *t = cur_bytes(&ic, 10);
+		const unsigned char *t = bcur_bytes(&ic, 10);
 		if (t && memcmp(t, "flyrecord", 10))
 			ic.pos -= 10;	/* some writers omit the tag for instances */
 		for (uint64_t k = 0; k < cpus; k++) {
 			b->cpus[k].cpu = (int)k;
-			b->cpus[k].offset = cur_num(&ic, 8);
-			b->cpus[k].size = cur_num(&ic, 8);
+			b->cpus[k].offset = bcur_num(&ic, 8);
+			b->cpus[k].size = bcur_num(&ic, 8);
 		}
 		if (ic.bad)
 			return cur_fail(&ic, err, "a buffer's CPU data index");
@@ -286,27 +230,27 @@ static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 
 /* Section payload: decompressed into *owned when the section is compressed. */
 static int section_payload(struct tdat_file *f, uint64_t off, unsigned expect_id,
-			   uint32_t max_size, struct cursor *out, void **owned, struct ta_err *err)
+			   uint32_t max_size, struct bcur *out, void **owned, struct ta_err *err)
 {
-	struct cursor c = { .f = f, .p = f->map, .len = f->size, .pos = off };
+	struct bcur c = { .big_endian = f->big_endian, .p = f->map, .len = f->size, .pos = off };
 	*owned = NULL;
 	if (off > f->size)
 		return err_set(err, EXIT_BAD_INPUT,
 			       "truncated or corrupted trace file: a section at offset %llu "
 			       "lies beyond the end (%zu bytes)", (unsigned long long)off, f->size);
-	uint64_t id = cur_num(&c, 2), flags = cur_num(&c, 2);
-	cur_num(&c, 4);
-	uint64_t size = cur_num(&c, 8);
+	uint64_t id = bcur_num(&c, 2), flags = bcur_num(&c, 2);
+	bcur_num(&c, 4);
+	uint64_t size = bcur_num(&c, 8);
 	if (c.bad)
 		return cur_fail(&c, err, "a section header");
 	if (id != expect_id)
 		return err_set(err, EXIT_BAD_INPUT,
 			       "corrupted trace file: expected section %u at offset %llu, found %llu",
 			       expect_id, (unsigned long long)off, (unsigned long long)id);
-	const unsigned char *data = cur_bytes(&c, size);
+	const unsigned char *data = bcur_bytes(&c, size);
 	if (!data)
 		return cur_fail(&c, err, "a section");
-	*out = (struct cursor){ .f = f, .p = data, .len = size, .base = off + 16 };
+	*out = (struct bcur){ .big_endian = f->big_endian, .p = data, .len = size, .base = off + 16 };
 	if (!(flags & 1))
 		return 0;
 	if (strcmp(f->compression, "zstd"))
@@ -314,9 +258,9 @@ static int section_payload(struct tdat_file *f, uint64_t off, unsigned expect_id
 			       "trace file compressed with '%s': only zstd is supported "
 			       "(convert it with 'trace-cmd convert --compression none')",
 			       f->compression);
-	struct cursor h = *out;
-	uint64_t csize = cur_num(&h, 4), usize = cur_num(&h, 4);
-	const unsigned char *z = cur_bytes(&h, csize);
+	struct bcur h = *out;
+	uint64_t csize = bcur_num(&h, 4), usize = bcur_num(&h, 4);
+	const unsigned char *z = bcur_bytes(&h, csize);
 	if (!z)
 		return cur_fail(&h, err, "a compressed section");
 	if (usize > max_size)
@@ -333,19 +277,19 @@ static int section_payload(struct tdat_file *f, uint64_t off, unsigned expect_id
 			       ZSTD_isError(got) ? ZSTD_getErrorName(got) : "");
 	}
 	*owned = buf;
-	*out = (struct cursor){ .f = f, .p = buf, .len = usize };
+	*out = (struct bcur){ .big_endian = f->big_endian, .p = buf, .len = usize };
 	return 0;
 }
 
 static int parse_buffer_option(struct tdat_file *f, const unsigned char *d, uint64_t sz,
 			       uint64_t cpu_count, struct ta_err *err)
 {
-	struct cursor c = { .f = f, .p = d, .len = sz };
-	uint64_t fly = cur_num(&c, 8);	/* the buffer's flyrecord section */
-	const char *name = cur_str(&c);
-	const char *clock = cur_str(&c);
-	uint64_t page = cur_num(&c, 4);
-	uint64_t n = cur_num(&c, 4);
+	struct bcur c = { .big_endian = f->big_endian, .p = d, .len = sz };
+	uint64_t fly = bcur_num(&c, 8);	/* the buffer's flyrecord section */
+	const char *name = bcur_str(&c);
+	const char *clock = bcur_str(&c);
+	uint64_t page = bcur_num(&c, 4);
+	uint64_t n = bcur_num(&c, 4);
 	if (c.bad)
 		return cur_fail(&c, err, "a BUFFER option");
 	if (n > MAX_CPUS || (cpu_count && n > cpu_count))
@@ -356,14 +300,14 @@ static int parse_buffer_option(struct tdat_file *f, const unsigned char *d, uint
 			       "buffer '%s' uses %llu-byte pages, the file %u: not supported",
 			       name, (unsigned long long)page, f->page_size);
 	/* The CPU data must lie inside the flyrecord section the option names. */
-	struct cursor h = { .f = f, .p = f->map, .len = f->size, .pos = fly };
+	struct bcur h = { .big_endian = f->big_endian, .p = f->map, .len = f->size, .pos = fly };
 	if (fly > f->size)
 		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' data at "
 			       "offset %llu lies beyond the end", name, (unsigned long long)fly);
-	uint64_t sid = cur_num(&h, 2);
-	cur_num(&h, 2);
-	cur_num(&h, 4);
-	uint64_t fsize = cur_num(&h, 8);
+	uint64_t sid = bcur_num(&h, 2);
+	bcur_num(&h, 2);
+	bcur_num(&h, 4);
+	uint64_t fsize = bcur_num(&h, 8);
 	if (h.bad || sid != OPT_BUFFER || fsize > f->size - h.pos)
 		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' names no "
 			       "valid data section at offset %llu", name, (unsigned long long)fly);
@@ -376,9 +320,9 @@ static int parse_buffer_option(struct tdat_file *f, const unsigned char *d, uint
 	b->clock = xstrdup(clock);
 	buffer_set_cpus(b, (int)n);
 	for (uint64_t i = 0; i < n; i++) {
-		b->cpus[i].cpu = (int)cur_num(&c, 4);
-		b->cpus[i].offset = cur_num(&c, 8);
-		b->cpus[i].size = cur_num(&c, 8);
+		b->cpus[i].cpu = (int)bcur_num(&c, 4);
+		b->cpus[i].offset = bcur_num(&c, 8);
+		b->cpus[i].size = bcur_num(&c, 8);
 		if (c.bad)
 			break;
 		/* trace-cmd 3.1 leaves the 4-byte chunk count out of compressed sizes. */
@@ -404,7 +348,7 @@ struct v7_formats {
 
 /* Loads one format section into *owned (always a copy: sections may be compressed). */
 static int format_section(struct tdat_file *f, uint64_t off, unsigned id, const char *what,
-			  struct cursor *out, struct ta_err *err)
+			  struct bcur *out, struct ta_err *err)
 {
 	void *owned;
 	if (!off)
@@ -421,21 +365,14 @@ static int format_section(struct tdat_file *f, uint64_t off, unsigned id, const 
 static int v7_load_formats(struct tdat_file *f, const struct v7_formats *v, struct ta_err *err)
 {
 	struct evfmt_layout *l = &f->formats;
-	struct cursor c;
+	struct bcur c;
 	l->big_endian = f->big_endian;
 	l->long_size = f->long_size;
 	l->page_size = f->page_size;
 	if (format_section(f, v->header_info, OPT_HEADER_INFO, "header info", &c, err) < 0)
 		return -1;
-	const unsigned char *tag = cur_bytes(&c, 12);
-	if (!tag || memcmp(tag, "header_page", 12))
-		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no header_page in the "
-			       "header info section at offset %llu",
-			       (unsigned long long)v->header_info);
-	l->header_page_len = cur_num(&c, 8);
-	l->header_page = cur_bytes(&c, l->header_page_len);
-	if (!l->header_page)
-		return cur_fail(&c, err, "header_page");
+	if (evfmt_header_part(&c, "header_page", &l->header_page, &l->header_page_len, err) < 0)
+		return -1;
 	if (format_section(f, v->event_formats, OPT_EVENT_FORMATS, "event formats", &c, err) < 0)
 		return -1;
 	l->events = c.p;
@@ -444,20 +381,20 @@ static int v7_load_formats(struct tdat_file *f, const struct v7_formats *v, stru
 		if (format_section(f, v->cmdlines, OPT_CMDLINES, "saved command lines", &c,
 				   err) < 0)
 			return -1;
-		l->cmdlines_len = cur_num(&c, 8);
-		l->cmdlines = (const char *)cur_bytes(&c, l->cmdlines_len);
+		l->cmdlines_len = bcur_num(&c, 8);
+		l->cmdlines = (const char *)bcur_bytes(&c, l->cmdlines_len);
 		if (!l->cmdlines)
 			return cur_fail(&c, err, "the saved command lines");
 	}
 	return 0;
 }
 
-static int parse_v7(struct tdat_file *f, struct cursor *c, struct stats_list *sl,
+static int parse_v7(struct tdat_file *f, struct bcur *c, struct stats_list *sl,
 		    struct ta_err *err)
 {
-	const char *zname = cur_str(c);
-	const char *zver = cur_str(c);
-	uint64_t off = cur_num(c, 8);
+	const char *zname = bcur_str(c);
+	const char *zver = bcur_str(c);
+	uint64_t off = bcur_num(c, 8);
 	if (c->bad || !zver)
 		return cur_fail(c, err, "the header");
 	snprintf(f->compression, sizeof(f->compression), "%s", zname);
@@ -491,7 +428,7 @@ static int parse_v7(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 		if (rc < 0)
 			break;
 		visited[nvisited++] = off;
-		struct cursor s;
+		struct bcur s;
 		void *owned;
 		if (section_payload(f, off, OPT_DONE, MAX_OPTIONS_SECTION, &s, &owned, err) < 0) {
 			rc = -1;
@@ -502,17 +439,17 @@ static int parse_v7(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 		uint64_t at = off;
 		off = 0;
 		for (;;) {
-			uint64_t id = cur_num(&s, 2), sz = cur_num(&s, 4);
-			const unsigned char *d = cur_bytes(&s, sz);
+			uint64_t id = bcur_num(&s, 2), sz = bcur_num(&s, 4);
+			const unsigned char *d = bcur_bytes(&s, sz);
 			if (!d) {
 				rc = cur_fail(&s, err, "an option");
 				break;
 			}
 			if (id == OPT_DONE) {
-				off = sz == 8 ? tdat_read_num(f, d, 8) : 0;
+				off = sz == 8 ? bcur_num_at(d, 8, f->big_endian) : 0;
 				break;
 			}
-			uint64_t ptr = sz == 8 ? tdat_read_num(f, d, 8) : 0;
+			uint64_t ptr = sz == 8 ? bcur_num_at(d, 8, f->big_endian) : 0;
 			if (id >= OPT_ID_LIMIT) {
 				rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: option id "
 					     "%#llx in the options section at offset %llu is unknown",
@@ -525,7 +462,7 @@ static int parse_v7(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 			} else if (id == OPT_CPUSTAT) {
 				stats_add(sl, (const char *)d, strnlen((const char *)d, sz));
 			} else if (id == OPT_CPUCOUNT) {
-				cpu_count = sz == 4 ? tdat_read_num(f, d, 4) : 0;
+				cpu_count = sz == 4 ? bcur_num_at(d, 4, f->big_endian) : 0;
 				if (!cpu_count || cpu_count > MAX_CPUS) {
 					rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: a CPU "
 						     "count of %llu in the options section at offset "
@@ -579,17 +516,17 @@ int tdat_open(const char *path, const unsigned char *map, size_t size, struct td
 	f->map = map;
 	f->size = size;
 
-	struct cursor c = { .f = f, .p = f->map, .len = f->size };
+	struct bcur c = { .big_endian = f->big_endian, .p = f->map, .len = f->size };
 	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	const unsigned char *p = cur_bytes(&c, sizeof(magic));
+	const unsigned char *p = bcur_bytes(&c, sizeof(magic));
 	if (!p || memcmp(p, magic, sizeof(magic))) {
 		tdat_close(f);
 		return err_set(err, EXIT_BAD_INPUT,
 			       "%s is not a trace-cmd file (bad magic); record one with "
 			       "'trace-cmd record -e kvm_hv ...'", path);
 	}
-	const char *ver = cur_str(&c);
-	const unsigned char *eb = cur_bytes(&c, 2);
+	const char *ver = bcur_str(&c);
+	const unsigned char *eb = bcur_bytes(&c, 2);
 	if (!ver || !eb) {
 		tdat_close(f);
 		return err_set(err, EXIT_BAD_INPUT, "%s: truncated trace-cmd header", path);
@@ -597,7 +534,7 @@ int tdat_open(const char *path, const unsigned char *map, size_t size, struct td
 	f->version = atoi(ver);
 	f->big_endian = eb[0] != 0;
 	f->long_size = eb[1];
-	f->page_size = (uint32_t)cur_num(&c, 4);
+	f->page_size = (uint32_t)bcur_num(&c, 4);
 	int rc;
 	struct stats_list sl = { 0 };
 	if (f->version != 6 && f->version != 7)

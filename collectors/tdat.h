@@ -64,9 +64,6 @@ int tdat_open(const char *path, const unsigned char *map, size_t size, struct td
 	      struct ta_err *err);
 void tdat_close(struct tdat_file *f);
 
-/* Reads a u16/u32/u64 in the file's byte order from p (no alignment needed). */
-uint64_t tdat_read_num(const struct tdat_file *f, const void *p, int size);
-
 /*
  * Sum of "overrun", "commit overrun" and "dropped events" in a stats text;
  * -1 when none of those lines is there.
