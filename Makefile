@@ -7,7 +7,8 @@ BUILD ?= build
 
 # json-c: the guest agent answers in JSON (guest-exec, guest-exec-status);
 # util/json.h only writes, and a real parser beats scanning for keys.
-PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 \
+# libpcre2-8: the `command` benchmark's parse regex (Perl syntax, match limits).
+PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 libpcre2-8 \
 	yaml-0.1 libxml-2.0 glib-2.0 libzstd json-c
 
 CC ?= cc
@@ -29,7 +30,7 @@ endif
 
 # Every .c file of the four stages and util/ is part of the tool; main.c
 # alone is left out of the library the tests link against.
-SRCS := $(wildcard util/*.c schema/*.c experiments/*.c collectors/*.c advisor/*.c)
+SRCS := $(wildcard util/*.c model/*.c schema/*.c experiments/*.c collectors/*.c advisor/*.c)
 LIB_SRCS := $(filter-out advisor/main.c,$(SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/advisor/main.o

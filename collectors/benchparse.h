@@ -19,6 +19,7 @@
  *
  *   kind          name                              unit        better
  *   ------------  --------------------------------  ----------  ------
+ *   ("-": METRIC_DIR_NONE, a figure that is no figure of merit)
  *   ebizzy        records_per_s                     records/s   higher
  *                 real_s, user_s, sys_s             s           lower
  *                 runs (summary blocks averaged)    runs        -
@@ -38,7 +39,8 @@
  *                   (NN = the printed percentile, "99.9" -> p99_9)
  *   kernel-build  real_s, user_s, sys_s             s           lower
  *                   (from `time`: bash, POSIX -p, GNU, BusyBox)
- *   command       one per named group (?<name>…)    NULL        -
+ *   command       one per named group (?<name>…)    NULL        unknown
+ *                   (the config's metric gives its group both)
  *
  * Redis test names are normalised so that they are safe in keys: every run
  * of characters other than [A-Za-z0-9_] becomes one "_", leading and
@@ -47,14 +49,19 @@
  * A test reported more than once (-l, concatenated runs) keeps its last
  * result.
  *
- * The command kind's regex is POSIX ERE (regcomp REG_EXTENDED|REG_NEWLINE:
- * "^"/"$" match at line ends, "." and [^…] never cross a line; a pattern
- * holding a newline character may span lines) written with named
- * groups "(?<name>…)" (or "(?P<name>…)"); "(?:…)" is accepted as a plain
- * group.  The LAST match in stdout counts (tools print progress first); only
+ * The command kind's regex is PCRE2 (Perl syntax: \d, (?<name>…),
+ * (?P<name>…), (?:…), lookaround), compiled with "^"/"$" matching at line
+ * ends and without UTF-8 (output is bytes).  A pattern holding a newline
+ * character may span lines; any other is tried line by line.  Compiling is
+ * bounded (length, nesting, and PCRE2 refuses a too large program such as
+ * ((a{1,255}){1,255}){1,255}); every match attempt has PCRE2 step, depth and
+ * heap limits, and a whole search a time budget, so no pattern and no
+ * output can hang a run: those fail with EXIT_FAILURE_RUN saying so.
+ * The LAST match in stdout counts (tools print progress first); only
  * when stdout has no match at all is stderr searched.  Each named group must
- * hold a number.  The parser cannot know a group's unit or direction: the
- * caller applies the config's `metric` (name, direction, unit) to it.  For
+ * hold a number.  The parser cannot know a group's unit or direction (they
+ * come back NULL and METRIC_DIR_UNKNOWN): the caller applies the config's
+ * `metric` (name, direction, unit) to the group it names.  For
  * the other kinds a regex is optional: its groups are added to the kind's
  * metrics, replacing ones of the same name.
  */
@@ -63,14 +70,15 @@
 
 #include <stddef.h>
 
-#include "../experiments/config.h"
+#include "../model/bench-kind.h"
 #include "../util/err.h"
+#include "../util/metricdir.h"
 
 struct bench_metric {
 	char *name;		/* owned */
 	double value;		/* finite */
 	const char *unit;	/* static string; NULL when unknown (as db_metric) */
-	int higher_is_better;	/* 1, 0 (lower is better), -1 not a figure of merit */
+	enum metric_dir dir;	/* UNKNOWN only for command groups */
 };
 
 /* Zero-initialised is empty; free with bench_metrics_free(). */
@@ -91,8 +99,9 @@ int benchparse_run(enum bench_kind kind, const char *regex_or_null,
 		   struct bench_metrics *m, struct ta_err *err);
 
 /*
- * Checks a command regex the way benchparse_run() will use it (named
- * groups, ERE syntax), so that a config can be rejected before any run.
+ * Checks a command regex the way benchparse_run() will use it (the same
+ * compiler and limits, at least one named group), so that a config can be
+ * rejected before any run.
  * -1 with EXIT_BAD_INPUT and the reason.
  */
 int benchparse_regex_check(const char *pattern, struct ta_err *err);

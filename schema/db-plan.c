@@ -4,129 +4,100 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/json.h"
+#include "../model/knob-table.h"
 #include "../util/strbuf.h"
 
-/* Knobs that have their own typed column in `configurations`. */
-static const struct {
-	const char *knob;
-	bool integer;
-} typed_knobs[] = {	/* in the order of their columns in the INSERT below */
-	{ "subcores_per_core", true },
-	{ "smt", false },
-	{ "kvm_hv.dynamic_mt_modes", true },
-	{ "kvm_hv.target_smt_mode", true },
-	{ "kvm_hv.indep_threads_mode", false },
-	{ "kvm_hv.one_vm_per_core", false },
-};
-#define NTYPED (sizeof(typed_knobs) / sizeof(typed_knobs[0]))
-
-char *db_plan_factors_json(const struct plan *plan, const struct plan_config *c)
+/*
+ * The INSERT for a configuration: the fixed columns, then each knob of the
+ * knob table that has a typed column, in table order.
+ */
+#define CONFIG_FIXED_COLUMNS 12
+static char *config_insert_sql(void)
 {
-	const struct sweep_config *cfg = plan->cfg;
 	struct strbuf sb = STRBUF_INIT;
-	struct json_writer w;
-	char shape[64];
-	shape_format(&c->shape, shape, sizeof(shape));
-	json_init(&w, &sb, false);
-	json_obj_begin(&w);
-	json_key(&w, "topology"); json_str(&w, shape);
-	json_key(&w, "vcpus"); json_int(&w, c->vcpus);
-	json_key(&w, "sockets"); json_int(&w, c->shape.sockets);
-	json_key(&w, "dies"); json_int(&w, c->shape.dies);
-	json_key(&w, "cores"); json_int(&w, c->shape.cores);
-	json_key(&w, "threads"); json_int(&w, c->shape.threads);
-	json_key(&w, "pinning"); json_str(&w, c->pinning->name);
-	json_key(&w, "pinning_policy");
-	json_str(&w, c->pinning->policy == PIN_NONE ? "none"
-		 : c->pinning->policy == PIN_COMPACT ? "compact"
-		 : c->pinning->policy == PIN_SPREAD ? "spread" : "explicit");
-	if (c->pinning->policy == PIN_EXPLICIT) {
-		json_key(&w, "pinning_cpus");
-		json_arr_begin(&w);
-		for (size_t i = 0; i < c->pinning->nvcpu_cpus; i++)
-			json_str(&w, c->pinning->vcpu_cpus[i]);
-		json_arr_end(&w);
-		if (c->pinning->emulator_cpus) {
-			json_key(&w, "emulator_cpus");
-			json_str(&w, c->pinning->emulator_cpus);
+	strbuf_addstr(&sb, "INSERT INTO configurations (experiment_id, idx, key, vcpus, sockets, "
+		      "dies, cores, threads, pinning, noise, factors, is_baseline");
+	size_t ncols = CONFIG_FIXED_COLUMNS;
+	for (size_t i = 0; i < knob_count(); i++)
+		if (knob_at(i)->db_column) {
+			strbuf_addf(&sb, ", %s", knob_at(i)->db_column);
+			ncols++;
 		}
-	}
-	for (size_t i = 0; i < cfg->nknobs; i++) {
-		json_key(&w, cfg->knobs[i].name);
-		json_str(&w, c->knob_values[i]);
-	}
-	json_key(&w, "runner");
-	json_str(&w, c->host_runner || cfg->runner == RUNNER_HOST ? "host" : "agent");
-	json_key(&w, "noise"); json_str(&w, c->noise->name);
-	json_key(&w, "noise_kind"); json_str(&w, config_noise_kind_name(c->noise->kind));
-	json_obj_end(&w);
+	strbuf_addstr(&sb, ") VALUES (?");
+	for (size_t i = 1; i < ncols; i++)
+		strbuf_addstr(&sb, ",?");
+	strbuf_addch(&sb, ')');
 	return strbuf_detach(&sb);
 }
 
-static void bind_knob(sqlite3_stmt *st, int pos, const struct plan *plan,
-		      const struct plan_config *c, size_t typed)
+/* Binds the typed knob columns from position pos on (NULL: the sweep leaves it alone). */
+static void bind_knob_columns(sqlite3_stmt *st, int pos, const struct db_plan_config *c)
 {
-	const struct sweep_config *cfg = plan->cfg;
-	for (size_t i = 0; i < cfg->nknobs; i++) {
-		if (strcmp(cfg->knobs[i].name, typed_knobs[typed].knob))
+	for (size_t t = 0; t < knob_count(); t++) {
+		const struct knob *k = knob_at(t);
+		if (!k->db_column)
 			continue;
-		if (typed_knobs[typed].integer)
-			sqlite3_bind_int64(st, pos, strtoll(c->knob_values[i], NULL, 0));
+		const char *value = NULL;
+		for (size_t i = 0; i < c->nknobs && !value; i++)
+			if (!strcmp(c->knob_names[i], k->name))
+				value = c->knob_values[i];
+		if (!value)
+			sqlite3_bind_null(st, pos);
+		else if (k->db_type == KNOB_COLUMN_INTEGER)
+			sqlite3_bind_int64(st, pos, strtoll(value, NULL, 10));
 		else
-			sqlite3_bind_text(st, pos, c->knob_values[i], -1, SQLITE_TRANSIENT);
-		return;
+			sqlite3_bind_text(st, pos, value, -1, SQLITE_TRANSIENT);
+		pos++;
 	}
-	sqlite3_bind_null(st, pos);
 }
 
-int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
+int db_plan_store(struct db *db, int64_t exp_id, const struct db_plan_config *configs,
+		  size_t nconfigs, const struct db_plan_run *runs, size_t nruns,
 		  int64_t *config_ids_out, struct ta_err *err)
 {
 	sqlite3_stmt *cst = NULL, *rst = NULL;
-	int64_t *ids = xcalloc(plan->nconfigs, sizeof(*ids));
+	int64_t *ids = xcalloc(nconfigs ? nconfigs : 1, sizeof(*ids));
 	int rc = -1;
 
 	if (db_begin(db, err) < 0)
 		goto out;
-	cst = db_prepare(db,
-		"INSERT INTO configurations (experiment_id, idx, key, vcpus, sockets, dies, "
-		"cores, threads, pinning, noise, subcores_per_core, smt, dynamic_mt_modes, "
-		"target_smt_mode, indep_threads_mode, one_vm_per_core, factors, is_baseline) "
-		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
+	char *insert = config_insert_sql();
+	cst = db_prepare(db, insert, err);
+	free(insert);
 	rst = db_prepare(db,
 		"INSERT INTO runs (configuration_id, repetition, order_index) VALUES (?,?,?)",
 		err);
 	if (!cst || !rst)
 		goto fail;
-	for (size_t i = 0; i < plan->nconfigs; i++) {
-		const struct plan_config *c = &plan->configs[i];
-		char *factors = db_plan_factors_json(plan, c);
+	for (size_t i = 0; i < nconfigs; i++) {
+		const struct db_plan_config *c = &configs[i];
 		sqlite3_reset(cst);
 		sqlite3_bind_int64(cst, 1, exp_id);
-		sqlite3_bind_int64(cst, 2, (sqlite3_int64)c->index);
+		sqlite3_bind_int64(cst, 2, (sqlite3_int64)c->idx);
 		sqlite3_bind_text(cst, 3, c->key, -1, SQLITE_STATIC);
 		sqlite3_bind_int(cst, 4, c->vcpus);
-		sqlite3_bind_int(cst, 5, c->shape.sockets);
-		sqlite3_bind_int(cst, 6, c->shape.dies);
-		sqlite3_bind_int(cst, 7, c->shape.cores);
-		sqlite3_bind_int(cst, 8, c->shape.threads);
-		sqlite3_bind_text(cst, 9, c->pinning->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(cst, 10, c->noise->name, -1, SQLITE_STATIC);
-		for (size_t k = 0; k < NTYPED; k++)
-			bind_knob(cst, 11 + (int)k, plan, c, k);
-		sqlite3_bind_text(cst, 17, factors, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(cst, 18, c->baseline);
-		int step = sqlite3_step(cst);
-		free(factors);
-		if (step != SQLITE_DONE) {
+		sqlite3_bind_int(cst, 5, c->sockets);
+		sqlite3_bind_int(cst, 6, c->dies);
+		sqlite3_bind_int(cst, 7, c->cores);
+		sqlite3_bind_int(cst, 8, c->threads);
+		sqlite3_bind_text(cst, 9, c->pinning, -1, SQLITE_STATIC);
+		sqlite3_bind_text(cst, 10, c->noise, -1, SQLITE_STATIC);
+		sqlite3_bind_text(cst, 11, c->factors_json, -1, SQLITE_STATIC);
+		sqlite3_bind_int(cst, 12, c->is_baseline);
+		bind_knob_columns(cst, CONFIG_FIXED_COLUMNS + 1, c);
+		if (sqlite3_step(cst) != SQLITE_DONE) {
 			db_error(db, "storing a configuration", err);
 			goto fail;
 		}
 		ids[i] = sqlite3_last_insert_rowid(db->handle);
 	}
-	for (size_t i = 0; i < plan->nruns; i++) {
-		const struct plan_run *r = &plan->runs[i];
+	for (size_t i = 0; i < nruns; i++) {
+		const struct db_plan_run *r = &runs[i];
+		if (r->config >= nconfigs) {
+			err_set(err, EXIT_FAILURE_RUN, "storing a planned run: configuration %zu "
+				"of %zu", r->config, nconfigs);
+			goto fail;
+		}
 		sqlite3_reset(rst);
 		sqlite3_bind_int64(rst, 1, ids[r->config]);
 		sqlite3_bind_int(rst, 2, r->repetition);
@@ -142,7 +113,7 @@ int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
 	if (db_commit(db, err) < 0)
 		goto fail;
 	if (config_ids_out)
-		memcpy(config_ids_out, ids, plan->nconfigs * sizeof(*ids));
+		memcpy(config_ids_out, ids, nconfigs * sizeof(*ids));
 	rc = 0;
 	goto out;
 fail:
