@@ -109,7 +109,7 @@ FUZZ_BUILD := build-fuzz
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 600
 FUZZ_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -g -O1
-FUZZ_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard util/*.c collectors/*.c))
+FUZZ_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard util/*.c model/*.c collectors/*.c))
 FUZZER := $(FUZZ_BUILD)/fuzz-exits
 
 $(FUZZ_BUILD)/%.o: %.c

@@ -18,6 +18,7 @@ enum {
 	OPT_BUFFER = 3,
 	OPT_TRACECLOCK = 4,
 	OPT_CPUCOUNT = 8,
+	OPT_STRINGS = 15,
 	OPT_HEADER_INFO = 16,
 	OPT_EVENT_FORMATS = 18,
 	OPT_CMDLINES = 21,
@@ -389,6 +390,48 @@ static int v7_load_formats(struct tdat_file *f, const struct v7_formats *v, stru
 	return 0;
 }
 
+/*
+ * A v7 file is a run of sections from the end of its header to the end of
+ * the file, back to back (trace-cmd finds its string sections by walking
+ * them so).  Checking that they tile the file catches every truncation and
+ * any section size that does not fit, including in sections nothing else
+ * points to.
+ */
+static int v7_sections_tile(const struct tdat_file *f, uint64_t start, struct ta_err *err)
+{
+	/* Section names are ids into the STRINGS sections, which come last. */
+	uint64_t pos = start, max_string = 0, strings = 0, named_at = 0;
+	bool strings_compressed = false;
+	while (pos < f->size) {
+		if (f->size - pos < 16)
+			return err_set(err, EXIT_BAD_INPUT, "truncated trace file: a section header "
+				       "at offset %llu is cut off", (unsigned long long)pos);
+		uint64_t id = bcur_num_at(f->map + pos, 2, f->big_endian);
+		uint64_t size = bcur_num_at(f->map + pos + 8, 8, f->big_endian);
+		if (size > f->size - pos - 16)
+			return err_set(err, EXIT_BAD_INPUT, "truncated or corrupted trace file: "
+				       "section %llu at offset %llu (%llu bytes) runs past the end of "
+				       "the file (%zu bytes)", (unsigned long long)id,
+				       (unsigned long long)pos, (unsigned long long)size, f->size);
+		uint64_t flags = bcur_num_at(f->map + pos + 2, 2, f->big_endian);
+		uint64_t name = bcur_num_at(f->map + pos + 4, 4, f->big_endian);
+		if (id == OPT_STRINGS) {
+			strings += size;
+			strings_compressed |= flags & 1;
+		} else if (name >= max_string) {
+			max_string = name;
+			named_at = pos;
+		}
+		pos += 16 + size;
+	}
+	if (max_string && (strings_compressed ? !strings : max_string >= strings))
+		return err_set(err, EXIT_BAD_INPUT, "truncated or corrupted trace file: the section "
+			       "at offset %llu is named by string %llu, but the string sections "
+			       "hold %llu bytes", (unsigned long long)named_at,
+			       (unsigned long long)max_string, (unsigned long long)strings);
+	return 0;
+}
+
 static int parse_v7(struct tdat_file *f, struct bcur *c, struct stats_list *sl,
 		    struct ta_err *err)
 {
@@ -406,6 +449,8 @@ static int parse_v7(struct tdat_file *f, struct bcur *c, struct stats_list *sl,
 	if (!off)
 		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: the header's options "
 			       "pointer is 0 (at offset %llu)", (unsigned long long)(c->pos - 8));
+	if (v7_sections_tile(f, c->pos, err) < 0)
+		return -1;
 
 	struct v7_formats fmt = { 0 };
 	uint64_t visited[MAX_OPTION_SECTIONS], cpu_count = 0;

@@ -81,6 +81,19 @@ for src in be.perf le.perf; do
 		grep -q -- "${case#*:}" "$WORK/err" || fail "$src ${case%%:*}: message: $(cat "$WORK/err")"
 	done
 done
+# Every truncation of a trace.dat (v6; v7 plain and zstd, made by trace-cmd
+# convert where installed) or a file-mode perf.data is refused: never a
+# shorter valid recording.
+set -- "$WORK/be.dat" "$WORK/le.dat" "$WORK/x86.dat" "$WORK/be.perf" "$WORK/le.perf" \
+	"$WORK/lost.perf"
+if command -v trace-cmd >/dev/null; then
+	trace-cmd convert -i "$WORK/le.dat" --file-version 7 --compression none \
+		-o "$WORK/le7.dat" >/dev/null 2>&1 && set -- "$@" "$WORK/le7.dat"
+	trace-cmd convert -i "$WORK/le.dat" --file-version 7 --compression zstd \
+		-o "$WORK/le7z.dat" >/dev/null 2>&1 && set -- "$@" "$WORK/le7z.dat"
+fi
+"$TA_BUILD/tests/helpers/prefixes" "$@" || fail "a truncated file read as a valid recording"
+
 # A pipe recording cut before its tracing data is not an empty recording.
 head -c 304 "$WORK/bep.perf" >"$WORK/cut.perf"
 "$TA" exits "$WORK/cut.perf" >/dev/null 2>"$WORK/err"
