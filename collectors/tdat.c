@@ -577,7 +577,7 @@ int tdat_open(const char *path, const unsigned char *map, size_t size, struct td
 		return err_set(err, EXIT_BAD_INPUT, "%s: truncated trace-cmd header", path);
 	}
 	f->version = atoi(ver);
-	f->big_endian = eb[0] != 0;
+	f->big_endian = c.big_endian = eb[0] != 0;
 	f->long_size = eb[1];
 	f->page_size = (uint32_t)bcur_num(&c, 4);
 	int rc;

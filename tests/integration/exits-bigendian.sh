@@ -84,7 +84,8 @@ done
 # Every truncation of a trace.dat (v6; v7 plain and zstd, made by trace-cmd
 # convert where installed) or a file-mode perf.data is refused: never a
 # shorter valid recording.
-set -- "$WORK/be.dat" "$WORK/le.dat" "$WORK/x86.dat" "$WORK/be.perf" "$WORK/le.perf" \
+gen "$WORK/x86-6.dat" --x86
+set -- "$WORK/be.dat" "$WORK/le.dat" "$WORK/x86-6.dat" "$WORK/be.perf" "$WORK/le.perf" \
 	"$WORK/lost.perf"
 if command -v trace-cmd >/dev/null; then
 	trace-cmd convert -i "$WORK/le.dat" --file-version 7 --compression none \
