@@ -141,7 +141,7 @@ check: deps
 units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS)
 
 bench: deps
-	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)
+	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD) $(BUILD)/tests/helpers/cputime
 	@scripts/bench.sh
 
 demo: deps

@@ -186,18 +186,28 @@ struct tep_handle *evfmt_tep(const struct evfmt_layout *l, struct ta_err *err)
 		err_set(err, EXIT_BAD_INPUT, "truncated or corrupted event formats");
 		goto fail;
 	}
-	if (l->cmdlines && l->cmdlines_len) {
-		char *text = strndup(l->cmdlines, l->cmdlines_len);
-		if (!text || tep_parse_saved_cmdlines(tep, text) < 0) {
-			free(text);
-			err_set(err, EXIT_BAD_INPUT, "corrupted saved command lines");
-			goto fail;
-		}
-		free(text);
-	}
 	return tep;
 fail:
 	tep_free(tep);
+	return NULL;
+}
+
+const char *evfmt_comm(const struct evfmt_layout *l, int32_t pid, char *buf, size_t len)
+{
+	const char *p = l->cmdlines, *end = l->cmdlines ? l->cmdlines + l->cmdlines_len : NULL;
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', end - p), *eol = nl ? nl : end;
+		/* "PID COMM": the number by hand, sscanf costs more than the whole read. */
+		int64_t v = 0;
+		const char *q = p;
+		while (q < eol && *q >= '0' && *q <= '9' && v <= INT32_MAX)
+			v = v * 10 + (*q++ - '0');
+		if (q > p && q < eol && *q == ' ' && v == pid) {
+			snprintf(buf, len, "%.*s", (int)(eol - q - 1), q + 1);
+			return buf;
+		}
+		p = eol + 1;
+	}
 	return NULL;
 }
 

@@ -63,10 +63,18 @@ int evfmt_scan(const unsigned char *p, size_t len, uint64_t base, struct evfmt_l
 /*
  * A tep with the layout's byte order, long and page size, header_page and
  * the formats of decoder_events[] that the layout holds (others are skipped
- * unparsed), with the saved cmdlines registered.  NULL with err set when the
- * layout is inconsistent; free with tep_free().
+ * unparsed).  NULL with err set when the layout is inconsistent; free with
+ * tep_free().
  */
 struct tep_handle *evfmt_tep(const struct evfmt_layout *l, struct ta_err *err);
+
+/*
+ * The name of pid in the saved cmdlines ("PID COMM" lines), copied into buf,
+ * or NULL.  Looked up for the few processes of a result only: registering
+ * thousands of lines with libtraceevent (sscanf each) cost more than reading
+ * a small trace.
+ */
+const char *evfmt_comm(const struct evfmt_layout *l, int32_t pid, char *buf, size_t len);
 
 /*
  * Runs evfmt_tep() once in a forked child first, killed after timeout_s

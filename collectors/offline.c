@@ -298,9 +298,10 @@ static void clock_name(const char *raw, char *out, size_t len)
 	}
 }
 
-static const char *tep_comm(void *tep, int32_t pid)
+static const char *layout_comm(void *layout, int32_t pid)
 {
-	return tep_data_comm_from_pid(tep, pid);
+	static char buf[64];
+	return evfmt_comm(layout, pid, buf, sizeof(buf));
 }
 
 /*
@@ -466,7 +467,7 @@ static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
 	}
 	res->span_seconds = best.last_ts > best.first_ts
 				    ? (double)(best.last_ts - best.first_ts) / 1e9 : 0;
-	decoder_name_procs(res, tep_comm, tep);
+	decoder_name_procs(res, layout_comm, &f.formats);
 	snprintf(info->buffer, sizeof(info->buffer), "%s", b->name);
 	clock_name(b->clock, info->clock, sizeof(info->clock));
 	info->records = best.records;

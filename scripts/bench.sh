@@ -174,17 +174,22 @@ j = json.load(open(sys.argv[1]))
 print("live, 1 MiB per-CPU buffer: %.2f M events/s, %d events, %d lost" % (
     j["events"] / j["span_seconds"] / 1e6, j["events"], j["lost_events"]))
 PY
-# CPU seconds (user + sys) of a command and its children; its output to $WORK/cpu.out.
+# CPU seconds (user + sys, to the microsecond) of a command and its children
+# (tests/helpers/cputime.c); its output goes to $WORK/cpu.out, its peak RSS
+# (KiB) to $WORK/cpu.rss.
 cpu_time() {
-	/usr/bin/time -f "%U %S %M" -o "$WORK/cpu.time" "$@" >"$WORK/cpu.out" 2>"$WORK/cpu.err" \
-		|| { cat "$WORK/cpu.err"; ta_fail "$* failed"; }
-	awk '{ printf "%.3f", $1 + $2 }' "$WORK/cpu.time"
+	"$TA_BUILD/tests/helpers/cputime" "$WORK/cpu.out" "$@" >"$WORK/cpu.res" 2>"$WORK/cpu.err" \
+		|| { cat "$WORK/cpu.err" >&2; echo "bench: $* failed" >&2; return 1; }
+	read -r secs kib <"$WORK/cpu.res"
+	echo "$kib" >"$WORK/cpu.rss"
+	echo "$secs"
 }
-peak_mb() { awk '{ printf "%d", $3 / 1024 }' "$WORK/cpu.time"; }
+peak_mb() { awk '{ printf "%d", $1 / 1024 }' "$WORK/cpu.rss"; }
 best_cpu() { # N CMD...: the least CPU time of N runs
 	n=$1; shift; b=999
 	for i in $(seq "$n"); do
-		b=$(awk -v a="$b" -v c="$(cpu_time "$@")" 'BEGIN { print (c < a) ? c : a }')
+		c=$(cpu_time "$@") || return 1
+		b=$(awk -v a="$b" -v c="$c" 'BEGIN { print (c < a) ? c : a }')
 	done
 	echo "$b"
 }
@@ -207,9 +212,11 @@ for try in 1 2 3 4 5; do
 	sleep 2
 done
 if perf version --build-options 2>/dev/null | grep -q 'libpython: *\[ on'; then
-	seed_cpu=$(cpu_time perf script -i "$WORK/seed.data" -s "$TA_TOP/tests/helpers/gang-exits-seed.py")
+	seed_cpu=$(cpu_time perf script -i "$WORK/seed.data" -s "$TA_TOP/tests/helpers/gang-exits-seed.py") \
+		|| ta_fail "the seed script failed"
 	cp "$WORK/cpu.out" "$WORK/seed.out"
-	ours_cpu=$(best_cpu 3 "$TOPOADVISOR" --json exits --algorithm seed "$WORK/seed.data")
+	ours_cpu=$(best_cpu 3 "$TOPOADVISOR" --json exits --algorithm seed "$WORK/seed.data") \
+		|| ta_fail "exits failed"
 	ours_mb=$(peak_mb)
 	python3 - "$WORK/seed.out" "$WORK/cpu.out" <<'PY' || fail=1
 import json, re, sys
@@ -229,7 +236,7 @@ PY
 	judge "seed-script ratio" "$ratio" ">=" 40
 else
 	echo "perf.data: this perf is built without Python scripting (perf version --build-options): seed script not run"
-	t=$(best_cpu 3 "$TOPOADVISOR" exits "$WORK/seed.data")
+	t=$(best_cpu 3 "$TOPOADVISOR" exits "$WORK/seed.data") || ta_fail "exits failed"
 	echo "perf.data: topoadvisor exits $t CPU s"
 fi
 
@@ -242,8 +249,8 @@ for try in 1 2 3; do
 done
 [ -s "$WORK/small.dat" ] || { cat "$WORK/rec.log"; ta_fail "no small recording"; }
 kallsyms=$(trace-cmd dump --kallsyms "$WORK/small.dat" 2>/dev/null | wc -c)
-fixed=$(best_cpu 5 "$TOPOADVISOR" exits "$WORK/small.dat")
-fixed_ms=$(awk -v c="$fixed" 'BEGIN { printf "%.0f", c * 1000 }')
+fixed=$(best_cpu 5 "$TOPOADVISOR" exits "$WORK/small.dat") || ta_fail "exits failed"
+fixed_ms=$(awk -v c="$fixed" 'BEGIN { printf "%.1f", c * 1000 }')
 echo "fixed cost: $((SMALL_ITER * 4)) events, kallsyms section of $((kallsyms / 1024)) KiB:" \
      "topoadvisor exits ${fixed_ms} ms CPU (best of 5)"
 judge "fixed cost (ms)" "$fixed_ms" "<=" 30
@@ -256,8 +263,9 @@ for try in 1 2 3; do
 	[ -s "$WORK/mid.dat" ] && break
 done
 [ -s "$WORK/mid.dat" ] || { cat "$WORK/rec.log"; ta_fail "no 2 M recording"; }
-ours_cpu=$(best_cpu 3 "$TOPOADVISOR" exits "$WORK/mid.dat")
-peer_cpu=$(cpu_time sh -c "trace-cmd report '$WORK/mid.dat' 2>/dev/null | awk '$PEER_AWK'")
+ours_cpu=$(best_cpu 3 "$TOPOADVISOR" exits "$WORK/mid.dat") || ta_fail "exits failed"
+peer_cpu=$(cpu_time sh -c "trace-cmd report '$WORK/mid.dat' 2>/dev/null | awk '$PEER_AWK'") \
+	|| ta_fail "the peer failed"
 ratio=$(awk -v a="$peer_cpu" -v b="$ours_cpu" 'BEGIN { printf "%.1f", a / b }')
 echo "2 M zstd events: topoadvisor exits $ours_cpu CPU s; trace-cmd report | awk $peer_cpu" \
      "CPU s; ratio ${ratio}x"
@@ -271,7 +279,7 @@ for try in 1 2 3; do
 	[ -s "$WORK/big.dat" ] && break
 done
 [ -s "$WORK/big.dat" ] || { cat "$WORK/rec.log"; ta_fail "no 20 M recording"; }
-t=$(cpu_time "$TOPOADVISOR" --json exits "$WORK/big.dat")
+t=$(cpu_time "$TOPOADVISOR" --json exits "$WORK/big.dat") || ta_fail "exits failed"
 big_mb=$(peak_mb)
 n=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['events'])" "$WORK/cpu.out")
 echo "20 M uncompressed: $n events in $(($(stat -c %s "$WORK/big.dat") / 1000000)) MB:" \
