@@ -107,8 +107,9 @@ int evfmt_scan(const unsigned char *p, size_t len, uint64_t base, struct evfmt_l
 	if (span_skip_sized(&s, 4, err, "kallsyms") ||
 	    span_skip_sized(&s, 4, err, "the printk formats"))
 		return -1;
-	/* Version 0.5 files end here; 0.6 adds the saved command lines. */
-	if (strcmp(ver, "0.5") && s.pos < s.len) {
+	/* Version 0.5 layouts end here; later ones (perf's 0.6, trace-cmd's 6) add the
+	 * saved command lines. */
+	if (strcmp(ver, "0.5")) {
 		uint64_t clen = bcur_num(&s, 8);
 		const unsigned char *c = bcur_bytes(&s, clen);
 		if (!c)
