@@ -42,16 +42,24 @@ enum {
 #define ID_CACHE 64
 #define SPARE_RUNS 8
 /*
- * Bounds of what waits to be merged: without FINISHED_ROUND records (old
- * or damaged files) everything queued is fed once this much of the file or
- * this many runs wait (perf itself would queue the whole file).
+ * Runs waiting to be merged cost a few words each; a file without
+ * FINISHED_ROUND records (old or damaged) that keeps time going backwards
+ * has everything waiting fed once this many runs wait (perf itself would
+ * queue the whole file).
  */
-#define PENDING_BYTES (64u << 20)
 #define PENDING_RUNS 65536
 /* The format-parsing child is killed after this long. */
 #define FORMATS_TIMEOUT_S 10
-/* Pages already read are dropped from the mapping in steps of this size. */
+/*
+ * Pages already read are dropped from the mapping in steps of DROP_STEP;
+ * those of runs still waiting are kept for RESIDENT_WINDOW behind the
+ * reader, and past that dropped too (the merge faults them in again from
+ * the page cache), so big rounds (perf record -m on many CPUs) cost page
+ * faults, not memory.
+ */
 #define DROP_STEP (16u << 20)
+#define RESIDENT_WINDOW (32u << 20)
+#define RUN_DROP_STEP (2u << 20)
 
 struct pattr {
 	uint32_t type;
@@ -80,6 +88,7 @@ struct comm_slot {
  */
 struct run {
 	size_t pos, end;	/* the rest of the run: file offsets */
+	size_t given_back;	/* the run's pages before this are dropped */
 	struct gang_event head;	/* its next event (valid while in the heap) */
 	uint64_t id;		/* creation order: equal times keep file order */
 	bool in_heap;
@@ -135,7 +144,8 @@ struct pd {
 	bool have_lost_samples;
 	bool have_ts;
 	uint64_t unordered;
-	size_t dropped;		/* bytes of the mapping already given back */
+	size_t drop_checked;		/* reader position of the last drop_behind */
+	size_t low_dropped;		/* all below was given back and is never read again */
 };
 
 bool perfdata_magic(const unsigned char *head, size_t len)
@@ -344,7 +354,7 @@ static struct run *run_new(struct pd *p, size_t pos)
 {
 	struct run *r = p->nspare ? p->spare[--p->nspare] : xmalloc(sizeof(*r));
 	memset(r, 0, sizeof(*r));
-	r->pos = r->end = pos;
+	r->pos = r->end = r->given_back = pos;
 	r->id = p->nruns++;
 	return r;
 }
@@ -466,6 +476,15 @@ sample_parse(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off
 	return 0;
 }
 
+static void drop_range(const struct pd *p, size_t from, size_t to)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)(p->map + from) + pg - 1) & ~(pg - 1);
+	uintptr_t hi = (uintptr_t)(p->map + to) & ~(pg - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 /*
  * Bytes that follow a record outside its own size: the tracing data after
  * HEADER_TRACING_DATA, the trace data after AUXTRACE (checked by the first
@@ -487,6 +506,11 @@ static uint64_t record_payload(const struct pd *p, const unsigned char *rec, uin
  */
 static bool run_advance(struct pd *p, struct run *r)
 {
+	/* Runs do not overlap: what a run has read is read by no one again. */
+	if (r->pos - r->given_back >= RUN_DROP_STEP) {
+		drop_range(p, r->given_back, r->pos);
+		r->given_back = r->pos;
+	}
 	while (r->pos < r->end) {
 		const unsigned char *rec = p->map + r->pos;
 		uint32_t type = (uint32_t)num(p, rec, 4), size = (uint32_t)num(p, rec + 6, 2);
@@ -578,7 +602,7 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t 
 	r->end = next;
 	if (!r->in_heap && run_advance(p, r))
 		rheap_add(p, r);
-	if (p->nheap > PENDING_RUNS || next - q_low_water(p, next) > PENDING_BYTES)
+	if (p->nheap > PENDING_RUNS)
 		q_flush(p, UINT64_MAX);
 	return 0;
 }
@@ -619,17 +643,22 @@ static int lost_samples(struct pd *p, const unsigned char *rec, uint32_t size, u
 	return 0;
 }
 
-/* Gives the pages before pos back (the mapping is read once, front to back). */
+/*
+ * Gives back the pages behind the reader at pos.  Below the earliest
+ * waiting run nothing is read again; between it and RESIDENT_WINDOW behind
+ * the reader, pages are dropped too and the merge faults them in again, so
+ * that stretch is dropped anew each time (the earliest run only moves on).
+ */
 static void drop_behind(struct pd *p, size_t pos)
 {
-	if (pos - p->dropped < DROP_STEP)
+	if (pos - p->drop_checked < DROP_STEP)
 		return;
-	pos = q_low_water(p, pos);	/* waiting runs are read again */
-	if (pos - p->dropped < DROP_STEP)
-		return;
-	size_t upto = pos & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
-	madvise((void *)(p->map + p->dropped), upto - p->dropped, MADV_DONTNEED);
-	p->dropped = upto;
+	p->drop_checked = pos;
+	size_t low = q_low_water(p, pos);
+	size_t upto = pos - low > RESIDENT_WINDOW ? pos - RESIDENT_WINDOW : low;
+	if (upto > p->low_dropped)
+		drop_range(p, p->low_dropped, upto);
+	p->low_dropped = low & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
 }
 
 /* Walks the records in [pos, end); pipe mode also finds attrs and formats there. */
