@@ -57,7 +57,7 @@ static int cmd_exits_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		fprintf(stderr, "topoadvisor: warning: %llu events came after newer ones (perf.data "
 			"without FINISHED_ROUND records, or with clocks out of step); counts near "
 			"them may be off\n", (unsigned long long)info.unordered);
-	gang_result_free(&res);
+	gang_result_release(&res);
 	return EXIT_OK;
 }
 

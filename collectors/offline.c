@@ -437,17 +437,17 @@ static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
 		if (analyze_buffer(path, &f, &f.buffers[i], tep, &dec, opts->algorithm, &br,
 				   err) < 0) {
 			if (have_best)
-				gang_result_free(&best.res);
+				gang_result_release(&best.res);
 			goto out;
 		}
 		if (!have_best || buffer_score(&br) > buffer_score(&best)) {
 			if (have_best)
-				gang_result_free(&best.res);
+				gang_result_release(&best.res);
 			best = br;
 			best_idx = i;
 			have_best = true;
 		} else {
-			gang_result_free(&br.res);
+			gang_result_release(&br.res);
 		}
 	}
 	if (!have_best) {

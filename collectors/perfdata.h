@@ -54,7 +54,7 @@ bool perfdata_magic(const unsigned char *head, size_t len);
 
 /*
  * Analyses the perf.data held in map (size bytes; path for messages) into
- * *res (free with gang_result_free) and *info.  The caller maps the file;
+ * *res (release with gang_result_release) and *info.  The caller maps the file;
  * this reads it front to back once and drops the pages it has read.  With
  * sandbox, the event formats are parsed in a child first (evfmt_sandbox).
  */

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct offline_info info;
 		struct ta_err err;
 		if (offline_analyze_buffer("fuzz-input", copy, size, &opts, &res, &info, &err) == 0)
-			gang_result_free(&res);
+			gang_result_release(&res);
 		memcpy(copy, data, size);
 	}
 	free(copy);

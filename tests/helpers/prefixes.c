@@ -27,7 +27,7 @@ static int analyze(const unsigned char *data, size_t len, struct ta_err *err)
 	struct offline_info info;
 	int rc = offline_analyze_buffer("prefix", copy, len, &opts, &res, &info, err);
 	if (rc == 0)
-		gang_result_free(&res);
+		gang_result_release(&res);
 	free(copy);
 	return rc;
 }
