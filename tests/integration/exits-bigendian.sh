@@ -93,6 +93,10 @@ if command -v trace-cmd >/dev/null; then
 	trace-cmd convert -i "$WORK/le.dat" --file-version 7 --compression zstd \
 		-o "$WORK/le7z.dat" >/dev/null 2>&1 && set -- "$@" "$WORK/le7z.dat"
 fi
+# The recordings of a real POWER8/POWER9 kvm_hv (v7 zstd, trace-cmd:ppc64el) too.
+for real in "$TA_TOP"/tests/fixtures/real/*/trace.dat; do
+	[ -f "$real" ] && set -- "$@" "$real"
+done
 "$TA_BUILD/tests/helpers/prefixes" "$@" || fail "a truncated file read as a valid recording"
 
 # A pipe recording cut before its tracing data is not an empty recording.
