@@ -313,7 +313,7 @@ static int map_input(const char *path, const unsigned char **map, size_t *size,
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return err_set(err, errno == ENOENT ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
+		return err_set(err, err_open_code(errno),
 			       "cannot open %s: %s", path, strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
