@@ -23,6 +23,7 @@ struct ctl {
 	const char **applied;		/* knob values now on the host (NULL: untouched) */
 	struct guest_state *guest;	/* the guest kept for reuse, or NULL */
 	size_t guest_config;		/* its configuration index */
+	bool trace_host_runs;		/* trace benchmarks run on the host (root only) */
 };
 
 /* Output of one command, wherever it ran. */
