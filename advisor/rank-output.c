@@ -120,6 +120,7 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "outliers"); json_int(w, (int64_t)e->noutliers);
 	json_key(w, "host_cpus"); json_int(w, e->host_cpus);
 	json_key(w, "nondefault_knobs"); json_int(w, e->nondefault_knobs);
+	json_key(w, "eliminated_block"); json_int(w, e->eliminated_block);
 	json_obj_end(w);
 }
 
@@ -311,6 +312,8 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 		}
 		if (e->host_reference)
 			strbuf_addstr(&st, "host reference");
+		else if (e->eliminated_block > 0)
+			strbuf_addf(&st, "eliminated after block %d", e->eliminated_block);
 		else if (e->is_best)
 			strbuf_addstr(&st, "best");
 		else if (e->tied_with_best)

@@ -72,6 +72,9 @@ struct rank_entry {
 	/* tie-break inputs */
 	int host_cpus;
 	int nondefault_knobs;
+	/* racing: the block after which this configuration was dropped as shown
+	 * worse than the best (0: not eliminated); filled from the stored race */
+	int eliminated_block;
 };
 
 struct rank_warning {
