@@ -87,7 +87,8 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 		json_obj_end(w);
 	}
 	json_arr_end(w);
-	json_key(w, "verdict"); json_str(w, rank_verdict_name(e->verdict));
+	json_key(w, "verdict");
+	json_str(w, e->decision == r->baseline_decision ? "baseline" : rank_verdict_name(e->verdict));
 	json_key(w, "ratio"); json_nullable_double(w, e->ratio);
 	json_key(w, "ratio_ci"); json_interval(w, e->ratio_lo, e->ratio_hi);
 	json_key(w, "gain"); json_nullable_double(w, e->gain);
@@ -148,7 +149,8 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "key"); json_str(w, d->key);
 	json_key(w, "baseline"); json_bool(w, d == r->baseline_decision);
 	json_key(w, "host_reference"); json_bool(w, d->host_reference);
-	json_key(w, "verdict"); json_str(w, rank_verdict_name(d->verdict));
+	json_key(w, "verdict");
+	json_str(w, d == r->baseline_decision ? "baseline" : rank_verdict_name(d->verdict));
 	json_key(w, "gain"); json_nullable_double(w, d->gain);
 	json_key(w, "gain_ci"); json_interval(w, d->gain_lo, d->gain_hi);
 	json_key(w, "p_adjusted"); json_nullable_double(w, d->p_adj);

@@ -427,7 +427,7 @@ const char *rank_verdict_name(enum rank_verdict v)
 	case RANK_INSUFFICIENT: return "insufficient";
 	case RANK_VERDICT_NONE: break;
 	}
-	return "baseline";
+	return "not compared";
 }
 
 const char *rank_objective_name(enum rank_objective o)
@@ -898,6 +898,13 @@ static void score_without_baseline(struct rank_result *r)
 			continue;
 		if (!ref || better(dec->entry->s.mean, ref->entry->s.mean, r->higher_is_better))
 			ref = dec;
+	}
+	if (!r->baseline_decision) {
+		/* Nothing to compare with: no verdict against a baseline. */
+		for (size_t i = 0; i < r->nentries; i++)
+			r->entries[i].verdict = RANK_VERDICT_NONE;
+		for (size_t d = 0; d < r->ndecisions; d++)
+			r->decisions[d].verdict = RANK_VERDICT_NONE;
 	}
 	if (!ref)
 		return;
