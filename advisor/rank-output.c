@@ -410,11 +410,12 @@ void rank_entry_status(struct strbuf *st, const struct rank_result *r,
 	else if (!e->s.n)
 		strbuf_addstr(st, "no data");
 	else if (e->is_best)
-		strbuf_addstr(st, "best");
+		strbuf_addstr(st, r->nlevels > 1 ? "best decision" : "best");
 	else if (e->tied_with_best)
-		strbuf_addf(st, "tied with the best (+-%.0f %%)", 100 * r->equivalence);
+		strbuf_addf(st, "tied with the best%s (+-%.0f %%)", r->nlevels > 1 ? " decision" : "",
+			    100 * r->equivalence);
 	else if (e->decision->worse_than_best)
-		strbuf_addstr(st, "worse than the best");
+		strbuf_addstr(st, r->nlevels > 1 ? "decision worse than the best" : "worse than the best");
 	else if (!isnan(e->decision->best_gain))
 		strbuf_addstr(st, "not separated from the best");
 	else

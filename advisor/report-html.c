@@ -132,6 +132,7 @@ static size_t bar_role(const struct rank_result *r, const struct rank_entry *e)
 
 static void chart_legend(struct strbuf *o, double x, double y)
 {
+	strbuf_addstr(o, "<g id='legend'>\n");
 	for (size_t i = 0; i < sizeof(bar_roles) / sizeof(bar_roles[0]); i++) {
 		double row = y + 16 * (double)i;
 		strbuf_addf(o, "<rect x='%.0f' y='%.0f' width='12' height='12' fill='%s' "
@@ -139,13 +140,14 @@ static void chart_legend(struct strbuf *o, double x, double y)
 			    row, bar_roles[i].fill, x + 18, row + 10, bar_roles[i].label);
 	}
 	double row = y + 16 * (double)(sizeof(bar_roles) / sizeof(bar_roles[0]));
-	strbuf_addf(o, "<circle class='run' cx='%.0f' cy='%.0f' r='5'/><text class='legend' "
-		    "x='%.0f' y='%.0f'>one run</text>\n<circle class='run outlier' cx='%.0f' "
+	strbuf_addf(o, "<circle class='key-run' cx='%.0f' cy='%.0f' r='5'/><text class='legend' "
+		    "x='%.0f' y='%.0f'>one run</text>\n<circle class='key-run key-outlier' cx='%.0f' "
 		    "cy='%.0f' r='5'/><text class='legend' x='%.0f' y='%.0f'>outlier run "
-		    "(Grubbs, 6 runs or more)</text>\n<line class='whisker' x1='%.0f' y1='%.0f' "
+		    "(Grubbs, 6 runs or more)</text>\n<line class='key-whisker' x1='%.0f' y1='%.0f' "
 		    "x2='%.0f' y2='%.0f'/><text class='legend' x='%.0f' y='%.0f'>95 %% CI of the "
 		    "mean</text>\n", x + 6, row + 6, x + 18, row + 10, x + 6, row + 22, x + 18,
 		    row + 26, x, row + 38, x + 12, row + 38, x + 18, row + 42);
+	strbuf_addstr(o, "</g>\n");
 }
 
 static void chart_bars(struct strbuf *o, const struct rank_result *r)
@@ -333,7 +335,7 @@ static void td_gain_ci(struct strbuf *o, double gain, double lo, double hi)
 /* The configurations of one environment level. */
 static void table_level(struct strbuf *o, const struct rank_result *r, size_t level)
 {
-	strbuf_addf(o, "<table class='ranking'%s>\n<thead><tr><th>rank</th><th>configuration</th>"
+	strbuf_addf(o, "<table%s class='ranking'>\n<thead><tr><th>rank</th><th>configuration</th>"
 		    "<th>n</th><th>mean</th><th>95%% CI</th><th>CV</th><th>vs baseline "
 		    "[%.4g %% CI]</th><th>verdict</th><th>status</th><th>ganged exits/s</th>"
 		    "<th>main exits</th><th>failed</th></tr></thead>\n<tbody>\n",
@@ -524,8 +526,9 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 		".v-undecided,.v-insufficient{color:#a65f00}.tentative{color:#a65f00}\n"
 		"svg{font-size:12px;display:block;margin:12px 0}\n"
 		"svg .grid{stroke:#e4e4e4}svg .whisker{stroke:#222;stroke-width:1.5}\n"
-		"svg .run{fill:#222;fill-opacity:.75;stroke:#fff;stroke-width:1}"
-		"svg .run.outlier{fill:#d62728;fill-opacity:1}\n"
+		"svg .run,svg .key-run{fill:#222;fill-opacity:.75;stroke:#fff;stroke-width:1}"
+		"svg .run.outlier,svg .key-outlier{fill:#d62728;fill-opacity:1}\n"
+		"svg .key-whisker{stroke:#222;stroke-width:1.5}\n"
 		"svg .point{fill-opacity:.8;stroke:#fff}svg .legend{font-size:11px}\n"
 		"pre{background:#f6f6f6;padding:8px;overflow:auto}\n"
 		".pick{font-size:20px;font-weight:bold}\n"

@@ -20,7 +20,7 @@ html="$tmp/report.html"
 [ -z "$(find "$html" -perm -o+w)" ] || fail "report is world-writable"
 
 count() { grep -o "$1" "$html" | wc -l; }
-[ "$(count "<table id='ranking'>")" -eq 1 ] || fail "ranking table"
+[ "$(count "<table id='ranking'")" -eq 1 ] || fail "ranking table"
 [ "$(count "<svg id='chart-bars'")" -eq 1 ] || fail "bar chart"
 [ "$(count "<rect class='bar'")" -eq 3 ] || fail "one bar per configuration"
 [ "$(count "<line class='whisker'")" -eq 9 ] || fail "CI whiskers (3 lines x 3 configurations)"
@@ -28,6 +28,13 @@ count() { grep -o "$1" "$html" | wc -l; }
 [ "$(count "<svg id='chart-scatter'")" -eq 1 ] || fail "scatter"
 [ "$(count "<circle class='point'")" -eq 15 ] || fail "one scatter point per run"
 grep -q "<section id='recommendation'>" "$html" || fail "recommendation"
+grep -q "verdict: <b>better</b>" "$html" || fail "no verdict in the recommendation"
+grep -q "<td><span class='v-better'>better</span></td>" "$html" || fail "no verdict column"
+grep -q "<g id='legend'>" "$html" || fail "no legend for the bar colours"
+# The bar axis starts at 0: its first tick is at the left edge of the bars.
+first_tick=$(grep -o "<text x='[0-9.]*' y='[0-9.]*' text-anchor='middle'>[-0-9.e+]*</text>" "$html" | head -n 1 |
+	sed "s/.*>\([-0-9.e+]*\)<.*/\1/")
+[ "$first_tick" = 0 ] || fail "bar axis starts at $first_tick, not 0"
 # Every scatter point inside the plot area (x 90..820, y 20..380 in report-html.c).
 outside=$(grep -o "<circle class='point' cx='[0-9.-]*' cy='[0-9.-]*'" "$html" |
 	sed "s/.*cx='\([0-9.-]*\)' cy='\([0-9.-]*\)'/\1 \2/" |
