@@ -53,7 +53,7 @@ bool bp_at_end(const char *p);
 
 /* Adds a metric, or replaces the value of the one already called name. */
 void bp_metric_set(struct bench_metrics *m, const char *name, double value,
-		   const char *unit, int higher_is_better);
+		   const char *unit, enum metric_dir dir);
 
 /* Appends s quoted, at most max bytes, non-printable bytes as \xNN. */
 void bp_quote(struct strbuf *sb, const char *s, size_t max);

@@ -140,13 +140,13 @@ bool bp_at_end(const char *p)
 /* ---- metrics ---- */
 
 void bp_metric_set(struct bench_metrics *m, const char *name, double value,
-		   const char *unit, int higher_is_better)
+		   const char *unit, enum metric_dir dir)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		if (!strcmp(m->v[i].name, name)) {
 			m->v[i].value = value;
 			m->v[i].unit = unit;
-			m->v[i].higher_is_better = higher_is_better;
+			m->v[i].dir = dir;
 			return;
 		}
 	}
@@ -156,7 +156,7 @@ void bp_metric_set(struct bench_metrics *m, const char *name, double value,
 	}
 	m->v[m->n++] = (struct bench_metric){
 		.name = xstrdup(name), .value = value, .unit = unit,
-		.higher_is_better = higher_is_better,
+		.dir = dir,
 	};
 }
 
@@ -583,7 +583,7 @@ static int parse_regex(const struct bp_input *in, const char *pattern,
 			goto out;
 		}
 		free(val);
-		bp_metric_set(m, name, v, NULL, -1);
+		bp_metric_set(m, name, v, NULL, METRIC_DIR_UNKNOWN);
 	}
 	rc = 0;
 out:

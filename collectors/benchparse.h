@@ -19,6 +19,7 @@
  *
  *   kind          name                              unit        better
  *   ------------  --------------------------------  ----------  ------
+ *   ("-": METRIC_DIR_NONE, a figure that is no figure of merit)
  *   ebizzy        records_per_s                     records/s   higher
  *                 real_s, user_s, sys_s             s           lower
  *                 runs (summary blocks averaged)    runs        -
@@ -38,7 +39,8 @@
  *                   (NN = the printed percentile, "99.9" -> p99_9)
  *   kernel-build  real_s, user_s, sys_s             s           lower
  *                   (from `time`: bash, POSIX -p, GNU, BusyBox)
- *   command       one per named group (?<name>…)    NULL        -
+ *   command       one per named group (?<name>…)    NULL        unknown
+ *                   (the config's metric gives its group both)
  *
  * Redis test names are normalised so that they are safe in keys: every run
  * of characters other than [A-Za-z0-9_] becomes one "_", leading and
@@ -53,8 +55,9 @@
  * groups "(?<name>…)" (or "(?P<name>…)"); "(?:…)" is accepted as a plain
  * group.  The LAST match in stdout counts (tools print progress first); only
  * when stdout has no match at all is stderr searched.  Each named group must
- * hold a number.  The parser cannot know a group's unit or direction: the
- * caller applies the config's `metric` (name, direction, unit) to it.  For
+ * hold a number.  The parser cannot know a group's unit or direction (they
+ * come back NULL and METRIC_DIR_UNKNOWN): the caller applies the config's
+ * `metric` (name, direction, unit) to the group it names.  For
  * the other kinds a regex is optional: its groups are added to the kind's
  * metrics, replacing ones of the same name.
  */
@@ -65,12 +68,13 @@
 
 #include "../experiments/config.h"
 #include "../util/err.h"
+#include "../util/metricdir.h"
 
 struct bench_metric {
 	char *name;		/* owned */
 	double value;		/* finite */
 	const char *unit;	/* static string; NULL when unknown (as db_metric) */
-	int higher_is_better;	/* 1, 0 (lower is better), -1 not a figure of merit */
+	enum metric_dir dir;	/* UNKNOWN only for command groups */
 };
 
 /* Zero-initialised is empty; free with bench_metrics_free(). */

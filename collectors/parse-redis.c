@@ -69,8 +69,8 @@ static void test_result(struct redis_state *st, struct bench_metrics *m,
 {
 	struct strbuf key = STRBUF_INIT;
 	if (test_key(&key, title, len)) {
-		bp_metric_set(m, strbuf_str(&key), rps, "requests/s", 1);
-		bp_metric_set(&st->tests, strbuf_str(&key), rps, "requests/s", 1);
+		bp_metric_set(m, strbuf_str(&key), rps, "requests/s", METRIC_DIR_HIGHER);
+		bp_metric_set(&st->tests, strbuf_str(&key), rps, "requests/s", METRIC_DIR_HIGHER);
 	}
 	strbuf_release(&key);
 }
@@ -83,7 +83,7 @@ static void test_latency(struct bench_metrics *m, const char *title, size_t len,
 		strbuf_addch(&key, '.');
 		strbuf_add(&key, stat, stat_len);
 		strbuf_addstr(&key, "_ms");
-		bp_metric_set(m, strbuf_str(&key), ms, "ms", 0);
+		bp_metric_set(m, strbuf_str(&key), ms, "ms", METRIC_DIR_LOWER);
 	}
 	strbuf_release(&key);
 }
@@ -334,7 +334,7 @@ int bp_parse_redis(const struct bp_input *in, struct bench_metrics *m, struct ta
 				logsum += log(st.tests.v[i].value);
 		}
 		bp_metric_set(m, "requests_per_s", zero ? 0 : exp(logsum / (double)st.tests.n),
-			      "requests/s", 1);
+			      "requests/s", METRIC_DIR_HIGHER);
 	}
 	bench_metrics_free(&st.tests);
 	strbuf_release(&st.title);

@@ -84,20 +84,20 @@ int bp_parse_sysbench(const struct bp_input *in, struct bench_metrics *m, struct
 		}
 		if (in_latency) {
 			if (keyed(line, "min:", "ms", &v)) {
-				bp_metric_set(m, "latency_min_ms", v, "ms", 0);
+				bp_metric_set(m, "latency_min_ms", v, "ms", METRIC_DIR_LOWER);
 				continue;
 			}
 			if (keyed(line, "avg:", "ms", &v)) {
-				bp_metric_set(m, "latency_avg_ms", v, "ms", 0);
+				bp_metric_set(m, "latency_avg_ms", v, "ms", METRIC_DIR_LOWER);
 				have_avg = true;
 				continue;
 			}
 			if (keyed(line, "max:", "ms", &v)) {
-				bp_metric_set(m, "latency_max_ms", v, "ms", 0);
+				bp_metric_set(m, "latency_max_ms", v, "ms", METRIC_DIR_LOWER);
 				continue;
 			}
 			if (percentile(line, &name, &v)) {
-				bp_metric_set(m, strbuf_str(&name), v, "ms", 0);
+				bp_metric_set(m, strbuf_str(&name), v, "ms", METRIC_DIR_LOWER);
 				continue;
 			}
 			if (keyed(line, "sum:", "ms", &v))
@@ -130,6 +130,6 @@ int bp_parse_sysbench(const struct bp_input *in, struct bench_metrics *m, struct
 	if (!have_avg)
 		return bp_fail(in, err, "sysbench: expected a \"Latency (ms):\" section "
 			       "with \"avg:\" (output cut short?)");
-	bp_metric_set(m, "events_per_s", v, "events/s", 1);
+	bp_metric_set(m, "events_per_s", v, "events/s", METRIC_DIR_HIGHER);
 	return 0;
 }

@@ -173,9 +173,9 @@ static bool last_times(const struct bp_text *txt, struct times *best, bool *part
 
 static void times_store(struct bench_metrics *m, const struct times *t)
 {
-	bp_metric_set(m, "real_s", t->real, "s", 0);
-	bp_metric_set(m, "user_s", t->user, "s", 0);
-	bp_metric_set(m, "sys_s", t->sys, "s", 0);
+	bp_metric_set(m, "real_s", t->real, "s", METRIC_DIR_LOWER);
+	bp_metric_set(m, "user_s", t->user, "s", METRIC_DIR_LOWER);
+	bp_metric_set(m, "sys_s", t->sys, "s", METRIC_DIR_LOWER);
 }
 
 int bp_parse_time(const struct bp_input *in, struct bench_metrics *m, struct ta_err *err)
@@ -250,9 +250,9 @@ int bp_parse_ebizzy(const struct bp_input *in, struct bench_metrics *m, struct t
 		return bp_fail(in, err, "ebizzy: expected \"N records/s\" followed by "
 			       "\"real N s\", \"user N s\", \"sys N s\"");
 	double n = (double)runs;
-	bp_metric_set(m, "records_per_s", sum_rate / n, "records/s", 1);
+	bp_metric_set(m, "records_per_s", sum_rate / n, "records/s", METRIC_DIR_HIGHER);
 	struct times mean = { sum.real / n, sum.user / n, sum.sys / n, true, true, true };
 	times_store(m, &mean);
-	bp_metric_set(m, "runs", n, "runs", -1);
+	bp_metric_set(m, "runs", n, "runs", METRIC_DIR_NONE);
 	return 0;
 }

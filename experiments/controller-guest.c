@@ -187,7 +187,7 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 	if (!c->guest)
 		return -1;
 	c->guest_config = pc->index;
-	runrec_metric(rec, "boot_seconds", c->guest->g->boot_seconds, "s", -1);
+	runrec_metric(rec, "boot_seconds", c->guest->g->boot_seconds, "s", METRIC_DIR_NONE);
 	check_topology(c, pc, rec);
 	return 0;
 }
@@ -272,17 +272,17 @@ void ctl_guest_stats_end(struct ctl *c, struct run_record *rec)
 			for (size_t i = 0; i < d.n; i++) {
 				char name[48];
 				snprintf(name, sizeof(name), "vcpu%zu.run_s", i);
-				runrec_metric(rec, name, (double)d.time_ns[i] / 1e9, "s", -1);
+				runrec_metric(rec, name, (double)d.time_ns[i] / 1e9, "s", METRIC_DIR_NONE);
 				run += d.time_ns[i];
 				if (d.has_delay) {
 					snprintf(name, sizeof(name), "vcpu%zu.wait_s", i);
-					runrec_metric(rec, name, (double)d.delay_ns[i] / 1e9, "s", -1);
+					runrec_metric(rec, name, (double)d.delay_ns[i] / 1e9, "s", METRIC_DIR_NONE);
 					wait += d.delay_ns[i];
 				}
 			}
-			runrec_metric(rec, "vcpu_run_s", (double)run / 1e9, "s", -1);
+			runrec_metric(rec, "vcpu_run_s", (double)run / 1e9, "s", METRIC_DIR_NONE);
 			if (d.has_delay)
-				runrec_metric(rec, "vcpu_wait_s", (double)wait / 1e9, "s", 0);
+				runrec_metric(rec, "vcpu_wait_s", (double)wait / 1e9, "s", METRIC_DIR_LOWER);
 			vcpustats_free(&d);
 		}
 		vcpustats_free(&after);

@@ -330,6 +330,25 @@ static void record_host_state(struct ctl *c, const struct plan_config *pc,
 }
 
 /* Turns a live trace result into metrics and exit counts. */
+/*
+ * Stores one parsed metric.  What the parser declared stands; a command
+ * regex group it cannot know gets the config's metric direction and unit
+ * when it is the primary metric, and stays unknown otherwise.
+ */
+static void record_bench_metric(struct run_record *rec, const struct bench_metric *m,
+				const struct metric_spec *primary)
+{
+	enum metric_dir dir = m->dir;
+	const char *unit = m->unit;
+	if (!strcmp(m->name, primary->name)) {
+		if (dir == METRIC_DIR_UNKNOWN)
+			dir = primary->higher_is_better ? METRIC_DIR_HIGHER : METRIC_DIR_LOWER;
+		if (!unit)
+			unit = primary->unit;
+	}
+	runrec_metric(rec, m->name, m->value, unit, dir);
+}
+
 static void record_trace(struct ctl *c, const struct gang_result *res, double seconds,
 			 struct run_record *rec)
 {
@@ -350,10 +369,10 @@ static void record_trace(struct ctl *c, const struct gang_result *res, double se
 			gang += res->procs[i].gang_exits;
 			runs += res->procs[i].core_runs;
 		}
-		runrec_metric(rec, "gang_exits", (double)gang, "exits", 0);
+		runrec_metric(rec, "gang_exits", (double)gang, "exits", METRIC_DIR_LOWER);
 		if (seconds > 0)
-			runrec_metric(rec, "gang_exits_per_s", (double)gang / seconds, "exits/s", 0);
-		runrec_metric(rec, "core_runs", (double)runs, "runs", -1);
+			runrec_metric(rec, "gang_exits_per_s", (double)gang / seconds, "exits/s", METRIC_DIR_LOWER);
+		runrec_metric(rec, "core_runs", (double)runs, "runs", METRIC_DIR_NONE);
 	}
 	if (c->cfg->collect.exit_reasons) {
 		uint64_t total = 0;
@@ -366,7 +385,7 @@ static void record_trace(struct ctl *c, const struct gang_result *res, double se
 			total += r->count;
 		}
 		if (res->nreasons && seconds > 0)
-			runrec_metric(rec, "exits_per_s", (double)total / seconds, "exits/s", 0);
+			runrec_metric(rec, "exits_per_s", (double)total / seconds, "exits/s", METRIC_DIR_LOWER);
 	}
 }
 
@@ -505,7 +524,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	}
 	runrec_artifact(rec, "benchmark.stdout", bench.out.buf, bench.out.len);
 	runrec_artifact(rec, "benchmark.stderr", bench.errout.buf, bench.errout.len);
-	runrec_metric(rec, "benchmark_seconds", seconds, "s", -1);
+	runrec_metric(rec, "benchmark_seconds", seconds, "s", METRIC_DIR_NONE);
 
 	if (*c->cancel) {
 		cmd_output_release(&bench);
@@ -523,8 +542,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 			runrec_fail(rec, "benchmark output: %s", err.msg);
 		} else {
 			for (size_t i = 0; i < bm.n; i++)
-				runrec_metric(rec, bm.v[i].name, bm.v[i].value, bm.v[i].unit,
-					      bm.v[i].higher_is_better);
+				record_bench_metric(rec, &bm.v[i], &cfg->bench.metric);
 			bench_metrics_free(&bm);
 			bool found = false;
 			for (size_t i = 0; i < rec->nmetrics; i++)

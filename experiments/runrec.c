@@ -38,7 +38,7 @@ void runrec_release(struct run_record *r)
 }
 
 void runrec_metric(struct run_record *r, const char *name, double value, const char *unit,
-		   int higher_is_better)
+		   enum metric_dir dir)
 {
 	struct db_metric *m = NULL;
 	for (size_t i = 0; i < r->nmetrics; i++)
@@ -53,7 +53,7 @@ void runrec_metric(struct run_record *r, const char *name, double value, const c
 	}
 	m->value = value;
 	m->unit = unit ? xstrdup(unit) : NULL;
-	m->higher_is_better = higher_is_better;
+	m->dir = dir;
 }
 
 void runrec_exit(struct run_record *r, const char *source, int64_t vcpu, const char *reason,

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../schema/db-runs.h"
+#include "../util/metricdir.h"
 #include "../util/strbuf.h"
 
 struct run_record {
@@ -31,7 +32,7 @@ void runrec_init(struct run_record *r, int64_t run_id);
 void runrec_release(struct run_record *r);
 /* Adds (or replaces) a metric. */
 void runrec_metric(struct run_record *r, const char *name, double value, const char *unit,
-		   int higher_is_better);
+		   enum metric_dir dir);
 void runrec_exit(struct run_record *r, const char *source, int64_t vcpu, const char *reason,
 		 uint64_t count);
 /* Adds an artifact; an empty one is skipped.  A second one with the same name replaces it. */

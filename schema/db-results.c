@@ -170,7 +170,7 @@ static int read_metrics(struct db *db, struct db_results *r, const struct id_ind
 			size_t nruns, struct ta_err *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT m.run_id, m.name, m.value, m.unit, m.higher_is_better "
+		"SELECT m.run_id, m.name, m.value, m.unit, m.higher_is_better, m.direction "
 		"FROM metrics m JOIN runs r ON r.id = m.run_id "
 		"JOIN configurations c ON c.id = r.configuration_id "
 		"WHERE c.experiment_id = ? ORDER BY m.run_id, m.id", err);
@@ -188,6 +188,7 @@ static int read_metrics(struct db *db, struct db_results *r, const struct id_ind
 		m->value = sqlite3_column_double(st, 2);
 		m->unit = db_column_strdup(st, 3);
 		m->higher_is_better = column_int_or(st, 4, -1);
+		m->dir = metric_dir_from_name((const char *)sqlite3_column_text(st, 5));
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -393,18 +394,20 @@ int db_fixture_run_add(struct db *db, int64_t configuration_id,
 }
 
 int db_fixture_metric_add(struct db *db, int64_t run_id, const char *name, double value,
-			  const char *unit, int higher_is_better, struct ta_err *err)
+			  const char *unit, enum metric_dir dir, struct ta_err *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"INSERT INTO metrics (run_id, name, value, unit, higher_is_better) "
-		"VALUES (?,?,?,?,?)", err);
+		"INSERT INTO metrics (run_id, name, value, unit, higher_is_better, direction) "
+		"VALUES (?,?,?,?,?,?)", err);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 3, value);
 	sqlite3_bind_text(st, 4, unit, -1, SQLITE_STATIC);
-	bind_int_or_null(st, 5, higher_is_better);
+	bind_int_or_null(st, 5, dir == METRIC_DIR_HIGHER || dir == METRIC_DIR_LOWER
+			 ? dir == METRIC_DIR_HIGHER : -1);
+	sqlite3_bind_text(st, 6, metric_dir_name(dir), -1, SQLITE_STATIC);
 	return step_insert(db, st, "storing a metric", NULL, err);
 }
 

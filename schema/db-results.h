@@ -14,13 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/metricdir.h"
 #include "db.h"
 
 struct db_results_metric {
 	char *name;
 	double value;
 	char *unit;		/* NULL: none stored */
-	int higher_is_better;	/* -1: not stored */
+	int higher_is_better;	/* -1: not stored (direction none or unknown) */
+	enum metric_dir dir;	/* metrics.direction; UNKNOWN when NULL */
 };
 
 /* Exits per run and reason, summed over vCPUs (the vcpu NULL row when present). */
@@ -115,9 +117,9 @@ int db_fixture_config_add(struct db *db, int64_t experiment_id,
 			  struct ta_err *err);
 int db_fixture_run_add(struct db *db, int64_t configuration_id,
 		       const struct db_fixture_run *r, int64_t *id_out, struct ta_err *err);
-/* higher_is_better -1: NULL; unit NULL: NULL. */
+/* unit NULL: NULL; dir as db_run_store stores it (UNKNOWN: NULL). */
 int db_fixture_metric_add(struct db *db, int64_t run_id, const char *name, double value,
-			  const char *unit, int higher_is_better, struct ta_err *err);
+			  const char *unit, enum metric_dir dir, struct ta_err *err);
 /* vcpu -1: NULL (all vCPUs). */
 int db_fixture_exit_add(struct db *db, int64_t run_id, const char *source, int vcpu,
 			const char *reason, int64_t count, struct ta_err *err);

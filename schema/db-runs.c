@@ -95,7 +95,7 @@ static int store_children(struct db *db, const struct db_run_result *r, struct t
 			return -1;
 
 	sqlite3_stmt *st = db_prepare(db, "INSERT INTO metrics (run_id, name, value, unit, "
-				      "higher_is_better) VALUES (?,?,?,?,?)", err);
+				      "higher_is_better, direction) VALUES (?,?,?,?,?,?)", err);
 	if (!st)
 		return -1;
 	for (size_t i = 0; i < r->nmetrics; i++) {
@@ -106,8 +106,9 @@ static int store_children(struct db *db, const struct db_run_result *r, struct t
 		sqlite3_bind_text(st, 2, m->name, -1, SQLITE_STATIC);
 		sqlite3_bind_double(st, 3, m->value);
 		sqlite3_bind_text(st, 4, m->unit, -1, SQLITE_STATIC);
-		if (m->higher_is_better >= 0)
-			sqlite3_bind_int(st, 5, m->higher_is_better);
+		if (m->dir == METRIC_DIR_HIGHER || m->dir == METRIC_DIR_LOWER)
+			sqlite3_bind_int(st, 5, m->dir == METRIC_DIR_HIGHER);
+		sqlite3_bind_text(st, 6, metric_dir_name(m->dir), -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			sqlite3_finalize(st);
 			return db_error(db, "storing a metric", err);

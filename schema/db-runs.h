@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/metricdir.h"
 #include "db.h"
 
 struct db_run_todo {
@@ -36,7 +37,7 @@ struct db_metric {
 	const char *name;
 	double value;
 	const char *unit;	/* NULL: none */
-	int higher_is_better;	/* 1, 0, or -1 for "not a figure of merit" */
+	enum metric_dir dir;	/* stored as metrics.direction (and higher_is_better) */
 };
 
 struct db_exit_count {

@@ -9,7 +9,8 @@
 --
 -- Tables: experiments (one per `run`/`rerun`), configurations (one per
 -- point of the plan), runs (one per configuration x repetition), metrics
--- (every figure: benchmark results, ganged exits, vCPU times), exit_counts
+-- (every figure: benchmark results, ganged exits, vCPU times, each with
+-- its unit and direction), exit_counts
 -- (exit reasons per run, source and vCPU), artifacts (raw outputs, domain
 -- XML), host_journal (every host knob change, original value first).
 -- Timestamps are UTC ISO-8601 text; JSON columns are checked with json_valid.
@@ -138,6 +139,39 @@ JOIN configurations c ON c.id = r.configuration_id;
 -- n, mean, sample standard deviation, min and max per configuration and metric.
 CREATE VIEW config_metric_stats AS
 SELECT experiment_id, configuration_id, key, metric, unit,
+       COUNT(*) AS n,
+       AVG(value) AS mean,
+       CASE WHEN COUNT(*) > 1 THEN
+	    sqrt(max(0.0, (SUM(value * value) - SUM(value) * SUM(value) / COUNT(*))
+			  / (COUNT(*) - 1)))
+       END AS stddev,
+       MIN(value) AS min,
+       MAX(value) AS max
+FROM run_metrics
+GROUP BY configuration_id, metric;
+
+-- @migration 3
+-- Which way each metric is better, as its producer declared it: 'higher',
+-- 'lower', or 'none' for a figure that is no figure of merit (boot time,
+-- run count), which higher_is_better cannot tell from "nobody said" (both
+-- NULL).  NULL here: unknown (a command regex group the config does not
+-- name).  Rows stored before keep what higher_is_better knew.
+ALTER TABLE metrics ADD COLUMN direction TEXT
+	CHECK (direction IS NULL OR direction IN ('higher', 'lower', 'none'));
+UPDATE metrics SET direction = CASE higher_is_better WHEN 1 THEN 'higher' WHEN 0 THEN 'lower' END;
+
+DROP VIEW config_metric_stats;
+DROP VIEW run_metrics;
+
+CREATE VIEW run_metrics AS
+SELECT c.experiment_id, c.id AS configuration_id, c.key, r.id AS run_id,
+       r.repetition, m.name AS metric, m.value, m.unit, m.higher_is_better, m.direction
+FROM metrics m
+JOIN runs r ON r.id = m.run_id AND r.status = 'ok'
+JOIN configurations c ON c.id = r.configuration_id;
+
+CREATE VIEW config_metric_stats AS
+SELECT experiment_id, configuration_id, key, metric, unit, direction,
        COUNT(*) AS n,
        AVG(value) AS mean,
        CASE WHEN COUNT(*) > 1 THEN

@@ -252,8 +252,12 @@ static void run_case(void **state)
 		if (w->approx ? fabs(got - w->value) > 1e-12 * fabs(w->value) : got != w->value)
 			fail_msg("%s = %.17g, expected %.17g", w->name, got, w->value);
 	}
-	for (size_t i = 0; i < m.n; i++)
+	for (size_t i = 0; i < m.n; i++) {
 		assert_true(isfinite(m.v[i].value));
+		/* Every figure a parser knows comes with its unit and direction. */
+		if (!c->regex && (!m.v[i].unit || m.v[i].dir == METRIC_DIR_UNKNOWN))
+			fail_msg("%s: %s has no unit or direction", c->label, m.v[i].name);
+	}
 	bench_metrics_free(&m);
 done:
 	strbuf_release(&out);
@@ -286,11 +290,11 @@ static void test_metric_attributes(void **state)
 	parse_ok(BENCH_REDIS, NULL, out.buf, out.len, NULL, 0, &m);
 	const struct bench_metric *bm = bench_metrics_find(&m, "redis.SET");
 	assert_string_equal(bm->unit, "requests/s");
-	assert_int_equal(bm->higher_is_better, 1);
+	assert_int_equal(bm->dir, METRIC_DIR_HIGHER);
 	bm = bench_metrics_find(&m, "redis.SET.p50_ms");
 	assert_string_equal(bm->unit, "ms");
-	assert_int_equal(bm->higher_is_better, 0);
-	assert_int_equal(bench_metrics_find(&m, "requests_per_s")->higher_is_better, 1);
+	assert_int_equal(bm->dir, METRIC_DIR_LOWER);
+	assert_int_equal(bench_metrics_find(&m, "requests_per_s")->dir, METRIC_DIR_HIGHER);
 	assert_null(bench_metrics_find(&m, "redis.SET_rps"));
 	bench_metrics_free(&m);
 	strbuf_release(&out);
@@ -298,15 +302,24 @@ static void test_metric_attributes(void **state)
 	const char *t = "real\t1m0.500s\nuser\t0m1.000s\nsys\t0m0.250s\n";
 	parse_ok(BENCH_KERNEL_BUILD, NULL, NULL, 0, t, strlen(t), &m);
 	assert_string_equal(bench_metrics_find(&m, "real_s")->unit, "s");
-	assert_int_equal(bench_metrics_find(&m, "real_s")->higher_is_better, 0);
+	assert_int_equal(bench_metrics_find(&m, "real_s")->dir, METRIC_DIR_LOWER);
 	assert_true(metric(&m, "real_s") == 60.5);
 	bench_metrics_free(&m);
 
 	const char *c = "took 12 ms\n";
 	parse_ok(BENCH_COMMAND, "took (?<ms>[0-9]+) ms", c, strlen(c), NULL, 0, &m);
-	assert_int_equal(m.v[0].higher_is_better, -1);
+	assert_int_equal(m.v[0].dir, METRIC_DIR_UNKNOWN);
 	assert_null(m.v[0].unit);
 	bench_metrics_free(&m);
+
+	fixture_read(&out, "ebizzy/0.3-default.out");
+	parse_ok(BENCH_EBIZZY, NULL, out.buf, out.len, NULL, 0, &m);
+	assert_string_equal(bench_metrics_find(&m, "records_per_s")->unit, "records/s");
+	assert_int_equal(bench_metrics_find(&m, "records_per_s")->dir, METRIC_DIR_HIGHER);
+	assert_int_equal(bench_metrics_find(&m, "sys_s")->dir, METRIC_DIR_LOWER);
+	assert_int_equal(bench_metrics_find(&m, "runs")->dir, METRIC_DIR_NONE);
+	bench_metrics_free(&m);
+	strbuf_release(&out);
 }
 
 /* Output cut short (a killed benchmark, a full disk) never half-parses. */

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "schema/db-results.h"
+#include "schema/db-runs.h"
 #include "schema/db.h"
 #include "util/strbuf.h"
 
@@ -34,7 +36,8 @@ static int teardown(void **state)
 	char cmd[256];
 	/* Remove our own scratch directory, file by file (no shell). */
 	const char *suffixes[] = { "", "-wal", "-shm" };
-	const char *names[] = { "fresh.db", "old.db", "exp.db", "newer.db", "perm.db", "garbage.db" };
+	const char *names[] = { "fresh.db", "old.db", "exp.db", "newer.db", "perm.db", "garbage.db",
+				"dir.db" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		for (size_t j = 0; j < 3; j++) {
 			snprintf(cmd, sizeof(cmd), "%s/%s%s", dir, names[i], suffixes[j]);
@@ -144,7 +147,9 @@ static void test_migration_keeps_data(void **state)
 		"threads, factors) VALUES (3, 7, 0, '1x2x1/pin=none/noise=none', 2, 1, 2, 1, '{}');"
 		"INSERT INTO runs (id, configuration_id, repetition, order_index, status) "
 		"VALUES (5, 3, 0, 0, 'ok'), (6, 3, 1, 1, 'ok');"
-		"INSERT INTO metrics (run_id, name, value) VALUES (5, 'ops', 10), (6, 'ops', 14);",
+		"INSERT INTO metrics (run_id, name, value) VALUES (5, 'ops', 10), (6, 'ops', 14);"
+		"INSERT INTO metrics (run_id, name, value, higher_is_better) "
+		"VALUES (5, 'lat', 3, 0), (5, 'rate', 9, 1);",
 		NULL, NULL, NULL), SQLITE_OK);
 	db_close(db);
 
@@ -155,8 +160,16 @@ static void test_migration_keeps_data(void **state)
 	assert_int_equal(query_int(db, "SELECT COUNT(*) FROM runs WHERE configuration_id = 3"), 2);
 	/* The view added by migration 2 sees the old data: mean 12, stddev sqrt(8). */
 	assert_int_equal(query_int(db, "SELECT n FROM config_metric_stats WHERE metric = 'ops'"), 2);
-	assert_int_equal(query_int(db, "SELECT mean FROM config_metric_stats"), 12);
-	assert_int_equal(query_int(db, "SELECT round(stddev * 1000) FROM config_metric_stats"), 2828);
+	assert_int_equal(query_int(db, "SELECT mean FROM config_metric_stats WHERE metric = 'ops'"), 12);
+	assert_int_equal(query_int(db, "SELECT round(stddev * 1000) FROM config_metric_stats "
+				   "WHERE metric = 'ops'"), 2828);
+	/* Migration 3 derives the direction of old rows from higher_is_better. */
+	assert_int_equal(query_int(db, "SELECT COUNT(*) FROM metrics WHERE name = 'ops' AND "
+				   "direction IS NULL"), 2);
+	assert_int_equal(query_int(db, "SELECT direction = 'lower' FROM run_metrics "
+				   "WHERE metric = 'lat'"), 1);
+	assert_int_equal(query_int(db, "SELECT direction = 'higher' FROM config_metric_stats "
+				   "WHERE metric = 'rate'"), 1);
 	char *migrated = schema_dump(db);
 	db_close(db);
 
@@ -261,6 +274,64 @@ static void test_experiment_records(void **state)
 	db_close(db);
 }
 
+/*
+ * A run stored the way the controller stores it reads back, through the
+ * struct the advisor ranks from, with each metric's unit and direction:
+ * "none" (not a figure of merit) and "unknown" stay apart.
+ */
+static void test_metric_direction_round_trip(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "dir.db");
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	const char yaml[] = "name: d\n";
+	struct db_experiment_new n = { .name = "d", .config_yaml = yaml,
+				       .config_len = sizeof(yaml) - 1, .seed = 1,
+				       .primary_metric = "redis.GET", .higher_is_better = 1 };
+	int64_t eid, cid, rid;
+	assert_int_equal(db_experiment_insert(db, &n, &eid, &err), 0);
+	struct db_fixture_config c = { .key = "1x2x1", .vcpus = 2, .sockets = 1, .cores = 2,
+				       .threads = 1, .subcores_per_core = -1, .dynamic_mt_modes = -1,
+				       .target_smt_mode = -1, .indep_threads_mode = -1,
+				       .one_vm_per_core = -1 };
+	assert_int_equal(db_fixture_config_add(db, eid, &c, &cid, &err), 0);
+	struct db_fixture_run fr = { .topology_ok = -1, .lost_events = -1, .status = "running" };
+	assert_int_equal(db_fixture_run_add(db, cid, &fr, &rid, &err), 0);
+	const struct db_metric m[] = {
+		{ "redis.GET", 51234.5, "requests/s", METRIC_DIR_HIGHER },
+		{ "redis.GET.p99_ms", 0.911, "ms", METRIC_DIR_LOWER },
+		{ "boot_seconds", 4.2, "s", METRIC_DIR_NONE },
+		{ "extra", 7, NULL, METRIC_DIR_UNKNOWN },
+	};
+	struct db_run_result r = { .run_id = rid, .status = "ok", .topology_ok = 1,
+				   .lost_events = -1, .metrics = m, .nmetrics = 4 };
+	assert_int_equal(db_run_store(db, &r, &err), 0);
+
+	struct db_results res;
+	assert_int_equal(db_results_load(db, "d", &res, &err), 0);
+	assert_int_equal(res.nconfigs, 1);
+	assert_int_equal(res.configs[0].nruns, 1);
+	const struct db_results_run *run = &res.configs[0].runs[0];
+	const struct db_results_metric *got = db_results_run_metric(run, "redis.GET");
+	assert_string_equal(got->unit, "requests/s");
+	assert_int_equal(got->dir, METRIC_DIR_HIGHER);
+	assert_int_equal(got->higher_is_better, 1);
+	got = db_results_run_metric(run, "redis.GET.p99_ms");
+	assert_string_equal(got->unit, "ms");
+	assert_int_equal(got->dir, METRIC_DIR_LOWER);
+	assert_int_equal(got->higher_is_better, 0);
+	got = db_results_run_metric(run, "boot_seconds");
+	assert_int_equal(got->dir, METRIC_DIR_NONE);
+	assert_int_equal(got->higher_is_better, -1);
+	got = db_results_run_metric(run, "extra");
+	assert_null(got->unit);
+	assert_int_equal(got->dir, METRIC_DIR_UNKNOWN);
+	db_results_clear(&res);
+	db_close(db);
+}
+
 static void test_sha256_known_answer(void **state)
 {
 	char sha[65];
@@ -279,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_newer_schema_refused),
 		cmocka_unit_test(test_database_not_world_accessible),
 		cmocka_unit_test(test_experiment_records),
+		cmocka_unit_test(test_metric_direction_round_trip),
 		cmocka_unit_test(test_sha256_known_answer),
 	};
 	return cmocka_run_group_tests_name("db", tests, setup, teardown);
