@@ -261,6 +261,20 @@ static void warn(struct rank_result *r, const char *kind, const char *config,
 	r->warnings[r->nwarnings++] = (struct rank_warning){ kind, config, strbuf_detach(&sb) };
 }
 
+/*
+ * The direction a stored metric row declares: 1 higher is better, 0 lower,
+ * -1 none (not a figure of merit) or unknown (rows from before directions
+ * were stored fall back on their higher_is_better column).
+ */
+static int metric_row_direction(const struct db_results_metric *m)
+{
+	if (m->dir == METRIC_DIR_HIGHER)
+		return 1;
+	if (m->dir == METRIC_DIR_LOWER)
+		return 0;
+	return m->dir == METRIC_DIR_UNKNOWN ? m->higher_is_better : -1;
+}
+
 /* Direction and unit of the metric from its stored rows (first one wins). */
 static void metric_meta(const struct db_results *res, const char *metric, bool *found,
 			int *hib, const char **unit)
@@ -275,7 +289,7 @@ static void metric_meta(const struct db_results *res, const char *metric, bool *
 				continue;
 			*found = true;
 			if (*hib < 0)
-				*hib = m->higher_is_better;
+				*hib = metric_row_direction(m);
 			if (!*unit)
 				*unit = m->unit;
 		}
@@ -968,14 +982,15 @@ static size_t family_tests(const struct db_results *res, const char *prefix,
 				const char *name = run->metrics[k].name;
 				if (strncmp(name, prefix, plen) || name[plen] != '.')
 					continue;
+				int dir = metric_row_direction(&run->metrics[k]);
 				size_t s = 0;
 				while (s < n && strcmp(v[s], name))
 					s++;
-				if (s == n) {
+				if (s == n && dir >= 0) {	/* figures of no merit stay out */
 					v = xrealloc(v, (n + 1) * sizeof(*v));
 					hib = xrealloc(hib, (n + 1) * sizeof(*hib));
 					v[n] = name;
-					hib[n++] = run->metrics[k].higher_is_better != 0;
+					hib[n++] = dir == 1;
 				}
 			}
 		}
@@ -1408,6 +1423,9 @@ static void warnings_collect(struct rank_result *r)
 				     run->repetition);
 		}
 	}
+	if (!r->direction_known)
+		warn(r, "direction_unknown", NULL, "no stored direction for %s: ranked as higher "
+		     "is better; check that this is right", r->metric);
 	if (!r->gang_data)
 		warn(r, "no_gang_data", NULL, "no ganged-exit data on this host: ganged exits "
 		     "are not applicable (not POWER8/9 KVM HV, or not collected)");
@@ -1479,6 +1497,7 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	if (hib < 0 && res->exp.primary_metric && !strcmp(metric, res->exp.primary_metric))
 		hib = res->exp.higher_is_better;
 	out->higher_is_better = hib != 0;
+	out->direction_known = hib >= 0;
 
 	out->nentries = res->nconfigs;
 	out->entries = xcalloc(res->nconfigs + 1, sizeof(*out->entries));

@@ -165,7 +165,8 @@ struct rank_result {
 	const struct db_results *res;
 	const char *metric;		/* points into res or the caller's string */
 	const char *unit;
-	bool higher_is_better;
+	bool higher_is_better;		/* the direction stored with the metric */
+	bool direction_known;		/* false: none stored, higher assumed */
 	double equivalence;		/* delta */
 	enum rank_objective objective;
 	const char *cpu_mode, *cpu_model;	/* rank_options' */
