@@ -34,6 +34,14 @@ void rank_options_from_sweep(const struct db_results *res, struct rank_options *
 						      : "stored config", yaml, strlen(yaml), 0, &err);
 	if (!cfg)
 		return;	/* an old or hand-made config: the defaults */
+	const struct advisor_settings *a = &cfg->advisor;
+	o->objective = a->objective == OBJECTIVE_MEAN ? RANK_OBJECTIVE_MEAN : RANK_OBJECTIVE_WORST;
+	o->equivalence = a->equivalence;
+	o->owned = xcalloc(a->nenvironment + 1, sizeof(*o->owned));
+	for (size_t i = 0; i < a->nenvironment; i++)
+		o->owned[i] = xstrdup(a->environment[i]);
+	o->environment = (const char *const *)o->owned;
+	o->nenvironment = a->nenvironment;
 	/* The <cpu> the controller gave the measured guests (experiments/domain.h). */
 	enum guest_arch arch = stored_arch(res, cfg->arch);
 	if (cfg->domain_type == DOMAIN_KVM) {
@@ -58,9 +66,9 @@ int rank_load(const char *db_path, const char *exp, const char *metric,
 	struct rank_options o;
 	rank_options_from_sweep(res, &o);
 	o.metric = metric;
-	if (rank_compute_opts(res, &o, r, err) < 0) {
+	rc = rank_compute_opts(res, &o, r, err);
+	rank_options_clear(&o);
+	if (rc < 0)
 		db_results_clear(res);
-		return -1;
-	}
-	return 0;
+	return rc;
 }

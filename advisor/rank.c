@@ -411,6 +411,14 @@ void rank_options_init(struct rank_options *o)
 	o->objective = RANK_OBJECTIVE_WORST;
 }
 
+void rank_options_clear(struct rank_options *o)
+{
+	for (size_t i = 0; o->owned && o->owned[i]; i++)
+		free(o->owned[i]);
+	free(o->owned);
+	rank_options_init(o);
+}
+
 static void entry_fill(struct rank_entry *e, const struct db_results_config *c,
 		       const char *metric, const struct rank_options *opt)
 {

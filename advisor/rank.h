@@ -66,8 +66,11 @@ struct rank_options {
 	/* the <cpu> mode and model the measured guests had, for the XML
 	 * fragment (NULL: none set, e.g. pseries under TCG) */
 	const char *cpu_mode, *cpu_model;
+	char **owned;			/* rank_options_from_sweep's copies of environment */
 };
 void rank_options_init(struct rank_options *o);
+/* Frees what rank_options_from_sweep allocated (the ranking keeps no pointer to it). */
+void rank_options_clear(struct rank_options *o);
 
 /* One metric of a multi-metric benchmark (e.g. redis.GET) against the baseline. */
 struct rank_test_ratio {
@@ -210,7 +213,11 @@ struct rank_result {
  */
 int rank_load(const char *db_path, const char *exp, const char *metric,
 	      struct db_results *res, struct rank_result *r, struct ta_err *err);
-/* The options the stored sweep (res->exp.config_yaml) gives; defaults where it says nothing. */
+/*
+ * The options the stored sweep (res->exp.config_yaml) gives: advisor.*
+ * (objective, equivalence, environment) and the guests' <cpu>; defaults
+ * where it says nothing or cannot be read.  Clear with rank_options_clear.
+ */
 void rank_options_from_sweep(const struct db_results *res, struct rank_options *o);
 
 /*

@@ -544,15 +544,17 @@ static void test_environment_knob(void **state)
 	/* Unmarked, thp is a decision knob: the thp=always shape wins. */
 	assert_int_equal(s->r.nlevels, 1);
 	assert_string_equal(s->r.recommended->config->key, "1x2x1/pin=none/thp=always/noise=none");
-	/* Marked as environment, it is a condition: 1x2x1 is 10 % worse at thp=never. */
+	/* The stored sweep marks it as environment: a condition, and 1x2x1 is
+	 * 10 % worse at thp=never. */
 	struct rank_options o;
-	rank_options_init(&o);
-	const char *env[] = { "thp" };
-	o.environment = env;
-	o.nenvironment = 1;
+	rank_options_from_sweep(&s->res, &o);
+	assert_int_equal(o.nenvironment, 1);
+	assert_string_equal(o.environment[0], "thp");
+	assert_true(o.equivalence == 0.03);
 	struct ta_err err = { 0 };
 	rank_result_clear(&s->r);
 	assert_int_equal(rank_compute_opts(&s->res, &o, &s->r, &err), 0);
+	rank_options_clear(&o);
 	const struct rank_result *r = &s->r;
 	assert_int_equal(r->nlevels, 2);
 	assert_string_equal(r->levels[1], "noise=none/thp=never");
