@@ -451,7 +451,13 @@ size_t stats_runs_needed(double sd_log, double effect, double alpha, double powe
 {
 	if (!(effect > 0) || isnan(sd_log))
 		return max + 1;
-	for (size_t n = 2; n <= max; n++) {
+	/* The normal approximation is a lower bound; the t version needs a few more. */
+	double z = (stats_normal_quantile(1 - alpha / 2) + stats_normal_quantile(power)) * sd_log /
+		   effect;
+	double approx = floor(2 * z * z);
+	if (approx > (double)max)
+		return max + 1;
+	for (size_t n = approx > 2 ? (size_t)approx : 2; n <= max; n++) {
 		double se = sd_log * sqrt(2.0 / (double)n);
 		if (stats_min_detectable(se, 2.0 * (double)n - 2, alpha, power) <= effect)
 			return n;
