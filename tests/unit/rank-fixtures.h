@@ -515,6 +515,7 @@ static int64_t fixture_environment_knob(struct db *db)
 	};
 	static const char yaml[] =
 		"name: environment-knob\nbenchmark:\n  kind: ebizzy\n"
+		"libvirt: {domain_type: qemu, arch: x86_64}\n"
 		"topology: [2x1x1, 1x2x1]\nhost: {thp: [always, never]}\n"
 		"baseline: {topology: 2x1x1, thp: always}\n"
 		"advisor: {environment: [thp], objective: worst, equivalence: 0.03}\n";

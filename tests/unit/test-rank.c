@@ -551,6 +551,9 @@ static void test_environment_knob(void **state)
 	assert_int_equal(o.nenvironment, 1);
 	assert_string_equal(o.environment[0], "thp");
 	assert_true(o.equivalence == 0.03);
+	/* x86 under TCG: the guests had the Westmere model that shows them threads. */
+	assert_string_equal(o.cpu_mode, "custom");
+	assert_string_equal(o.cpu_model, "Westmere");
 	struct ta_err err = { 0 };
 	rank_result_clear(&s->r);
 	assert_int_equal(rank_compute_opts(&s->res, &o, &s->r, &err), 0);
