@@ -17,6 +17,18 @@ void rank_format_gain(struct strbuf *out, double gain)
 		strbuf_addf(out, "%+.1f %%", 100 * gain);
 }
 
+void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi)
+{
+	rank_format_gain(out, gain);
+	if (!isnan(lo)) {
+		strbuf_addstr(out, " [");
+		rank_format_gain(out, lo);
+		strbuf_addstr(out, ", ");
+		rank_format_gain(out, hi);
+		strbuf_addstr(out, "]");
+	}
+}
+
 /* [lo, hi] as a JSON pair, or null when undefined. */
 static void json_interval(struct json_writer *w, double lo, double hi)
 {
@@ -387,19 +399,6 @@ static int key_width(const struct rank_result *r)
 	return (int)w;
 }
 
-/* "+12.0 % [+8.1 %, +16.0 %]", or the gain alone without an interval. */
-static void text_gain_ci(struct strbuf *out, double gain, double lo, double hi)
-{
-	rank_format_gain(out, gain);
-	if (!isnan(lo)) {
-		strbuf_addstr(out, " [");
-		rank_format_gain(out, lo);
-		strbuf_addstr(out, ", ");
-		rank_format_gain(out, hi);
-		strbuf_addstr(out, "]");
-	}
-}
-
 void rank_entry_status(struct strbuf *st, const struct rank_result *r,
 		       const struct rank_entry *e)
 {
@@ -442,7 +441,7 @@ static void text_level(struct strbuf *out, const struct rank_result *r, size_t l
 		if (e->decision == r->baseline_decision)
 			strbuf_addstr(&vs, "baseline");
 		else if (!isnan(e->gain))
-			text_gain_ci(&vs, e->gain, e->gain_lo, e->gain_hi);
+			rank_format_gain_ci(&vs, e->gain, e->gain_lo, e->gain_hi);
 		else
 			strbuf_addstr(&vs, "-");
 		rank_entry_status(&st, r, e);
@@ -491,7 +490,7 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			if (dec == r->baseline_decision)
 				strbuf_addstr(out, "baseline");
 			else
-				text_gain_ci(out, dec->gain, dec->gain_lo, dec->gain_hi);
+				rank_format_gain_ci(out, dec->gain, dec->gain_lo, dec->gain_hi);
 			strbuf_addf(out, "  %s%s\n", dec == r->baseline_decision ? "" :
 				    rank_verdict_name(dec->verdict), dec->host_reference
 				    ? " (host reference)" : dec->is_best ? " (best)" :
@@ -578,11 +577,11 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 	if (r->baseline_decision && d != r->baseline_decision && !isnan(d->gain)) {
 		strbuf_addf(out, "  %s gain over the baseline: ", r->nlevels > 1 ?
 			    rank_objective_name(r->objective) : "expected");
-		text_gain_ci(out, d->gain, d->gain_lo, d->gain_hi);
+		rank_format_gain_ci(out, d->gain, d->gain_lo, d->gain_hi);
 		strbuf_addch(out, '\n');
 		for (size_t t = 0; t < e->ntests; t++) {
 			strbuf_addf(out, "    %-20s ", e->tests[t].name);
-			text_gain_ci(out, e->tests[t].gain, e->tests[t].gain_lo, e->tests[t].gain_hi);
+			rank_format_gain_ci(out, e->tests[t].gain, e->tests[t].gain_lo, e->tests[t].gain_hi);
 			strbuf_addstr(out, e->tests[t].higher_is_better ? "\n" : " (lower is better)\n");
 		}
 	}
@@ -592,7 +591,7 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 			const struct rank_decision *c = r->contention[i];
 			strbuf_addf(out, "    %-*s %-12s ", key_width(r), c->key,
 				    rank_verdict_name(c->verdict));
-			text_gain_ci(out, c->gain, c->gain_lo, c->gain_hi);
+			rank_format_gain_ci(out, c->gain, c->gain_lo, c->gain_hi);
 			strbuf_addch(out, '\n');
 		}
 	}

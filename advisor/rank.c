@@ -1215,12 +1215,8 @@ static void recommend_with_baseline(struct rank_result *r, struct strbuf *why)
 		r->verdict = RANK_BETTER;
 		r->recommended_decision = pick;
 		strbuf_addf(why, "%s is better than the baseline %s: ", pick->key, b->key);
-		rank_format_gain(why, pick->gain);
-		strbuf_addstr(why, " [");
-		rank_format_gain(why, pick->gain_lo);
-		strbuf_addstr(why, ", ");
-		rank_format_gain(why, pick->gain_hi);
-		strbuf_addf(why, "] (Welch on the log scale, Bonferroni over %zu comparisons)",
+		rank_format_gain_ci(why, pick->gain, pick->gain_lo, pick->gain_hi);
+		strbuf_addf(why, " (Welch on the log scale, Bonferroni over %zu comparisons)",
 			    r->ncomparisons);
 		if (ncand > 1)
 			strbuf_addf(why, "; of the %zu configurations within +-%.0f %% of the top "

@@ -267,5 +267,7 @@ void rank_entry_status(struct strbuf *out, const struct rank_result *r,
 		       const struct rank_entry *e);
 /* "+80.6 %" style text of a fraction (NAN: "n/a"). */
 void rank_format_gain(struct strbuf *out, double gain);
+/* "+12.0 % [+8.1 %, +16.0 %]"; the gain alone when lo is NAN. */
+void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi);
 
 #endif

@@ -320,18 +320,6 @@ static void fmt_interval(struct strbuf *o, double lo, double hi)
 		strbuf_addf(o, "%.6g &ndash; %.6g", lo, hi);
 }
 
-static void td_gain_ci(struct strbuf *o, double gain, double lo, double hi)
-{
-	rank_format_gain(o, gain);
-	if (!isnan(lo)) {
-		strbuf_addstr(o, " [");
-		rank_format_gain(o, lo);
-		strbuf_addstr(o, ", ");
-		rank_format_gain(o, hi);
-		strbuf_addstr(o, "]");
-	}
-}
-
 /* The configurations of one environment level. */
 static void table_level(struct strbuf *o, const struct rank_result *r, size_t level)
 {
@@ -375,7 +363,7 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 		if (e->decision == r->baseline_decision)
 			strbuf_addstr(o, "baseline");
 		else
-			td_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
+			rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
 		strbuf_addstr(o, "</td><td>");
 		if (e->decision != r->baseline_decision)
 			strbuf_addf(o, "<span class='v-%s'>%s</span>", rank_verdict_name(e->verdict),
@@ -428,14 +416,14 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 			strbuf_addstr(o, " <em>(host reference)</em>");
 		strbuf_addstr(o, "</td><td>");
 		if (dec != r->baseline_decision)
-			td_gain_ci(o, dec->gain, dec->gain_lo, dec->gain_hi);
+			rank_format_gain_ci(o, dec->gain, dec->gain_lo, dec->gain_hi);
 		strbuf_addf(o, "</td><td>%s</td>", dec == r->baseline_decision ? ""
 			    : rank_verdict_name(dec->verdict));
 		for (size_t l = 0; l < r->nlevels; l++) {
 			const struct rank_entry *e = dec->levels[l];
 			strbuf_addstr(o, "<td>");
 			if (e && dec != r->baseline_decision)
-				td_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
+				rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
 			else if (!e)
 				strbuf_addstr(o, "not measured");
 			strbuf_addstr(o, "</td>");
@@ -467,7 +455,7 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 			    "&plusmn;%.0f %%): keep it", 100 * r->equivalence);
 	else if (d != r->baseline_decision && !isnan(d->gain)) {
 		strbuf_addstr(o, " &mdash; gain ");
-		td_gain_ci(o, d->gain, d->gain_lo, d->gain_hi);
+		rank_format_gain_ci(o, d->gain, d->gain_lo, d->gain_hi);
 	}
 	strbuf_addstr(o, "</p>\n<p>");
 	report_html_escape(o, r->reason);
@@ -478,7 +466,7 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 			strbuf_addstr(o, i ? ", " : "");
 			report_html_escape(o, r->contention[i]->key);
 			strbuf_addf(o, " (%s, ", rank_verdict_name(r->contention[i]->verdict));
-			td_gain_ci(o, r->contention[i]->gain, r->contention[i]->gain_lo,
+			rank_format_gain_ci(o, r->contention[i]->gain, r->contention[i]->gain_lo,
 				   r->contention[i]->gain_hi);
 			strbuf_addstr(o, ")");
 		}
