@@ -78,9 +78,8 @@ static inline void sim_config(struct sim *s, size_t i, int vcpus, double mean, d
 	*c = (struct db_results_config){
 		.id = (int64_t)i + 1, .idx = (int)i, .key = s->keys[i], .vcpus = vcpus,
 		.sockets = 1, .dies = 1, .cores = vcpus, .threads = 1,
-		.pinning = (char *)"none", .noise = (char *)"none", .subcores_per_core = -1,
-		.dynamic_mt_modes = -1, .target_smt_mode = -1, .indep_threads_mode = -1,
-		.one_vm_per_core = -1, .factors_json = (char *)"{}", .is_baseline = baseline,
+		.pinning = (char *)"none", .noise = (char *)"none",
+		.factors_json = (char *)"{}", .is_baseline = baseline,
 		.runs = &s->runs[i * s->max_runs],
 	};
 	s->truth[i] = (struct sim_truth){ mean, cv };
