@@ -49,6 +49,14 @@ void rank_options_from_sweep(const struct db_results *res, struct rank_options *
 	} else if (cfg->domain_type == DOMAIN_QEMU && arch == ARCH_X86_64) {
 		o->cpu_mode = "custom";
 		o->cpu_model = DOMAIN_TCG_X86_MODEL;
+	} else if (cfg->domain_type == DOMAIN_AUTO && arch == ARCH_X86_64) {
+		/* Resolved per run: KVM where /dev/kvm works, else TCG. */
+		o->cpu_note = "domain_type auto: the runs had <cpu mode='host-passthrough'> "
+			      "under KVM, <cpu mode='custom'> with model " DOMAIN_TCG_X86_MODEL
+			      " under TCG (it shows the guest its threads)";
+	} else if (cfg->domain_type == DOMAIN_AUTO) {
+		o->cpu_note = "domain_type auto: the runs had <cpu mode='host-passthrough'> "
+			      "under KVM, no model under TCG";
 	}
 	config_free(cfg);
 }

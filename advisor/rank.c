@@ -193,6 +193,8 @@ void rank_xml_fragment(const struct rank_result *r, const struct db_results_conf
 		if (r->cpu_model)
 			strbuf_addf(out, "  <model fallback='forbid'>%s</model>\n", r->cpu_model);
 	} else {
+		if (r && r->cpu_note)
+			strbuf_addf(out, "<!-- %s -->\n", r->cpu_note);
 		strbuf_addstr(out, "<cpu>\n");
 	}
 	strbuf_addf(out, "  <topology sockets='%d' dies='%d' cores='%d' threads='%d'/>\n"
@@ -1303,7 +1305,10 @@ static void recommend(struct rank_result *r)
 	r->verdict = RANK_INSUFFICIENT;
 	r->min_detectable_effect = NAN;
 	r->needed_repetitions = 0;
-	if (!r->best && !b) {
+	bool any_data = false;
+	for (size_t i = 0; i < r->nentries; i++)
+		any_data |= r->entries[i].s.n > 0 && !r->entries[i].host_reference;
+	if (!any_data) {
 		r->reason = xstrdup("No configuration has a successful run with this metric.");
 		return;
 	}
@@ -1451,6 +1456,7 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	out->objective = opt->objective;
 	out->cpu_mode = opt->cpu_mode;
 	out->cpu_model = opt->cpu_model;
+	out->cpu_note = opt->cpu_note;
 	out->level_alpha = RANK_ALPHA;
 	out->min_detectable_effect = NAN;
 	const char *metric = opt->metric ? opt->metric : res->exp.primary_metric;

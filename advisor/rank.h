@@ -66,6 +66,7 @@ struct rank_options {
 	/* the <cpu> mode and model the measured guests had, for the XML
 	 * fragment (NULL: none set, e.g. pseries under TCG) */
 	const char *cpu_mode, *cpu_model;
+	const char *cpu_note;		/* a comment for the XML when the mode was chosen per run */
 	char **owned;			/* rank_options_from_sweep's copies of environment */
 };
 void rank_options_init(struct rank_options *o);
@@ -172,7 +173,7 @@ struct rank_result {
 	bool direction_known;		/* false: none stored, higher assumed */
 	double equivalence;		/* delta */
 	enum rank_objective objective;
-	const char *cpu_mode, *cpu_model;	/* rank_options' */
+	const char *cpu_mode, *cpu_model, *cpu_note;	/* rank_options' */
 	struct rank_entry *entries;	/* in rank order; position-0 entries last */
 	size_t nentries;
 	char **levels;			/* environment levels ("noise=none", ...) */

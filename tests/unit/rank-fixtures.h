@@ -580,6 +580,18 @@ static int64_t fixture_gang_noise(struct db *db)
 	return fx_simple(db, "gang-noise", "records_per_s", 1, c, 3);
 }
 
+/* No baseline and one successful run each: nothing can be tested. */
+static int64_t fixture_single_runs(struct db *db)
+{
+	struct fx_config c[] = {
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 150, .sd = 1,
+		  .runs = 1 },
+		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 120, .sd = 1,
+		  .runs = 1 },
+	};
+	return fx_simple(db, "single-runs", "records_per_s", 1, c, 2);
+}
+
 /* Builds fixture `name` into db; returns its experiment id, or -1 for an unknown name. */
 static int64_t fixture_build(struct db *db, const char *name)
 {
@@ -623,6 +635,8 @@ static int64_t fixture_build(struct db *db, const char *name)
 		return fixture_outlier(db);
 	if (!strcmp(name, "gang-noise"))
 		return fixture_gang_noise(db);
+	if (!strcmp(name, "single-runs"))
+		return fixture_single_runs(db);
 	return -1;
 }
 

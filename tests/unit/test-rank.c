@@ -274,6 +274,20 @@ static void test_tie_break_cpus(void **state)
 	assert_int_equal(p->host_cpus, 4);
 	assert_true(p->tied_with_best);
 	assert_ptr_equal(r->recommended, p);
+	/* domain_type auto (the fixture's sweep): the mode was chosen per run, and
+	 * the fragment says which it would have been. */
+	struct rank_options o;
+	rank_options_from_sweep(&s->res, &o);
+	assert_null(o.cpu_mode);
+	assert_non_null(o.cpu_note);
+	r->cpu_note = o.cpu_note;
+	struct strbuf note = STRBUF_INIT;
+	rank_xml_fragment(r, p->config, &note);
+	assert_non_null(strstr(note.buf, "<!-- domain_type auto: the runs had <cpu "
+					 "mode='host-passthrough'> under KVM"));
+	strbuf_release(&note);
+	r->cpu_note = NULL;
+	rank_options_clear(&o);
 	/* The fragment holds what the runs used: pins, emulator pin, CPU model. */
 	r->cpu_mode = "custom";
 	r->cpu_model = "Westmere";
@@ -464,6 +478,19 @@ static void test_baseline_one_run(void **state)
 				       "1x2x1\n"));
 	assert_null(strstr(sb.buf, "recommended:"));
 	strbuf_release(&sb);
+}
+
+/* No baseline, one run each: the leader by mean is named, nothing is decided. */
+static void test_single_runs(void **state)
+{
+	struct fx_state *s = *state = fx_load("single-runs", NULL);
+	const struct rank_result *r = &s->r;
+	assert_null(r->baseline);
+	assert_null(r->best);
+	assert_int_equal(r->verdict, RANK_INSUFFICIENT);
+	assert_string_equal(r->recommended->config->key, "1x2x1");
+	assert_non_null(strstr(r->reason, "Insufficient: no configuration has 2 successful runs"));
+	assert_int_equal(r->needed_repetitions, 1);
 }
 
 static void test_decoy(void **state)
@@ -731,6 +758,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_tie_break_gang_noise, fx_teardown),
 		cmocka_unit_test_teardown(test_worse_never_beats, fx_teardown),
 		cmocka_unit_test_teardown(test_baseline_one_run, fx_teardown),
+		cmocka_unit_test_teardown(test_single_runs, fx_teardown),
 		cmocka_unit_test_teardown(test_decoy, fx_teardown),
 		cmocka_unit_test_teardown(test_one_of_five, fx_teardown),
 		cmocka_unit_test_teardown(test_environment, fx_teardown),
