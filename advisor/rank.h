@@ -227,7 +227,10 @@ void rank_options_from_sweep(const struct db_results *res, struct rank_options *
  */
 int rank_compute(const struct db_results *res, const char *metric, struct rank_result *out,
 		 struct ta_err *err);
-/* rank_compute with explicit options (rank_compute uses rank_options_init's). */
+/*
+ * rank_compute with explicit options (rank_compute uses rank_options_init's;
+ * rank_load those of the stored sweep).  The result keeps no pointer into opt.
+ */
 int rank_compute_opts(const struct db_results *res, const struct rank_options *opt,
 		      struct rank_result *out, struct ta_err *err);
 void rank_result_clear(struct rank_result *r);
@@ -235,7 +238,8 @@ void rank_result_clear(struct rank_result *r);
 /*
  * The libvirt XML fragment that gives a guest this configuration's shape as
  * the measured runs had it: <vcpu>, <cpu> (mode and model from r's options
- * when set) with <topology>, and <cputune> with vcpupin and emulatorpin.
+ * when set; r may be NULL: a plain <cpu>) with <topology>, and <cputune>
+ * with vcpupin and emulatorpin.
  */
 void rank_xml_fragment(const struct rank_result *r, const struct db_results_config *c,
 		       struct strbuf *out);
