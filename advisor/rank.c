@@ -778,6 +778,26 @@ static double adjust(double p, size_t m)
 	return isnan(p) ? NAN : fmin(1, p * (double)m);
 }
 
+/*
+ * An untestable decision still shows its point estimate: the objective over
+ * the levels of its configurations' plain gains (no interval, no verdict).
+ */
+static void decision_point_gain(const struct rank_result *r, struct rank_decision *d)
+{
+	double sum = 0, worst = NAN;
+	size_t k = 0;
+	for (size_t l = 0; l < r->nlevels; l++) {
+		const struct rank_entry *e = d->levels[l];
+		if (!e || isnan(e->gain))
+			continue;
+		double lg = log1p(e->gain);
+		sum += lg;
+		worst = k++ ? fmin(worst, lg) : lg;
+	}
+	if (k)
+		d->gain = expm1(r->objective == RANK_OBJECTIVE_MEAN ? sum / (double)k : worst);
+}
+
 /* Every configuration against the baseline's at its level; decisions by objective. */
 static void compare_baseline(struct rank_result *r)
 {
@@ -835,8 +855,10 @@ static void compare_baseline(struct rank_result *r)
 		}
 		struct cmp c;
 		cmp_objective(r, dec, b, r->level_alpha, obj_alpha, &c);
-		if (!c.ok)
+		if (!c.ok) {
+			decision_point_gain(r, dec);
 			continue;
+		}
 		dec->score = c.lg;
 		dec->gain = gain_of(c.lg);
 		dec->gain_lo = gain_of(c.lo);
@@ -1153,6 +1175,14 @@ static void why_list(struct strbuf *why, const struct rank_result *r)
 			    rank_verdict_name(r->contention[i]->verdict));
 }
 
+static bool only_insufficient(const struct rank_result *r)
+{
+	for (size_t i = 0; i < r->ncontention; i++)
+		if (r->contention[i]->verdict != RANK_INSUFFICIENT)
+			return false;
+	return true;
+}
+
 static void why_settle(struct strbuf *why, const struct rank_result *r)
 {
 	if (!isnan(r->min_detectable_effect))
@@ -1163,9 +1193,10 @@ static void why_settle(struct strbuf *why, const struct rank_result *r)
 			    "difference is too close to the equivalence margin to settle.",
 			    RANK_MAX_REPETITIONS);
 	else if (r->needed_repetitions > 0)
-		strbuf_addf(why, " About %d more repetition%s of each would settle it "
+		strbuf_addf(why, " About %d more repetition%s of each would %s "
 			    "(topoadvisor extend %s --repetitions %d).", r->needed_repetitions,
-			    r->needed_repetitions == 1 ? "" : "s", r->res->exp.name,
+			    r->needed_repetitions == 1 ? "" : "s", only_insufficient(r)
+			    ? "make them testable at least" : "settle it", r->res->exp.name,
 			    r->needed_repetitions);
 }
 

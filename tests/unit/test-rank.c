@@ -526,6 +526,10 @@ static void test_one_of_five(void **state)
 	assert_int_equal(r->ncontention, 1);
 	assert_string_equal(r->contention[0]->key, "1x2x1/lucky");
 	assert_int_equal(r->needed_repetitions, 1);
+	/* Its point estimate is shown, without an interval. */
+	assert_close(r->contention[0]->gain, 1.0, 0.01);
+	assert_true(isnan(r->contention[0]->gain_lo));
+	assert_non_null(strstr(r->reason, "would make them testable at least"));
 }
 
 static void test_environment(void **state)
