@@ -1189,9 +1189,10 @@ static void why_settle(struct strbuf *why, const struct rank_result *r)
 		strbuf_addf(why, " These runs detect gains of about %.1f %% (power %.0f %%).",
 			    100 * r->min_detectable_effect, 100 * RANK_POWER);
 	if (r->needed_repetitions > RANK_MAX_REPETITIONS)
-		strbuf_addf(why, " More than %d further repetitions would be needed: the "
-			    "difference is too close to the equivalence margin to settle.",
-			    RANK_MAX_REPETITIONS);
+		strbuf_addf(why, " More than %d further repetitions would be needed at this "
+			    "spread: quieten the host or the benchmark (see the CV warnings), or "
+			    "widen advisor.equivalence if a difference of +-%.0f %% does not matter "
+			    "to you.", RANK_MAX_REPETITIONS, 100 * r->equivalence);
 	else if (r->needed_repetitions > 0)
 		strbuf_addf(why, " About %d more repetition%s of each would %s "
 			    "(topoadvisor extend %s --repetitions %d).", r->needed_repetitions,
