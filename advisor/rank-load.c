@@ -51,12 +51,11 @@ void rank_options_from_sweep(const struct db_results *res, struct rank_options *
 		o->cpu_model = DOMAIN_TCG_X86_MODEL;
 	} else if (cfg->domain_type == DOMAIN_AUTO && arch == ARCH_X86_64) {
 		/* Resolved per run: KVM where /dev/kvm works, else TCG. */
-		o->cpu_note = "domain_type auto: the runs had <cpu mode='host-passthrough'> "
-			      "under KVM, <cpu mode='custom'> with model " DOMAIN_TCG_X86_MODEL
-			      " under TCG (it shows the guest its threads)";
+		o->cpu_note = "domain_type auto: KVM runs had mode='host-passthrough', "
+			      "TCG runs mode='custom' with model " DOMAIN_TCG_X86_MODEL;
 	} else if (cfg->domain_type == DOMAIN_AUTO) {
-		o->cpu_note = "domain_type auto: the runs had <cpu mode='host-passthrough'> "
-			      "under KVM, no model under TCG";
+		o->cpu_note = "domain_type auto: KVM runs had mode='host-passthrough', "
+			      "TCG runs no CPU model";
 	}
 	config_free(cfg);
 }

@@ -266,12 +266,6 @@ static void json_commands(struct json_writer *w, const struct db_results_config 
 	strbuf_release(&sb);
 }
 
-/* Is the recommendation a decision, or only the current leader? */
-static bool decisive(const struct rank_result *r)
-{
-	return r->verdict == RANK_BETTER || r->verdict == RANK_EQUIVALENT;
-}
-
 void rank_json_recommendation(struct json_writer *w, const struct rank_result *r)
 {
 	const struct rank_entry *e = r->recommended;
@@ -279,7 +273,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	json_obj_begin(w);
 	json_header(w, r);
 	json_key(w, "verdict"); json_str(w, rank_verdict_name(r->verdict));
-	json_key(w, "decisive"); json_bool(w, decisive(r));
+	json_key(w, "decisive"); json_bool(w, rank_decisive(r));
 	json_key(w, "recommended");
 	if (e)
 		rank_json_entry(w, r, e);
@@ -557,7 +551,7 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 		text_warnings(out, r);
 		return;
 	}
-	if (decisive(r))
+	if (rank_decisive(r))
 		strbuf_addf(out, "recommended: %s\n", d->key);
 	else
 		strbuf_addf(out, "no decision yet; leading for now: %s\n", d->key);
@@ -595,9 +589,9 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 			strbuf_addch(out, '\n');
 		}
 	}
-	if (!decisive(r) && !isnan(r->min_detectable_effect))
+	if (!rank_decisive(r) && !isnan(r->min_detectable_effect))
 		strbuf_addf(out, "  min_detectable_effect: %.1f %%\n", 100 * r->min_detectable_effect);
-	if (!decisive(r) && r->needed_repetitions > 0)
+	if (!rank_decisive(r) && r->needed_repetitions > 0)
 		strbuf_addf(out, "  needed_repetitions: %s%d\n",
 			    r->needed_repetitions > RANK_MAX_REPETITIONS ? "more than " : "",
 			    r->needed_repetitions > RANK_MAX_REPETITIONS ? RANK_MAX_REPETITIONS

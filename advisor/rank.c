@@ -386,6 +386,11 @@ const char *rank_verdict_name(enum rank_verdict v)
 	return "not compared";
 }
 
+bool rank_decisive(const struct rank_result *r)
+{
+	return r->verdict == RANK_BETTER || r->verdict == RANK_EQUIVALENT;
+}
+
 const char *rank_objective_name(enum rank_objective o)
 {
 	return o == RANK_OBJECTIVE_MEAN ? "mean" : "worst";

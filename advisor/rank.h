@@ -234,6 +234,8 @@ int rank_compute(const struct db_results *res, const char *metric, struct rank_r
 int rank_compute_opts(const struct db_results *res, const struct rank_options *opt,
 		      struct rank_result *out, struct ta_err *err);
 void rank_result_clear(struct rank_result *r);
+/* Is the recommendation a decision (better, equivalent), or only the current leader? */
+bool rank_decisive(const struct rank_result *r);
 
 /*
  * The libvirt XML fragment that gives a guest this configuration's shape as

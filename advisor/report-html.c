@@ -119,7 +119,7 @@ static size_t bar_role(const struct rank_result *r, const struct rank_entry *e)
 {
 	if (e->host_reference)
 		return 5;
-	if (e->decision == r->recommended_decision)
+	if (e->decision == r->recommended_decision && rank_decisive(r))
 		return 0;
 	if (e->decision == r->baseline_decision)
 		return 1;
@@ -333,7 +333,7 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 		if (e->level != level)
 			continue;
 		strbuf_addf(o, "<tr class='%s'>", e->host_reference ? "hostref"
-			    : e->decision == r->recommended_decision ? "recommended"
+			    : e->decision == r->recommended_decision && rank_decisive(r) ? "recommended"
 			    : e->eliminated_block > 0 ? "eliminated"
 			    : e->is_best || e->tied_with_best ? "tied" : "");
 		if (e->position)
@@ -408,7 +408,7 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 	for (size_t d = 0; d < r->ndecisions; d++) {
 		const struct rank_decision *dec = &r->decisions[d];
 		strbuf_addf(o, "<tr class='%s'><td>", dec->host_reference ? "hostref"
-			    : dec == r->recommended_decision ? "recommended" : "");
+			    : dec == r->recommended_decision && rank_decisive(r) ? "recommended" : "");
 		report_html_escape(o, dec->key);
 		if (dec == r->baseline_decision)
 			strbuf_addstr(o, " <em>(baseline)</em>");
@@ -437,7 +437,6 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 {
 	const struct rank_entry *e = r->recommended;
 	const struct rank_decision *d = r->recommended_decision;
-	bool decisive = r->verdict == RANK_BETTER || r->verdict == RANK_EQUIVALENT;
 	strbuf_addf(o, "<section id='recommendation'>\n<h2>Recommendation</h2>\n"
 		    "<p class='verdict v-%s'>verdict: <b>%s</b></p>\n",
 		    rank_verdict_name(r->verdict), rank_verdict_name(r->verdict));
@@ -447,7 +446,7 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		strbuf_addstr(o, "</p>\n</section>\n");
 		return;
 	}
-	strbuf_addstr(o, decisive ? "<p class='pick'>" : "<p class='pick tentative'>"
+	strbuf_addstr(o, rank_decisive(r) ? "<p class='pick'>" : "<p class='pick tentative'>"
 		      "no decision yet; leading for now: ");
 	report_html_escape(o, d->key);
 	if (r->nothing_beats_baseline)
