@@ -44,6 +44,19 @@ grep -q '&lt;b&gt;not bold&lt;/b&gt; &amp; escaped' "$html" || fail "YAML not HT
 grep -q '<b>not bold</b>' "$html" && fail "raw YAML markup in the report"
 grep -Eqi '<script|src=|href=|@import|url\(' "$html" && fail "external resource or script"
 
+# Environment levels: one table per level, the decisions over them; a host
+# reference row labelled as such.
+"$fixture_bin" --write-fixture environment "$db" >/dev/null || fail "fixture"
+"$fixture_bin" --write-fixture host-reference "$db" >/dev/null || fail "fixture"
+"$TOPOADVISOR" --db "$db" -q report environment -o "$tmp/env.html" || fail "environment report"
+grep -q '<h3>Environment noise=none</h3>' "$tmp/env.html" || fail "no table for noise=none"
+grep -q '<h3>Environment noise=spin</h3>' "$tmp/env.html" || fail "no table for noise=spin"
+grep -q "<table id='decisions'>" "$tmp/env.html" || fail "no decisions table"
+grep -q "verdict: <b>better</b>" "$tmp/env.html" || fail "environment verdict"
+"$TOPOADVISOR" --db "$db" -q report host-reference -o "$tmp/host.html" || fail "host report"
+grep -q "<tr class='hostref'>" "$tmp/host.html" || fail "host reference row not marked"
+grep -q "host reference (not a VM shape)" "$tmp/host.html" || fail "host reference not labelled"
+
 # The seeds' report: 2 configurations x 5 runs, gang exits on the x axis.
 "$TOPOADVISOR" --db "$db" -q report redis-seeds -o "$tmp/seeds.html" || fail "seeds report"
 grep -q 'gang_exits_per_s against' "$tmp/seeds.html" || fail "scatter not of ganged exits"

@@ -580,6 +580,23 @@ static int64_t fixture_gang_noise(struct db *db)
 	return fx_simple(db, "gang-noise", "records_per_s", 1, c, 3);
 }
 
+/*
+ * guest.host_baseline: the benchmark on the host itself (factors.runner
+ * host) is far ahead of every guest; it is a reference, never the best.
+ */
+static int64_t fixture_host_reference(struct db *db)
+{
+	struct fx_config c[] = {
+		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1, .mean = 100, .sd = 0.5,
+		  .baseline = true },
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 110, .sd = 0.5 },
+		{ .key = "host/pin=none/noise=none", .sockets = 2, .cores = 1, .threads = 1,
+		  .mean = 150, .sd = 0.5, .factors = "{\"topology\":\"2x1x1\",\"pinning\":"
+		  "\"none\",\"runner\":\"host\",\"noise\":\"none\"}" },
+	};
+	return fx_simple(db, "host-reference", "records_per_s", 1, c, 3);
+}
+
 /* No baseline and one successful run each: nothing can be tested. */
 static int64_t fixture_single_runs(struct db *db)
 {
@@ -637,6 +654,8 @@ static int64_t fixture_build(struct db *db, const char *name)
 		return fixture_gang_noise(db);
 	if (!strcmp(name, "single-runs"))
 		return fixture_single_runs(db);
+	if (!strcmp(name, "host-reference"))
+		return fixture_host_reference(db);
 	return -1;
 }
 

@@ -480,6 +480,24 @@ static void test_baseline_one_run(void **state)
 	strbuf_release(&sb);
 }
 
+static void test_host_reference(void **state)
+{
+	struct fx_state *s = *state = fx_load("host-reference", NULL);
+	const struct rank_result *r = &s->r;
+	const struct rank_entry *h = entry(r, "host/pin=none/noise=none");
+	assert_true(h->host_reference);
+	assert_false(h->is_best);
+	/* Compared with the baseline (the virtualization overhead), outside the family. */
+	assert_int_equal(h->verdict, RANK_BETTER);
+	assert_int_equal(r->ncomparisons, 1);
+	assert_string_equal(r->best->config->key, "1x2x1");
+	assert_string_equal(r->recommended->config->key, "1x2x1");
+	struct strbuf sb = STRBUF_INIT;
+	rank_entry_status(&sb, r, h);
+	assert_string_equal(sb.buf, "host reference (not a VM shape)");
+	strbuf_release(&sb);
+}
+
 /* No baseline, one run each: the leader by mean is named, nothing is decided. */
 static void test_single_runs(void **state)
 {
@@ -763,6 +781,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_worse_never_beats, fx_teardown),
 		cmocka_unit_test_teardown(test_baseline_one_run, fx_teardown),
 		cmocka_unit_test_teardown(test_single_runs, fx_teardown),
+		cmocka_unit_test_teardown(test_host_reference, fx_teardown),
 		cmocka_unit_test_teardown(test_decoy, fx_teardown),
 		cmocka_unit_test_teardown(test_one_of_five, fx_teardown),
 		cmocka_unit_test_teardown(test_environment, fx_teardown),
