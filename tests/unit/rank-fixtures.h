@@ -609,53 +609,44 @@ static int64_t fixture_single_runs(struct db *db)
 	return fx_simple(db, "single-runs", "records_per_s", 1, c, 2);
 }
 
+/* The fixtures by name: a builder, or a two-way builder and its argument. */
+static const struct {
+	const char *name;
+	int64_t (*build)(struct db *db);
+	int64_t (*build2)(struct db *db, bool arg);
+	bool arg;
+} fx_table[] = {
+	{ "clear-winner", fixture_clear_winner, NULL, false },
+	{ "all-tied", fixture_all_tied, NULL, false },
+	{ "high-variance", fixture_high_variance, NULL, false },
+	{ "failed-runs", fixture_failed_runs, NULL, false },
+	{ "tie-break", NULL, fixture_tie_break, false },
+	{ "tie-break-cpus", NULL, fixture_tie_break, true },
+	{ "redis-seeds", fixture_redis_seeds, NULL, false },
+	{ "redis-multi", fixture_redis_multi, NULL, false },
+	{ "no-baseline", fixture_no_baseline, NULL, false },
+	{ "only-failed", fixture_only_failed, NULL, false },
+	{ "worse", NULL, fixture_worse, false },
+	{ "worse-lower", NULL, fixture_worse, true },
+	{ "baseline-one-run", fixture_baseline_one_run, NULL, false },
+	{ "decoy", NULL, fixture_decoy, false },
+	{ "decoy-equivalent", NULL, fixture_decoy, true },
+	{ "one-of-five", fixture_one_of_five, NULL, false },
+	{ "environment", fixture_environment, NULL, false },
+	{ "environment-knob", fixture_environment_knob, NULL, false },
+	{ "outlier", fixture_outlier, NULL, false },
+	{ "gang-noise", fixture_gang_noise, NULL, false },
+	{ "single-runs", fixture_single_runs, NULL, false },
+	{ "host-reference", fixture_host_reference, NULL, false },
+};
+
 /* Builds fixture `name` into db; returns its experiment id, or -1 for an unknown name. */
 static int64_t fixture_build(struct db *db, const char *name)
 {
-	if (!strcmp(name, "clear-winner"))
-		return fixture_clear_winner(db);
-	if (!strcmp(name, "all-tied"))
-		return fixture_all_tied(db);
-	if (!strcmp(name, "high-variance"))
-		return fixture_high_variance(db);
-	if (!strcmp(name, "failed-runs"))
-		return fixture_failed_runs(db);
-	if (!strcmp(name, "tie-break"))
-		return fixture_tie_break(db, false);
-	if (!strcmp(name, "tie-break-cpus"))
-		return fixture_tie_break(db, true);
-	if (!strcmp(name, "redis-seeds"))
-		return fixture_redis_seeds(db);
-	if (!strcmp(name, "redis-multi"))
-		return fixture_redis_multi(db);
-	if (!strcmp(name, "no-baseline"))
-		return fixture_no_baseline(db);
-	if (!strcmp(name, "only-failed"))
-		return fixture_only_failed(db);
-	if (!strcmp(name, "worse"))
-		return fixture_worse(db, false);
-	if (!strcmp(name, "worse-lower"))
-		return fixture_worse(db, true);
-	if (!strcmp(name, "baseline-one-run"))
-		return fixture_baseline_one_run(db);
-	if (!strcmp(name, "decoy"))
-		return fixture_decoy(db, false);
-	if (!strcmp(name, "decoy-equivalent"))
-		return fixture_decoy(db, true);
-	if (!strcmp(name, "one-of-five"))
-		return fixture_one_of_five(db);
-	if (!strcmp(name, "environment"))
-		return fixture_environment(db);
-	if (!strcmp(name, "environment-knob"))
-		return fixture_environment_knob(db);
-	if (!strcmp(name, "outlier"))
-		return fixture_outlier(db);
-	if (!strcmp(name, "gang-noise"))
-		return fixture_gang_noise(db);
-	if (!strcmp(name, "single-runs"))
-		return fixture_single_runs(db);
-	if (!strcmp(name, "host-reference"))
-		return fixture_host_reference(db);
+	for (size_t i = 0; i < sizeof(fx_table) / sizeof(fx_table[0]); i++)
+		if (!strcmp(fx_table[i].name, name))
+			return fx_table[i].build ? fx_table[i].build(db)
+						 : fx_table[i].build2(db, fx_table[i].arg);
 	return -1;
 }
 
