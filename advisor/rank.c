@@ -1154,8 +1154,11 @@ static bool preferred(const struct rank_decision *a, const struct rank_decision 
 	return a->score > b->score;
 }
 
+/* A decision the race already dropped as worse than the best is out of contention. */
 static void contention_add(struct rank_result *r, const struct rank_decision *d)
 {
+	if (d->eliminated_block > 0)
+		return;
 	r->contention = xrealloc(r->contention, (r->ncontention + 1) * sizeof(*r->contention));
 	r->contention[r->ncontention++] = d;
 	if (!isnan(d->min_detectable_effect) &&
