@@ -574,6 +574,14 @@ static void test_environment(void **state)
 	assert_null(strstr(r->recommended_decision->key, "noise"));
 	fx_teardown(state);
 
+	/* Unmarked: the host's default shape is the baseline decision, at every level. */
+	s = *state = fx_load("environment-default", NULL);
+	assert_string_equal(s->r.baseline_source, "host default shape");
+	assert_string_equal(s->r.baseline_decision->key, "2x1x1/pin=none");
+	assert_ptr_equal(entry(&s->r, "2x1x1/pin=none/noise=spin")->decision, s->r.baseline_decision);
+	assert_string_equal(s->r.recommended_decision->key, "1x1x2/pin=none");
+	fx_teardown(state);
+
 	/* The geometric mean: sqrt(1.3 * 0.95) = 1.111 beats 1.05. */
 	s = *state = fx_load("environment", NULL);
 	struct rank_options o;
