@@ -74,8 +74,8 @@ int rank_load(const char *db_path, const char *exp, const char *metric,
 	rank_options_from_sweep(res, &o);
 	o.metric = metric;
 	rc = rank_compute_opts(res, &o, r, err);
-	rank_options_clear(&o);
+	rank_options_release(&o);
 	if (rc < 0)
-		db_results_clear(res);
+		db_results_release(res);
 	return rc;
 }

@@ -403,7 +403,7 @@ void rank_options_init(struct rank_options *o)
 	o->objective = RANK_OBJECTIVE_WORST;
 }
 
-void rank_options_clear(struct rank_options *o)
+void rank_options_release(struct rank_options *o)
 {
 	for (size_t i = 0; o->owned && o->owned[i]; i++)
 		free(o->owned[i]);
@@ -1583,7 +1583,7 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	return 0;
 }
 
-void rank_result_clear(struct rank_result *r)
+void rank_result_release(struct rank_result *r)
 {
 	for (size_t i = 0; i < r->nentries; i++) {
 		free(r->entries[i].values);

@@ -71,7 +71,7 @@ struct rank_options {
 };
 void rank_options_init(struct rank_options *o);
 /* Frees what rank_options_from_sweep allocated (the ranking keeps no pointer to it). */
-void rank_options_clear(struct rank_options *o);
+void rank_options_release(struct rank_options *o);
 
 /* One metric of a multi-metric benchmark (e.g. redis.GET) against the baseline. */
 struct rank_test_ratio {
@@ -210,14 +210,14 @@ struct rank_result {
 /*
  * Opens the database at db_path, reads experiment `exp` (id or name) into
  * res and ranks it into r (the I/O edge of this module; rank-load.c).  On
- * success the caller clears both.
+ * success the caller releases both.
  */
 int rank_load(const char *db_path, const char *exp, const char *metric,
 	      struct db_results *res, struct rank_result *r, struct ta_err *err);
 /*
  * The options the stored sweep (res->exp.config_yaml) gives: advisor.*
  * (objective, equivalence, environment) and the guests' <cpu>; defaults
- * where it says nothing or cannot be read.  Clear with rank_options_clear.
+ * where it says nothing or cannot be read.  Release with rank_options_release.
  */
 void rank_options_from_sweep(const struct db_results *res, struct rank_options *o);
 
@@ -233,7 +233,7 @@ int rank_compute(const struct db_results *res, const char *metric, struct rank_r
  */
 int rank_compute_opts(const struct db_results *res, const struct rank_options *opt,
 		      struct rank_result *out, struct ta_err *err);
-void rank_result_clear(struct rank_result *r);
+void rank_result_release(struct rank_result *r);
 /* Is the recommendation a decision (better, equivalent), or only the current leader? */
 bool rank_decisive(const struct rank_result *r);
 

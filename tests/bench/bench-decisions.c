@@ -51,7 +51,7 @@ static bool null_rate(void)
 		equivalent += r.verdict == RANK_EQUIVALENT;
 		for (size_t i = 0; i < r.nentries; i++)
 			any_better += r.entries[i].verdict == RANK_BETTER;
-		rank_result_clear(&r);
+		rank_result_release(&r);
 	}
 	sim_free(&s);
 	printf("null: 6 equal configurations, n = 5, CV 5 %%, %d sweeps\n", SWEEPS);
@@ -86,7 +86,7 @@ static bool decoy_rate(size_t n, double cv, bool with_target)
 		bool decisive = r.verdict == RANK_BETTER || r.verdict == RANK_EQUIVALENT;
 		cheap += decisive && rec == &s.res.configs[1];
 		big += decisive && rec == &s.res.configs[2];
-		rank_result_clear(&r);
+		rank_result_release(&r);
 	}
 	sim_free(&s);
 	printf("decoy: cheaper +10 %% beside +20 %%, n = %zu, CV %.0f %%, %d sweeps\n", n,
@@ -124,7 +124,7 @@ static void ties_count(void)
 		ranked(&s, &r);
 		for (size_t i = 0; i < r.nentries; i++)
 			tied += r.entries[i].tied_with_best;
-		rank_result_clear(&r);
+		rank_result_release(&r);
 	}
 	sim_free(&s);
 	printf("ties: one configuration +20 %% among 6, CV 10 %%, n = 3, %d sweeps\n", SWEEPS);
@@ -155,7 +155,7 @@ static bool coverage_rate(size_t nconfigs, size_t n, bool with_target)
 			held += e->ratio_lo <= truth && truth <= e->ratio_hi;
 			total++;
 		}
-		rank_result_clear(&r);
+		rank_result_release(&r);
 	}
 	sim_free(&s);
 	char what[96];
@@ -189,7 +189,7 @@ static bool outlier_rate(void)
 				flagged += r.entries[i].noutliers;
 				runs += r.entries[i].s.n;
 			}
-			rank_result_clear(&r);
+			rank_result_release(&r);
 		}
 		sim_free(&s);
 		char what[64];
@@ -220,7 +220,7 @@ static bool underpowered_rate(void)
 		better_right += r.verdict == RANK_BETTER && r.recommended->config == &s.res.configs[1];
 		if (r.verdict == RANK_UNDECIDED && r.needed_repetitions > 0)
 			needed++;
-		rank_result_clear(&r);
+		rank_result_release(&r);
 	}
 	sim_free(&s);
 	printf("underpowered: true +10 %%, CV 10 %%, n = 3, 6 configurations, %d sweeps\n", SWEEPS);

@@ -140,7 +140,7 @@ static void test_stress_ng(void **state)
 	parse_live(BENCH_STRESS_NG, &out, &err, &m);
 	assert_int_equal(m.n, 2);
 	assert_true(positive(&m, "bogo_ops_per_s") == positive(&m, "stress-ng.cpu.bogo_ops_per_s"));
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	strbuf_release(&out);
 	strbuf_release(&err);
 }
@@ -158,7 +158,7 @@ static void test_sysbench(void **state)
 	double avg = positive(&m, "latency_avg_ms"), max = positive(&m, "latency_max_ms");
 	assert_true(avg <= max);
 	assert_non_null(bench_metrics_find(&m, "latency_p95_ms"));
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	strbuf_release(&out);
 	strbuf_release(&err);
 }
@@ -175,7 +175,7 @@ static void test_time(void **state)
 	parse_live(BENCH_KERNEL_BUILD, &out, &err, &m);
 	assert_int_equal(m.n, 3);
 	positive(&m, "real_s");
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	strbuf_release(&out);
 	strbuf_release(&err);
 	if (access("/usr/bin/time", X_OK) == 0) {
@@ -183,7 +183,7 @@ static void test_time(void **state)
 		assert_int_equal(run_capture(gnu, &out, &err, 30), 0);
 		parse_live(BENCH_KERNEL_BUILD, &out, &err, &m);
 		assert_true(positive(&m, "real_s") >= 0.19);
-		bench_metrics_free(&m);
+		bench_metrics_release(&m);
 		strbuf_release(&out);
 		strbuf_release(&err);
 	}
@@ -254,7 +254,7 @@ static void test_redis(void **state)
 		double mset = positive(&m, "redis.MSET_10_keys");
 		double gm = cbrt(set * get * mset);
 		assert_true(fabs(positive(&m, "requests_per_s") - gm) <= 1e-9 * gm);
-		bench_metrics_free(&m);
+		bench_metrics_release(&m);
 		strbuf_release(&out);
 		strbuf_release(&err);
 	}

@@ -66,8 +66,8 @@ static int fx_teardown(void **state)
 	struct fx_state *s = *state;
 	if (!s)
 		return 0;
-	rank_result_clear(&s->r);
-	db_results_clear(&s->res);
+	rank_result_release(&s->r);
+	db_results_release(&s->res);
 	fx_remove_db(s->path);
 	rmdir(s->dir);
 	free(s);
@@ -287,7 +287,7 @@ static void test_tie_break_cpus(void **state)
 					 "mode='host-passthrough'"));
 	strbuf_release(&note);
 	r->cpu_note = NULL;
-	rank_options_clear(&o);
+	rank_options_release(&o);
 	/* The fragment holds what the runs used: pins, emulator pin, CPU model. */
 	r->cpu_mode = "custom";
 	r->cpu_model = "Westmere";
@@ -405,14 +405,14 @@ static void test_redis_multi(void **state)
 	assert_int_equal(rank_compute(&s->res, "redis.MSET", &byget, &err), 0);
 	assert_string_equal(byget.entries[0].config->key, "1x2x1");
 	assert_close(byget.entries[0].s.mean, 33000, 33000 * 0.02);
-	rank_result_clear(&byget);
+	rank_result_release(&byget);
 	/* By a latency: its stored direction, so the faster shape gains. */
 	assert_int_equal(rank_compute(&s->res, "redis.GET.p50_ms", &byget, &err), 0);
 	assert_false(byget.higher_is_better);
 	assert_string_equal(byget.entries[0].config->key, "1x2x1");
 	assert_close(entry(&byget, "1x2x1")->gain, 0.10, 0.02);
 	assert_string_equal(byget.recommended->config->key, "1x2x1");
-	rank_result_clear(&byget);
+	rank_result_release(&byget);
 }
 
 static void test_no_baseline(void **state)
@@ -588,7 +588,7 @@ static void test_environment(void **state)
 	rank_options_init(&o);
 	o.objective = RANK_OBJECTIVE_MEAN;
 	struct ta_err err = { 0 };
-	rank_result_clear(&s->r);
+	rank_result_release(&s->r);
 	assert_int_equal(rank_compute_opts(&s->res, &o, &s->r, &err), 0);
 	assert_string_equal(s->r.recommended_decision->key, "1x2x1/pin=none");
 	assert_close(s->r.recommended_decision->gain, sqrt(1.3 * 0.95) - 1, 2e-3);
@@ -612,9 +612,9 @@ static void test_environment_knob(void **state)
 	assert_string_equal(o.cpu_mode, "custom");
 	assert_string_equal(o.cpu_model, "Westmere");
 	struct ta_err err = { 0 };
-	rank_result_clear(&s->r);
+	rank_result_release(&s->r);
 	assert_int_equal(rank_compute_opts(&s->res, &o, &s->r, &err), 0);
-	rank_options_clear(&o);
+	rank_options_release(&o);
 	const struct rank_result *r = &s->r;
 	assert_int_equal(r->nlevels, 2);
 	assert_string_equal(r->levels[1], "noise=none/thp=never");
