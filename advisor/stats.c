@@ -1,4 +1,4 @@
-/* stats: descriptive statistics, tests and the seeded bootstrap; see stats.h. */
+/* stats: descriptive statistics, tests, log-scale ratios, power and the seeded RNG; see stats.h. */
 #include "stats.h"
 
 #include <math.h>
