@@ -8,6 +8,7 @@
 #include "../experiments/config.h"
 #include "../experiments/domain.h"
 #include "../schema/db-results.h"
+#include "dbread.h"
 #include "rank.h"
 
 /* The guest's architecture: the sweep's, else the host's the run recorded. */
@@ -63,7 +64,7 @@ void rank_options_from_sweep(const struct db_results *res, struct rank_options *
 int rank_load(const char *db_path, const char *exp, const char *metric,
 	      struct db_results *res, struct rank_result *r, struct ta_err *err)
 {
-	struct db *db = db_open(db_path, false, err);
+	struct db *db = dbread_open(db_path, err);
 	if (!db)
 		return -1;
 	int rc = db_results_load(db, exp, res, err);

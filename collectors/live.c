@@ -425,19 +425,22 @@ int live_cleanup_stale(void)
 	return removed;
 }
 
-static const char *const event_names[][2] = {
-	{ "kvm_hv", "kvmppc_run_core" },
-	{ "kvm_hv", "kvm_guest_exit" },
-	{ "kvm", "kvm_exit" },
-	{ "kvm", "kvm_userspace_exit" },
+static const struct {
+	const char *system, *name;
+	unsigned needed_by;	/* enum live_events */
+} events[] = {
+	{ "kvm_hv", "kvmppc_run_core", LIVE_EV_GANG },
+	{ "kvm_hv", "kvm_guest_exit", LIVE_EV_GANG | LIVE_EV_REASONS },
+	{ "kvm", "kvm_exit", LIVE_EV_REASONS },
+	{ "kvm", "kvm_userspace_exit", LIVE_EV_REASONS },
 };
 
 /*
- * A tep with just header_page and our four event formats.  The generic
+ * A tep with just header_page and the formats of the events in wanted.  The generic
  * tracefs_local_events_system() also parses /proc/kallsyms, which costs
  * more CPU than a second of tracing at 1 M events/s.
  */
-static struct tep_handle *local_tep(void)
+static struct tep_handle *local_tep(unsigned wanted)
 {
 	struct tep_handle *tep = tep_alloc();
 	struct strbuf sb = STRBUF_INIT;
@@ -456,16 +459,18 @@ static struct tep_handle *local_tep(void)
 		tep_free(tep);
 		return NULL;
 	}
-	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		if (!(events[i].needed_by & wanted))
+			continue;	/* not parsed, so never enabled below */
 		char rel[128];
-		snprintf(rel, sizeof(rel), "events/%s/%s/format", event_names[i][0],
-			 event_names[i][1]);
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", events[i].system,
+			 events[i].name);
 		strbuf_reset(&sb);
 		path = tracefs_get_tracing_file(rel);
 		rc = path ? strbuf_read_file(&sb, path) : -1;
 		tracefs_put_tracing_file(path);
 		if (rc >= 0)
-			tep_parse_event(tep, sb.buf, sb.len, event_names[i][0]);
+			tep_parse_event(tep, sb.buf, sb.len, events[i].system);
 	}
 	strbuf_release(&sb);
 	return tep;
@@ -547,7 +552,7 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 	}
 	tgid_lookup(&s->tc, 0);	/* allocates the cache */
 
-	s->tep = local_tep();
+	s->tep = local_tep(opts->events ? opts->events : LIVE_EV_GANG | LIVE_EV_REASONS);
 	if (!s->tep) {
 		err_set(err, EXIT_FAILURE_RUN, "cannot read this kernel's ring-buffer header "
 			"format (events/header_page)");
@@ -589,12 +594,12 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 			strerror(errno));
 		goto fail;
 	}
-	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
-		if (!tep_find_event_by_name(s->tep, event_names[i][0], event_names[i][1]))
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		if (!tep_find_event_by_name(s->tep, events[i].system, events[i].name))
 			continue;
-		if (tracefs_event_enable(s->inst, event_names[i][0], event_names[i][1]) < 0) {
+		if (tracefs_event_enable(s->inst, events[i].system, events[i].name) < 0) {
 			err_set(err, EXIT_FAILURE_RUN, "cannot enable %s:%s in %s: %s",
-				event_names[i][0], event_names[i][1], s->name, strerror(errno));
+				events[i].system, events[i].name, s->name, strerror(errno));
 			goto fail;
 		}
 	}
