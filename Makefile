@@ -45,8 +45,8 @@ BENCH_SRCS := $(wildcard tests/bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/tests/bench/%)
 
 # C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
-HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c,\
-	$(wildcard tests/helpers/*.c))
+HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c \
+	tests/helpers/kvmx86.c,$(wildcard tests/helpers/*.c))
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
 BIN := topoadvisor
@@ -105,6 +105,16 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	@$(if $(Q),echo "  HELPER  $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
 
+# The x86 KVM guest program run inside the nested-SVM test host: static (that
+# host has only the libraries the tool needs), without sanitizers, and built
+# on x86_64 only (its guest is x86 real-mode code, its registers x86's).
+ifeq ($(shell uname -m),x86_64)
+KVMX86 := $(BUILD)/tests/kvmx86
+endif
+$(BUILD)/tests/kvmx86: tests/helpers/kvmx86.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -static -o $@ $<
+
 # libtracecmd's own reader, timed next to ours by `make bench`.
 TCREAD := $(BUILD)/tests/tcread
 $(TCREAD): tests/helpers/tcread.c
@@ -119,7 +129,7 @@ check: deps
 	$(MAKE) $(BUILD)/$(BIN) units
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS) $(BENCH_BINS)
+units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_BINS)
 
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)

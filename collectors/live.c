@@ -50,7 +50,7 @@ struct cpu_queue {
 	struct page_reader pr;
 };
 
-/* pid -> tgid for x86 events, which carry no tgid. */
+/* pid -> tgid for x86 events, which carry no tgid (0: not known at all). */
 struct tgid_cache {
 	int32_t *keys, *vals;
 	size_t cap, n;
@@ -102,6 +102,31 @@ static uint64_t now_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * pid's tgid in the kernel's saved_tgids ("PID TGID" lines), 0 when absent.
+ * The kernel fills it at context switches while events are traced with the
+ * record-tgid option, so it still knows threads that exited before their
+ * records were read.
+ */
+static int32_t saved_tgid(int32_t pid)
+{
+	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	int32_t tgid = 0;
+	for (char *line = text; line && *line;) {
+		char *end;
+		long p = strtol(line, &end, 10);
+		if (p == pid && end != line && *end == ' ') {
+			tgid = (int32_t)strtol(end, NULL, 10);
+			break;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	free(text);
+	return tgid;
+}
+
 static int32_t proc_tgid(int32_t pid)
 {
 	char path[64], line[256];
@@ -148,6 +173,8 @@ static int32_t tgid_lookup(struct tgid_cache *c, int32_t pid)
 	}
 	c->keys[s] = pid;
 	c->vals[s] = proc_tgid(pid);
+	if (!c->vals[s])	/* gone already (a short-lived program) */
+		c->vals[s] = saved_tgid(pid);
 	c->n++;
 	return c->vals[s];
 }
@@ -276,8 +303,9 @@ static void feed_record(struct live_session *s, uint64_t ts, const void *data, i
 	ev.cpu = cpu;
 	ev.ts = ts;
 	if (ev.kind == GANG_EV_KVM_EXIT || ev.kind == GANG_EV_USERSPACE_EXIT) {
+		/* 0: unknown, the thread stands in for its process (gang.h). */
 		ev.tgid = tgid_lookup(&s->tc, ev.pid);
-		comm_note(s, ev.tgid, ev.pid);
+		comm_note(s, ev.tgid ? ev.tgid : ev.pid, ev.pid);
 	} else if (ev.kind == GANG_EV_RUN_CORE) {
 		comm_note(s, (int32_t)ev.u.run_core.tgid, ev.pid);
 	}
@@ -594,6 +622,12 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 			strerror(errno));
 		goto fail;
 	}
+	/*
+	 * Before the events: saved_tgids then knows x86 threads that exit before
+	 * their records are read.  Best effort (kernels before 4.14 lack it):
+	 * without it such threads are counted under their own id.
+	 */
+	tracefs_option_enable(s->inst, TRACEFS_OPTION_RECORD_TGID);
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		if (!tep_find_event_by_name(s->tep, events[i].system, events[i].name))
 			continue;
