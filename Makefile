@@ -39,15 +39,16 @@ MAIN_OBJ := $(BUILD)/advisor/main.o
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
+# `make bench-advisor`: every driver in tests/bench/ (simulated sweeps through
+# the real ranking code), each printing its rates next to their targets.
+BENCH_SRCS := $(wildcard tests/bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/tests/bench/%)
+
 # C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
 HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c \
 	tests/helpers/kvmx86.c,$(wildcard tests/helpers/*.c))
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
-# The advisor's benchmark drivers (`make bench-advisor`): simulated sweeps
-# fed through the real ranking, decision and racing code.
-BENCH_ADVISOR_SRCS := $(wildcard tests/bench/*.c)
-BENCH_ADVISOR_BINS := $(BENCH_ADVISOR_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
 BIN := topoadvisor
 
@@ -96,15 +97,16 @@ $(FAKEHV): tests/helpers/fakehv.c
 	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracefs) -o $@ $< \
 		$(shell pkg-config --libs libtracefs) -lpthread
 
+$(BUILD)/tests/bench/%: tests/bench/%.c tests/bench/sim.h $(BUILD)/libtopoadvisor.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
+
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HELPER  $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
 
-$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libtopoadvisor.a
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  BENCH   $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
 
 # The x86 KVM guest program run inside the nested-SVM test host: static (that
 # host has only the libraries the tool needs), without sanitizers, and built
@@ -160,15 +162,15 @@ check: deps
 	$(MAKE) $(BUILD)/$(BIN) units fuzzer
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_ADVISOR_BINS)
+units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_BINS)
 
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD) $(BUILD)/tests/helpers/cputime
 	@scripts/bench.sh
 
-# Every driver prints its rates next to their targets; any miss fails.
-bench-advisor: $(BENCH_ADVISOR_BINS)
-	@rc=0; for b in $(BENCH_ADVISOR_BINS); do $$b || rc=1; done; exit $$rc
+# Runs every driver (all of them, even after a miss); fails if any target is missed.
+bench-advisor: $(BENCH_BINS)
+	@rc=0; for b in $(BENCH_BINS); do echo "== $$b"; $$b || rc=1; done; exit $$rc
 
 demo: deps
 	$(MAKE) $(BIN)
