@@ -101,7 +101,7 @@ static void results_build(struct db_results *r, const struct sweep *s, const int
 	}
 }
 
-/* Ranks the results; true when the winner is recommended as better than the baseline. */
+/* Ranks the results; true when the winner is recommended with the verdict `better`. */
 static bool decided_correctly(const struct sweep *s, const int *blocks, const int *elim)
 {
 	struct db_results res;
@@ -111,7 +111,7 @@ static bool decided_correctly(const struct sweep *s, const int *blocks, const in
 	bool ok = false;
 	if (rank_compute(&res, NULL, &r, &err) == 0) {
 		ok = r.recommended && r.recommended->config->idx == WINNER &&
-		     r.recommended->beats_baseline;
+		     r.verdict == RANK_BETTER;
 		rank_result_release(&r);
 	} else {
 		fprintf(stderr, "advisor-race: rank: %s\n", err.msg);
