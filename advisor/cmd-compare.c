@@ -154,7 +154,7 @@ static int cmd_compare_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	struct compare_result c;
 	int rc = EXIT_OK;
-	if (compare_rankings(&a, &b, RACE_EQUIVALENCE_DEFAULT, &c, &err) < 0) {
+	if (compare_rankings(&a, &b, a.equivalence, &c, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
 		struct strbuf out = STRBUF_INIT;

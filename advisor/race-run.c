@@ -80,9 +80,16 @@ size_t race_run_group(const struct plan *plan, const char *const *env, size_t ne
 	return nd;
 }
 
-/* Environment factors: noise always; more once the sweep can mark them. */
-static const char *const race_environment[] = { "noise" };
-#define NRACE_ENVIRONMENT (sizeof(race_environment) / sizeof(race_environment[0]))
+/* The environment factors: noise, and those the sweep marks (advisor.environment). */
+static const char **environment_names(const struct sweep_config *cfg, size_t *n)
+{
+	const char **v = xcalloc(cfg->advisor.nenvironment + 1, sizeof(*v));
+	v[0] = "noise";
+	for (size_t i = 0; i < cfg->advisor.nenvironment; i++)
+		v[i + 1] = cfg->advisor.environment[i];
+	*n = cfg->advisor.nenvironment + 1;
+	return v;
+}
 
 static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
 			  struct ta_err *err);
@@ -94,15 +101,19 @@ int race_run_init(struct race_run *rr, struct db *db, int64_t exp_id, const stru
 	rr->plan = plan;
 	rr->metric = plan->cfg->bench.metric.name;
 	rr->higher_is_better = plan->cfg->bench.metric.higher_is_better;
-	rr->objective = RACE_OBJECTIVE_WORST;
-	rr->equivalence = RACE_EQUIVALENCE_DEFAULT;
+	rr->objective = plan->cfg->advisor.objective == OBJECTIVE_MEAN ? RACE_OBJECTIVE_MEAN
+			: RACE_OBJECTIVE_WORST;
+	rr->equivalence = plan->cfg->advisor.equivalence;
 	rr->quiet = quiet;
 	size_t n = plan->nconfigs, nref;
 	rr->decision = xcalloc(n, sizeof(*rr->decision));
 	rr->env = xcalloc(n, sizeof(*rr->env));
 	rr->config_id = xcalloc(n, sizeof(*rr->config_id));
-	rr->ndecisions = race_run_group(plan, race_environment, NRACE_ENVIRONMENT, rr->decision,
-					rr->env, &rr->names, &rr->nenvs, &nref);
+	size_t nenv;
+	const char **env = environment_names(plan->cfg, &nenv);
+	rr->ndecisions = race_run_group(plan, env, nenv, rr->decision, rr->env, &rr->names,
+					&rr->nenvs, &nref);
+	free(env);
 	rr->reference = xcalloc(rr->ndecisions, sizeof(*rr->reference));
 	rr->first_config = xcalloc(rr->ndecisions, sizeof(*rr->first_config));
 	rr->baseline = RACE_NONE;
@@ -280,12 +291,14 @@ double race_run_expected(const struct plan *plan, int first_test, int nsim, size
 	size_t *decision = xcalloc(plan->nconfigs + 1, sizeof(*decision));
 	size_t *env = xcalloc(plan->nconfigs + 1, sizeof(*env));
 	size_t nenvs, nref;
-	size_t nd = race_run_group(plan, race_environment, NRACE_ENVIRONMENT, decision, env,
-				   NULL, &nenvs, &nref);
+	size_t nenv;
+	const char **names = environment_names(plan->cfg, &nenv);
+	size_t nd = race_run_group(plan, names, nenv, decision, env, NULL, &nenvs, &nref);
+	free(names);
 	free(decision);
 	free(env);
 	/* Host references are decisions of their own in the grouping, never raced. */
 	return race_expected_runs(nd - nref, nenvs, nref * nenvs, first_test,
-				  plan->cfg->repetitions, RACE_EQUIVALENCE_DEFAULT, plan->seed,
+				  plan->cfg->repetitions, plan->cfg->advisor.equivalence, plan->seed,
 				  nsim, max_out);
 }

@@ -11,9 +11,11 @@
  * same decisions.
  *
  * Decision configurations are the plan's configurations without their
- * environment factor (noise): each noise level of one decision
- * configuration is raced together, on the objective over the levels
- * (worst case).  Host references (guest.host_baseline) are run in every
+ * environment factors (noise and those advisor.environment marks): all the
+ * levels of one decision configuration are raced together, on the
+ * objective over the levels (advisor.objective, worst case by default),
+ * with advisor.equivalence as the margin.  Host references
+ * (guest.host_baseline) are run in every
  * block and never raced.
  */
 #ifndef TA_RACE_RUN_H
