@@ -8,63 +8,39 @@
 #include "../util/strbuf.h"
 #include "stats.h"
 
-/* Mean and variance of log(v) over v[0..n). */
-static void log_moments(const double *v, size_t n, double *mean, double *var)
-{
-	double s = 0, ss = 0;
-	for (size_t i = 0; i < n; i++)
-		s += log(v[i]);
-	*mean = s / (double)n;
-	for (size_t i = 0; i < n; i++)
-		ss += (log(v[i]) - *mean) * (log(v[i]) - *mean);
-	*var = n > 1 ? ss / (double)(n - 1) : NAN;
-}
-
-/* The Welch interval of the log difference at two-sided level a: [lo, hi]. */
-static void welch_interval(double d, double se, double df, double a, double *lo, double *hi)
-{
-	double q = se > 0 ? stats_t_quantile(1 - a / 2, df) : 0;
-	*lo = d - q * se;
-	*hi = d + q * se;
-}
-
 void compare_ratio(const double *x, size_t nx, const double *y, size_t ny,
 		   bool higher_is_better, double alpha, double delta, struct compare_ratio *out)
 {
 	*out = (struct compare_ratio){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
 				       .verdict = COMPARE_INSUFFICIENT };
-	for (size_t i = 0; i < nx; i++)
+	double lx = 0, ly = 0;
+	for (size_t i = 0; i < nx; i++) {
 		if (!(x[i] > 0))
 			return;
-	for (size_t i = 0; i < ny; i++)
+		lx += log(x[i]);
+	}
+	for (size_t i = 0; i < ny; i++) {
 		if (!(y[i] > 0))
 			return;
-	if (nx && ny) {
-		double mx, vx, my, vy;
-		log_moments(x, nx, &mx, &vx);
-		log_moments(y, ny, &my, &vy);
-		out->ratio = exp(my - mx);
-		if (nx < 2 || ny < 2)
-			return;
-		double ax = vx / (double)nx, ay = vy / (double)ny, d = my - mx;
-		double se = sqrt(ax + ay);
-		double df = se > 0 ? (ax + ay) * (ax + ay) /
-				     (ax * ax / (double)(nx - 1) + ay * ay / (double)(ny - 1))
-				   : (double)(nx + ny - 2);
-		double lo, hi, elo, ehi;
-		welch_interval(d, se, df, alpha, &lo, &hi);
-		welch_interval(d, se, df, 2 * alpha, &elo, &ehi);
-		out->lo = exp(lo);
-		out->hi = exp(hi);
-		out->p = se > 0 ? 2 * stats_t_cdf(-fabs(d) / se, df) : d == 0 ? 1 : 0;
-		bool up = lo > 0, down = hi < 0;
-		if (up || down)
-			out->verdict = up == higher_is_better ? COMPARE_BETTER : COMPARE_WORSE;
-		else if (elo >= log(1 - delta) && ehi <= log(1 + delta))
-			out->verdict = COMPARE_EQUIVALENT;
-		else
-			out->verdict = COMPARE_UNDECIDED;
+		ly += log(y[i]);
 	}
+	if (nx && ny)
+		out->ratio = exp(ly / (double)ny - lx / (double)nx);
+	/* The ranking's own test: Welch on the logs gives interval and p together. */
+	struct stats_ratio r, eq;
+	if (stats_log_welch(y, ny, x, nx, alpha, &r) < 0 ||
+	    stats_log_welch(y, ny, x, nx, 2 * alpha, &eq) < 0)
+		return;
+	out->lo = r.lo;
+	out->hi = r.hi;
+	out->p = r.p;
+	bool up = r.lo > 1, down = r.hi < 1;
+	if (up || down)
+		out->verdict = up == higher_is_better ? COMPARE_BETTER : COMPARE_WORSE;
+	else if (eq.lo >= 1 - delta && eq.hi <= 1 + delta)
+		out->verdict = COMPARE_EQUIVALENT;
+	else
+		out->verdict = COMPARE_UNDECIDED;
 }
 
 static const struct rank_entry *find_key(const struct rank_result *r, const char *key)

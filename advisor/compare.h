@@ -6,8 +6,9 @@
  *
  * For every configuration both experiments have (matched by their stable
  * key), the ratio of the second's geometric mean to the first's, with a
- * Welch interval on the log scale; one method gives the interval and the
- * verdict, so they never disagree.  Multiplicity over the m shared
+ * Welch interval on the log scale (stats_log_welch, the ranking's own
+ * test); one method gives the interval and the verdict, so they never
+ * disagree.  Multiplicity over the m shared
  * configurations is controlled by Bonferroni: the interval is a
  * (1 - alpha/m) one, and
  *  - `better` / `worse`: it excludes 1 (direction-aware: better means the
