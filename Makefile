@@ -93,6 +93,13 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	@$(if $(Q),echo "  HELPER  $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
 
+# The ebizzy stand-in the guest image carries (scripts/guest-image.sh builds
+# its own static copy); built here too so the parser tests run it on the host.
+EBIZZY := $(BUILD)/guest-tools/ebizzy
+$(EBIZZY): experiments/guest-tools/ebizzy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -g -pthread -o $@ $<
+
 # libtracecmd's own reader, timed next to ours by `make bench`.
 TCREAD := $(BUILD)/tests/tcread
 $(TCREAD): tests/helpers/tcread.c
@@ -107,7 +114,7 @@ check: deps
 	$(MAKE) $(BUILD)/$(BIN) units
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS)
+units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS) $(EBIZZY)
 
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)

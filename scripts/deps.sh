@@ -22,11 +22,13 @@ check|demo|bench)
 	# libvirtd's QEMU driver refuses to start without; the -sysv flavour
 	# because there is no systemd here.  qemu-system-ppc + qemu-slof (pseries
 	# firmware) and binutils (readelf) build and boot the ppc64 test guest.
+	# iputils-ping: `ping -f` (busybox's ping has no flood mode), a noise
+	# load the seeds run inside the measured guest.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 libvirt-daemon-system libvirt-daemon-system-sysv qemu-system-ppc qemu-slof binutils
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time
-stress-ng sysbench redis-server redis-tools
+stress-ng sysbench redis-server redis-tools iputils-ping
 chromium"
 	;;
 *) echo "usage: $0 [build|check|demo|bench]" >&2; exit 2 ;;
