@@ -295,7 +295,8 @@ static void fixture_text(const char *rel, struct strbuf *sb)
 
 /* ebizzy 0.3's result lines ("%u records/s", "real %5.2f s", ...), and -vv's thread lines. */
 #define EBIZZY_RATE "^[0-9]+ records/s$"
-#define EBIZZY_TIMES "^(real|user|sys ) [ 0-9]*[0-9]\\.[0-9]{2} s$"
+/* %5.2f: at least five characters, so " 1.00" and "10.00" */
+#define EBIZZY_TIMES "^(real|user|sys ) ( [0-9]|[0-9]{2,})\\.[0-9]{2} s$"
 #define EBIZZY_THREAD "^\\[[0-9a-f]+\\]Thread finished, [0-9]+\\.[0-9]{6} seconds [0-9]+ records$"
 
 /*
