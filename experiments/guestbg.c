@@ -1,0 +1,205 @@
+/*
+ * guestbg: background processes in the measured guest; see guestbg.h.
+ */
+#include "guestbg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/cpuset.h"
+#include "../util/strbuf.h"
+#include "agent.h"
+
+/* Seconds an agent call of these scripts may take (a busy TCG guest is slow). */
+#define GUESTBG_AGENT_TIMEOUT_S 60
+
+/* The agent's stderr (else stdout), trimmed, for a message. */
+static void agent_excerpt(const struct agent_result *res, struct strbuf *sb)
+{
+	const char *s = res->err_len ? res->err : res->out ? res->out : "";
+	size_t len = strlen(s);
+	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
+		len--;
+	if (len > 400) {
+		s += len - 400;
+		len = 400;
+	}
+	for (size_t i = 0; i < len; i++)
+		strbuf_addch(sb, s[i] == '\n' ? ' ' : s[i]);
+	if (!len)
+		strbuf_addf(sb, "exit status %d", res->exitcode);
+}
+
+/* Runs `sh -c script sh args...` in the guest; 0 when it exited 0. */
+static int run_script(virDomainPtr dom, const char *script, const char *const *args,
+		      size_t nargs, struct agent_result *res, struct ta_err *err)
+{
+	const char **argv = xcalloc(nargs + 5, sizeof(*argv));
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = script;
+	argv[3] = "sh";
+	for (size_t i = 0; i < nargs; i++)
+		argv[4 + i] = args[i];
+	int rc = agent_exec(dom, argv, GUESTBG_AGENT_TIMEOUT_S, res, err);
+	free(argv);
+	if (rc < 0)
+		return -1;
+	if (res->timed_out) {
+		agent_result_free(res);
+		return err_set(err, EXIT_FAILURE_RUN, "the guest did not finish the command "
+			       "within %d s", GUESTBG_AGENT_TIMEOUT_S);
+	}
+	return 0;
+}
+
+static void proc_add(struct guestbg *bg, const char *pid, const char *errfile)
+{
+	bg->v = xrealloc(bg->v, (bg->n + 1) * sizeof(*bg->v));
+	bg->v[bg->n++] = (struct guestbg_proc){ xstrdup(pid), xstrdup(errfile) };
+}
+
+int guestbg_start(virDomainPtr dom, const char *cpus, char *const argv[], struct guestbg *bg,
+		  struct ta_err *err)
+{
+	size_t argc = 0;
+	while (argv[argc])
+		argc++;
+	const char **args = xcalloc(argc + 2, sizeof(*args));
+	args[0] = cpus ? cpus : "";
+	for (size_t i = 0; i < argc; i++)
+		args[1 + i] = argv[i];
+	struct agent_result res;
+	int rc = run_script(dom, GUESTBG_START_SCRIPT, args, argc + 1, &res, err);
+	free(args);
+	if (rc < 0)
+		return -1;
+	char pid[32], errfile[256];
+	if (res.exitcode != 0 || !res.out ||
+	    sscanf(res.out, "%31[0-9] %255s", pid, errfile) != 2) {
+		struct strbuf sb = STRBUF_INIT;
+		agent_excerpt(&res, &sb);
+		err_set(err, EXIT_FAILURE_RUN, "'%s' did not keep running in the guest%s%s: %s",
+			argv[0], cpus && *cpus ? " on vCPUs " : "", cpus && *cpus ? cpus : "",
+			strbuf_str(&sb));
+		strbuf_release(&sb);
+		agent_result_free(&res);
+		return -1;
+	}
+	proc_add(bg, pid, errfile);
+	agent_result_free(&res);
+	return 0;
+}
+
+int guestbg_start_noise(virDomainPtr dom, enum noise_kind kind, const char *vcpus, int threads,
+			char *const argv[], struct guestbg *bg, struct ta_err *err)
+{
+	struct cpuset cs;
+	if (!vcpus || cpuset_parse(vcpus, &cs, err) < 0)
+		return vcpus ? -1 : err_set(err, EXIT_BAD_INPUT, "an in-guest load needs vcpus");
+	struct guestbg mine = { 0 };
+	int rc = 0;
+	if (kind == NOISE_SPIN) {
+		char *spin[] = GUESTBG_SPIN_ARGV;
+		size_t n = threads > 0 ? (size_t)threads : cs.n;
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			char cpu[16];
+			snprintf(cpu, sizeof(cpu), "%d", cs.cpus[i % cs.n]);
+			rc = guestbg_start(dom, cpu, spin, &mine, err);
+		}
+	} else if (kind == NOISE_COMMAND && argv && argv[0]) {
+		struct strbuf set = STRBUF_INIT;
+		cpuset_format(&cs, &set);
+		rc = guestbg_start(dom, strbuf_str(&set), argv, &mine, err);
+		strbuf_release(&set);
+	} else {
+		rc = err_set(err, EXIT_BAD_INPUT, "only spin and command loads run inside "
+			     "the measured guest");
+	}
+	cpuset_release(&cs);
+	if (rc < 0) {
+		struct ta_err serr = { 0 };
+		guestbg_stop(dom, &mine, 1000, &serr);
+		return -1;
+	}
+	for (size_t i = 0; i < mine.n; i++)
+		proc_add(bg, mine.v[i].pid, mine.v[i].errfile);
+	guestbg_forget(&mine);
+	return 0;
+}
+
+/* "PID ERRFILE" pairs of bg, after `lead` leading arguments. */
+static const char **pair_args(const struct guestbg *bg, const char *lead, size_t *n)
+{
+	const char **args = xcalloc(2 * bg->n + 2, sizeof(*args));
+	size_t k = 0;
+	if (lead)
+		args[k++] = lead;
+	for (size_t i = 0; i < bg->n; i++) {
+		args[k++] = bg->v[i].pid;
+		args[k++] = bg->v[i].errfile;
+	}
+	*n = k;
+	return args;
+}
+
+int guestbg_check(virDomainPtr dom, const struct guestbg *bg, struct ta_err *err)
+{
+	if (!bg->n)
+		return 0;
+	size_t n;
+	const char **args = pair_args(bg, NULL, &n);
+	struct agent_result res;
+	int rc = run_script(dom, GUESTBG_CHECK_SCRIPT, args, n, &res, err);
+	free(args);
+	if (rc < 0)
+		return -1;
+	if (res.exitcode != 0) {
+		struct strbuf sb = STRBUF_INIT;
+		agent_excerpt(&res, &sb);
+		err_set(err, EXIT_FAILURE_RUN, "ended in the guest (pid: its stderr): %s",
+			strbuf_str(&sb));
+		strbuf_release(&sb);
+		rc = -1;
+	}
+	agent_result_free(&res);
+	return rc;
+}
+
+int guestbg_stop(virDomainPtr dom, struct guestbg *bg, int grace_ms, struct ta_err *err)
+{
+	if (!bg->n)
+		return 0;
+	char tenths[16];
+	snprintf(tenths, sizeof(tenths), "%d", grace_ms > 0 ? (grace_ms + 99) / 100 : 0);
+	size_t n;
+	const char **args = pair_args(bg, tenths, &n);
+	struct agent_result res;
+	int rc = run_script(dom, GUESTBG_STOP_SCRIPT, args, n, &res, err);
+	free(args);
+	guestbg_forget(bg);
+	if (rc < 0)
+		return -1;
+	if (res.exitcode != 0) {
+		struct strbuf sb = STRBUF_INIT;
+		agent_excerpt(&res, &sb);
+		err_set(err, EXIT_FAILURE_RUN, "stopping background processes in the guest: %s",
+			strbuf_str(&sb));
+		strbuf_release(&sb);
+		rc = -1;
+	}
+	agent_result_free(&res);
+	return rc;
+}
+
+void guestbg_forget(struct guestbg *bg)
+{
+	for (size_t i = 0; i < bg->n; i++) {
+		free(bg->v[i].pid);
+		free(bg->v[i].errfile);
+	}
+	free(bg->v);
+	bg->v = NULL;
+	bg->n = 0;
+}
