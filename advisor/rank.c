@@ -8,48 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/knob-table.h"
 #include "../util/cpuset.h"
 
 /* ---- host knobs ---------------------------------------------------------- */
 
-/* Knobs besides kvm_hv.*, and how recommend applies them. */
-static const struct {
-	const char *name;
-	const char *path;	/* NULL: a ppc64_cpu option */
-	const char *ppc64_cpu;	/* option of ppc64_cpu */
-} generic_knobs[] = {
-	{ "subcores_per_core", NULL, "--subcores-per-core" },
-	{ "smt", NULL, "--smt" },
-	{ "thp", "/sys/kernel/mm/transparent_hugepage/enabled", NULL },
-	{ "ksm", "/sys/kernel/mm/ksm/run", NULL },
-	{ "numa_balancing", "/proc/sys/kernel/numa_balancing", NULL },
-	{ "sched_autogroup", "/proc/sys/kernel/sched_autogroup_enabled", NULL },
-};
-
-/* Kernel defaults known without asking the host (DESIGN §4.4). */
-static const struct {
-	const char *name, *value;
-} builtin_defaults[] = {
-	{ "subcores_per_core", "1" },
-	{ "kvm_hv.dynamic_mt_modes", "6" },
-	{ "kvm_hv.target_smt_mode", "0" },
-	{ "kvm_hv.one_vm_per_core", "0" },
-	{ "kvm_hv.indep_threads_mode", "1" },	/* book3s_hv.c: true */
-};
-
-#define KVM_HV_PREFIX "kvm_hv."
-
-static bool is_knob(const char *name)
-{
-	if (!strncmp(name, KVM_HV_PREFIX, strlen(KVM_HV_PREFIX)))
-		return true;
-	for (size_t i = 0; i < sizeof(generic_knobs) / sizeof(generic_knobs[0]); i++)
-		if (!strcmp(generic_knobs[i].name, name))
-			return true;
-	return false;
-}
-
-struct knob {
+/* A knob a configuration sets and the value it stores. */
+struct knob_setting {
+	const struct knob *knob;	/* NULL: not in the knob table (an old or foreign DB) */
 	const char *name;
 	char value[64];
 };
@@ -58,11 +24,12 @@ struct knob {
  * The knobs a configuration sets, in the sweep's order: the factors JSON
  * first (it has everything), then typed columns the JSON lacks.
  */
-static size_t config_knobs(const struct db_results_config *c, struct knob *out, size_t max)
+static size_t config_knobs(const struct db_results_config *c, struct knob_setting *out,
+			   size_t max)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < c->nfactors && n < max; i++) {
-		if (!is_knob(c->factors[i].name))
+		if (!(out[n].knob = knob_find(c->factors[i].name)))
 			continue;
 		out[n].name = c->factors[i].name;
 		snprintf(out[n].value, sizeof(out[n].value), "%s", c->factors[i].value);
@@ -81,11 +48,13 @@ static size_t config_knobs(const struct db_results_config *c, struct knob *out, 
 	for (size_t i = 0; i < sizeof(typed) / sizeof(typed[0]) && n < max; i++) {
 		if (typed[i].value < 0 || db_results_config_factor(c, typed[i].name))
 			continue;
+		out[n].knob = knob_find(typed[i].name);
 		out[n].name = typed[i].name;
 		snprintf(out[n].value, sizeof(out[n].value), "%d", typed[i].value);
 		n++;
 	}
 	if (c->smt && !db_results_config_factor(c, "smt") && n < max) {
+		out[n].knob = knob_find("smt");
 		out[n].name = "smt";
 		snprintf(out[n].value, sizeof(out[n].value), "%s", c->smt);
 		n++;
@@ -93,43 +62,41 @@ static size_t config_knobs(const struct db_results_config *c, struct knob *out, 
 	return n;
 }
 
-/* Y/N, on/off, true/false compare as 1/0; other values as lower-case text. */
-static void knob_normalise(const char *v, char *buf, size_t n)
+/* The table's canonical value when it knows the spelling, else lower-case text. */
+static void knob_normalise(const struct knob *k, const char *v, char *buf, size_t n)
 {
+	const char *canon = k ? knob_canonical(k, v) : NULL;
+	if (canon) {
+		snprintf(buf, n, "%s", canon);
+		return;
+	}
 	size_t i = 0;
 	for (; v[i] && i + 1 < n; i++)
 		buf[i] = (char)tolower((unsigned char)v[i]);
 	buf[i] = '\0';
-	if (!strcmp(buf, "y") || !strcmp(buf, "yes") || !strcmp(buf, "on") ||
-	    !strcmp(buf, "true"))
-		snprintf(buf, n, "1");
-	else if (!strcmp(buf, "n") || !strcmp(buf, "no") || !strcmp(buf, "off") ||
-		 !strcmp(buf, "false"))
-		snprintf(buf, n, "0");
 }
 
 /* Is the knob at the host's default?  Unknown defaults count as "no". */
-static bool knob_is_default(const struct db_results_config *c, const struct knob *k)
+static bool knob_is_default(const struct db_results_config *c, const struct knob_setting *k)
 {
 	char key[160];
 	snprintf(key, sizeof(key), "host_defaults.%s", k->name);
 	const char *dflt = db_results_config_factor(c, key);
-	for (size_t i = 0; !dflt && i < sizeof(builtin_defaults) / sizeof(builtin_defaults[0]); i++)
-		if (!strcmp(builtin_defaults[i].name, k->name))
-			dflt = builtin_defaults[i].value;
+	if (!dflt && k->knob)
+		dflt = k->knob->kernel_default;
 	if (!strcmp(k->value, "default"))
 		return true;
 	if (!dflt)
 		return false;
 	char a[64], b[64];
-	knob_normalise(k->value, a, sizeof(a));
-	knob_normalise(dflt, b, sizeof(b));
+	knob_normalise(k->knob, k->value, a, sizeof(a));
+	knob_normalise(k->knob, dflt, b, sizeof(b));
 	return !strcmp(a, b);
 }
 
 static int nondefault_knobs(const struct db_results_config *c)
 {
-	struct knob k[32];
+	struct knob_setting k[32];
 	size_t n = config_knobs(c, k, 32);
 	int count = 0;
 	for (size_t i = 0; i < n; i++)
@@ -153,30 +120,18 @@ static bool shell_safe(const char *v)
 
 void rank_host_commands(const struct db_results_config *c, struct strbuf *out)
 {
-	struct knob k[32];
+	struct knob_setting k[32];
 	size_t n = config_knobs(c, k, 32);
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(k[i].value, "default"))
 			continue;
-		if (!shell_safe(k[i].value) || !shell_safe(k[i].name)) {
+		if (!shell_safe(k[i].value)) {
 			strbuf_addf(out, "# knob %zu: stored value is not a plain word; set it by hand\n",
 				    i + 1);
 			continue;
 		}
-		if (!strncmp(k[i].name, KVM_HV_PREFIX, strlen(KVM_HV_PREFIX))) {
-			strbuf_addf(out, "echo %s > /sys/module/kvm_hv/parameters/%s\n", k[i].value,
-				    k[i].name + strlen(KVM_HV_PREFIX));
-			continue;
-		}
-		for (size_t j = 0; j < sizeof(generic_knobs) / sizeof(generic_knobs[0]); j++) {
-			if (strcmp(generic_knobs[j].name, k[i].name))
-				continue;
-			if (generic_knobs[j].ppc64_cpu)
-				strbuf_addf(out, "ppc64_cpu %s=%s\n", generic_knobs[j].ppc64_cpu,
-					    k[i].value);
-			else
-				strbuf_addf(out, "echo %s > %s\n", k[i].value, generic_knobs[j].path);
-		}
+		const char *canon = knob_canonical(k[i].knob, k[i].value);
+		knob_host_command(k[i].knob, canon ? canon : k[i].value, out);
 	}
 }
 

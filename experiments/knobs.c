@@ -16,75 +16,6 @@
 #include "../util/cpuset.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
-#define KVM_HV_DIR "sys/module/kvm_hv/parameters/"
-#define KVM_HV_WHY "needs the kvm_hv module loaded on a POWER host (modprobe kvm_hv)"
-
-static const char *const smt_choices[] = { "on", "off", "2", "4", "8", NULL };
-static const char *const subcores_choices[] = { "1", "2", "4", NULL };
-static const char *const onoff_choices[] = { "on", "off", NULL };
-static const char *const zero_one_choices[] = { "0", "1", NULL };
-static const char *const thp_choices[] = { "always", "madvise", "never", NULL };
-static const char *const dynamic_mt_choices[] = { "0", "2", "4", "6", NULL };
-static const char *const target_smt_choices[] = { "0", "1", "2", "4", "8", NULL };
-
-/* In apply order: SMT before split-core, generic knobs, kvm_hv last. */
-static const struct knob knob_table[] = {
-	{ "smt", KNOB_SMT, CPU_DIR "/smt/control", smt_choices,
-	  "needs a CPU with SMT (hardware threads)", 10, false },
-	{ "subcores_per_core", KNOB_SUBCORES, CPU_DIR "/subcores_per_core", subcores_choices,
-	  "split-core needs a bare-metal POWER8 host", 20, true },
-	{ "thp", KNOB_BRACKETED, "sys/kernel/mm/transparent_hugepage/enabled", thp_choices,
-	  "needs a kernel with transparent hugepages", 30, false },
-	{ "ksm", KNOB_INT, "sys/kernel/mm/ksm/run", zero_one_choices,
-	  "needs a kernel with KSM (CONFIG_KSM)", 30, false },
-	{ "numa_balancing", KNOB_INT, "proc/sys/kernel/numa_balancing", zero_one_choices,
-	  "needs a NUMA kernel with automatic NUMA balancing", 30, false },
-	{ "sched_autogroup", KNOB_INT, "proc/sys/kernel/sched_autogroup_enabled",
-	  zero_one_choices, "needs a kernel with CONFIG_SCHED_AUTOGROUP", 30, false },
-	{ "kvm_hv.dynamic_mt_modes", KNOB_INT, KVM_HV_DIR "dynamic_mt_modes",
-	  dynamic_mt_choices, KVM_HV_WHY, 40, false },
-	{ "kvm_hv.target_smt_mode", KNOB_INT, KVM_HV_DIR "target_smt_mode",
-	  target_smt_choices, KVM_HV_WHY, 40, false },
-	{ "kvm_hv.indep_threads_mode", KNOB_BOOL_YN, KVM_HV_DIR "indep_threads_mode",
-	  onoff_choices, "needs kvm_hv on POWER9 with a kernel of about 4.17 to 5.13", 40,
-	  false },
-	{ "kvm_hv.one_vm_per_core", KNOB_BOOL_YN, KVM_HV_DIR "one_vm_per_core",
-	  onoff_choices, KVM_HV_WHY, 40, false },
-};
-
-#define NKNOBS (sizeof(knob_table) / sizeof(knob_table[0]))
-
-size_t knob_count(void)
-{
-	return NKNOBS;
-}
-
-const struct knob *knob_at(size_t i)
-{
-	return i < NKNOBS ? &knob_table[i] : NULL;
-}
-
-const struct knob *knob_find(const char *name)
-{
-	for (size_t i = 0; i < NKNOBS; i++)
-		if (!strcmp(knob_table[i].name, name))
-			return &knob_table[i];
-	return NULL;
-}
-
-const struct knob *knob_lookup(const char *name, struct ta_err *err)
-{
-	const struct knob *k = knob_find(name);
-	if (k)
-		return k;
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < NKNOBS; i++)
-		strbuf_addf(&sb, "%s%s", i ? ", " : "", knob_table[i].name);
-	err_set(err, EXIT_BAD_INPUT, "unknown host knob '%s'; known knobs: %s", name,
-		strbuf_str(&sb));
-	strbuf_release(&sb);
-	return NULL;
-}
 
 /* ---- files ------------------------------------------------------------- */
 
@@ -206,62 +137,33 @@ static int parse_uint(const char *s, long *v)
 	return 0;
 }
 
-static bool word_in(const char *s, const char *const *words)
-{
-	for (; *words; words++)
-		if (!strcasecmp(s, *words))
-			return true;
-	return false;
-}
-
-static const char *const true_words[] = { "on", "y", "yes", "true", "1", NULL };
-static const char *const false_words[] = { "off", "n", "no", "false", "0", NULL };
-
-static void choices_list(const struct knob *k, struct strbuf *sb)
-{
-	for (size_t i = 0; k->choices[i]; i++)
-		strbuf_addf(sb, "%s%s", i ? (k->choices[i + 1] ? ", " : " or ") : "",
-			    k->choices[i]);
-}
-
 int knob_validate(const struct knob *k, const char *value, struct strbuf *canonical,
 		  struct ta_err *err)
 {
-	const char *canon = NULL;
-	char num[24];
-	long v;
-	if (k->choices == onoff_choices) {
-		if (word_in(value, true_words))
-			canon = "on";
-		else if (word_in(value, false_words))
-			canon = "off";
-	} else if (k->choices == zero_one_choices) {
-		if (word_in(value, true_words))
-			canon = "1";
-		else if (word_in(value, false_words))
-			canon = "0";
-	} else if (k->kind == KNOB_SMT && word_in(value, true_words) && strcmp(value, "1")) {
-		canon = "on";
-	} else if (k->kind == KNOB_SMT && (word_in(value, false_words) || !strcmp(value, "1"))) {
-		/* One thread per core is SMT off, as ppc64_cpu --smt=1. */
-		canon = "off";
-	} else if (parse_uint(value, &v) == 0) {
-		snprintf(num, sizeof(num), "%ld", v);
-		canon = num;
-	} else {
-		canon = value;
+	const char *canon = knob_canonical(k, value);
+	if (canon) {
+		strbuf_addstr(canonical, canon);
+		return 0;
 	}
-	for (size_t i = 0; canon && k->choices[i]; i++)
-		if (!strcasecmp(canon, k->choices[i])) {
-			strbuf_addstr(canonical, k->choices[i]);
-			return 0;
-		}
 	struct strbuf sb = STRBUF_INIT;
-	choices_list(k, &sb);
+	knob_expected(k, &sb);
 	err_set(err, EXIT_BAD_INPUT, "%s: '%s' is not a valid value; use %s", k->name, value,
 		strbuf_str(&sb));
 	strbuf_release(&sb);
 	return -1;
+}
+
+/*
+ * A journalled original in the form it is written back in: words in their
+ * canonical spelling (journals written before the knob table held "on"/"off"
+ * for the kvm_hv booleans), everything else verbatim.
+ */
+static const char *journal_value(const struct knob *k, const char *value)
+{
+	if (k->kind != KNOB_BOOL_YN && k->kind != KNOB_BRACKETED)
+		return value;
+	const char *canon = knob_canonical(k, value);
+	return canon ? canon : value;
 }
 
 /*
@@ -291,9 +193,7 @@ static int restorable(const struct knob *k, const char *value, struct ta_err *er
 		break;
 	case KNOB_BOOL_YN:
 	case KNOB_BRACKETED:
-		/* Exactly as a snapshot spells it: it is written back verbatim. */
-		for (size_t i = 0; k->choices[i] && !ok; i++)
-			ok = !strcmp(value, k->choices[i]);
+		ok = knob_canonical(k, value) != NULL;
 		break;
 	}
 	if (!ok)
@@ -587,10 +487,8 @@ static int normalise(const struct knob *k, const char *path, struct strbuf *raw,
 		break;
 	}
 	case KNOB_BOOL_YN:
-		if (!strcmp(raw->buf, "Y"))
-			strbuf_addstr(&out, "on");
-		else if (!strcmp(raw->buf, "N"))
-			strbuf_addstr(&out, "off");
+		if (!strcmp(raw->buf, "Y") || !strcmp(raw->buf, "N"))
+			strbuf_addstr(&out, raw->buf);
 		else
 			rc = -1;
 		break;
@@ -715,8 +613,6 @@ static int write_value(const struct knob *k, const char *root, const char *value
 	char text[64];
 	if (k->kind == KNOB_SUBCORES)
 		snprintf(text, sizeof(text), "%lx", strtol(value, NULL, 10));
-	else if (k->kind == KNOB_BOOL_YN)
-		snprintf(text, sizeof(text), "%s", !strcmp(value, "on") ? "Y" : "N");
 	else
 		snprintf(text, sizeof(text), "%s", value);
 	char *path = path_join(root, k->rel_path);
@@ -761,6 +657,7 @@ int knob_restore(const struct knob *k, const char *root, const char *original,
 {
 	if (restorable(k, original, err) < 0)
 		return -1;
+	original = journal_value(k, original);
 	struct strbuf now = STRBUF_INIT;
 	bool exact = !strncmp(original, "online=", 7) || !strcmp(original, "on");
 	int rc = 0;
@@ -883,7 +780,7 @@ static void restore_one(const char *root, const struct knob_journal *journal,
 	} else if (k) {
 		if (knob_snapshot(k, root, &before, NULL) == 0)
 			it->before = xstrdup(before.buf);
-		if (it->before && !strcmp(it->before, e->original_value))
+		if (it->before && !strcmp(it->before, journal_value(k, e->original_value)))
 			it->status = KNOB_WAS_ORIGINAL;
 		else if (knob_restore(k, root, e->original_value, &err) == 0)
 			it->status = KNOB_RESTORED;

@@ -1,32 +1,15 @@
 /*
- * knobs: the registry of host settings a sweep may change, and the only
- * code that writes them.
+ * knobs: reading, writing and restoring the host settings a sweep may
+ * change; the only code that writes them.
  *
- * Each knob has a name as written in the config, a file under a ROOT
- * directory ("/" on a real host; tests use a fake sysfs/procfs tree), a
- * capability check, a reader that normalises what the kernel shows, a
- * validator, and apply/restore.  Only knobs in this table can be written,
- * and only values their validator accepts: a config cannot make the tool
- * write arbitrary files or text.
- *
- *   name                       file (relative to ROOT)                        values
- *   smt                        sys/devices/system/cpu/smt/control, else       on, off, 2, 4, 8
- *                              per-thread sys/devices/system/cpu/cpuN/online
- *   subcores_per_core          sys/devices/system/cpu/subcores_per_core (hex) 1, 2, 4
- *   thp                        sys/kernel/mm/transparent_hugepage/enabled     always, madvise, never
- *   ksm                        sys/kernel/mm/ksm/run                          0, 1
- *   numa_balancing             proc/sys/kernel/numa_balancing                 0, 1
- *   sched_autogroup            proc/sys/kernel/sched_autogroup_enabled        0, 1
- *   kvm_hv.dynamic_mt_modes    sys/module/kvm_hv/parameters/dynamic_mt_modes  0, 2, 4, 6
- *   kvm_hv.target_smt_mode     .../target_smt_mode                            0, 1, 2, 4, 8
- *   kvm_hv.indep_threads_mode  .../indep_threads_mode                         on, off
- *   kvm_hv.one_vm_per_core     .../one_vm_per_core                            on, off
- *
- * Canonical values: "on"/"off" for booleans and SMT (kvm_hv shows Y/N),
- * decimal numbers otherwise (subcores_per_core is read and written in hex
- * by the kernel; the registry converts).  Validators accept the usual
- * aliases (true/false, yes/no, Y/N, 1/0 for booleans) and return the
- * canonical form; compare canonical forms only.
+ * What the knobs are (names, files, values, order, capabilities) is the
+ * table in model/knob-table.h; this module does the I/O for it.  Each knob
+ * lives in a file under a ROOT directory ("/" on a real host; tests use a
+ * fake sysfs/procfs tree).  Only knobs in the table can be written, and only
+ * values it accepts: a config cannot make the tool write arbitrary files or
+ * text.  Reads return the table's canonical form (subcores_per_core is read
+ * and written in hex by the kernel; this module converts); compare
+ * canonical forms only.
  *
  * Safe order (knob->order): SMT first, then split-core, then the generic
  * knobs, kvm_hv parameters last; restores go in the reverse order.  A
@@ -61,35 +44,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../model/knob-table.h"
 #include "../schema/db.h"
 #include "../util/err.h"
 #include "../util/strbuf.h"
-
-enum knob_kind {
-	KNOB_SMT,		/* smt/control, else per-thread online files */
-	KNOB_SUBCORES,		/* hex in the file, decimal to the user */
-	KNOB_BOOL_YN,		/* module bool parameter: Y/N */
-	KNOB_INT,		/* a decimal integer file */
-	KNOB_BRACKETED,		/* "always [madvise] never": the bracketed word */
-};
-
-struct knob {
-	const char *name;	/* as in the config */
-	enum knob_kind kind;
-	const char *rel_path;	/* relative to ROOT (SMT: the control file) */
-	const char *const *choices;	/* canonical values apply accepts, NULL-terminated */
-	const char *why_missing;	/* what a host needs to have this knob */
-	int order;		/* apply order, ascending */
-	bool needs_no_guests;	/* guests must be stopped before a change */
-};
-
-/* The table, in apply order. */
-size_t knob_count(void);
-const struct knob *knob_at(size_t i);
-/* NULL for a name not in the table. */
-const struct knob *knob_find(const char *name);
-/* Like knob_find, but an unknown name fails (EXIT_BAD_INPUT) listing the known ones. */
-const struct knob *knob_lookup(const char *name, struct ta_err *err);
 
 /*
  * 0 when this host (under root) has the knob and it can be written; else -1

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/knob-table.h"
 #include "../util/strbuf.h"
 
 /* A candidate shape before the cross product. */
@@ -128,18 +129,20 @@ static const char *combination_invalid(const struct sweep_config *cfg,
 		return strbuf_str(why);
 	}
 
-	const char *sub = knob_value(cfg, knobs, "subcores_per_core");
+	/* Split-core: POWER8's subcores share the core's 8 threads. */
+	const struct knob *subcores = knob_of_kind(KNOB_SUBCORES), *smt_knob = knob_of_kind(KNOB_SMT);
+	const char *sub = knob_value(cfg, knobs, subcores->name);
 	if (sub) {
 		int per_sub = 8 / atoi(sub);
 		if (th > per_sub) {
-			strbuf_addf(what, "%s/subcores_per_core=%s", shape, sub);
+			strbuf_addf(what, "%s/%s=%s", shape, subcores->name, sub);
 			strbuf_addf(why, "POWER8 with %s subcores per core has %d threads per "
 				    "subcore; the guest asks for %d", sub, per_sub, th);
 			return strbuf_str(why);
 		}
-		const char *smt = knob_value(cfg, knobs, "smt");
-		if (smt && strcmp(smt, "off") && strcmp(smt, "1")) {
-			strbuf_addf(what, "subcores_per_core=%s/smt=%s", sub, smt);
+		const char *smt = knob_value(cfg, knobs, smt_knob->name);
+		if (smt && strcmp(smt, "off")) {
+			strbuf_addf(what, "%s=%s/%s=%s", subcores->name, sub, smt_knob->name, smt);
 			strbuf_addstr(why, "KVM HV on POWER8 needs the host's secondary threads "
 				      "offline (smt off)");
 			return strbuf_str(why);

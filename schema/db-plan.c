@@ -4,22 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/knob-table.h"
 #include "../util/json.h"
 #include "../util/strbuf.h"
-
-/* Knobs that have their own typed column in `configurations`. */
-static const struct {
-	const char *knob;
-	bool integer;
-} typed_knobs[] = {	/* in the order of their columns in the INSERT below */
-	{ "subcores_per_core", true },
-	{ "smt", false },
-	{ "kvm_hv.dynamic_mt_modes", true },
-	{ "kvm_hv.target_smt_mode", true },
-	{ "kvm_hv.indep_threads_mode", false },
-	{ "kvm_hv.one_vm_per_core", false },
-};
-#define NTYPED (sizeof(typed_knobs) / sizeof(typed_knobs[0]))
 
 char *db_plan_factors_json(const struct plan *plan, const struct plan_config *c)
 {
@@ -64,20 +51,50 @@ char *db_plan_factors_json(const struct plan *plan, const struct plan_config *c)
 	return strbuf_detach(&sb);
 }
 
-static void bind_knob(sqlite3_stmt *st, int pos, const struct plan *plan,
-		      const struct plan_config *c, size_t typed)
+/*
+ * The INSERT for a configuration: the fixed columns, then each knob of the
+ * knob table that has a typed column, in table order.
+ */
+#define CONFIG_FIXED_COLUMNS 12
+static char *config_insert_sql(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "INSERT INTO configurations (experiment_id, idx, key, vcpus, sockets, "
+		      "dies, cores, threads, pinning, noise, factors, is_baseline");
+	size_t ncols = CONFIG_FIXED_COLUMNS;
+	for (size_t i = 0; i < knob_count(); i++)
+		if (knob_at(i)->db_column) {
+			strbuf_addf(&sb, ", %s", knob_at(i)->db_column);
+			ncols++;
+		}
+	strbuf_addstr(&sb, ") VALUES (?");
+	for (size_t i = 1; i < ncols; i++)
+		strbuf_addstr(&sb, ",?");
+	strbuf_addch(&sb, ')');
+	return strbuf_detach(&sb);
+}
+
+/* Binds the typed knob columns from position pos on (NULL: the sweep leaves it alone). */
+static void bind_knob_columns(sqlite3_stmt *st, int pos, const struct plan *plan,
+			      const struct plan_config *c)
 {
 	const struct sweep_config *cfg = plan->cfg;
-	for (size_t i = 0; i < cfg->nknobs; i++) {
-		if (strcmp(cfg->knobs[i].name, typed_knobs[typed].knob))
+	for (size_t t = 0; t < knob_count(); t++) {
+		const struct knob *k = knob_at(t);
+		if (!k->db_column)
 			continue;
-		if (typed_knobs[typed].integer)
-			sqlite3_bind_int64(st, pos, strtoll(c->knob_values[i], NULL, 0));
+		const char *value = NULL;
+		for (size_t i = 0; i < cfg->nknobs && !value; i++)
+			if (!strcmp(cfg->knobs[i].name, k->name))
+				value = c->knob_values[i];
+		if (!value)
+			sqlite3_bind_null(st, pos);
+		else if (k->db_type == KNOB_COLUMN_INTEGER)
+			sqlite3_bind_int64(st, pos, strtoll(value, NULL, 10));
 		else
-			sqlite3_bind_text(st, pos, c->knob_values[i], -1, SQLITE_TRANSIENT);
-		return;
+			sqlite3_bind_text(st, pos, value, -1, SQLITE_TRANSIENT);
+		pos++;
 	}
-	sqlite3_bind_null(st, pos);
 }
 
 int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
@@ -89,11 +106,9 @@ int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
 
 	if (db_begin(db, err) < 0)
 		goto out;
-	cst = db_prepare(db,
-		"INSERT INTO configurations (experiment_id, idx, key, vcpus, sockets, dies, "
-		"cores, threads, pinning, noise, subcores_per_core, smt, dynamic_mt_modes, "
-		"target_smt_mode, indep_threads_mode, one_vm_per_core, factors, is_baseline) "
-		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
+	char *insert = config_insert_sql();
+	cst = db_prepare(db, insert, err);
+	free(insert);
 	rst = db_prepare(db,
 		"INSERT INTO runs (configuration_id, repetition, order_index) VALUES (?,?,?)",
 		err);
@@ -113,10 +128,9 @@ int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
 		sqlite3_bind_int(cst, 8, c->shape.threads);
 		sqlite3_bind_text(cst, 9, c->pinning->name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(cst, 10, c->noise->name, -1, SQLITE_STATIC);
-		for (size_t k = 0; k < NTYPED; k++)
-			bind_knob(cst, 11 + (int)k, plan, c, k);
-		sqlite3_bind_text(cst, 17, factors, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(cst, 18, c->baseline);
+		sqlite3_bind_text(cst, 11, factors, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(cst, 12, c->baseline);
+		bind_knob_columns(cst, CONFIG_FIXED_COLUMNS + 1, plan, c);
 		int step = sqlite3_step(cst);
 		free(factors);
 		if (step != SQLITE_DONE) {

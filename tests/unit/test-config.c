@@ -618,6 +618,15 @@ static void test_rules(void **state)
 			   "pinning[0].emulator: expected a host cpuset");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\npinning: tight\n", "expected none, compact or spread");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {smt: []}\n", "host.smt: empty factor list");
+	/* Spellings of one value are one value: SMT 1 is SMT off, 0x2 is 2, yes is Y. */
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {smt: [\"off\", \"1\"]}\n",
+			   "m.yaml:4:21: host.smt[1]: duplicate value off (first at 4:14)");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {subcores_per_core: [2, 0x2]}\n",
+			   "host.subcores_per_core[1]: duplicate value 2");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {ksm: [on, 1]}\n",
+			   "host.ksm[1]: duplicate value 1");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {kvm_hv.one_vm_per_core: [yes, Y]}\n",
+			   "host.kvm_hv.one_vm_per_core[1]: duplicate value Y");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {smt: [{a: 1}]}\n", "host.smt[0]: expected off, on");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nhost: {kvm_hv.dynamic_mt_modes: [1]}\n",
 			   "expected 0, 2, 4 or 6, got '1'");

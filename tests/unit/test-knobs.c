@@ -194,7 +194,7 @@ static void test_validate(void **state)
 	expect_valid("subcores_per_core", "02", "2");
 	expect_invalid("subcores_per_core", "3");
 	expect_invalid("subcores_per_core", "8");
-	expect_invalid("subcores_per_core", "0x2");
+	expect_valid("subcores_per_core", "0x2", "2");	/* as the config loader reads it */
 	expect_invalid("subcores_per_core", "-1");
 	expect_valid("smt", "on", "on");
 	expect_valid("smt", "false", "off");
@@ -202,8 +202,9 @@ static void test_validate(void **state)
 	expect_valid("smt", "4", "4");
 	expect_invalid("smt", "3");
 	expect_invalid("smt", "forceoff");
-	expect_valid("kvm_hv.one_vm_per_core", "Y", "on");
-	expect_valid("kvm_hv.one_vm_per_core", "no", "off");
+	expect_valid("kvm_hv.one_vm_per_core", "y", "Y");
+	expect_valid("kvm_hv.one_vm_per_core", "on", "Y");
+	expect_valid("kvm_hv.one_vm_per_core", "no", "N");
 	expect_invalid("kvm_hv.one_vm_per_core", "maybe");
 	expect_valid("kvm_hv.dynamic_mt_modes", "6", "6");
 	expect_invalid("kvm_hv.dynamic_mt_modes", "3");
@@ -255,7 +256,7 @@ static void test_read_normalises(void **state)
 	assert_string_equal(v.buf, "madvise");
 	assert_int_equal(knob_read(knob_find("kvm_hv.indep_threads_mode"), f->root, &v, &err),
 			 0);
-	assert_string_equal(v.buf, "on");
+	assert_string_equal(v.buf, "Y");
 	/* The kernel shows subcores_per_core in hex. */
 	put(f->root, SUBCORES, "a\n");
 	assert_int_equal(knob_read(knob_find("subcores_per_core"), f->root, &v, &err), 0);

@@ -1,0 +1,701 @@
+/*
+ * yaml-reader: a checked YAML reader; see yaml-reader.h.
+ *
+ * Two passes over libyaml's document: tree_check() looks at the raw node
+ * graph once (depth, tags, NULs, alias expansion), then the typed accessors
+ * read what the schema asks for.
+ */
+#include "yaml-reader.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* Parses a whole decimal (or 0x hex) integer; false on anything else. */
+static bool text_to_ll(const char *s, long long *out)
+{
+	const char *p = s;
+	if (*p == '+' || *p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ? 16 : 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* --- the loader's state and error reporting -------------------------------- */
+
+/* Column and line as people count them (libyaml's marks are 0-based). */
+int yr_fail_at(struct yr_reader *L, size_t line, size_t col, const char *key,
+		   const char *fmt, ...)
+{
+	char what[1536];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return err_set(L->err, EXIT_BAD_INPUT, "%s:%zu:%zu: %s: %s", L->path, line + 1, col + 1,
+		       *key ? key : "(document)", what);
+}
+
+int yr_fail(struct yr_reader *L, const yaml_node_t *n, const char *key, const char *fmt, ...)
+{
+	char what[1536];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	size_t line = n ? n->start_mark.line : 0, col = n ? n->start_mark.column : 0;
+	return yr_fail_at(L, line, col, key, "%s", what);
+}
+
+/* Appends s to the key in buf, cutting it at YR_KEY_MAX (keys only label messages). */
+static void key_append(char *buf, const char *s)
+{
+	size_t len = strlen(buf), add = strlen(s);
+	if (add > YR_KEY_MAX - 1 - len)
+		add = YR_KEY_MAX - 1 - len;
+	memcpy(buf + len, s, add);
+	buf[len + add] = '\0';
+}
+
+void yr_key_child(char *buf, const char *parent, const char *name)
+{
+	buf[0] = '\0';
+	key_append(buf, parent);
+	if (*parent)
+		key_append(buf, ".");
+	key_append(buf, name);
+}
+
+void yr_key_index(char *buf, const char *parent, size_t i)
+{
+	char idx[32];
+	snprintf(idx, sizeof(idx), "[%zu]", i);
+	buf[0] = '\0';
+	key_append(buf, parent);
+	key_append(buf, idx);
+}
+
+yaml_node_t *yr_node(struct yr_reader *L, int index)
+{
+	return yaml_document_get_node(&L->doc, index);
+}
+
+const char *yr_text(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+/* A plain empty, ~ or null scalar: YAML's null, which no key accepts. */
+bool yr_is_null(const yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *s = yr_text(n);
+	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+	       !strcmp(s, "NULL");
+}
+
+/* "a mapping", "a list", "null" or the quoted scalar (shortened). */
+const char *yr_describe(const yaml_node_t *n, char *buf, size_t size)
+{
+	if (n->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	if (n->type == YAML_SEQUENCE_NODE)
+		return "a list";
+	if (yr_is_null(n))
+		return "nothing (null)";
+	const char *s = yr_text(n);
+	if (strlen(s) > 40)
+		snprintf(buf, size, "'%.37s...'", s);
+	else
+		snprintf(buf, size, "'%s'", s);
+	return buf;
+}
+
+
+/* --- did-you-mean ------------------------------------------------------- */
+
+static size_t levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The closest of words to s when it is close enough to be a typo, else NULL. */
+const char *yr_did_you_mean(const char *s, const char *const *words)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	for (size_t i = 0; words[i]; i++) {
+		size_t d = levenshtein(s, words[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = words[i];
+		}
+	}
+	size_t len = strlen(s);
+	size_t limit = len <= 3 ? 1 : len <= 8 ? 2 : 3;
+	return best && best_d <= limit && best_d < len ? best : NULL;
+}
+
+/* "a, b or c" */
+void yr_words_join(struct strbuf *sb, const char *const *words)
+{
+	size_t n = 0;
+	while (words[n])
+		n++;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addstr(sb, i + 1 == n ? " or " : ", ");
+		strbuf_addstr(sb, words[i]);
+	}
+}
+
+/* --- pass 1: the raw node graph --------------------------------------- */
+
+struct tree_state {
+	unsigned char *state;	/* per node: 0 new, 1 being expanded, 2 done */
+	size_t *expanded;	/* per node: nodes it expands to, saturated */
+	size_t nnodes;
+};
+
+static size_t add_sat(size_t a, size_t b)
+{
+	return a + b > YR_MAX_NODES ? YR_MAX_NODES + 1 : a + b;
+}
+
+static bool tag_is_default(const yaml_node_t *n)
+{
+	const char *tag = (const char *)n->tag;
+	switch (n->type) {
+	case YAML_SCALAR_NODE: return !strcmp(tag, YAML_STR_TAG);
+	case YAML_SEQUENCE_NODE: return !strcmp(tag, YAML_SEQ_TAG);
+	case YAML_MAPPING_NODE: return !strcmp(tag, YAML_MAP_TAG);
+	default: return false;
+	}
+}
+
+/*
+ * Visits each node once (memoised), computing how many nodes it expands to
+ * when aliases are followed; fails at the innermost node whose expansion
+ * passes the bound, so the message points at the bomb, not the root.
+ */
+static int tree_check(struct yr_reader *L, struct tree_state *T, int index, int depth,
+		      const char *key, size_t *count)
+{
+	yaml_node_t *n = yr_node(L, index);
+	size_t i = (size_t)index - 1;
+	if (T->state[i] == 2) {
+		*count = T->expanded[i];
+		return 0;
+	}
+	if (T->state[i] == 1)
+		return yr_fail(L, n, key, "an alias refers to a node that contains it; "
+			    "remove the recursive alias");
+	if (depth > YR_MAX_DEPTH)
+		return yr_fail(L, n, key, "nested more than %d levels deep", YR_MAX_DEPTH);
+	if (!tag_is_default(n))
+		return yr_fail(L, n, key, "tags are not supported (found '%s'); remove the tag",
+			    (const char *)n->tag);
+	T->state[i] = 1;
+	size_t total = 1, sub;
+	char child[YR_KEY_MAX];
+	if (n->type == YAML_SCALAR_NODE) {
+		if (strlen(yr_text(n)) != n->data.scalar.length)
+			return yr_fail(L, n, key, "contains a NUL character");
+	} else if (n->type == YAML_SEQUENCE_NODE) {
+		size_t k = 0;
+		for (yaml_node_item_t *it = n->data.sequence.items.start;
+		     it < n->data.sequence.items.top; it++, k++) {
+			yr_key_index(child, key, k);
+			if (tree_check(L, T, *it, depth + 1, child, &sub) < 0)
+				return -1;
+			total = add_sat(total, sub);
+			if (total > YR_MAX_NODES)
+				break;
+		}
+	} else {
+		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+		     p < n->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yr_node(L, p->key);
+			yr_key_child(child, key, k->type == YAML_SCALAR_NODE ? yr_text(k) : "?");
+			if (tree_check(L, T, p->key, depth + 1, child, &sub) < 0)
+				return -1;
+			total = add_sat(total, sub);
+			if (tree_check(L, T, p->value, depth + 1, child, &sub) < 0)
+				return -1;
+			total = add_sat(total, sub);
+			if (total > YR_MAX_NODES)
+				break;
+		}
+	}
+	if (total > YR_MAX_NODES) {
+		if (T->nnodes <= YR_MAX_NODES)
+			return yr_fail(L, n, key, "aliases expand to too many nodes (more than %d); "
+				    "write the values out instead", YR_MAX_NODES);
+		return yr_fail(L, n, key, "too many nodes (more than %d)", YR_MAX_NODES);
+	}
+	T->state[i] = 2;
+	T->expanded[i] = total;
+	*count = total;
+	return 0;
+}
+
+static int tree_check_all(struct yr_reader *L)
+{
+	struct tree_state T;
+	T.nnodes = (size_t)(L->doc.nodes.top - L->doc.nodes.start);
+	T.state = xcalloc(T.nnodes, 1);
+	T.expanded = xcalloc(T.nnodes, sizeof(size_t));
+	size_t count;
+	int rc = tree_check(L, &T, 1, 0, "", &count);
+	free(T.state);
+	free(T.expanded);
+	return rc;
+}
+
+/* --- pass 2: typed accessors --------------------------------------------- */
+
+int yr_expect_type(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		       yaml_node_type_t type, const char *what)
+{
+	if (n->type == type && !yr_is_null(n))
+		return 0;
+	return yr_fail(L, n, key, "expected %s, got %s", what, YR_DESCRIBE(n));
+}
+
+/*
+ * Checks a mapping: keys are non-empty scalars, none repeated, each one of
+ * allowed (NULL-terminated; NULL allows any).  Errors point at the key.
+ */
+int yr_map_check(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		     const char *const *allowed, const char *what)
+{
+	if (yr_expect_type(L, n, key, YAML_MAPPING_NODE, what) < 0)
+		return -1;
+	char child[YR_KEY_MAX];
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yr_node(L, p->key);
+		if (k->type != YAML_SCALAR_NODE || yr_is_null(k))
+			return yr_fail(L, k, key, "expected a key name, got %s", YR_DESCRIBE(k));
+		const char *name = yr_text(k);
+		yr_key_child(child, key, name);
+		for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++) {
+			yaml_node_t *prev = yr_node(L, q->key);
+			if (!strcmp(yr_text(prev), name))
+				return yr_fail(L, k, child, "duplicate key '%s' (first at %zu:%zu)",
+					    name, prev->start_mark.line + 1,
+					    prev->start_mark.column + 1);
+		}
+		if (!allowed)
+			continue;
+		size_t i;
+		for (i = 0; allowed[i]; i++)
+			if (!strcmp(allowed[i], name))
+				break;
+		if (allowed[i])
+			continue;
+		const char *guess = yr_did_you_mean(name, allowed);
+		if (guess)
+			return yr_fail(L, k, child, "unknown key '%s' (did you mean '%s'?)", name, guess);
+		struct strbuf sb = STRBUF_INIT;
+		yr_words_join(&sb, allowed);
+		yr_fail(L, k, child, "unknown key '%s'; expected one of: %s", name, strbuf_str(&sb));
+		strbuf_release(&sb);
+		return -1;
+	}
+	return 0;
+}
+
+yaml_node_t *yr_map_get(struct yr_reader *L, const yaml_node_t *n, const char *name)
+{
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++)
+	{
+		yaml_node_t *k = yr_node(L, p->key);
+		if (k->type == YAML_SCALAR_NODE && !strcmp(yr_text(k), name))
+			return yr_node(L, p->value);
+	}
+	return NULL;
+}
+
+/* The key node of name in mapping n (for messages about the key itself). */
+yaml_node_t *yr_map_key(struct yr_reader *L, const yaml_node_t *n, const char *name)
+{
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++)
+	{
+		yaml_node_t *k = yr_node(L, p->key);
+		if (k->type == YAML_SCALAR_NODE && !strcmp(yr_text(k), name))
+			return k;
+	}
+	return NULL;
+}
+
+/* Any non-null scalar, as text (numbers keep the digits written). */
+int yr_get_str(struct yr_reader *L, const yaml_node_t *n, const char *key, char **out)
+{
+	if (n->type != YAML_SCALAR_NODE || yr_is_null(n))
+		return yr_fail(L, n, key, "expected a string, got %s%s", YR_DESCRIBE(n),
+			    yr_is_null(n) ? "; write \"\" for an empty string" : "");
+	free(*out);
+	*out = xstrdup(yr_text(n));
+	return 0;
+}
+
+/* A plain scalar: numbers and booleans written in quotes are strings. */
+int yr_get_plain(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		     const char *what, const char **out)
+{
+	if (n->type != YAML_SCALAR_NODE || yr_is_null(n))
+		return yr_fail(L, n, key, "expected %s, got %s", what, YR_DESCRIBE(n));
+	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return yr_fail(L, n, key, "expected %s, got the quoted string %s; remove the quotes",
+			    what, YR_DESCRIBE(n));
+	*out = yr_text(n);
+	return 0;
+}
+
+int yr_get_int(struct yr_reader *L, const yaml_node_t *n, const char *key, long long lo,
+		   long long hi, int *out)
+{
+	char what[96];
+	snprintf(what, sizeof(what), "an integer %lld..%lld", lo, hi);
+	const char *s;
+	if (yr_get_plain(L, n, key, what, &s) < 0)
+		return -1;
+	long long v;
+	const char *p = s + (*s == '-' || *s == '+');
+	for (const char *q = p; *q; q++)
+		if (!isdigit((unsigned char)*q))
+			return yr_fail(L, n, key, "expected %s, got %s", what, YR_DESCRIBE(n));
+	if (!*p || !text_to_ll(s, &v))
+		return yr_fail(L, n, key, "expected %s, got %s", what, YR_DESCRIBE(n));
+	if (v < lo || v > hi)
+		return yr_fail(L, n, key, "%s is out of range; expected %s", s, what);
+	*out = (int)v;
+	return 0;
+}
+
+int yr_get_bool(struct yr_reader *L, const yaml_node_t *n, const char *key, bool *out)
+{
+	const char *s;
+	if (yr_get_plain(L, n, key, "true or false", &s) < 0)
+		return -1;
+	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcasecmp(s, "false") || !strcasecmp(s, "no")) {
+		*out = false;
+		return 0;
+	}
+	return yr_fail(L, n, key, "expected true or false (or yes/no), got %s", YR_DESCRIBE(n));
+}
+
+/* One of words (exact); returns its index in *out. */
+int yr_get_enum(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		    const char *const *words, int *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	yr_words_join(&sb, words);
+	int rc = -1;
+	if (n->type != YAML_SCALAR_NODE || yr_is_null(n)) {
+		yr_fail(L, n, key, "expected %s, got %s", strbuf_str(&sb), YR_DESCRIBE(n));
+		goto out;
+	}
+	const char *s = yr_text(n);
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(words[i], s)) {
+			*out = i;
+			rc = 0;
+			goto out;
+		}
+	const char *guess = yr_did_you_mean(s, words);
+	if (guess)
+		yr_fail(L, n, key, "expected %s, got %s (did you mean '%s'?)", strbuf_str(&sb),
+		     YR_DESCRIBE(n), guess);
+	else
+		yr_fail(L, n, key, "expected %s, got %s", strbuf_str(&sb), YR_DESCRIBE(n));
+out:
+	strbuf_release(&sb);
+	return rc;
+}
+
+/*
+ * A name used in keys, domain names and the DB: letters, digits and the
+ * extra characters in `extra`, 1..max long.
+ */
+int yr_get_name(struct yr_reader *L, const yaml_node_t *n, const char *key, size_t max,
+		    const char *extra, char **out)
+{
+	char *s = NULL;
+	if (yr_get_str(L, n, key, &s) < 0)
+		return -1;
+	size_t len = strlen(s);
+	bool ok = len >= 1 && len <= max;
+	for (const char *p = s; ok && *p; p++)
+		ok = isalnum((unsigned char)*p) || strchr(extra, *p);
+	if (!ok) {
+		free(s);
+		return yr_fail(L, n, key, "expected 1..%zu characters from A-Z a-z 0-9 %s, got %s",
+			    max, extra, YR_DESCRIBE(n));
+	}
+	free(*out);
+	*out = s;
+	return 0;
+}
+
+int yr_items(struct yr_reader *L, const yaml_node_t *n, const char *key,
+			struct yr_items *f)
+{
+	f->nodes = NULL;
+	f->n = 0;
+	f->listed = n->type == YAML_SEQUENCE_NODE;
+	if (yr_is_null(n))
+		return yr_fail(L, n, key, "expected a value or a list of values, got %s",
+			    YR_DESCRIBE(n));
+	if (!f->listed) {
+		f->nodes = xmalloc(sizeof(*f->nodes));
+		f->nodes[0] = (yaml_node_t *)n;
+		f->n = 1;
+		return 0;
+	}
+	f->n = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	if (f->n == 0)
+		return yr_fail(L, n, key, "empty factor list; give at least one value");
+	if (f->n > YR_MAX_ITEMS)
+		return yr_fail(L, n, key, "%zu values in one factor; at most %d", f->n,
+			    YR_MAX_ITEMS);
+	f->nodes = xcalloc(f->n, sizeof(*f->nodes));
+	for (size_t i = 0; i < f->n; i++)
+		f->nodes[i] = yr_node(L, n->data.sequence.items.start[i]);
+	return 0;
+}
+
+void yr_item_key(char *buf, const char *key, const struct yr_items *f, size_t i)
+{
+	if (f->listed) {
+		yr_key_index(buf, key, i);
+	} else {
+		buf[0] = '\0';
+		key_append(buf, key);
+	}
+}
+
+/* A list of distinct integers lo..hi (a scalar is a one-item list). */
+int yr_get_int_list(struct yr_reader *L, const yaml_node_t *n, const char *key, int lo,
+			int hi, int **out, size_t *nout)
+{
+	struct yr_items f;
+	if (yr_items(L, n, key, &f) < 0) {
+		free(f.nodes);
+		return -1;
+	}
+	int *v = xcalloc(f.n, sizeof(int));
+	char child[YR_KEY_MAX];
+	for (size_t i = 0; i < f.n; i++) {
+		yr_item_key(child, key, &f, i);
+		if (yr_get_int(L, f.nodes[i], child, lo, hi, &v[i]) < 0)
+			goto fail;
+		for (size_t j = 0; j < i; j++)
+			if (v[j] == v[i]) {
+				yr_fail(L, f.nodes[i], child, "duplicate value %d (first at %zu:%zu)",
+				     v[i], f.nodes[j]->start_mark.line + 1,
+				     f.nodes[j]->start_mark.column + 1);
+				goto fail;
+			}
+	}
+	free(f.nodes);
+	*out = v;
+	*nout = f.n;
+	return 0;
+fail:
+	free(f.nodes);
+	free(v);
+	return -1;
+}
+
+/* --- loading ------------------------------------------------------------------ */
+
+/*
+ * libyaml's reader errors carry a byte offset, not a mark: count lines and
+ * characters up to it (everything before it decoded, so it is UTF-8).
+ */
+static int fail_reader(struct yr_reader *L, const yaml_parser_t *p, const char *text, size_t len)
+{
+	size_t end = p->problem_offset < len ? p->problem_offset : len;
+	/* A bad trailing octet: point at the character it breaks, not past it. */
+	if (strstr(p->problem, "trailing") && end > 0) {
+		size_t lead = end - 1;
+		while (lead > 0 && ((unsigned char)text[lead] & 0xC0) == 0x80)
+			lead--;
+		end = lead;
+	}
+	size_t line = 0, col = 0;
+	for (size_t i = 0; i < end; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == '\n') {
+			line++;
+			col = 0;
+		} else if ((c & 0xC0) != 0x80) {
+			col++;
+		}
+	}
+	if (end < len)
+		return yr_fail_at(L, line, col, "encoding", "%s at byte 0x%02X; save the "
+			       "file as UTF-8 text", p->problem, (unsigned char)text[end]);
+	return yr_fail_at(L, line, col, "encoding", "%s; save the file as UTF-8 text",
+		       p->problem);
+}
+
+static int fail_parser(struct yr_reader *L, const yaml_parser_t *p, const char *text, size_t len)
+{
+	switch (p->error) {
+	case YAML_MEMORY_ERROR:
+		return err_set(L->err, EXIT_FAILURE_RUN, "%s: out of memory parsing YAML",
+			       L->path);
+	case YAML_READER_ERROR:
+		return fail_reader(L, p, text, len);
+	default:
+		if (p->context)
+			return yr_fail_at(L, p->problem_mark.line, p->problem_mark.column,
+				       "YAML syntax", "%s (%s at %zu:%zu)", p->problem,
+				       p->context, p->context_mark.line + 1,
+				       p->context_mark.column + 1);
+		return yr_fail_at(L, p->problem_mark.line, p->problem_mark.column, "YAML syntax",
+			       "%s", p->problem ? p->problem : "invalid YAML");
+	}
+}
+
+/* Parses the one document of text into L->doc; on success the caller deletes it. */
+static int load_one(struct yr_reader *L, const char *text, size_t len, const char *empty_hint)
+{
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		return err_set(L->err, EXIT_FAILURE_RUN, "%s: out of memory", L->path);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	/* No UTF-16 guessing: the input is UTF-8, anything else is reported. */
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+	int rc = -1;
+	if (!yaml_parser_load(&parser, &L->doc)) {
+		fail_parser(L, &parser, text, len);
+		goto out;
+	}
+	if (!yaml_document_get_root_node(&L->doc)) {
+		yaml_document_delete(&L->doc);
+		yr_fail_at(L, 0, 0, "", "the file is empty; expected %s", empty_hint);
+		goto out;
+	}
+	yaml_document_t second;
+	if (!yaml_parser_load(&parser, &second)) {
+		yaml_document_delete(&L->doc);
+		fail_parser(L, &parser, text, len);
+		goto out;
+	}
+	if (yaml_document_get_root_node(&second)) {
+		yr_fail_at(L, second.start_mark.line, second.start_mark.column, "",
+			   "a second YAML document; the file holds one document (remove the "
+			   "'---' and what follows, or split the file)");
+		yaml_document_delete(&second);
+		yaml_document_delete(&L->doc);
+		goto out;
+	}
+	yaml_document_delete(&second);
+	rc = 0;
+out:
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+int yr_load(struct yr_reader *r, const char *path, const char *text, size_t len,
+	    const char *empty_hint, struct ta_err *err)
+{
+	r->path = path;
+	r->err = err;
+	if (load_one(r, text, len, empty_hint) < 0)
+		return -1;
+	if (tree_check_all(r) < 0) {
+		yaml_document_delete(&r->doc);
+		return -1;
+	}
+	return 0;
+}
+
+void yr_close(struct yr_reader *r)
+{
+	yaml_document_delete(&r->doc);
+}
+
+yaml_node_t *yr_root(struct yr_reader *r)
+{
+	return yaml_document_get_root_node(&r->doc);
+}
+
+int yr_read_file(const char *path, size_t max_bytes, const char *what, struct strbuf *sb,
+		 struct ta_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, EXIT_BAD_INPUT, "%s: cannot read %s: %s", path, what,
+			       strerror(errno));
+	for (;;) {
+		strbuf_grow(sb, 65536);
+		size_t room = sb->alloc - sb->len - 1;
+		ssize_t n = read(fd, sb->buf + sb->len, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+			close(fd);
+			return err_set(err, EXIT_BAD_INPUT, "%s: cannot read %s: %s", path,
+				       what, strerror(saved));
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (sb->len > max_bytes) {
+			close(fd);
+			return err_set(err, EXIT_BAD_INPUT, "%s: %s is larger than %zu bytes; "
+				       "is this the right file?", path, what, max_bytes);
+		}
+	}
+	close(fd);
+	return 0;
+}

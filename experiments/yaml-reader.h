@@ -1,0 +1,139 @@
+/*
+ * yaml-reader (prefix yr_): a checked reader for YAML documents, with no
+ * knowledge of what the document means.  The sweep schema (config.c) is
+ * built on it.
+ *
+ * yr_load() parses one document with libyaml's document API and checks the
+ * raw node graph once: nesting depth, tags, NUL characters, and how many
+ * nodes the document expands to once aliases are followed, so an alias bomb
+ * is refused before anything walks it.  The accessors then read typed
+ * values (strings, bounded integers, booleans, enums with did-you-mean,
+ * names, lists), and every error names FILE:LINE:COLUMN, the dotted key
+ * ("noise[2].argv[3]") and what was expected.
+ *
+ * Errors: an accessor that fails calls yr_fail(), which fills the reader's
+ * struct ta_err (EXIT_BAD_INPUT), and returns -1.
+ */
+#ifndef TA_YAML_READER_H
+#define TA_YAML_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <yaml.h>
+
+#include "../util/err.h"
+#include "../util/strbuf.h"
+
+/* Bounds on the node graph, generous for any real document. */
+#define YR_MAX_NODES 100000
+#define YR_MAX_DEPTH 64
+/* Room for a dotted key path such as "noise[2].argv[3]". */
+#define YR_KEY_MAX 256
+/* A list beyond this is a typo or a generated file gone wrong. */
+#define YR_MAX_ITEMS 1024
+
+struct yr_reader {
+	yaml_document_t doc;
+	const char *path;	/* named in messages */
+	struct ta_err *err;
+};
+
+/*
+ * Reads the one document of text (len bytes, UTF-8) and checks its node
+ * graph.  Refuses empty input (saying `empty_hint`: what the document should
+ * hold) and a second document.  On success the caller ends with yr_close().
+ */
+int yr_load(struct yr_reader *r, const char *path, const char *text, size_t len,
+	    const char *empty_hint, struct ta_err *err);
+void yr_close(struct yr_reader *r);
+yaml_node_t *yr_root(struct yr_reader *r);
+
+/*
+ * Reads the file at path into sb, refusing one larger than max_bytes (read
+ * at most max_bytes + 1, so /dev/zero is refused quickly).  `what` names the
+ * file in messages ("the config").
+ */
+int yr_read_file(const char *path, size_t max_bytes, const char *what, struct strbuf *sb,
+		 struct ta_err *err);
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Fails at a 0-based line and column (libyaml's marks); always returns -1. */
+int yr_fail_at(struct yr_reader *L, size_t line, size_t col, const char *key,
+	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Fails at node n (NULL: the start of the file); always returns -1. */
+int yr_fail(struct yr_reader *L, const yaml_node_t *n, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- keys and nodes ----------------------------------------------------- */
+
+/* buf (YR_KEY_MAX) = "parent.name" (or "name" at the top); cut at YR_KEY_MAX. */
+void yr_key_child(char *buf, const char *parent, const char *name);
+/* buf (YR_KEY_MAX) = "parent[i]". */
+void yr_key_index(char *buf, const char *parent, size_t i);
+
+yaml_node_t *yr_node(struct yr_reader *L, int index);
+/* A scalar's text. */
+const char *yr_text(const yaml_node_t *n);
+/* A plain empty, ~ or null scalar: YAML's null, which no key accepts. */
+bool yr_is_null(const yaml_node_t *n);
+/* "a mapping", "a list", "nothing (null)" or the quoted scalar (shortened). */
+const char *yr_describe(const yaml_node_t *n, char *buf, size_t size);
+#define YR_DESCRIBE(n) yr_describe((n), (char[64]){ 0 }, 64)
+
+/* The closest of words (NULL-terminated) to s when close enough to be a typo, else NULL. */
+const char *yr_did_you_mean(const char *s, const char *const *words);
+/* Appends "a, b or c". */
+void yr_words_join(struct strbuf *sb, const char *const *words);
+
+/* ---- typed accessors: 0, or -1 after yr_fail() --------------------------- */
+
+int yr_expect_type(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		   yaml_node_type_t type, const char *what);
+/*
+ * Checks a mapping: keys are non-empty scalars, none repeated, each one of
+ * allowed (NULL-terminated; NULL allows any), with a did-you-mean for an
+ * unknown one.  Errors point at the key.
+ */
+int yr_map_check(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		 const char *const *allowed, const char *what);
+/* The value of key name in mapping n, or NULL. */
+yaml_node_t *yr_map_get(struct yr_reader *L, const yaml_node_t *n, const char *name);
+/* The key node of name in mapping n (for messages about the key itself), or NULL. */
+yaml_node_t *yr_map_key(struct yr_reader *L, const yaml_node_t *n, const char *name);
+
+/* Any non-null scalar as text (numbers keep the digits written); replaces *out. */
+int yr_get_str(struct yr_reader *L, const yaml_node_t *n, const char *key, char **out);
+/* A plain (unquoted) scalar: numbers and booleans written in quotes are strings. */
+int yr_get_plain(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		 const char *what, const char **out);
+/* A plain integer lo..hi (decimal or 0x hex). */
+int yr_get_int(struct yr_reader *L, const yaml_node_t *n, const char *key, long long lo,
+	       long long hi, int *out);
+/* true/false or yes/no, any case. */
+int yr_get_bool(struct yr_reader *L, const yaml_node_t *n, const char *key, bool *out);
+/* One of words (exact); its index in *out. */
+int yr_get_enum(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		const char *const *words, int *out);
+/* 1..max characters from letters, digits and `extra`; replaces *out. */
+int yr_get_name(struct yr_reader *L, const yaml_node_t *n, const char *key, size_t max,
+		const char *extra, char **out);
+
+/*
+ * A list, or a single scalar/mapping standing for a one-item list (at most
+ * YR_MAX_ITEMS).  Fills items->nodes (malloc'd; free it, also after a
+ * failure); yr_item_key() names item i as key[i] for a list, key itself for
+ * the single form.
+ */
+struct yr_items {
+	yaml_node_t **nodes;
+	size_t n;
+	bool listed;
+};
+int yr_items(struct yr_reader *L, const yaml_node_t *n, const char *key, struct yr_items *f);
+void yr_item_key(char *buf, const char *key, const struct yr_items *f, size_t i);
+/* A list of distinct integers lo..hi (a scalar is a one-item list); *out malloc'd. */
+int yr_get_int_list(struct yr_reader *L, const yaml_node_t *n, const char *key, int lo,
+		    int hi, int **out, size_t *nout);
+
+#endif
