@@ -9,6 +9,7 @@
 #include "../experiments/config.h"
 #include "../experiments/controller.h"
 #include "../experiments/plan.h"
+#include "../experiments/reuse.h"
 #include "../util/json.h"
 #include "cmd.h"
 
@@ -72,12 +73,39 @@ static void plan_factor_lines(struct strbuf *out, const struct sweep_config *cfg
 	strbuf_addch(out, '\n');
 }
 
+/* How many guests the sweep boots: one per guest run, or per reuse group with guest.reuse. */
+static void plan_boots_line(struct strbuf *out, const struct plan *p)
+{
+	const struct sweep_config *cfg = p->cfg;
+	size_t guest_runs = 0;
+	for (size_t i = 0; i < p->nruns; i++)
+		guest_runs += !p->configs[p->runs[i].config].host_runner;
+	if (cfg->runner != RUNNER_AGENT || !guest_runs)
+		return;
+	if (!cfg->reuse_guest) {
+		strbuf_addf(out, "\nGuest boots: %zu (one per guest run; guest.reuse: true boots "
+			    "one per shape and pinning)", guest_runs);
+		return;
+	}
+	size_t cap = reuse_capacity(p, host_mem_available_mib());
+	size_t boots = reuse_boots(p, cap);
+	size_t groups = reuse_groups(p);
+	strbuf_addf(out, "\nGuest boots: %zu for %zu guest runs if none fails (guest.reuse: "
+		    "%zu shape/pinning groups, up to %zu guests kept, idle ones suspended",
+		    boots, guest_runs, groups, cap);
+	if (boots > groups)
+		strbuf_addstr(out, "; more boots because host knobs that need no guests "
+			      "change, or memory keeps fewer guests than groups");
+	strbuf_addch(out, ')');
+}
+
 static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 {
 	const struct sweep_config *cfg = p->cfg;
-	strbuf_addf(out, "Sweep '%s' (%s): %s, metric %s (%s is better)\n", cfg->name,
+	strbuf_addf(out, "Sweep '%s' (%s): %s, metric %s (%s)\n", cfg->name,
 		    cfg->path, config_bench_kind_name(cfg->bench.kind), cfg->bench.metric.name,
-		    cfg->bench.metric.higher_is_better ? "higher" : "lower");
+		    !cfg->bench.metric.direction_given ? "the direction its parser declares"
+		    : cfg->bench.metric.higher_is_better ? "higher is better" : "lower is better");
 	if (p->cross_host)
 		strbuf_addf(out, "Planning for a %s host from another architecture: checks "
 			    "against this host's CPUs are skipped; run 'topoadvisor plan' on "
@@ -102,6 +130,7 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 		    cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
 	if (cfg->order == ORDER_RANDOMIZED)
 		strbuf_addstr(out, cfg->seed_given ? "" : " (seed chosen at run time)");
+	plan_boots_line(out, p);
 	if (cfg->bench.duration > 0)
 		strbuf_addf(out, "\nEstimated duration: %s (%d s benchmark + ~%.0f s per run for "
 			    "guest start and teardown)\n", dur, cfg->bench.duration,
@@ -126,7 +155,11 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 	json_key(&w, "name"); json_str(&w, cfg->name);
 	json_key(&w, "benchmark"); json_str(&w, config_bench_kind_name(cfg->bench.kind));
 	json_key(&w, "metric"); json_str(&w, cfg->bench.metric.name);
-	json_key(&w, "higher_is_better"); json_bool(&w, cfg->bench.metric.higher_is_better);
+	json_key(&w, "higher_is_better");
+	if (cfg->bench.metric.direction_given)
+		json_bool(&w, cfg->bench.metric.higher_is_better);
+	else
+		json_null(&w);
 	json_key(&w, "cross_host"); json_bool(&w, p->cross_host);
 	json_key(&w, "configurations");
 	json_arr_begin(&w);
@@ -158,6 +191,9 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 	json_arr_end(&w);
 	json_key(&w, "repetitions"); json_int(&w, cfg->repetitions);
 	json_key(&w, "runs"); json_uint(&w, p->nruns);
+	json_key(&w, "guest_boots");
+	json_uint(&w, reuse_boots(p, cfg->reuse_guest
+				     ? reuse_capacity(p, host_mem_available_mib()) : 1));
 	json_key(&w, "order");
 	json_str(&w, cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
 	json_key(&w, "seed");

@@ -21,10 +21,8 @@ static void agent_excerpt(const struct agent_result *res, struct strbuf *sb)
 	size_t len = strlen(s);
 	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
 		len--;
-	if (len > 400) {
-		s += len - 400;
-		len = 400;
-	}
+	if (len > 400)
+		len = 400;	/* the first lines: a tool says what is wrong before its usage */
 	for (size_t i = 0; i < len; i++)
 		strbuf_addch(sb, s[i] == '\n' ? ' ' : s[i]);
 	if (!len)

@@ -8,7 +8,10 @@
  * image; any POSIX sh with setsid, taskset and /proc elsewhere): `setsid`
  * makes it the leader of its own process group, so stopping reaches the
  * children it starts; `taskset -c CPUS` pins it (and them) to guest vCPUs;
- * its stderr goes to a file under /tmp that a failure message quotes.  The
+ * its stderr goes to a file under /tmp that a failure message quotes.  A
+ * program name without "/" is looked up in the guest's PATH first, because
+ * busybox's taskset would otherwise run its own applet of that name (its
+ * `ping`, which has no -f, instead of iputils' /usr/bin/ping).  The
  * script waits a moment and fails, quoting that stderr, when the process
  * is already gone (a program that does not exist, a bad option).
  *
@@ -37,6 +40,11 @@
  */
 #define GUESTBG_START_SCRIPT \
 	"cpus=$1; shift\n" \
+	"case $1 in */*) ;; *)\n" \
+	"\tfor d in $(echo \"$PATH\" | tr : ' '); do\n" \
+	"\t\t[ -x \"$d/$1\" ] && { p=$d/$1; shift; set -- \"$p\" \"$@\"; break; }\n" \
+	"\tdone;;\n" \
+	"esac\n" \
 	"err=/tmp/topoadvisor-bg.$$.err\n" \
 	"[ -n \"$cpus\" ] && set -- taskset -c \"$cpus\" \"$@\"\n" \
 	"setsid \"$@\" </dev/null >/dev/null 2>\"$err\" &\n" \

@@ -76,5 +76,7 @@ void plan_free(struct plan *p);
 
 /* Reads this host's facts (uname, sysconf, sysfs).  Never fails: unknowns are 0. */
 void host_facts_read(struct host_facts *h);
+/* MemAvailable in MiB (sizes guest.reuse's kept guests); 0 when unknown. */
+long host_mem_available_mib(void);
 
 #endif

@@ -175,11 +175,47 @@ static void test_start_failure_quotes_stderr(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * A name busybox also has as an applet runs the PATH's program, as it would
+ * from a shell: the guest image's `ping` must be iputils' (with -f).
+ */
+static void test_path_before_applets(void **state)
+{
+	if (!busybox)
+		skip();
+	const char *where = access("/usr/bin/sleep", X_OK) == 0 ? "/usr/bin/sleep"
+			    : access("/bin/sleep", X_OK) == 0 ? "/bin/sleep" : NULL;
+	if (!where) {
+		print_message("skip: no sleep program besides busybox's applet\n");
+		skip();
+	}
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	const char *args[] = { "0", "sleep", "100", NULL };
+	assert_int_equal(sh_run(GUESTBG_START_SCRIPT, args, &out, &err), 0);
+	int pid = 0;
+	char errfile[256], exe[256], path[64], pidtext[16];
+	assert_int_equal(sscanf(strbuf_str(&out), "%d %255s", &pid, errfile), 2);
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	char real[256];
+	assert_non_null(realpath(where, real));
+	assert_string_equal(exe, real);
+	snprintf(pidtext, sizeof(pidtext), "%d", pid);
+	const char *stop[] = { "5", pidtext, errfile, NULL };
+	assert_int_equal(sh_run(GUESTBG_STOP_SCRIPT, stop, &out, &err), 0);
+	assert_false(running(pid));
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_start_check_stop),
 		cmocka_unit_test(test_start_failure_quotes_stderr),
+		cmocka_unit_test(test_path_before_applets),
 	};
 	return cmocka_run_group_tests_name("guestbg", tests, setup, NULL);
 }
