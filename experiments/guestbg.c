@@ -58,14 +58,14 @@ static void proc_add(struct guestbg *bg, const char *pid, const char *errfile)
 	bg->v[bg->n++] = (struct guestbg_proc){ xstrdup(pid), xstrdup(errfile) };
 }
 
-int guestbg_start(virDomainPtr dom, const char *cpus, char *const argv[], struct guestbg *bg,
+int guestbg_start(virDomainPtr dom, const char *sets, char *const argv[], struct guestbg *bg,
 		  struct ta_err *err)
 {
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;
 	const char **args = xcalloc(argc + 2, sizeof(*args));
-	args[0] = cpus ? cpus : "";
+	args[0] = sets && *sets ? sets : "-";
 	for (size_t i = 0; i < argc; i++)
 		args[1 + i] = argv[i];
 	struct agent_result res;
@@ -73,19 +73,25 @@ int guestbg_start(virDomainPtr dom, const char *cpus, char *const argv[], struct
 	free(args);
 	if (rc < 0)
 		return -1;
+	struct guestbg mine = { 0 };
 	char pid[32], errfile[256];
-	if (res.exitcode != 0 || !res.out ||
-	    sscanf(res.out, "%31[0-9] %255s", pid, errfile) != 2) {
+	int used;
+	for (const char *p = res.exitcode == 0 && res.out ? res.out : "";
+	     sscanf(p, " %31[0-9] %255s%n", pid, errfile, &used) == 2; p += used)
+		proc_add(&mine, pid, errfile);
+	if (res.exitcode != 0 || !mine.n) {
 		struct strbuf sb = STRBUF_INIT;
 		agent_excerpt(&res, &sb);
 		err_set(err, EXIT_FAILURE_RUN, "'%s' did not keep running in the guest%s%s: %s",
-			argv[0], cpus && *cpus ? " on vCPUs " : "", cpus && *cpus ? cpus : "",
-			strbuf_str(&sb));
+			argv[0], sets ? " on vCPUs " : "", sets ? sets : "", strbuf_str(&sb));
 		strbuf_release(&sb);
 		agent_result_free(&res);
+		guestbg_forget(&mine);
 		return -1;
 	}
-	proc_add(bg, pid, errfile);
+	for (size_t i = 0; i < mine.n; i++)
+		proc_add(bg, mine.v[i].pid, mine.v[i].errfile);
+	guestbg_forget(&mine);
 	agent_result_free(&res);
 	return 0;
 }
@@ -96,35 +102,24 @@ int guestbg_start_noise(virDomainPtr dom, enum noise_kind kind, const char *vcpu
 	struct cpuset cs;
 	if (!vcpus || cpuset_parse(vcpus, &cs, err) < 0)
 		return vcpus ? -1 : err_set(err, EXIT_BAD_INPUT, "an in-guest load needs vcpus");
-	struct guestbg mine = { 0 };
-	int rc = 0;
+	struct strbuf sets = STRBUF_INIT;
+	int rc;
 	if (kind == NOISE_SPIN) {
 		char *spin[] = GUESTBG_SPIN_ARGV;
 		size_t n = threads > 0 ? (size_t)threads : cs.n;
-		for (size_t i = 0; i < n && rc == 0; i++) {
-			char cpu[16];
-			snprintf(cpu, sizeof(cpu), "%d", cs.cpus[i % cs.n]);
-			rc = guestbg_start(dom, cpu, spin, &mine, err);
-		}
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(&sets, "%s%d", i ? " " : "", cs.cpus[i % cs.n]);
+		rc = guestbg_start(dom, strbuf_str(&sets), spin, bg, err);
 	} else if (kind == NOISE_COMMAND && argv && argv[0]) {
-		struct strbuf set = STRBUF_INIT;
-		cpuset_format(&cs, &set);
-		rc = guestbg_start(dom, strbuf_str(&set), argv, &mine, err);
-		strbuf_release(&set);
+		cpuset_format(&cs, &sets);
+		rc = guestbg_start(dom, strbuf_str(&sets), argv, bg, err);
 	} else {
 		rc = err_set(err, EXIT_BAD_INPUT, "only spin and command loads run inside "
 			     "the measured guest");
 	}
+	strbuf_release(&sets);
 	cpuset_release(&cs);
-	if (rc < 0) {
-		struct ta_err serr = { 0 };
-		guestbg_stop(dom, &mine, 1000, &serr);
-		return -1;
-	}
-	for (size_t i = 0; i < mine.n; i++)
-		proc_add(bg, mine.v[i].pid, mine.v[i].errfile);
-	guestbg_forget(&mine);
-	return 0;
+	return rc;
 }
 
 /* "PID ERRFILE" pairs of bg, after `lead` leading arguments. */

@@ -4,7 +4,7 @@
  * any argv, on given guest vCPUs) and benchmark servers (redis-server) —
  * started, watched, stopped and verified gone through the guest agent.
  *
- * Each process is started by GUESTBG_START_SCRIPT (busybox sh in the test
+ * Processes are started by GUESTBG_START_SCRIPT (busybox sh in the test
  * image; any POSIX sh with setsid, taskset and /proc elsewhere): `setsid`
  * makes it the leader of its own process group, so stopping reaches the
  * children it starts; `taskset -c CPUS` pins it (and them) to guest vCPUs;
@@ -34,27 +34,41 @@
 #include "config.h"
 
 /*
- * sh -c GUESTBG_START_SCRIPT sh CPUS ARGV...: CPUS a guest cpulist or ""
- * (unpinned).  Prints "PID ERRFILE" and exits 0, or exits 1 with the
- * process's stderr.
+ * sh -c GUESTBG_START_SCRIPT sh SETS ARGV...: starts one ARGV per word of
+ * SETS, each word a guest cpulist or "-" (unpinned), in one agent call.
+ * Prints "PID ERRFILE" per process and exits 0; or, when any of them is
+ * gone already, prints their stderr, kills all of them and exits 1.
  */
 #define GUESTBG_START_SCRIPT \
-	"cpus=$1; shift\n" \
+	"sets=$1; shift\n" \
 	"case $1 in */*) ;; *)\n" \
 	"\tfor d in $(echo \"$PATH\" | tr : ' '); do\n" \
 	"\t\t[ -x \"$d/$1\" ] && { p=$d/$1; shift; set -- \"$p\" \"$@\"; break; }\n" \
 	"\tdone;;\n" \
 	"esac\n" \
-	"err=/tmp/topoadvisor-bg.$$.err\n" \
-	"[ -n \"$cpus\" ] && set -- taskset -c \"$cpus\" \"$@\"\n" \
-	"setsid \"$@\" </dev/null >/dev/null 2>\"$err\" &\n" \
-	"pid=$!\n" \
+	"n=0 procs=\n" \
+	"for cpus in $sets; do\n" \
+	"\tn=$((n + 1))\n" \
+	"\terr=/tmp/topoadvisor-bg.$$.$n.err\n" \
+	"\tif [ \"$cpus\" = - ]; then\n" \
+	"\t\tsetsid \"$@\" </dev/null >/dev/null 2>\"$err\" &\n" \
+	"\telse\n" \
+	"\t\tsetsid taskset -c \"$cpus\" \"$@\" </dev/null >/dev/null 2>\"$err\" &\n" \
+	"\tfi\n" \
+	"\tprocs=\"$procs $!:$err\"\n" \
+	"done\n" \
 	"sleep 0.3\n" \
-	"s=$(cat /proc/$pid/stat 2>/dev/null) && s=${s##*) } && [ \"${s%% *}\" != Z ] &&\n" \
-	"\t{ echo \"$pid $err\"; exit 0; }\n" \
-	"cat \"$err\" >&2\n" \
-	"rm -f \"$err\"\n" \
-	"exit 1\n"
+	"bad=\n" \
+	"for pe in $procs; do\n" \
+	"\ts=$(cat /proc/${pe%%:*}/stat 2>/dev/null) && s=${s##*) } && [ \"${s%% *}\" != Z ] ||\n" \
+	"\t\tbad=\"$bad $pe\"\n" \
+	"done\n" \
+	"if [ -n \"$bad\" ]; then\n" \
+	"\tfor pe in $bad; do cat \"${pe#*:}\" >&2; done\n" \
+	"\tfor pe in $procs; do kill -KILL -${pe%%:*} 2>/dev/null; rm -f \"${pe#*:}\"; done\n" \
+	"\texit 1\n" \
+	"fi\n" \
+	"for pe in $procs; do echo \"${pe%%:*} ${pe#*:}\"; done\n"
 
 /*
  * The shell function alive: prints how many live (non-zombie) processes
@@ -127,11 +141,12 @@ struct guestbg {
 };
 
 /*
- * Starts argv in the guest, pinned to the guest cpulist cpus (NULL or "":
- * unpinned), and adds it to bg.  -1 (EXIT_FAILURE_RUN) when the agent
- * fails or the process does not keep running, with its stderr.
+ * Starts argv in the guest once per word of `sets` (each a guest cpulist
+ * the copy is pinned to, or "-" for unpinned; NULL: one unpinned copy) and
+ * adds them to bg.  -1 (EXIT_FAILURE_RUN) when the agent fails or a copy
+ * does not keep running, with its stderr; then none is left running.
  */
-int guestbg_start(virDomainPtr dom, const char *cpus, char *const argv[], struct guestbg *bg,
+int guestbg_start(virDomainPtr dom, const char *sets, char *const argv[], struct guestbg *bg,
 		  struct ta_err *err);
 
 /*

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -112,7 +113,7 @@ static void test_start_check_stop(void **state)
 	assert_int_equal(access(errfile, F_OK), 0);
 
 	/* A load that ignores SIGTERM and has a child of its own. */
-	const char *stubborn[] = { "", "sh", "-c", "trap '' TERM; sleep 1000 & wait; sleep 1000", NULL };
+	const char *stubborn[] = { "-", "sh", "-c", "trap '' TERM; sleep 1000 & wait; sleep 1000", NULL };
 	assert_int_equal(sh_run(GUESTBG_START_SCRIPT, stubborn, &out, &err), 0);
 	int pid2 = 0;
 	char errfile2[256];
@@ -126,7 +127,7 @@ static void test_start_check_stop(void **state)
 	assert_int_equal(sh_run(GUESTBG_CHECK_SCRIPT, check, &out, &err), 0);
 
 	/* A third load that ends by itself: check names it and quotes its stderr. */
-	const char *brief[] = { "", "sh", "-c", "sleep 0.6; echo gave up >&2", NULL };
+	const char *brief[] = { "-", "sh", "-c", "sleep 0.6; echo gave up >&2", NULL };
 	assert_int_equal(sh_run(GUESTBG_START_SCRIPT, brief, &out, &err), 0);
 	int pid3 = 0;
 	char errfile3[256];
@@ -164,13 +165,70 @@ static void test_start_failure_quotes_stderr(void **state)
 	if (!busybox)
 		skip();
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	const char *missing[] = { "", "no-such-program-here", NULL };
+	const char *missing[] = { "-", "no-such-program-here", NULL };
 	assert_int_equal(sh_run(GUESTBG_START_SCRIPT, missing, &out, &err), 1);
 	assert_non_null(strstr(strbuf_str(&err), "no-such-program-here"));
 	assert_int_equal(out.len, 0);
 	const char *badcpu[] = { "4095", "sleep", "100", NULL };
 	assert_int_equal(sh_run(GUESTBG_START_SCRIPT, badcpu, &out, &err), 1);
 	assert_true(err.len > 0);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* Processes running `sleep 4242`: what the multi-start test leaves (should be none). */
+static int count_sleep_4242(void)
+{
+	int n = 0;
+	char path[300], cmd[64];
+	DIR *d = opendir("/proc");
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		int pid = atoi(e->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		size_t len = fread(cmd, 1, sizeof(cmd) - 1, f);
+		fclose(f);
+		cmd[len] = '\0';
+		size_t first = strlen(cmd);
+		if (first + 1 < len && !strcmp(cmd + first + 1, "4242") && running(pid))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* One call starts a copy per CPU set; when one copy cannot run, none is left. */
+static void test_start_several(void **state)
+{
+	if (!busybox)
+		skip();
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	const char *two[] = { "0 -", "sleep", "4242", NULL };
+	assert_int_equal(sh_run(GUESTBG_START_SCRIPT, two, &out, &err), 0);
+	int p1, p2;
+	char e1[256], e2[256];
+	assert_int_equal(sscanf(strbuf_str(&out), "%d %255s %d %255s", &p1, e1, &p2, e2), 4);
+	assert_true(p1 != p2 && strcmp(e1, e2));
+	assert_true(running(p1) && running(p2));
+	assert_int_equal(count_sleep_4242(), 2);
+	char s1[16], s2[16];
+	snprintf(s1, sizeof(s1), "%d", p1);
+	snprintf(s2, sizeof(s2), "%d", p2);
+	const char *stop[] = { "5", s1, e1, s2, e2, NULL };
+	assert_int_equal(sh_run(GUESTBG_STOP_SCRIPT, stop, &out, &err), 0);
+	assert_int_equal(count_sleep_4242(), 0);
+
+	const char *half[] = { "0 4095", "sleep", "4242", NULL };
+	assert_int_equal(sh_run(GUESTBG_START_SCRIPT, half, &out, &err), 1);
+	assert_int_equal(out.len, 0);
+	for (int i = 0; i < 50 && count_sleep_4242(); i++)
+		usleep(20000);
+	assert_int_equal(count_sleep_4242(), 0);
 	strbuf_release(&out);
 	strbuf_release(&err);
 }
@@ -216,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_start_check_stop),
 		cmocka_unit_test(test_start_failure_quotes_stderr),
 		cmocka_unit_test(test_path_before_applets),
+		cmocka_unit_test(test_start_several),
 	};
 	return cmocka_run_group_tests_name("guestbg", tests, setup, NULL);
 }
