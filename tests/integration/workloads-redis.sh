@@ -44,7 +44,7 @@ guest:
 topology: [1x1x2, 1x2x1]
 benchmark:
   kind: redis
-  argv: [redis-benchmark, -q, -n, "2000", -t, "set,get"]
+  argv: [redis-benchmark, -q, -n, "500", -t, "set,get"]
   duration: 10
 collect: {gang_exits: false, exit_reasons: false, vcpu_stats: true}
 repetitions: 2
@@ -86,7 +86,7 @@ topology: [1x1x1, 1x2x1]
 benchmark:
   kind: redis
   server_argv: [sh, -c, 'if [ "\$(nproc)" = 1 ]; then exec sleep 1000; fi; exec redis-server --save "" --appendonly no']
-  argv: [redis-benchmark, -q, -n, "1000", -t, "get"]
+  argv: [redis-benchmark, -q, -n, "300", -t, "get"]
   duration: 10
 collect: {gang_exits: false, exit_reasons: false, vcpu_stats: false}
 repetitions: 1
