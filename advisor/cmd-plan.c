@@ -247,7 +247,7 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan",
-	.summary = "validate and expand a sweep: configurations, dropped combinations, estimate",
+	.summary = "validate and expand a sweep: configurations, dropped combinations, boots, estimate",
 	.args_usage = "CONFIG",
 	.options = plan_options,
 	.min_args = 1,
