@@ -7,7 +7,8 @@ BUILD ?= build
 
 # json-c: the guest agent answers in JSON (guest-exec, guest-exec-status);
 # util/json.h only writes, and a real parser beats scanning for keys.
-PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 \
+# libpcre2-8: the `command` benchmark's parse regex (Perl syntax, match limits).
+PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 libpcre2-8 \
 	yaml-0.1 libxml-2.0 glib-2.0 libzstd json-c
 
 CC ?= cc

@@ -103,7 +103,7 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 {
 	const struct sweep_config *cfg = p->cfg;
 	strbuf_addf(out, "Sweep '%s' (%s): %s, metric %s (%s)\n", cfg->name,
-		    cfg->path, config_bench_kind_name(cfg->bench.kind), cfg->bench.metric.name,
+		    cfg->path, bench_kind_name(cfg->bench.kind), cfg->bench.metric.name,
 		    !cfg->bench.metric.direction_given ? "the direction its parser declares"
 		    : cfg->bench.metric.higher_is_better ? "higher is better" : "lower is better");
 	if (p->cross_host)
@@ -153,7 +153,7 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 	json_init(&w, out, true);
 	json_obj_begin(&w);
 	json_key(&w, "name"); json_str(&w, cfg->name);
-	json_key(&w, "benchmark"); json_str(&w, config_bench_kind_name(cfg->bench.kind));
+	json_key(&w, "benchmark"); json_str(&w, bench_kind_name(cfg->bench.kind));
 	json_key(&w, "metric"); json_str(&w, cfg->bench.metric.name);
 	json_key(&w, "higher_is_better");
 	if (cfg->bench.metric.direction_given)
@@ -165,25 +165,9 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 	json_arr_begin(&w);
 	for (size_t i = 0; i < p->nconfigs; i++) {
 		const struct plan_config *c = &p->configs[i];
-		char shape[64];
-		shape_format(&c->shape, shape, sizeof(shape));
 		json_obj_begin(&w);
 		json_key(&w, "key"); json_str(&w, c->key);
-		json_key(&w, "topology"); json_str(&w, shape);
-		json_key(&w, "vcpus"); json_int(&w, c->vcpus);
-		json_key(&w, "sockets"); json_int(&w, c->shape.sockets);
-		json_key(&w, "dies"); json_int(&w, c->shape.dies);
-		json_key(&w, "cores"); json_int(&w, c->shape.cores);
-		json_key(&w, "threads"); json_int(&w, c->shape.threads);
-		json_key(&w, "pinning"); json_str(&w, c->pinning->name);
-		json_key(&w, "noise"); json_str(&w, c->noise->name);
-		json_key(&w, "host");
-		json_obj_begin(&w);
-		for (size_t k = 0; k < cfg->nknobs; k++) {
-			json_key(&w, cfg->knobs[k].name);
-			json_str(&w, c->knob_values[k]);
-		}
-		json_obj_end(&w);
+		plan_config_json(&w, p, c);
 		json_key(&w, "baseline"); json_bool(&w, c->baseline);
 		json_key(&w, "host_reference"); json_bool(&w, c->host_runner);
 		json_obj_end(&w);

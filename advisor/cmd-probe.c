@@ -14,6 +14,7 @@
 
 #include "../experiments/guest.h"
 #include "../experiments/hostprobe.h"
+#include "../model/knob-table.h"
 #include "../util/json.h"
 #include "cmd.h"
 
@@ -72,7 +73,7 @@ static void probe_json(struct strbuf *out, const struct hostprobe *p,
 	json_key(&w, "cores_per_socket"); json_int(&w, p->cores_per_socket);
 	json_key(&w, "threads_per_core"); json_int(&w, p->threads_per_core);
 	json_key(&w, "smt_control"); json_str(&w, p->smt_control);
-	json_key(&w, "subcores_per_core"); json_str(&w, p->subcores_per_core);
+	json_key(&w, knob_of_kind(KNOB_SUBCORES)->name); json_str(&w, p->subcores_per_core);
 	json_key(&w, "kvm_hv_parameters");
 	if (p->nkvm_hv) {
 		json_obj_begin(&w);

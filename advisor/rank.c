@@ -35,28 +35,13 @@ static size_t config_knobs(const struct db_results_config *c, struct knob_settin
 		snprintf(out[n].value, sizeof(out[n].value), "%s", c->factors[i].value);
 		n++;
 	}
-	const struct {
-		const char *name;
-		int value;
-	} typed[] = {
-		{ "subcores_per_core", c->subcores_per_core },
-		{ "kvm_hv.dynamic_mt_modes", c->dynamic_mt_modes },
-		{ "kvm_hv.target_smt_mode", c->target_smt_mode },
-		{ "kvm_hv.indep_threads_mode", c->indep_threads_mode },
-		{ "kvm_hv.one_vm_per_core", c->one_vm_per_core },
-	};
-	for (size_t i = 0; i < sizeof(typed) / sizeof(typed[0]) && n < max; i++) {
-		if (typed[i].value < 0 || db_results_config_factor(c, typed[i].name))
-			continue;
-		out[n].knob = knob_find(typed[i].name);
-		out[n].name = typed[i].name;
-		snprintf(out[n].value, sizeof(out[n].value), "%d", typed[i].value);
-		n++;
-	}
-	if (c->smt && !db_results_config_factor(c, "smt") && n < max) {
-		out[n].knob = knob_find("smt");
-		out[n].name = "smt";
-		snprintf(out[n].value, sizeof(out[n].value), "%s", c->smt);
+	for (size_t i = 0; i < c->nknob_columns && n < max; i++) {
+		const struct db_results_factor *col = &c->knob_columns[i];
+		if (db_results_config_factor(c, col->name))
+			continue;	/* already listed from the JSON */
+		out[n].knob = knob_find(col->name);
+		out[n].name = col->name;
+		snprintf(out[n].value, sizeof(out[n].value), "%s", col->value);
 		n++;
 	}
 	return n;

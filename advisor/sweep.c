@@ -9,6 +9,7 @@
 
 #include "../experiments/controller.h"
 #include "../experiments/hostlock.h"
+#include "../experiments/plan-store.h"
 #include "../experiments/plan.h"
 #include "../schema/db-plan.h"
 #include "../util/json.h"
@@ -97,7 +98,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	int64_t exp_id;
 	int rc;
 	if (db_experiment_insert(db, &e, &exp_id, &err) < 0 ||
-	    db_plan_store(db, exp_id, p, NULL, &err) < 0) {
+	    plan_store(db, exp_id, p, NULL, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
 		if (!ctx->json) {

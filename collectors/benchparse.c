@@ -1,7 +1,7 @@
 /*
  * benchparse: the entry point, the helpers every parser shares (lines,
  * C-locale numbers, metrics, error excerpts) and the command kind's
- * named-group regex.  The per-benchmark parsers are collectors/parse-*.c.
+ * named-group regex (PCRE2).  The per-benchmark parsers are collectors/parse-*.c.
  */
 #include "benchparse-int.h"
 
@@ -9,12 +9,15 @@
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 /* ---- lines ---- */
 
@@ -270,183 +273,112 @@ int bp_fail(const struct bp_input *in, struct ta_err *err, const char *fmt, ...)
 	return -1;
 }
 
-/* ---- command: named-group regex ---- */
+/* ---- command: named-group regex (PCRE2) ---- */
 
-/* A user regex compiled as POSIX ERE, with the names of its groups. */
+/*
+ * Bounds, so that no pattern and no output can hang plan or a run: the
+ * pattern's length and nesting, and per match attempt PCRE2's step, depth
+ * and heap limits (a pattern's own (*LIMIT_MATCH=...) can only lower them).
+ * A whole parse also stops after REGEX_BUDGET_S seconds of matching, for
+ * the rare pattern that stays under the step limit on every one of a
+ * million lines.  A nested repetition such as ((a{1,255}){1,255}){1,255}
+ * is refused by the compiler ("regular expression is too large").
+ */
+#define REGEX_MAX_LENGTH 4096
+#define REGEX_MAX_NESTING 32
+#define REGEX_MATCH_LIMIT 1000000
+#define REGEX_DEPTH_LIMIT 100000
+#define REGEX_HEAP_LIMIT_KIB (64 * 1024)
+#define REGEX_BUDGET_S 20.0
+
+/* A user regex compiled by PCRE2, with the names of its groups. */
 struct named_regex {
-	regex_t re;
-	bool compiled;
+	pcre2_code *code;
+	pcre2_match_context *mctx;
+	pcre2_match_data *md;
 	char **group_name;	/* [1..ngroups]; NULL for unnamed groups */
 	size_t ngroups;
-	size_t nnamed;
 	bool multiline;		/* holds a newline: may match across lines */
 };
 
 static void named_regex_free(struct named_regex *nr)
 {
-	if (nr->compiled)
-		regfree(&nr->re);
 	for (size_t i = 0; i <= nr->ngroups && nr->group_name; i++)
 		free(nr->group_name[i]);
 	free(nr->group_name);
+	pcre2_match_data_free(nr->md);
+	pcre2_match_context_free(nr->mctx);
+	pcre2_code_free(nr->code);
 	memset(nr, 0, sizeof(*nr));
 }
 
-static int regex_fail(struct ta_err *err, const char *pattern, size_t at, const char *why)
+static void pcre2_message(int code, char *buf, size_t n)
 {
-	return err_set(err, EXIT_BAD_INPUT,
-		       "parse regex \"%s\": %s at offset %zu; write POSIX ERE with "
-		       "named groups (?<name>...) around the numbers to keep",
-		       pattern, why, at);
+	if (pcre2_get_error_message(code, (PCRE2_UCHAR *)buf, n) < 0)
+		snprintf(buf, n, "PCRE2 error %d", code);
 }
 
 /*
- * Copies a bracket expression "[...]" starting at pat[i] into ere and
- * returns the index just past it, or 0 if it never closes.  Inside
- * brackets "(" and "\" are plain characters, "]" right after "[" or "[^"
- * is a member, and "[:alpha:]"-style classes contain a "]" of their own.
- */
-static size_t bracket_copy(const char *pat, size_t i, struct strbuf *ere)
-{
-	size_t j = i + 1;
-	if (pat[j] == '^')
-		j++;
-	if (pat[j] == ']')
-		j++;
-	while (pat[j] && pat[j] != ']') {
-		if (pat[j] == '[' && (pat[j + 1] == ':' || pat[j + 1] == '.' ||
-				      pat[j + 1] == '=')) {
-			char kind = pat[j + 1];
-			const char *close = pat + j + 2;
-			while (*close && !(close[0] == kind && close[1] == ']'))
-				close++;
-			if (!*close)
-				return 0;
-			j = (size_t)(close - pat) + 2;
-			continue;
-		}
-		j++;
-	}
-	if (!pat[j])
-		return 0;
-	strbuf_add(ere, pat + i, j + 1 - i);
-	return j + 1;
-}
-
-static bool name_char(char c, bool first)
-{
-	return isalpha((unsigned char)c) || c == '_' ||
-	       (!first && (isdigit((unsigned char)c) || c == '.' || c == '-'));
-}
-
-/*
- * Translates "(?<name>...)" / "(?P<name>...)" / "(?:...)" into plain ERE
- * groups, numbering every capturing group the way regcomp will (each
- * unescaped "(" outside brackets), and compiles the result.
+ * Compiles pattern: PCRE2 syntax (Perl's: \d, (?<name>...), (?P<name>...),
+ * (?:...), lookaround), "^" and "$" at every line end, bytes rather than
+ * UTF-8 (benchmark output need not be valid UTF-8), at least one named group.
  */
 static int named_regex_compile(struct named_regex *nr, const char *pattern,
 			       struct ta_err *err)
 {
-	struct strbuf ere = STRBUF_INIT;
-	size_t alloc = 8;
 	memset(nr, 0, sizeof(*nr));
-	nr->group_name = xcalloc(alloc, sizeof(char *));
-	size_t i = 0;
-	while (pattern[i]) {
-		char c = pattern[i];
-		if (c == '\\') {
-			if (!pattern[i + 1]) {
-				regex_fail(err, pattern, i, "trailing backslash");
-				goto fail;
-			}
-			strbuf_add(&ere, pattern + i, 2);
-			i += 2;
-			continue;
-		}
-		if (c == '[') {
-			size_t next = bracket_copy(pattern, i, &ere);
-			if (!next) {
-				regex_fail(err, pattern, i, "unterminated [");
-				goto fail;
-			}
-			i = next;
-			continue;
-		}
-		if (c != '(') {
-			strbuf_addch(&ere, c);
-			i++;
-			continue;
-		}
-		char *name = NULL;
-		size_t at = i;
-		i++;
-		if (pattern[i] == '?') {
-			i++;
-			if (pattern[i] == 'P' && pattern[i + 1] == '<')
-				i++;
-			if (pattern[i] == ':') {
-				i++;
-			} else if (pattern[i] == '<' && name_char(pattern[i + 1], true)) {
-				size_t s = ++i;
-				while (name_char(pattern[i], false))
-					i++;
-				if (pattern[i] != '>') {
-					regex_fail(err, pattern, at, "group name must be letters, digits, '_', '.' or '-' closed by '>'");
-					goto fail;
-				}
-				name = xmalloc(i - s + 1);
-				memcpy(name, pattern + s, i - s);
-				name[i - s] = '\0';
-				i++;
-			} else {
-				regex_fail(err, pattern, at, "unsupported (? group (only (?<name>...) and (?:...))");
-				goto fail;
-			}
-		}
-		if (name) {
-			for (size_t g = 1; g <= nr->ngroups; g++) {
-				if (nr->group_name[g] && !strcmp(nr->group_name[g], name)) {
-					free(name);
-					regex_fail(err, pattern, at, "group name used twice");
-					goto fail;
-				}
-			}
-			nr->nnamed++;
-		}
-		nr->ngroups++;
-		if (nr->ngroups + 1 >= alloc) {
-			nr->group_name = xrealloc(nr->group_name, 2 * alloc * sizeof(char *));
-			memset(nr->group_name + alloc, 0, alloc * sizeof(char *));
-			alloc *= 2;
-		}
-		nr->group_name[nr->ngroups] = name;
-		strbuf_addch(&ere, '(');
-	}
-	if (!nr->nnamed) {
-		regex_fail(err, pattern, i, "no named group");
-		goto fail;
-	}
-	nr->multiline = strchr(pattern, '\n') != NULL;
-	int rc = regcomp(&nr->re, strbuf_str(&ere), REG_EXTENDED | REG_NEWLINE);
-	if (rc) {
+	size_t len = strlen(pattern);
+	if (len > REGEX_MAX_LENGTH)
+		return err_set(err, EXIT_BAD_INPUT, "parse regex: %zu characters long; at most %d",
+			       len, REGEX_MAX_LENGTH);
+	pcre2_compile_context *cctx = pcre2_compile_context_create(NULL);
+	if (!cctx)
+		return err_set(err, EXIT_FAILURE_RUN, "parse regex: out of memory");
+	pcre2_set_max_pattern_length(cctx, REGEX_MAX_LENGTH);
+	pcre2_set_parens_nest_limit(cctx, REGEX_MAX_NESTING);
+	int code;
+	PCRE2_SIZE at;
+	nr->code = pcre2_compile((PCRE2_SPTR)pattern, len, PCRE2_MULTILINE | PCRE2_NEVER_UTF |
+				 PCRE2_NEVER_UCP, &code, &at, cctx);
+	pcre2_compile_context_free(cctx);
+	if (!nr->code) {
 		char msg[256];
-		regerror(rc, &nr->re, msg, sizeof(msg));
-		err_set(err, EXIT_BAD_INPUT, "parse regex \"%s\": %s", pattern, msg);
-		goto fail;
+		pcre2_message(code, msg, sizeof(msg));
+		return err_set(err, EXIT_BAD_INPUT, "parse regex \"%s\": %s at offset %zu; write "
+			       "a Perl-style regex with named groups (?<name>...) around the "
+			       "numbers to keep", pattern, msg, (size_t)at);
 	}
-	nr->compiled = true;
-	if (nr->re.re_nsub != nr->ngroups) {
-		/* Our group count must be regcomp's, or names land on wrong groups. */
-		err_set(err, EXIT_BAD_INPUT, "parse regex \"%s\": cannot number its groups "
-			"(%zu seen, %zu compiled)", pattern, nr->ngroups, nr->re.re_nsub);
-		goto fail;
+	uint32_t ncapture = 0, nnames = 0, entry = 0;
+	PCRE2_SPTR table = NULL;
+	pcre2_pattern_info(nr->code, PCRE2_INFO_CAPTURECOUNT, &ncapture);
+	pcre2_pattern_info(nr->code, PCRE2_INFO_NAMECOUNT, &nnames);
+	pcre2_pattern_info(nr->code, PCRE2_INFO_NAMEENTRYSIZE, &entry);
+	pcre2_pattern_info(nr->code, PCRE2_INFO_NAMETABLE, &table);
+	nr->ngroups = ncapture;
+	nr->group_name = xcalloc(ncapture + 1, sizeof(char *));
+	/* Each entry: the group number in two bytes, then the name, NUL-terminated. */
+	for (uint32_t i = 0; i < nnames; i++) {
+		PCRE2_SPTR e = table + (size_t)i * entry;
+		size_t g = ((size_t)e[0] << 8) | e[1];
+		if (g >= 1 && g <= ncapture)
+			nr->group_name[g] = xstrdup((const char *)e + 2);
 	}
-	strbuf_release(&ere);
+	if (!nnames) {
+		named_regex_free(nr);
+		return err_set(err, EXIT_BAD_INPUT, "parse regex \"%s\": no named group; write "
+			       "(?<name>...) around the number to keep", pattern);
+	}
+	nr->mctx = pcre2_match_context_create(NULL);
+	nr->md = pcre2_match_data_create_from_pattern(nr->code, NULL);
+	if (!nr->mctx || !nr->md) {
+		named_regex_free(nr);
+		return err_set(err, EXIT_FAILURE_RUN, "parse regex: out of memory");
+	}
+	pcre2_set_match_limit(nr->mctx, REGEX_MATCH_LIMIT);
+	pcre2_set_depth_limit(nr->mctx, REGEX_DEPTH_LIMIT);
+	pcre2_set_heap_limit(nr->mctx, REGEX_HEAP_LIMIT_KIB);
+	nr->multiline = strchr(pattern, '\n') != NULL;
 	return 0;
-fail:
-	strbuf_release(&ere);
-	named_regex_free(nr);
-	return -1;
 }
 
 int benchparse_regex_check(const char *pattern, struct ta_err *err)
@@ -476,7 +408,7 @@ int benchparse_regex_groups(const char *pattern, char ***names, size_t *n,
 	return 0;
 }
 
-/* The lines joined by "\n": one C string for regexec, line ends unified. */
+/* The lines joined by "\n": one subject, line ends unified. */
 static char *text_join(const struct bp_text *t, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -488,60 +420,92 @@ static char *text_join(const struct bp_text *t, size_t *len)
 	return strbuf_detach(&sb);
 }
 
-/* The last of the non-overlapping matches in s, left to right, into last. */
-static bool match_last_in(const regex_t *re, const char *s, size_t len, size_t nm,
-			  regmatch_t *pm, regmatch_t *last)
+/* The search of one output: where the last match is, and what stopped it. */
+struct regex_search {
+	const struct named_regex *nr;
+	PCRE2_SIZE *last;	/* ovector of the last match: 2 * (ngroups + 1) */
+	char *text;		/* the subject last refers to (owned) */
+	struct timespec start;
+	int error;		/* a PCRE2 match error (< 0), or 0 */
+	bool out_of_time;
+};
+
+static double seconds_since(const struct timespec *t)
 {
-	size_t off = 0;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* The last of the non-overlapping matches in s, left to right, into rs->last. */
+static bool match_last_in(struct regex_search *rs, const char *s, size_t len)
+{
+	const struct named_regex *nr = rs->nr;
+	size_t nv = 2 * (nr->ngroups + 1);
+	PCRE2_SIZE off = 0;
 	bool found = false;
 	while (off <= len) {
-		int eflags = off > 0 && s[off - 1] != '\n' ? REG_NOTBOL : 0;
-		if (regexec(re, s + off, nm, pm, eflags))
+		int rc = pcre2_match(nr->code, (PCRE2_SPTR)s, len, off, 0, nr->md, nr->mctx);
+		if (rc == PCRE2_ERROR_NOMATCH)
 			break;
-		for (size_t g = 0; g < nm; g++) {
-			last[g] = pm[g];
-			if (pm[g].rm_so >= 0) {
-				last[g].rm_so += (regoff_t)off;
-				last[g].rm_eo += (regoff_t)off;
-			}
+		if (rc < 0) {
+			rs->error = rc;
+			return false;
 		}
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(nr->md);
+		memcpy(rs->last, ov, nv * sizeof(*ov));
 		found = true;
-		off += pm[0].rm_eo > 0 ? (size_t)pm[0].rm_eo : 1;
+		/* An empty match moves on by one, or the loop would stand still. */
+		off = ov[1] > ov[0] ? ov[1] : ov[1] + 1;
 	}
 	return found;
 }
 
 /*
- * Finds the last match in t; *text gets the string the offsets in last
- * refer to (free it).  glibc's regexec costs time in proportion to the
- * whole rest of the string on every call, so a pattern that cannot span
- * lines is tried line by line from the end: the result is usually on one
- * of the last lines, and a 35 MB output costs well under a second instead
- * of many.
+ * Finds the last match in t (rs->text, rs->last).  A pattern that cannot
+ * span lines is tried line by line from the end: the result is usually on
+ * one of the last lines, so a large output costs little.
  */
-static bool regex_last_match(const struct named_regex *nr, const struct bp_text *t,
-			     char **text, regmatch_t *last)
+static bool regex_last_match(struct regex_search *rs, const struct bp_text *t)
 {
-	size_t nm = nr->ngroups + 1;
-	regmatch_t *pm = xmalloc(nm * sizeof(*pm));
-	bool found = false;
-	if (nr->multiline) {
+	if (rs->nr->multiline) {
 		size_t len;
 		char *s = text_join(t, &len);
-		found = match_last_in(&nr->re, s, len, nm, pm, last);
+		bool found = match_last_in(rs, s, len);
 		if (found)
-			*text = s;
+			rs->text = s;
 		else
 			free(s);
-	} else {
-		for (size_t i = t->nlines; i-- > 0 && !found;) {
-			found = match_last_in(&nr->re, t->line[i], strlen(t->line[i]), nm, pm, last);
-			if (found)
-				*text = xstrdup(t->line[i]);
+		return found;
+	}
+	for (size_t i = t->nlines; i-- > 0;) {
+		if (match_last_in(rs, t->line[i], strlen(t->line[i]))) {
+			rs->text = xstrdup(t->line[i]);
+			return true;
+		}
+		if (rs->error)
+			return false;
+		if ((i & 1023) == 0 && seconds_since(&rs->start) > REGEX_BUDGET_S) {
+			rs->out_of_time = true;
+			return false;
 		}
 	}
-	free(pm);
-	return found;
+	return false;
+}
+
+/* Why a search stopped before finding a match, as a run error. */
+static int regex_search_fail(const struct regex_search *rs, const char *pattern,
+			     struct ta_err *err)
+{
+	if (rs->out_of_time)
+		return err_set(err, EXIT_FAILURE_RUN, "parse regex \"%s\": matching took more "
+			       "than %.0f s; simplify the pattern (nested repetition?)",
+			       pattern, REGEX_BUDGET_S);
+	char msg[256];
+	pcre2_message(rs->error, msg, sizeof(msg));
+	return err_set(err, EXIT_FAILURE_RUN, "parse regex \"%s\": %s (at most %d steps per "
+		       "match); simplify the pattern (nested repetition such as (a+)+?)",
+		       pattern, msg, REGEX_MATCH_LIMIT);
 }
 
 static int parse_regex(const struct bp_input *in, const char *pattern,
@@ -550,26 +514,33 @@ static int parse_regex(const struct bp_input *in, const char *pattern,
 	struct named_regex nr;
 	if (named_regex_compile(&nr, pattern, err))
 		return -1;
-	regmatch_t *last = xmalloc((nr.ngroups + 1) * sizeof(*last));
-	char *text = NULL;
+	struct regex_search rs = { .nr = &nr };
+	rs.last = xcalloc(2 * (nr.ngroups + 1), sizeof(*rs.last));
+	clock_gettime(CLOCK_MONOTONIC, &rs.start);
 	int rc = -1;
-	if (!regex_last_match(&nr, &in->o, &text, last) &&
-	    !regex_last_match(&nr, &in->e, &text, last)) {
-		bp_fail(in, err, "no match for parse regex \"%s\" in the output", pattern);
+	bool found = regex_last_match(&rs, &in->o);
+	if (!found && !rs.error && !rs.out_of_time)
+		found = regex_last_match(&rs, &in->e);
+	if (!found) {
+		if (rs.error || rs.out_of_time)
+			regex_search_fail(&rs, pattern, err);
+		else
+			bp_fail(in, err, "no match for parse regex \"%s\" in the output", pattern);
 		goto out;
 	}
 	for (size_t g = 1; g <= nr.ngroups; g++) {
 		const char *name = nr.group_name[g];
 		if (!name)
 			continue;
-		if (last[g].rm_so < 0) {
+		PCRE2_SIZE so = rs.last[2 * g], eo = rs.last[2 * g + 1];
+		if (so == PCRE2_UNSET) {
 			err_set(err, EXIT_FAILURE_RUN, "parse regex: group '%s' took no "
 				"part in the last match; make it non-optional", name);
 			goto out;
 		}
-		size_t n = (size_t)(last[g].rm_eo - last[g].rm_so);
+		size_t n = eo > so ? eo - so : 0;
 		char *val = xmalloc(n + 1);
-		memcpy(val, text + last[g].rm_so, n);
+		memcpy(val, rs.text + so, n);
 		val[n] = '\0';
 		double v;
 		if (!bp_number_all(val, &v)) {
@@ -587,8 +558,8 @@ static int parse_regex(const struct bp_input *in, const char *pattern,
 	}
 	rc = 0;
 out:
-	free(text);
-	free(last);
+	free(rs.text);
+	free(rs.last);
 	named_regex_free(&nr);
 	return rc;
 }

@@ -49,11 +49,15 @@
  * A test reported more than once (-l, concatenated runs) keeps its last
  * result.
  *
- * The command kind's regex is POSIX ERE (regcomp REG_EXTENDED|REG_NEWLINE:
- * "^"/"$" match at line ends, "." and [^…] never cross a line; a pattern
- * holding a newline character may span lines) written with named
- * groups "(?<name>…)" (or "(?P<name>…)"); "(?:…)" is accepted as a plain
- * group.  The LAST match in stdout counts (tools print progress first); only
+ * The command kind's regex is PCRE2 (Perl syntax: \d, (?<name>…),
+ * (?P<name>…), (?:…), lookaround), compiled with "^"/"$" matching at line
+ * ends and without UTF-8 (output is bytes).  A pattern holding a newline
+ * character may span lines; any other is tried line by line.  Compiling is
+ * bounded (length, nesting, and PCRE2 refuses a too large program such as
+ * ((a{1,255}){1,255}){1,255}); every match attempt has PCRE2 step, depth and
+ * heap limits, and a whole search a time budget, so no pattern and no
+ * output can hang a run: those fail with EXIT_FAILURE_RUN saying so.
+ * The LAST match in stdout counts (tools print progress first); only
  * when stdout has no match at all is stderr searched.  Each named group must
  * hold a number.  The parser cannot know a group's unit or direction (they
  * come back NULL and METRIC_DIR_UNKNOWN): the caller applies the config's
@@ -66,7 +70,7 @@
 
 #include <stddef.h>
 
-#include "../experiments/config.h"
+#include "../model/bench-kind.h"
 #include "../util/err.h"
 #include "../util/metricdir.h"
 
@@ -95,8 +99,9 @@ int benchparse_run(enum bench_kind kind, const char *regex_or_null,
 		   struct bench_metrics *m, struct ta_err *err);
 
 /*
- * Checks a command regex the way benchparse_run() will use it (named
- * groups, ERE syntax), so that a config can be rejected before any run.
+ * Checks a command regex the way benchparse_run() will use it (the same
+ * compiler and limits, at least one named group), so that a config can be
+ * rejected before any run.
  * -1 with EXIT_BAD_INPUT and the reason.
  */
 int benchparse_regex_check(const char *pattern, struct ta_err *err);

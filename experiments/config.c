@@ -2,9 +2,9 @@
  * config: the sweep schema, built on the checked YAML reader
  * (yaml-reader.h); see config.h and docs/config.md.
  *
- * parse_root() walks the schema and fills a `struct sweep_config`, stopping
- * at the first error, which names FILE:LINE:COL, the dotted key and what
- * was expected.  Host knobs and their values come from the knob table
+ * parse_root() walks the whole schema and fills a `struct sweep_config`,
+ * recording every error (FILE:LINE:COL, the dotted key and what was
+ * expected) as it goes; the reader reports them together.  Host knobs and their values come from the knob table
  * (model/knob-table.h).
  */
 #include "config.h"
@@ -30,11 +30,6 @@
 
 /* --- names ------------------------------------------------------------ */
 
-static const char *const bench_kind_names[] = {
-	[BENCH_EBIZZY] = "ebizzy", [BENCH_REDIS] = "redis",
-	[BENCH_STRESS_NG] = "stress-ng", [BENCH_SYSBENCH] = "sysbench",
-	[BENCH_KERNEL_BUILD] = "kernel-build", [BENCH_COMMAND] = "command", NULL
-};
 static const char *const noise_kind_names[] = {
 	[NOISE_NONE] = "none", [NOISE_SPIN] = "spin", [NOISE_COMMAND] = "command",
 	[NOISE_GUEST] = "guest", NULL
@@ -59,7 +54,6 @@ static const char *const order_names[] = {
 static const char *const strategy_names[] = { [STRATEGY_FULL] = "full", NULL };
 static const char *const direction_words[] = { "higher", "lower", NULL };
 
-const char *config_bench_kind_name(enum bench_kind k) { return bench_kind_names[k]; }
 const char *config_noise_kind_name(enum noise_kind k) { return noise_kind_names[k]; }
 const char *config_domain_type_name(enum domain_type t) { return domain_type_names[t]; }
 const char *config_arch_name(enum guest_arch a) { return arch_names[a]; }
@@ -124,35 +118,6 @@ static int get_vcpus(struct yr_reader *L, const yaml_node_t *n, const char *key,
 	return 0;
 }
 
-/* A command: a non-empty list of strings. */
-static int get_argv(struct yr_reader *L, const yaml_node_t *n, const char *key,
-		    struct argv_list *out)
-{
-	if (n->type == YAML_SCALAR_NODE && !yr_is_null(n))
-		return yr_fail(L, n, key, "write the command as a list: [prog, arg, ...]");
-	if (yr_expect_type(L, n, key, YAML_SEQUENCE_NODE, "a command as a list [prog, arg, ...]") < 0)
-		return -1;
-	size_t count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
-	if (count == 0)
-		return yr_fail(L, n, key, "the command is empty; write it as [prog, arg, ...]");
-	for (size_t i = 0; i < out->argc; i++)
-		free(out->argv[i]);
-	free(out->argv);
-	out->argv = xcalloc(count + 1, sizeof(char *));
-	out->argc = count;
-	char child[YR_KEY_MAX];
-	for (size_t i = 0; i < count; i++) {
-		yr_key_index(child, key, i);
-		if (yr_get_str(L, yr_node(L, n->data.sequence.items.start[i]), child,
-			    &out->argv[i]) < 0)
-			return -1;
-	}
-	if (!*out->argv[0])
-		return yr_fail(L, yr_node(L, n->data.sequence.items.start[0]), key,
-			    "the program name is empty");
-	return 0;
-}
-
 static void argv_set(struct argv_list *a, const char *const *words)
 {
 	size_t n = 0;
@@ -173,7 +138,42 @@ static void argv_free(struct argv_list *a)
 	a->argc = 0;
 }
 
+/* A command: a non-empty list of strings. */
+static int get_argv(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		    struct argv_list *out)
+{
+	if (n->type == YAML_SCALAR_NODE && !yr_is_null(n))
+		return yr_fail(L, n, key, "write the command as a list: [prog, arg, ...]");
+	if (yr_expect_type(L, n, key, YAML_SEQUENCE_NODE, "a command as a list [prog, arg, ...]") < 0)
+		return -1;
+	size_t count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	if (count == 0)
+		return yr_fail(L, n, key, "the command is empty; write it as [prog, arg, ...]");
+	argv_free(out);
+	out->argv = xcalloc(count + 1, sizeof(char *));
+	out->argc = count;
+	char child[YR_KEY_MAX];
+	int rc = 0;
+	for (size_t i = 0; i < count; i++) {
+		yr_key_index(child, key, i);
+		if (yr_get_str(L, yr_node(L, n->data.sequence.items.start[i]), child,
+			       &out->argv[i]) < 0)
+			rc = -1;
+	}
+	if (out->argv[0] && !*out->argv[0])
+		rc = yr_fail(L, yr_node(L, n->data.sequence.items.start[0]), key,
+			     "the program name is empty");
+	return rc;
+}
+
 /* --- sections ---------------------------------------------------------------- */
+
+/*
+ * Each section reads every key it can and records every error (yr_fail);
+ * it returns -1 when any of its values failed, so that checks across
+ * sections (the baseline, the metric against parse) only run on what read
+ * cleanly and do not repeat an error in other words.
+ */
 
 /* NULL when path is a regular file we can read, else why not. */
 static const char *file_unreadable(const char *path)
@@ -191,6 +191,34 @@ static const char *file_unreadable(const char *path)
 	return why;
 }
 
+static int parse_template(struct yr_reader *L, const yaml_node_t *v, struct sweep_config *cfg)
+{
+	char *t = NULL;
+	if (yr_get_str(L, v, "libvirt.template", &t) < 0)
+		return -1;
+	int rc = 0;
+	if (strcmp(t, "builtin") != 0) {
+		/* Relative to the config file, so a sweep and its XML travel together. */
+		const char *slash = strrchr(L->path, '/');
+		struct strbuf sb = STRBUF_INIT;
+		if (t[0] != '/' && slash)
+			strbuf_add(&sb, L->path, (size_t)(slash - L->path) + 1);
+		strbuf_addstr(&sb, t);
+		cfg->template_path = strbuf_detach(&sb);
+		const char *why = NULL;
+		if (!*t)
+			why = "an empty path";
+		else if (cfg->files_checked)
+			why = file_unreadable(cfg->template_path);
+		if (why)
+			rc = yr_fail(L, v, "libvirt.template", "cannot read '%s': %s (give a "
+				     "readable domain XML file, relative to the config's "
+				     "directory, or builtin)", cfg->template_path, why);
+	}
+	free(t);
+	return rc;
+}
+
 static int parse_libvirt(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
 	static const char *const keys[] = { "uri", "domain_type", "template", "name_prefix",
@@ -198,56 +226,32 @@ static int parse_libvirt(struct yr_reader *L, const yaml_node_t *n, struct sweep
 	if (yr_map_check(L, n, "libvirt", keys, "a mapping (uri, domain_type, ...)") < 0)
 		return -1;
 	yaml_node_t *v;
-	int e;
+	int e, rc = 0;
 	if ((v = yr_map_get(L, n, "uri")) && yr_get_str(L, v, "libvirt.uri", &cfg->uri) < 0)
-		return -1;
+		rc = -1;
 	if ((v = yr_map_get(L, n, "domain_type"))) {
 		static const char *const words[] = { "kvm", "qemu", "auto", NULL };
 		static const enum domain_type types[] = { DOMAIN_KVM, DOMAIN_QEMU, DOMAIN_AUTO };
 		if (yr_get_enum(L, v, "libvirt.domain_type", words, &e) < 0)
-			return -1;
-		cfg->domain_type = types[e];
+			rc = -1;
+		else
+			cfg->domain_type = types[e];
 	}
-	if ((v = yr_map_get(L, n, "template"))) {
-		char *t = NULL;
-		if (yr_get_str(L, v, "libvirt.template", &t) < 0)
-			return -1;
-		if (strcmp(t, "builtin") != 0) {
-			/* Relative to the config file, so a sweep and its XML travel together. */
-			const char *slash = strrchr(L->path, '/');
-			struct strbuf sb = STRBUF_INIT;
-			if (t[0] != '/' && slash) {
-				strbuf_add(&sb, L->path, (size_t)(slash - L->path) + 1);
-			}
-			strbuf_addstr(&sb, t);
-			cfg->template_path = strbuf_detach(&sb);
-			const char *why = NULL;
-			if (!*t)
-				why = "an empty path";
-			else if (cfg->files_checked)
-				why = file_unreadable(cfg->template_path);
-			if (why) {
-				yr_fail(L, v, "libvirt.template", "cannot read '%s': %s (give a readable "
-				     "domain XML file, relative to the config's directory, or builtin)",
-				     cfg->template_path, why);
-				free(t);
-				return -1;
-			}
-		}
-		free(t);
-	}
+	if ((v = yr_map_get(L, n, "template")) && parse_template(L, v, cfg) < 0)
+		rc = -1;
 	if ((v = yr_map_get(L, n, "name_prefix")) &&
 	    yr_get_name(L, v, "libvirt.name_prefix", 32, "_-", &cfg->name_prefix) < 0)
-		return -1;
+		rc = -1;
 	if ((v = yr_map_get(L, n, "arch"))) {
 		if (yr_get_enum(L, v, "libvirt.arch", arch_words, &e) < 0)
-			return -1;
-		cfg->arch = e == 0 ? ARCH_X86_64 : ARCH_PPC64;
+			rc = -1;
+		else
+			cfg->arch = e == 0 ? ARCH_X86_64 : ARCH_PPC64;
 	}
 	if ((v = yr_map_get(L, n, "memory_mib")) &&
 	    yr_get_int(L, v, "libvirt.memory_mib", 64, 1048576, &cfg->memory_mib) < 0)
-		return -1;
-	return 0;
+		rc = -1;
+	return rc;
 }
 
 static int parse_guest(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
@@ -257,40 +261,46 @@ static int parse_guest(struct yr_reader *L, const yaml_node_t *n, struct sweep_c
 	if (yr_map_check(L, n, "guest", keys, "a mapping (runner, boot_timeout, ...)") < 0)
 		return -1;
 	yaml_node_t *v;
-	int e;
+	int e, rc = 0;
+	bool runner_ok = true;
 	if ((v = yr_map_get(L, n, "runner"))) {
 		if (yr_get_enum(L, v, "guest.runner", runner_names, &e) < 0)
-			return -1;
-		cfg->runner = (enum runner_kind)e;
+			rc = -1, runner_ok = false;
+		else
+			cfg->runner = (enum runner_kind)e;
 	}
 	if ((v = yr_map_get(L, n, "boot_timeout")) &&
 	    yr_get_int(L, v, "guest.boot_timeout", 1, 3600, &cfg->boot_timeout) < 0)
-		return -1;
+		rc = -1;
 	if ((v = yr_map_get(L, n, "prepare"))) {
 		if (yr_expect_type(L, v, "guest.prepare", YAML_SEQUENCE_NODE,
-				"a list of commands, each a list [prog, arg, ...]") < 0)
-			return -1;
-		size_t count = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-		cfg->prepare = xcalloc(count ? count : 1, sizeof(*cfg->prepare));
-		cfg->nprepare = count;
-		char child[YR_KEY_MAX];
-		for (size_t i = 0; i < count; i++) {
-			yr_key_index(child, "guest.prepare", i);
-			if (get_argv(L, yr_node(L, v->data.sequence.items.start[i]), child,
-				     &cfg->prepare[i]) < 0)
-				return -1;
+				   "a list of commands, each a list [prog, arg, ...]") < 0) {
+			rc = -1;
+		} else {
+			size_t count = (size_t)(v->data.sequence.items.top -
+						v->data.sequence.items.start);
+			cfg->prepare = xcalloc(count ? count : 1, sizeof(*cfg->prepare));
+			cfg->nprepare = count;
+			char child[YR_KEY_MAX];
+			for (size_t i = 0; i < count; i++) {
+				yr_key_index(child, "guest.prepare", i);
+				if (get_argv(L, yr_node(L, v->data.sequence.items.start[i]), child,
+					     &cfg->prepare[i]) < 0)
+					rc = -1;
+			}
 		}
 	}
-	if ((v = yr_map_get(L, n, "reuse")) && yr_get_bool(L, v, "guest.reuse", &cfg->reuse_guest) < 0)
-		return -1;
+	if ((v = yr_map_get(L, n, "reuse")) &&
+	    yr_get_bool(L, v, "guest.reuse", &cfg->reuse_guest) < 0)
+		rc = -1;
 	if ((v = yr_map_get(L, n, "host_baseline"))) {
 		if (yr_get_bool(L, v, "guest.host_baseline", &cfg->host_baseline) < 0)
-			return -1;
-		if (cfg->host_baseline && cfg->runner == RUNNER_HOST)
-			return yr_fail(L, v, "guest.host_baseline", "with runner host every run is "
-				    "on the host already; drop host_baseline or use runner agent");
+			rc = -1;
+		else if (cfg->host_baseline && runner_ok && cfg->runner == RUNNER_HOST)
+			rc = yr_fail(L, v, "guest.host_baseline", "with runner host every run is "
+				     "on the host already; drop host_baseline or use runner agent");
 	}
-	return 0;
+	return rc;
 }
 
 /* "SxCxT" or "SxDxCxT", each part 1..1024. */
@@ -310,7 +320,7 @@ static int shape_from_text(struct yr_reader *L, const yaml_node_t *n, const char
 			v = v * 10 + (*p++ - '0');
 			if (v > 1024)
 				return yr_fail(L, n, key, "%s: every part must be 1..1024",
-					    yr_text(n));
+					       yr_text(n));
 		}
 		if (v < 1)
 			return yr_fail(L, n, key, "%s: every part must be 1..1024", yr_text(n));
@@ -340,22 +350,23 @@ static int shape_from_map(struct yr_reader *L, const yaml_node_t *n, const char 
 	static const char *const required[] = { "sockets", "cores", "threads" };
 	int *fields[] = { &s->sockets, &s->cores, &s->threads };
 	char child[YR_KEY_MAX];
+	int rc = 0;
 	for (size_t i = 0; i < 3; i++) {
 		yaml_node_t *v = yr_map_get(L, n, required[i]);
 		yr_key_child(child, key, required[i]);
 		if (!v)
-			return yr_fail(L, n, child, "required key missing (a shape needs sockets, "
-				    "cores and threads; dies is optional)");
-		if (yr_get_int(L, v, child, 1, 1024, fields[i]) < 0)
-			return -1;
+			rc = yr_fail_missing(L, n, child, required[i], " (a shape needs sockets, "
+				     "cores and threads; dies is optional)");
+		else if (yr_get_int(L, v, child, 1, 1024, fields[i]) < 0)
+			rc = -1;
 	}
 	yaml_node_t *v = yr_map_get(L, n, "dies");
 	s->dies = 1;
 	s->dies_given = v != NULL;
 	yr_key_child(child, key, "dies");
 	if (v && yr_get_int(L, v, child, 1, 1024, &s->dies) < 0)
-		return -1;
-	return 0;
+		rc = -1;
+	return rc;
 }
 
 static int shape_parse(struct yr_reader *L, const yaml_node_t *n, const char *key,
@@ -368,7 +379,7 @@ static int shape_parse(struct yr_reader *L, const yaml_node_t *n, const char *ke
 		rc = shape_from_text(L, n, key, s);
 	else
 		rc = yr_fail(L, n, key, "expected a shape \"SxCxT\" or a mapping {sockets, cores, "
-			  "threads}, got %s", YR_DESCRIBE(n));
+			     "threads}, got %s", YR_DESCRIBE(n));
 	s->line = (int)n->start_mark.line + 1;
 	s->col = (int)n->start_mark.column + 1;
 	return rc;
@@ -380,32 +391,38 @@ static bool shape_same(const struct shape *a, const struct shape *b)
 	       a->threads == b->threads;
 }
 
+static int parse_generator(struct yr_reader *L, const yaml_node_t *n, struct topology_spec *t)
+{
+	static const char *const keys[] = { "vcpus", "threads", "sockets", NULL };
+	static const char missing[] = " (the generator needs vcpus: [N, ...] and threads: "
+				      "[T, ...])";
+	if (yr_map_check(L, n, "topology", keys, "a generator {vcpus, threads, sockets}") < 0)
+		return -1;
+	t->generated = true;
+	int rc = 0;
+	yaml_node_t *v;
+	if (!(v = yr_map_get(L, n, "vcpus")))
+		rc = yr_fail_missing(L, n, "topology.vcpus", "vcpus", missing);
+	else if (yr_get_int_list(L, v, "topology.vcpus", 1, 1024, &t->vcpus, &t->nvcpus) < 0)
+		rc = -1;
+	if (!(v = yr_map_get(L, n, "threads")))
+		rc = yr_fail_missing(L, n, "topology.threads", "threads", missing);
+	else if (yr_get_int_list(L, v, "topology.threads", 1, 1024, &t->threads,
+				 &t->nthreads) < 0)
+		rc = -1;
+	if ((v = yr_map_get(L, n, "sockets")) &&
+	    yr_get_int_list(L, v, "topology.sockets", 1, 1024, &t->sockets, &t->nsockets) < 0)
+		rc = -1;
+	return rc;
+}
+
 static int parse_topology(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
 	struct topology_spec *t = &cfg->topology;
 	/* A mapping is the generator unless it reads as one shape (has cores). */
 	if (n->type == YAML_MAPPING_NODE &&
-	    (yr_map_get(L, n, "vcpus") || !yr_map_get(L, n, "cores"))) {
-		static const char *const keys[] = { "vcpus", "threads", "sockets", NULL };
-		if (yr_map_check(L, n, "topology", keys, "a generator {vcpus, threads, sockets}") < 0)
-			return -1;
-		t->generated = true;
-		yaml_node_t *v = yr_map_get(L, n, "vcpus");
-		if (!v)
-			return yr_fail(L, n, "topology.vcpus", "required key missing (the generator "
-				    "needs vcpus: [N, ...] and threads: [T, ...])");
-		if (yr_get_int_list(L, v, "topology.vcpus", 1, 1024, &t->vcpus, &t->nvcpus) < 0)
-			return -1;
-		if (!(v = yr_map_get(L, n, "threads")))
-			return yr_fail(L, n, "topology.threads", "required key missing (the generator "
-				    "needs vcpus: [N, ...] and threads: [T, ...])");
-		if (yr_get_int_list(L, v, "topology.threads", 1, 1024, &t->threads, &t->nthreads) < 0)
-			return -1;
-		if ((v = yr_map_get(L, n, "sockets")) &&
-		    yr_get_int_list(L, v, "topology.sockets", 1, 1024, &t->sockets, &t->nsockets) < 0)
-			return -1;
-		return 0;
-	}
+	    (yr_map_get(L, n, "vcpus") || !yr_map_get(L, n, "cores")))
+		return parse_generator(L, n, t);
 	struct yr_items f;
 	if (yr_items(L, n, "topology", &f) < 0) {
 		free(f.nodes);
@@ -413,110 +430,153 @@ static int parse_topology(struct yr_reader *L, const yaml_node_t *n, struct swee
 	}
 	t->shapes = xcalloc(f.n, sizeof(*t->shapes));
 	t->nshapes = f.n;
+	bool *ok = xcalloc(f.n, sizeof(*ok));
+	int rc = 0;
 	char child[YR_KEY_MAX];
 	for (size_t i = 0; i < f.n; i++) {
 		yr_item_key(child, "topology", &f, i);
-		if (shape_parse(L, f.nodes[i], child, &t->shapes[i]) < 0)
-			goto fail;
+		if (shape_parse(L, f.nodes[i], child, &t->shapes[i]) < 0) {
+			rc = -1;
+			continue;
+		}
+		ok[i] = true;
 		for (size_t j = 0; j < i; j++)
-			if (shape_same(&t->shapes[j], &t->shapes[i])) {
+			if (ok[j] && shape_same(&t->shapes[j], &t->shapes[i])) {
 				char text[64];
 				shape_format(&t->shapes[i], text, sizeof(text));
-				yr_fail(L, f.nodes[i], child, "duplicate shape %s (first at %d:%d)", text,
-				     t->shapes[j].line, t->shapes[j].col);
-				goto fail;
+				rc = yr_fail(L, f.nodes[i], child, "duplicate shape %s (first at "
+					     "%d:%d)", text, t->shapes[j].line, t->shapes[j].col);
+				break;
 			}
 	}
+	free(ok);
 	free(f.nodes);
-	return 0;
-fail:
+	return rc;
+}
+
+/*
+ * A factor whose items are told apart by name (pinning, noise): a list, or
+ * one item standing for a list of one.  parse_item fills one item and
+ * returns its name, NULL when it failed; a name given twice fails as
+ * "duplicate WHAT 'name' (first at L:C); HINT".  Every item is read, so
+ * every error is found.  *items (nitems of size bytes) is set in any case.
+ */
+typedef const char *named_item_parse(struct yr_reader *L, const yaml_node_t *n,
+				     const char *key, void *item);
+
+static int parse_named_items(struct yr_reader *L, const yaml_node_t *n, const char *key,
+			     const char *what, const char *hint, size_t size,
+			     named_item_parse *parse_item, void **items, size_t *nitems)
+{
+	*items = NULL;
+	*nitems = 0;
+	struct yr_items f;
+	if (yr_items(L, n, key, &f) < 0) {
+		free(f.nodes);
+		return -1;
+	}
+	char *v = xcalloc(f.n, size);
+	const char **names = xcalloc(f.n, sizeof(*names));
+	int rc = 0;
+	char child[YR_KEY_MAX];
+	for (size_t i = 0; i < f.n; i++) {
+		yr_item_key(child, key, &f, i);
+		if (!(names[i] = parse_item(L, f.nodes[i], child, v + i * size))) {
+			rc = -1;
+			continue;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (names[j] && !strcmp(names[j], names[i])) {
+				rc = yr_fail(L, f.nodes[i], child, "duplicate %s '%s' (first at "
+					     "%zu:%zu); %s", what, names[i],
+					     f.nodes[j]->start_mark.line + 1,
+					     f.nodes[j]->start_mark.column + 1, hint);
+				break;
+			}
+	}
+	*items = v;
+	*nitems = f.n;
+	free(names);
 	free(f.nodes);
-	return -1;
+	return rc;
 }
 
 static const char *const reserved_pin_names[] = { "none", "compact", "spread", NULL };
 
-static int parse_pinning_item(struct yr_reader *L, const yaml_node_t *n, const char *key,
-			      struct pinning *p)
+static int parse_explicit_pinning(struct yr_reader *L, const yaml_node_t *n, const char *key,
+				  struct pinning *p)
 {
-	p->line = (int)n->start_mark.line + 1;
-	p->col = (int)n->start_mark.column + 1;
-	if (n->type != YAML_MAPPING_NODE) {
-		int e;
-		if (yr_get_enum(L, n, key, pin_words, &e) < 0)
-			return -1;
-		p->policy = (enum pin_policy)e;
-		p->name = xstrdup(pin_words[e]);
-		return 0;
-	}
 	static const char *const keys[] = { "name", "vcpus", "emulator", NULL };
 	if (yr_map_check(L, n, key, keys, "a pinning") < 0)
 		return -1;
 	p->policy = PIN_EXPLICIT;
+	int rc = 0;
 	char child[YR_KEY_MAX];
 	yaml_node_t *v = yr_map_get(L, n, "name");
 	yr_key_child(child, key, "name");
-	if (!v)
-		return yr_fail(L, n, child, "required key missing (an explicit pinning needs a name "
-			    "and vcpus: [cpuset per vCPU])");
-	if (yr_get_name(L, v, child, 64, "._-", &p->name) < 0)
-		return -1;
-	for (size_t i = 0; reserved_pin_names[i]; i++)
-		if (!strcmp(p->name, reserved_pin_names[i]))
-			return yr_fail(L, v, child, "'%s' is a built-in policy; give the explicit "
-				    "pinning another name", p->name);
+	if (!v) {
+		rc = yr_fail_missing(L, n, child, "name", " (an explicit pinning needs a name "
+			     "and vcpus: [cpuset per vCPU])");
+	} else if (yr_get_name(L, v, child, 64, "._-", &p->name) < 0) {
+		rc = -1;
+	} else {
+		for (size_t i = 0; reserved_pin_names[i]; i++)
+			if (!strcmp(p->name, reserved_pin_names[i]))
+				rc = yr_fail(L, v, child, "'%s' is a built-in policy; give the "
+					     "explicit pinning another name", p->name);
+	}
 	yr_key_child(child, key, "vcpus");
-	if (!(v = yr_map_get(L, n, "vcpus")))
-		return yr_fail(L, n, child, "required key missing (one host cpuset per vCPU, e.g. "
-			    "vcpus: [\"0\", \"1\"])");
-	if (yr_expect_type(L, v, child, YAML_SEQUENCE_NODE,
-			"a list with one host cpuset per vCPU, e.g. [\"0\", \"1\"]") < 0)
-		return -1;
-	size_t count = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-	if (count == 0)
-		return yr_fail(L, v, child, "empty list; give one host cpuset per vCPU");
-	p->vcpu_cpus = xcalloc(count, sizeof(char *));
-	p->nvcpu_cpus = count;
-	char item[YR_KEY_MAX];
-	for (size_t i = 0; i < count; i++) {
-		yr_key_index(item, child, i);
-		if (get_cpuset(L, yr_node(L, v->data.sequence.items.start[i]), item,
-			       &p->vcpu_cpus[i], NULL) < 0)
-			return -1;
+	if (!(v = yr_map_get(L, n, "vcpus"))) {
+		rc = yr_fail_missing(L, n, child, "vcpus", " (one host cpuset per vCPU, e.g. "
+			     "vcpus: [\"0\", \"1\"])");
+	} else if (yr_expect_type(L, v, child, YAML_SEQUENCE_NODE, "a list with one host "
+				  "cpuset per vCPU, e.g. [\"0\", \"1\"]") < 0) {
+		rc = -1;
+	} else {
+		size_t count = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+		if (count == 0)
+			rc = yr_fail(L, v, child, "empty list; give one host cpuset per vCPU");
+		p->vcpu_cpus = xcalloc(count ? count : 1, sizeof(char *));
+		p->nvcpu_cpus = count;
+		char item[YR_KEY_MAX];
+		for (size_t i = 0; i < count; i++) {
+			yr_key_index(item, child, i);
+			if (get_cpuset(L, yr_node(L, v->data.sequence.items.start[i]), item,
+				       &p->vcpu_cpus[i], NULL) < 0)
+				rc = -1;
+		}
 	}
 	yr_key_child(child, key, "emulator");
-	if ((v = yr_map_get(L, n, "emulator")) && get_cpuset(L, v, child, &p->emulator_cpus, NULL) < 0)
-		return -1;
-	return 0;
+	if ((v = yr_map_get(L, n, "emulator")) &&
+	    get_cpuset(L, v, child, &p->emulator_cpus, NULL) < 0)
+		rc = -1;
+	return rc;
+}
+
+static const char *parse_pinning_item(struct yr_reader *L, const yaml_node_t *n,
+				      const char *key, void *item)
+{
+	struct pinning *p = item;
+	p->line = (int)n->start_mark.line + 1;
+	p->col = (int)n->start_mark.column + 1;
+	if (n->type == YAML_MAPPING_NODE)
+		return parse_explicit_pinning(L, n, key, p) < 0 ? NULL : p->name;
+	int e;
+	if (yr_get_enum(L, n, key, pin_words, &e) < 0)
+		return NULL;
+	p->policy = (enum pin_policy)e;
+	p->name = xstrdup(pin_words[e]);
+	return p->name;
 }
 
 static int parse_pinning(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
-	struct yr_items f;
-	if (yr_items(L, n, "pinning", &f) < 0) {
-		free(f.nodes);
-		return -1;
-	}
-	cfg->pinnings = xcalloc(f.n, sizeof(*cfg->pinnings));
-	cfg->npinnings = f.n;
-	char child[YR_KEY_MAX];
-	for (size_t i = 0; i < f.n; i++) {
-		yr_item_key(child, "pinning", &f, i);
-		if (parse_pinning_item(L, f.nodes[i], child, &cfg->pinnings[i]) < 0)
-			goto fail;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(cfg->pinnings[j].name, cfg->pinnings[i].name)) {
-				yr_fail(L, f.nodes[i], child, "duplicate pinning '%s' (first at %d:%d); "
-				     "names must be unique", cfg->pinnings[i].name,
-				     cfg->pinnings[j].line, cfg->pinnings[j].col);
-				goto fail;
-			}
-	}
-	free(f.nodes);
-	return 0;
-fail:
-	free(f.nodes);
-	return -1;
+	void *items;
+	int rc = parse_named_items(L, n, "pinning", "pinning", "names must be unique",
+				   sizeof(struct pinning), parse_pinning_item, &items,
+				   &cfg->npinnings);
+	cfg->pinnings = items;
+	return rc;
 }
 
 /* One value of knob k: its canonical text (in the knob table), or NULL after failing. */
@@ -534,6 +594,41 @@ static const char *knob_value_get(struct yr_reader *L, const yaml_node_t *n, con
 	return canon;
 }
 
+/* The values of one knob (a factor); -1 when any is bad or repeated. */
+static int parse_knob_values(struct yr_reader *L, const yaml_node_t *v, const struct knob *def,
+			     struct knob_factor *kf)
+{
+	char key[YR_KEY_MAX], child[YR_KEY_MAX];
+	yr_key_child(key, "host", def->name);
+	struct yr_items f;
+	if (yr_items(L, v, key, &f) < 0) {
+		free(f.nodes);
+		return -1;
+	}
+	kf->values = xcalloc(f.n, sizeof(char *));
+	const yaml_node_t **at = xcalloc(f.n, sizeof(*at));
+	int rc = 0;
+	for (size_t j = 0; j < f.n; j++) {
+		yr_item_key(child, key, &f, j);
+		const char *norm = knob_value_get(L, f.nodes[j], child, def);
+		size_t m;
+		for (m = 0; norm && m < kf->nvalues && strcmp(kf->values[m], norm); m++)
+			;
+		if (!norm) {
+			rc = -1;
+		} else if (m < kf->nvalues) {
+			rc = yr_fail(L, f.nodes[j], child, "duplicate value %s (first at %zu:%zu)",
+				     norm, at[m]->start_mark.line + 1, at[m]->start_mark.column + 1);
+		} else {
+			at[kf->nvalues] = f.nodes[j];
+			kf->values[kf->nvalues++] = xstrdup(norm);
+		}
+	}
+	free(at);
+	free(f.nodes);
+	return rc;
+}
+
 static int parse_host(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
 	size_t nknobs = knob_count();
@@ -546,78 +641,67 @@ static int parse_host(struct yr_reader *L, const yaml_node_t *n, struct sweep_co
 		return -1;
 	size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
 	cfg->knobs = xcalloc(count ? count : 1, sizeof(*cfg->knobs));
-	char key[YR_KEY_MAX], child[YR_KEY_MAX];
 	for (size_t i = 0; i < count; i++) {
 		yaml_node_pair_t *pair = &n->data.mapping.pairs.start[i];
-		yaml_node_t *k = yr_node(L, pair->key), *v = yr_node(L, pair->value);
-		const struct knob *def = knob_find(yr_text(k));
+		yaml_node_t *k = yr_node(L, pair->key);
+		/* Unknown and repeated knobs were reported by yr_map_check. */
+		const struct knob *def = yr_map_pair_first(L, n, pair)
+						 ? knob_find(yr_text(k)) : NULL;
+		if (!def) {
+			rc = -1;
+			continue;
+		}
 		struct knob_factor *kf = &cfg->knobs[cfg->nknobs++];
 		kf->name = xstrdup(def->name);
 		kf->line = (int)k->start_mark.line + 1;
 		kf->col = (int)k->start_mark.column + 1;
-		yr_key_child(key, "host", def->name);
-		struct yr_items f;
-		if (yr_items(L, v, key, &f) < 0) {
-			free(f.nodes);
-			return -1;
-		}
-		kf->values = xcalloc(f.n, sizeof(char *));
-		for (size_t j = 0; j < f.n; j++) {
-			yr_item_key(child, key, &f, j);
-			const char *norm = knob_value_get(L, f.nodes[j], child, def);
-			if (!norm) {
-				free(f.nodes);
-				return -1;
-			}
-			for (size_t m = 0; m < j; m++)
-				if (!strcmp(kf->values[m], norm)) {
-					yr_fail(L, f.nodes[j], child, "duplicate value %s (first at "
-						"%zu:%zu)", norm, f.nodes[m]->start_mark.line + 1,
-						f.nodes[m]->start_mark.column + 1);
-					free(f.nodes);
-					return -1;
-				}
-			kf->values[kf->nvalues++] = xstrdup(norm);
-		}
-		free(f.nodes);
+		if (parse_knob_values(L, yr_node(L, pair->value), def, kf) < 0)
+			rc = -1;
 	}
-	return 0;
+	return rc;
 }
 
-static int parse_noise_item(struct yr_reader *L, const yaml_node_t *n, const char *key,
-			    struct noise *z)
+static const char *parse_noise_item(struct yr_reader *L, const yaml_node_t *n,
+				    const char *key, void *item)
 {
+	struct noise *z = item;
 	z->line = (int)n->start_mark.line + 1;
 	z->col = (int)n->start_mark.column + 1;
 	int e;
 	if (n->type != YAML_MAPPING_NODE) {
 		if (yr_get_enum(L, n, key, noise_kind_names, &e) < 0)
-			return -1;
+			return NULL;
 		z->kind = (enum noise_kind)e;
-		if (z->kind == NOISE_COMMAND || z->kind == NOISE_GUEST)
-			return yr_fail(L, n, key, "noise '%s' needs a command: write {kind: %s, argv: "
-				    "[prog, arg, ...]}", noise_kind_names[e], noise_kind_names[e]);
+		if (z->kind == NOISE_COMMAND || z->kind == NOISE_GUEST) {
+			yr_fail(L, n, key, "noise '%s' needs a command: write {kind: %s, argv: "
+				"[prog, arg, ...]}", noise_kind_names[e], noise_kind_names[e]);
+			return NULL;
+		}
 		z->name = xstrdup(noise_kind_names[e]);
 		z->threads = z->kind == NOISE_SPIN ? 1 : 0;
-		return 0;
+		return z->name;
 	}
 	static const char *const keys[] = { "kind", "name", "cpus", "vcpus", "threads", "argv",
 					    NULL };
 	if (yr_map_check(L, n, key, keys, "a noise load") < 0)
-		return -1;
+		return NULL;
 	char child[YR_KEY_MAX];
 	yaml_node_t *v = yr_map_get(L, n, "kind");
 	yr_key_child(child, key, "kind");
-	if (!v)
-		return yr_fail(L, n, child, "required key missing (none, spin, command or guest)");
+	if (!v) {
+		yr_fail_missing(L, n, child, "kind", " (none, spin, command or guest)");
+		return NULL;
+	}
+	/* Which keys apply depends on the kind: without one, say no more. */
 	if (yr_get_enum(L, v, child, noise_kind_names, &e) < 0)
-		return -1;
+		return NULL;
 	z->kind = (enum noise_kind)e;
+	int rc = 0;
 
 	yr_key_child(child, key, "name");
 	if ((v = yr_map_get(L, n, "name"))) {
 		if (yr_get_name(L, v, child, 64, "._-", &z->name) < 0)
-			return -1;
+			rc = -1;
 	} else {
 		z->name = xstrdup(noise_kind_names[e]);
 	}
@@ -626,30 +710,30 @@ static int parse_noise_item(struct yr_reader *L, const yaml_node_t *n, const cha
 	yr_key_child(child, key, "cpus");
 	if ((v = yr_map_get(L, n, "cpus"))) {
 		if (z->kind == NOISE_NONE)
-			return yr_fail(L, yr_map_key(L, n, "cpus"), child,
-				    "noise kind none takes no cpus");
-		if (get_cpuset(L, v, child, &z->cpus, &ncpus) < 0)
-			return -1;
+			rc = yr_fail(L, yr_map_key(L, n, "cpus"), child,
+				     "noise kind none takes no cpus");
+		else if (get_cpuset(L, v, child, &z->cpus, &ncpus) < 0)
+			rc = -1;
 	}
 	yr_key_child(child, key, "vcpus");
 	if ((v = yr_map_get(L, n, "vcpus"))) {
 		if (z->kind != NOISE_SPIN && z->kind != NOISE_COMMAND)
-			return yr_fail(L, yr_map_key(L, n, "vcpus"), child, "only spin and command "
-				    "loads run inside the measured guest (on its vcpus)");
-		if (z->cpus)
-			return yr_fail(L, yr_map_key(L, n, "vcpus"), child, "a load runs either on "
-				    "host cpus or inside the guest on vcpus, not both");
-		if (get_vcpus(L, v, child, &z->vcpus, &ncpus) < 0)
-			return -1;
+			rc = yr_fail(L, yr_map_key(L, n, "vcpus"), child, "only spin and command "
+				     "loads run inside the measured guest (on its vcpus)");
+		else if (z->cpus)
+			rc = yr_fail(L, yr_map_key(L, n, "vcpus"), child, "a load runs either on "
+				     "host cpus or inside the guest on vcpus, not both");
+		else if (get_vcpus(L, v, child, &z->vcpus, &ncpus) < 0)
+			rc = -1;
 	}
 
 	yr_key_child(child, key, "threads");
 	if ((v = yr_map_get(L, n, "threads"))) {
 		if (z->kind != NOISE_SPIN)
-			return yr_fail(L, yr_map_key(L, n, "threads"), child,
-				    "only spin noise uses threads");
-		if (yr_get_int(L, v, child, 1, 1024, &z->threads) < 0)
-			return -1;
+			rc = yr_fail(L, yr_map_key(L, n, "threads"), child,
+				     "only spin noise uses threads");
+		else if (yr_get_int(L, v, child, 1, 1024, &z->threads) < 0)
+			rc = -1;
 	} else if (z->kind == NOISE_SPIN) {
 		z->threads = ncpus ? ncpus : 1;
 	}
@@ -658,44 +742,24 @@ static int parse_noise_item(struct yr_reader *L, const yaml_node_t *n, const cha
 	v = yr_map_get(L, n, "argv");
 	if (z->kind == NOISE_COMMAND || z->kind == NOISE_GUEST) {
 		if (!v)
-			return yr_fail(L, n, child, "required key missing (noise %s runs argv: "
-				    "[prog, arg, ...])", noise_kind_names[e]);
-		if (get_argv(L, v, child, &z->argv) < 0)
-			return -1;
+			rc = yr_fail_missing(L, n, child, "argv", " (noise %s runs argv: "
+				     "[prog, arg, ...])", noise_kind_names[e]);
+		else if (get_argv(L, v, child, &z->argv) < 0)
+			rc = -1;
 	} else if (v) {
-		return yr_fail(L, yr_map_key(L, n, "argv"), child,
-			    "only command and guest noise use argv");
+		rc = yr_fail(L, yr_map_key(L, n, "argv"), child,
+			     "only command and guest noise use argv");
 	}
-	return 0;
+	return rc < 0 ? NULL : z->name;
 }
 
 static int parse_noise(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
-	struct yr_items f;
-	if (yr_items(L, n, "noise", &f) < 0) {
-		free(f.nodes);
-		return -1;
-	}
-	cfg->noises = xcalloc(f.n, sizeof(*cfg->noises));
-	cfg->nnoises = f.n;
-	char child[YR_KEY_MAX];
-	for (size_t i = 0; i < f.n; i++) {
-		yr_item_key(child, "noise", &f, i);
-		if (parse_noise_item(L, f.nodes[i], child, &cfg->noises[i]) < 0)
-			goto fail;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(cfg->noises[j].name, cfg->noises[i].name)) {
-				yr_fail(L, f.nodes[i], child, "duplicate noise name '%s' (first at %d:%d); "
-				     "give each load its own name", cfg->noises[i].name,
-				     cfg->noises[j].line, cfg->noises[j].col);
-				goto fail;
-			}
-	}
-	free(f.nodes);
-	return 0;
-fail:
-	free(f.nodes);
-	return -1;
+	void *items;
+	int rc = parse_named_items(L, n, "noise", "noise name", "give each load its own name",
+				   sizeof(struct noise), parse_noise_item, &items, &cfg->nnoises);
+	cfg->noises = items;
+	return rc;
 }
 
 /* The per-kind defaults documented in docs/config.md. */
@@ -755,7 +819,7 @@ static int parse_metric(struct yr_reader *L, const yaml_node_t *n, struct benchm
 		if (yr_map_check(L, n, "benchmark.metric", keys, "a metric") < 0)
 			return -1;
 		if (!(name_node = yr_map_get(L, n, "name")))
-			return yr_fail(L, n, "benchmark.metric.name", "required key missing");
+			return yr_fail_missing(L, n, "benchmark.metric.name", "name", "; give the metric's name");
 		dir = yr_map_get(L, n, "direction");
 		unit = yr_map_get(L, n, "unit");
 	}
@@ -769,7 +833,7 @@ static int parse_metric(struct yr_reader *L, const yaml_node_t *n, struct benchm
 	if (!ok || strlen(name) > 64) {
 		free(name);
 		return yr_fail(L, name_node, key, "expected a metric name of letters, digits, _ "
-			    "and . (not starting with a digit), got %s", YR_DESCRIBE(name_node));
+			       "and . (not starting with a digit), got %s", YR_DESCRIBE(name_node));
 	}
 	b->metric.name = name;
 	/* The kind's own metric keeps its known direction and unit. */
@@ -785,33 +849,65 @@ static int parse_metric(struct yr_reader *L, const yaml_node_t *n, struct benchm
 	b->metric.direction_given = is_default || dir || b->kind == BENCH_COMMAND;
 	if (is_default)
 		b->metric.unit = xstrdup(d->unit);
+	int rc = 0;
 	if (dir) {
 		int e;
 		if (yr_get_enum(L, dir, "benchmark.metric.direction", direction_words, &e) < 0)
-			return -1;
-		b->metric.higher_is_better = e == 0;
+			rc = -1;
+		else
+			b->metric.higher_is_better = e == 0;
 	}
 	if (unit && yr_get_str(L, unit, "benchmark.metric.unit", &b->metric.unit) < 0)
+		rc = -1;
+	return rc;
+}
+
+/* kind command: the regex that finds the metric in the output. */
+static int parse_command_regex(struct yr_reader *L, const yaml_node_t *n, struct benchmark *b,
+			       bool metric_ok)
+{
+	yaml_node_t *v = yr_map_get(L, n, "parse");
+	if (!v)
+		return yr_fail_missing(L, n, "benchmark.parse", "parse", " (a regex with a "
+			       "named group, e.g. '(?<ops>[0-9.]+) ops/s')");
+	if (yr_get_str(L, v, "benchmark.parse", &b->parse_regex) < 0)
 		return -1;
-	return 0;
+	struct ta_err rerr = { 0 };
+	if (benchparse_regex_groups(b->parse_regex, &b->parse_groups, &b->nparse_groups,
+				    &rerr) < 0)
+		return yr_fail(L, v, "benchmark.parse", "%s", rerr.msg);
+	if (!metric_ok)
+		return 0;
+	for (size_t i = 0; i < b->nparse_groups; i++)
+		if (b->parse_groups[i] && !strcmp(b->parse_groups[i], b->metric.name))
+			return 0;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < b->nparse_groups; i++)
+		if (b->parse_groups[i])
+			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", b->parse_groups[i]);
+	yr_fail(L, yr_map_get(L, n, "metric"), "benchmark.metric", "'%s' is not a named group "
+		"of parse (its groups: %s)", b->metric.name, strbuf_str(&sb));
+	strbuf_release(&sb);
+	return -1;
 }
 
 static int parse_benchmark(struct yr_reader *L, const yaml_node_t *root, struct sweep_config *cfg)
 {
 	yaml_node_t *n = yr_map_get(L, root, "benchmark");
 	if (!n)
-		return yr_fail(L, root, "benchmark", "required key missing; add e.g. benchmark: "
-			    "{kind: stress-ng}");
+		return yr_fail_missing(L, root, "benchmark", "benchmark", "; add e.g. benchmark: "
+			       "{kind: stress-ng}");
 	static const char *const keys[] = { "kind", "argv", "server_argv", "duration", "timeout",
 					    "metric", "parse", "vcpus", NULL };
 	if (yr_map_check(L, n, "benchmark", keys, "a mapping (kind, argv, ...)") < 0)
 		return -1;
 	struct benchmark *b = &cfg->bench;
 	yaml_node_t *v = yr_map_get(L, n, "kind");
-	int e;
+	int e, rc = 0;
+	/* The other keys' meaning depends on the kind: without one, say no more. */
 	if (!v)
-		return yr_fail(L, n, "benchmark.kind", "required key missing (ebizzy, redis, stress-ng, "
-			    "sysbench, kernel-build or command)");
+		return yr_fail_missing(L, n, "benchmark.kind", "kind", " (ebizzy, redis, "
+			       "stress-ng, sysbench, kernel-build or command)");
 	if (yr_get_enum(L, v, "benchmark.kind", bench_kind_names, &e) < 0)
 		return -1;
 	b->kind = (enum bench_kind)e;
@@ -819,33 +915,34 @@ static int parse_benchmark(struct yr_reader *L, const yaml_node_t *root, struct 
 	if ((v = yr_map_get(L, n, "vcpus"))) {
 		int nv;
 		if (get_vcpus(L, v, "benchmark.vcpus", &b->vcpus, &nv) < 0)
-			return -1;
-		if (cfg->runner == RUNNER_HOST)
-			return yr_fail(L, v, "benchmark.vcpus", "guest vCPUs need the agent runner "
-				    "(with runner host, pin through an explicit pinning)");
+			rc = -1;
+		else if (cfg->runner == RUNNER_HOST)
+			rc = yr_fail(L, v, "benchmark.vcpus", "guest vCPUs need the agent runner "
+				     "(with runner host, pin through an explicit pinning)");
 	}
 
 	b->duration = 10;
+	bool duration_ok = true;
 	if ((v = yr_map_get(L, n, "duration")) &&
 	    yr_get_int(L, v, "benchmark.duration", 0, 86400, &b->duration) < 0)
-		return -1;
+		rc = -1, duration_ok = false;
 
 	if ((v = yr_map_get(L, n, "argv"))) {
 		if (get_argv(L, v, "benchmark.argv", &b->argv) < 0)
-			return -1;
+			rc = -1;
 	} else if (b->kind == BENCH_COMMAND) {
-		return yr_fail(L, n, "benchmark.argv", "required key missing (kind command runs argv: "
-			    "[prog, arg, ...])");
+		rc = yr_fail_missing(L, n, "benchmark.argv", "argv", " (kind command runs "
+			     "argv: [prog, arg, ...])");
 	} else {
 		bench_default_argv(b);
 	}
 
 	if ((v = yr_map_get(L, n, "server_argv"))) {
 		if (b->kind != BENCH_REDIS)
-			return yr_fail(L, yr_map_key(L, n, "server_argv"), "benchmark.server_argv",
-				    "only redis uses server_argv");
-		if (get_argv(L, v, "benchmark.server_argv", &b->server_argv) < 0)
-			return -1;
+			rc = yr_fail(L, yr_map_key(L, n, "server_argv"), "benchmark.server_argv",
+				     "only redis uses server_argv");
+		else if (get_argv(L, v, "benchmark.server_argv", &b->server_argv) < 0)
+			rc = -1;
 	} else if (b->kind == BENCH_REDIS) {
 		argv_set(&b->server_argv, (const char *[]){ "redis-server", "--save", "",
 				"--appendonly", "no", NULL });
@@ -854,56 +951,58 @@ static int parse_benchmark(struct yr_reader *L, const yaml_node_t *root, struct 
 	b->timeout = 0;
 	if ((v = yr_map_get(L, n, "timeout"))) {
 		if (yr_get_int(L, v, "benchmark.timeout", 0, 604800, &b->timeout) < 0)
-			return -1;
-		if (b->timeout && b->duration && b->timeout <= b->duration)
-			return yr_fail(L, v, "benchmark.timeout", "%d s is not longer than the duration "
-				    "(%d s); give more, or 0 for the default", b->timeout, b->duration);
+			rc = -1;
+		else if (duration_ok && b->timeout && b->duration && b->timeout <= b->duration)
+			rc = yr_fail(L, v, "benchmark.timeout", "%d s is not longer than the "
+				     "duration (%d s); give more, or 0 for the default",
+				     b->timeout, b->duration);
 	}
 	if (b->timeout == 0)
 		b->timeout = b->kind == BENCH_KERNEL_BUILD ? 7200 : b->duration * 3 + 60;
 
+	bool metric_ok = true;
 	if ((v = yr_map_get(L, n, "metric"))) {
 		if (parse_metric(L, v, b) < 0)
-			return -1;
+			rc = -1, metric_ok = false;
 	} else if (b->kind == BENCH_COMMAND) {
-		return yr_fail(L, n, "benchmark.metric", "required key missing (kind command: name the "
-			    "named group of parse that is the result)");
+		rc = yr_fail_missing(L, n, "benchmark.metric", "metric", " (kind command: name "
+			     "the named group of parse that is the result)");
+		metric_ok = false;
 	} else {
 		b->metric.name = xstrdup(bench_defaults[b->kind].metric);
 		b->metric.unit = xstrdup(bench_defaults[b->kind].unit);
 		b->metric.higher_is_better = bench_defaults[b->kind].higher;
 		b->metric.direction_given = true;
 	}
+	metric_ok = metric_ok && b->metric.name;
 
-	v = yr_map_get(L, n, "parse");
-	if (b->kind != BENCH_COMMAND) {
-		if (v)
-			return yr_fail(L, yr_map_key(L, n, "parse"), "benchmark.parse",
-				    "only kind command uses parse (the other kinds have built-in "
-				    "parsers)");
-		return 0;
+	if (b->kind == BENCH_COMMAND) {
+		if (parse_command_regex(L, n, b, metric_ok) < 0)
+			rc = -1;
+	} else if (yr_map_get(L, n, "parse")) {
+		rc = yr_fail(L, yr_map_key(L, n, "parse"), "benchmark.parse", "only kind command "
+			     "uses parse (the other kinds have built-in parsers)");
 	}
-	if (!v)
-		return yr_fail(L, n, "benchmark.parse", "required key missing (a regex with a named "
-			    "group, e.g. '(?<ops>[0-9.]+) ops/s')");
-	if (yr_get_str(L, v, "benchmark.parse", &b->parse_regex) < 0)
+	return rc;
+}
+
+/* A plain number 0..1. */
+static int get_fraction(struct yr_reader *L, const yaml_node_t *v, const char *key,
+			double *out)
+{
+	static const char what[] = "a fraction 0..1 (e.g. 0.001)";
+	const char *s;
+	if (yr_get_plain(L, v, key, what, &s) < 0)
 		return -1;
-	struct ta_err rerr = { 0 };
-	if (benchparse_regex_groups(b->parse_regex, &b->parse_groups, &b->nparse_groups,
-				    &rerr) < 0)
-		return yr_fail(L, v, "benchmark.parse", "%s", rerr.msg);
-	for (size_t i = 0; i < b->nparse_groups; i++)
-		if (b->parse_groups[i] && !strcmp(b->parse_groups[i], b->metric.name))
-			return 0;
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < b->nparse_groups; i++)
-		if (b->parse_groups[i])
-			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", b->parse_groups[i]);
-	yaml_node_t *m = yr_map_get(L, n, "metric");
-	yr_fail(L, m, "benchmark.metric", "'%s' is not a named group of parse (its groups: %s)",
-	     b->metric.name, strbuf_str(&sb));
-	strbuf_release(&sb);
-	return -1;
+	char *end;
+	errno = 0;
+	double f = strtod(s, &end);
+	if (errno || *end || end == s || !isfinite(f))
+		return yr_fail(L, v, key, "expected %s, got %s", what, YR_DESCRIBE(v));
+	if (f < 0 || f > 1)
+		return yr_fail(L, v, key, "%s is out of range; expected %s", s, what);
+	*out = f;
+	return 0;
 }
 
 static int parse_collect(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
@@ -914,35 +1013,23 @@ static int parse_collect(struct yr_reader *L, const yaml_node_t *n, struct sweep
 		return -1;
 	struct collect *c = &cfg->collect;
 	yaml_node_t *v;
-	if ((v = yr_map_get(L, n, "gang_exits")) && yr_get_bool(L, v, "collect.gang_exits",
-							  &c->gang_exits) < 0)
-		return -1;
-	if ((v = yr_map_get(L, n, "exit_reasons")) && yr_get_bool(L, v, "collect.exit_reasons",
-							    &c->exit_reasons) < 0)
-		return -1;
-	if ((v = yr_map_get(L, n, "vcpu_stats")) && yr_get_bool(L, v, "collect.vcpu_stats",
-							  &c->vcpu_stats) < 0)
-		return -1;
+	int rc = 0;
+	if ((v = yr_map_get(L, n, "gang_exits")) &&
+	    yr_get_bool(L, v, "collect.gang_exits", &c->gang_exits) < 0)
+		rc = -1;
+	if ((v = yr_map_get(L, n, "exit_reasons")) &&
+	    yr_get_bool(L, v, "collect.exit_reasons", &c->exit_reasons) < 0)
+		rc = -1;
+	if ((v = yr_map_get(L, n, "vcpu_stats")) &&
+	    yr_get_bool(L, v, "collect.vcpu_stats", &c->vcpu_stats) < 0)
+		rc = -1;
 	if ((v = yr_map_get(L, n, "buffer_kib")) &&
 	    yr_get_int(L, v, "collect.buffer_kib", 64, 4194304, &c->buffer_kib) < 0)
-		return -1;
-	if ((v = yr_map_get(L, n, "max_lost_fraction"))) {
-		const char *s;
-		static const char what[] = "a fraction 0..1 (e.g. 0.001)";
-		if (yr_get_plain(L, v, "collect.max_lost_fraction", what, &s) < 0)
-			return -1;
-		char *end;
-		errno = 0;
-		double f = strtod(s, &end);
-		if (errno || *end || end == s || !isfinite(f))
-			return yr_fail(L, v, "collect.max_lost_fraction", "expected %s, got %s", what,
-				    YR_DESCRIBE(v));
-		if (f < 0 || f > 1)
-			return yr_fail(L, v, "collect.max_lost_fraction", "%s is out of range; "
-				    "expected %s", s, what);
-		c->max_lost_fraction = f;
-	}
-	return 0;
+		rc = -1;
+	if ((v = yr_map_get(L, n, "max_lost_fraction")) &&
+	    get_fraction(L, v, "collect.max_lost_fraction", &c->max_lost_fraction) < 0)
+		rc = -1;
+	return rc;
 }
 
 static void baseline_add(struct sweep_config *cfg, const char *factor, const char *value,
@@ -973,8 +1060,8 @@ static int baseline_topology(struct yr_reader *L, const yaml_node_t *v, struct s
 	if (t->generated) {
 		/* The generator makes dies-less shapes: name them the way plan keys them. */
 		if (s.dies != 1)
-			return yr_fail(L, v, "baseline.topology", "the generator makes shapes with one "
-				    "die; write the baseline as SxCxT");
+			return yr_fail(L, v, "baseline.topology", "the generator makes shapes with "
+				       "one die; write the baseline as SxCxT");
 		s.dies_given = false;
 		int vc = shape_vcpus(&s);
 		bool ok_v = false, ok_t = false, ok_s = !t->sockets;
@@ -987,9 +1074,9 @@ static int baseline_topology(struct yr_reader *L, const yaml_node_t *v, struct s
 		shape_format(&s, text, sizeof(text));
 		if (!ok_v || !ok_t || !ok_s)
 			return yr_fail(L, v, "baseline.topology", "%s is not a shape the generator "
-				    "makes (%s)", text, !ok_v ? "its vCPU count is not in vcpus" :
-				    !ok_t ? "its threads are not in threads" :
-				    "its sockets are not in sockets");
+				       "makes (%s)", text, !ok_v ? "its vCPU count is not in vcpus" :
+				       !ok_t ? "its threads are not in threads" :
+				       "its sockets are not in sockets");
 		baseline_add(cfg, "topology", text, v);
 		return 0;
 	}
@@ -1028,12 +1115,40 @@ static int baseline_named(struct yr_reader *L, const yaml_node_t *v, struct swee
 	struct strbuf sb = STRBUF_INIT;
 	baseline_choices(&sb, names, n);
 	yr_fail(L, v, key, "'%s' is not one of this sweep's %s values (%s)", s, factor,
-	     strbuf_str(&sb));
+		strbuf_str(&sb));
 	strbuf_release(&sb);
 	free(s);
 	return -1;
 }
 
+static int baseline_knob(struct yr_reader *L, const yaml_node_t *v, struct sweep_config *cfg,
+			 const char *factor)
+{
+	const struct knob_factor *kf = NULL;
+	for (size_t j = 0; j < cfg->nknobs; j++)
+		if (!strcmp(cfg->knobs[j].name, factor))
+			kf = &cfg->knobs[j];
+	char key[YR_KEY_MAX];
+	yr_key_child(key, "baseline", factor);
+	const char *norm = knob_value_get(L, v, key, knob_find(factor));
+	if (!norm)
+		return -1;
+	for (size_t j = 0; j < kf->nvalues; j++)
+		if (!strcmp(kf->values[j], norm)) {
+			baseline_add(cfg, factor, norm, v);
+			return 0;
+		}
+	struct strbuf sb = STRBUF_INIT;
+	baseline_choices(&sb, (const char *const *)kf->values, kf->nvalues);
+	yr_fail(L, v, key, "%s is not one of this sweep's values (%s)", norm, strbuf_str(&sb));
+	strbuf_release(&sb);
+	return -1;
+}
+
+/*
+ * The baseline names values of the factors, so it is read only once they
+ * read cleanly (their own errors are reported already).
+ */
 static int parse_baseline(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
 	/* Allowed keys: the three fixed factors, then the knobs this sweep has. */
@@ -1043,7 +1158,7 @@ static int parse_baseline(struct yr_reader *L, const yaml_node_t *n, struct swee
 	allowed[2] = "noise";
 	for (size_t i = 0; i < cfg->nknobs; i++)
 		allowed[3 + i] = cfg->knobs[i].name;
-	int rc = -1;
+	int rc = 0;
 	if (n->type == YAML_MAPPING_NODE) {
 		/* A known knob the sweep does not vary deserves a clearer word. */
 		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
@@ -1057,63 +1172,42 @@ static int parse_baseline(struct yr_reader *L, const yaml_node_t *n, struct swee
 			if (i == cfg->nknobs) {
 				char key[YR_KEY_MAX];
 				yr_key_child(key, "baseline", yr_text(k));
-				yr_fail(L, k, key, "'%s' is not a factor of this sweep; add it under "
-				     "host: or drop it here", yr_text(k));
-				goto out;
+				rc = yr_fail(L, k, key, "'%s' is not a factor of this sweep; add it "
+					     "under host: or drop it here", yr_text(k));
 			}
 		}
 	}
-	if (yr_map_check(L, n, "baseline", allowed, "a mapping factor -> value") < 0)
-		goto out;
+	if (rc < 0 || yr_map_check(L, n, "baseline", allowed, "a mapping factor -> value") < 0) {
+		free(allowed);
+		return -1;
+	}
 	size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
 	cfg->baseline = xcalloc(count ? count : 1, sizeof(*cfg->baseline));
 	for (size_t i = 0; i < count; i++) {
 		yaml_node_pair_t *p = &n->data.mapping.pairs.start[i];
-		const char *factor = yr_text(yr_node(L, p->key));
 		yaml_node_t *v = yr_node(L, p->value);
+		if (!yr_map_pair_first(L, n, p) || !yr_word_in(yr_text(yr_node(L, p->key)),
+								allowed)) {
+			rc = -1;	/* reported by yr_map_check */
+			continue;
+		}
+		const char *factor = yr_text(yr_node(L, p->key));
 		if (!strcmp(factor, "topology")) {
 			if (baseline_topology(L, v, cfg) < 0)
-				goto out;
-			continue;
-		}
-		const char **names;
-		size_t nnames;
-		if (!strcmp(factor, "pinning") || !strcmp(factor, "noise")) {
+				rc = -1;
+		} else if (!strcmp(factor, "pinning") || !strcmp(factor, "noise")) {
 			bool pin = factor[0] == 'p';
-			nnames = pin ? cfg->npinnings : cfg->nnoises;
-			names = xcalloc(nnames, sizeof(char *));
+			size_t nnames = pin ? cfg->npinnings : cfg->nnoises;
+			const char **names = xcalloc(nnames + 1, sizeof(char *));
 			for (size_t j = 0; j < nnames; j++)
 				names[j] = pin ? cfg->pinnings[j].name : cfg->noises[j].name;
-			int r = baseline_named(L, v, cfg, factor, names, nnames);
+			if (baseline_named(L, v, cfg, factor, names, nnames) < 0)
+				rc = -1;
 			free(names);
-			if (r < 0)
-				goto out;
-			continue;
+		} else if (baseline_knob(L, v, cfg, factor) < 0) {
+			rc = -1;
 		}
-		const struct knob_factor *kf = NULL;
-		for (size_t j = 0; j < cfg->nknobs; j++)
-			if (!strcmp(cfg->knobs[j].name, factor))
-				kf = &cfg->knobs[j];
-		char key[YR_KEY_MAX];
-		yr_key_child(key, "baseline", factor);
-		const char *norm = knob_value_get(L, v, key, knob_find(factor));
-		if (!norm)
-			goto out;
-		size_t j;
-		for (j = 0; j < kf->nvalues && strcmp(kf->values[j], norm); j++)
-			;
-		if (j == kf->nvalues) {
-			struct strbuf sb = STRBUF_INIT;
-			baseline_choices(&sb, (const char *const *)kf->values, kf->nvalues);
-			yr_fail(L, v, key, "%s is not one of this sweep's values (%s)", norm,
-			     strbuf_str(&sb));
-			strbuf_release(&sb);
-			goto out;
-		}
-		baseline_add(cfg, factor, norm, v);
 	}
-	rc = 0;
-out:
 	free(allowed);
 	return rc;
 }
@@ -1153,6 +1247,7 @@ static void config_defaults(struct sweep_config *cfg)
 	cfg->strategy = STRATEGY_FULL;
 }
 
+/* Walks the whole schema, recording every error; -1 when there was any. */
 static int parse_root(struct yr_reader *L, const yaml_node_t *root, struct sweep_config *cfg)
 {
 	static const char *const keys[] = { "name", "description", "libvirt", "guest",
@@ -1160,29 +1255,29 @@ static int parse_root(struct yr_reader *L, const yaml_node_t *root, struct sweep
 					    "baseline", "collect", "repetitions", "order", "seed",
 					    "strategy", NULL };
 	if (yr_map_check(L, root, "", keys, "a mapping with at least name, topology and "
-		      "benchmark") < 0)
+			 "benchmark") < 0)
 		return -1;
 	yaml_node_t *v;
 	int e;
 	if (!(v = yr_map_get(L, root, "name")))
-		return yr_fail(L, root, "name", "required key missing; add e.g. name: my-sweep");
-	if (yr_get_name(L, v, "name", 64, "._-", &cfg->name) < 0)
-		return -1;
-	if ((v = yr_map_get(L, root, "description")) &&
-	    yr_get_str(L, v, "description", &cfg->description) < 0)
-		return -1;
-	if ((v = yr_map_get(L, root, "libvirt")) && parse_libvirt(L, v, cfg) < 0)
-		return -1;
-	if ((v = yr_map_get(L, root, "guest")) && parse_guest(L, v, cfg) < 0)
-		return -1;
+		yr_fail_missing(L, root, "name", "name", "; add e.g. name: my-sweep");
+	else
+		yr_get_name(L, v, "name", 64, "._-", &cfg->name);
+	if ((v = yr_map_get(L, root, "description")))
+		yr_get_str(L, v, "description", &cfg->description);
+	if ((v = yr_map_get(L, root, "libvirt")))
+		parse_libvirt(L, v, cfg);
+	if ((v = yr_map_get(L, root, "guest")))
+		parse_guest(L, v, cfg);
+	int factors = 0;
 	if (!(v = yr_map_get(L, root, "topology")))
-		return yr_fail(L, root, "topology", "required key missing; add e.g. topology: "
-			    "[1x2x1, 1x1x2]");
-	if (parse_topology(L, v, cfg) < 0)
-		return -1;
+		factors = yr_fail_missing(L, root, "topology", "topology", "; add e.g. topology: "
+				  "[1x2x1, 1x1x2]");
+	else if (parse_topology(L, v, cfg) < 0)
+		factors = -1;
 	if ((v = yr_map_get(L, root, "pinning"))) {
 		if (parse_pinning(L, v, cfg) < 0)
-			return -1;
+			factors = -1;
 	} else {
 		cfg->pinnings = xcalloc(1, sizeof(*cfg->pinnings));
 		cfg->npinnings = 1;
@@ -1190,38 +1285,31 @@ static int parse_root(struct yr_reader *L, const yaml_node_t *root, struct sweep
 		cfg->pinnings[0].name = xstrdup("none");
 	}
 	if ((v = yr_map_get(L, root, "host")) && parse_host(L, v, cfg) < 0)
-		return -1;
+		factors = -1;
 	if ((v = yr_map_get(L, root, "noise"))) {
 		if (parse_noise(L, v, cfg) < 0)
-			return -1;
+			factors = -1;
 	} else {
 		cfg->noises = xcalloc(1, sizeof(*cfg->noises));
 		cfg->nnoises = 1;
 		cfg->noises[0].kind = NOISE_NONE;
 		cfg->noises[0].name = xstrdup("none");
 	}
-	if (parse_benchmark(L, root, cfg) < 0)
-		return -1;
-	if ((v = yr_map_get(L, root, "baseline")) && parse_baseline(L, v, cfg) < 0)
-		return -1;
-	if ((v = yr_map_get(L, root, "collect")) && parse_collect(L, v, cfg) < 0)
-		return -1;
-	if ((v = yr_map_get(L, root, "repetitions")) &&
-	    yr_get_int(L, v, "repetitions", 1, 1000, &cfg->repetitions) < 0)
-		return -1;
-	if ((v = yr_map_get(L, root, "order"))) {
-		if (yr_get_enum(L, v, "order", order_names, &e) < 0)
-			return -1;
+	parse_benchmark(L, root, cfg);
+	if ((v = yr_map_get(L, root, "baseline")) && factors == 0)
+		parse_baseline(L, v, cfg);
+	if ((v = yr_map_get(L, root, "collect")))
+		parse_collect(L, v, cfg);
+	if ((v = yr_map_get(L, root, "repetitions")))
+		yr_get_int(L, v, "repetitions", 1, 1000, &cfg->repetitions);
+	if ((v = yr_map_get(L, root, "order")) && yr_get_enum(L, v, "order", order_names, &e) == 0)
 		cfg->order = (enum run_order)e;
-	}
-	if ((v = yr_map_get(L, root, "seed")) && parse_seed(L, v, cfg) < 0)
-		return -1;
-	if ((v = yr_map_get(L, root, "strategy"))) {
-		if (yr_get_enum(L, v, "strategy", strategy_names, &e) < 0)
-			return -1;
+	if ((v = yr_map_get(L, root, "seed")))
+		parse_seed(L, v, cfg);
+	if ((v = yr_map_get(L, root, "strategy")) &&
+	    yr_get_enum(L, v, "strategy", strategy_names, &e) == 0)
 		cfg->strategy = (enum strategy)e;
-	}
-	return 0;
+	return L->nfailed ? -1 : 0;
 }
 
 struct sweep_config *config_parse_flags(const char *path, const char *text, size_t len,
@@ -1240,7 +1328,8 @@ struct sweep_config *config_parse_flags(const char *path, const char *text, size
 	cfg->text_len = len;
 	config_defaults(cfg);
 	int rc = parse_root(&L, yr_root(&L), cfg);
-	yr_close(&L);
+	if (yr_finish(&L) < 0)
+		rc = -1;
 	if (rc < 0) {
 		config_free(cfg);
 		return NULL;

@@ -1,9 +1,10 @@
 /*
  * config: the sweep configuration, loaded from YAML and validated.
  *
- * config_load() turns a file into a `struct sweep_config` or fails with a
- * message naming file:line:column, the key, what was expected and, for
- * unknown keys, a did-you-mean.  Everything after this point works on the
+ * config_load() turns a file into a `struct sweep_config` or fails with
+ * every error of the file (up to 20, in file order, one a line), each
+ * naming file:line:column, the key, what was expected and, for unknown
+ * keys, a did-you-mean.  Everything after this point works on the
  * validated struct; no later stage looks at YAML.  The full key reference is
  * docs/config.md.
  *
@@ -16,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../model/bench-kind.h"
 #include "../util/err.h"
 
 enum domain_type { DOMAIN_AUTO, DOMAIN_KVM, DOMAIN_QEMU };
@@ -23,10 +25,6 @@ enum guest_arch { ARCH_HOST, ARCH_X86_64, ARCH_PPC64 };
 enum runner_kind { RUNNER_AGENT, RUNNER_HOST };
 enum pin_policy { PIN_NONE, PIN_COMPACT, PIN_SPREAD, PIN_EXPLICIT };
 enum noise_kind { NOISE_NONE, NOISE_SPIN, NOISE_COMMAND, NOISE_GUEST };
-enum bench_kind {
-	BENCH_EBIZZY, BENCH_REDIS, BENCH_STRESS_NG, BENCH_SYSBENCH,
-	BENCH_KERNEL_BUILD, BENCH_COMMAND
-};
 enum run_order { ORDER_RANDOMIZED, ORDER_SEQUENTIAL };
 enum strategy { STRATEGY_FULL };
 
@@ -109,7 +107,7 @@ struct benchmark {
 	int duration;			/* seconds; 0 = as long as it takes */
 	int timeout;			/* seconds before a run is failed */
 	struct metric_spec metric;
-	char *parse_regex;		/* command: POSIX ERE; named groups as (?<name>…) */
+	char *parse_regex;		/* command: PCRE2 syntax; named groups (?<name>…) */
 	char **parse_groups;		/* [i]: name of capture group i+1, NULL if unnamed */
 	size_t nparse_groups;		/* capture groups of parse_regex */
 };
@@ -182,7 +180,8 @@ struct sweep_config {
 
 /*
  * Loads and validates path.  On failure returns NULL with err->code =
- * EXIT_BAD_INPUT and a message "FILE:LINE:COL: KEY: what was expected".
+ * EXIT_BAD_INPUT and one line "FILE:LINE:COL: KEY: what was expected" per
+ * error (yaml-reader.h).
  */
 struct sweep_config *config_load(const char *path, struct ta_err *err);
 /* The same from text already in memory (path is used in messages only). */
@@ -217,7 +216,6 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out);
 int config_cpuset_parse(const char *set, int *ncpus, int *max_cpu);
 
 /* Names used in keys, messages and the DB. */
-const char *config_bench_kind_name(enum bench_kind k);
 const char *config_noise_kind_name(enum noise_kind k);
 const char *config_domain_type_name(enum domain_type t);
 const char *config_arch_name(enum guest_arch a);

@@ -17,6 +17,7 @@
 
 #include <linux/kvm.h>
 
+#include "../model/knob-table.h"
 #include "../util/strbuf.h"
 #include "hostprobe.h"
 
@@ -148,6 +149,16 @@ static char *cpu_model_read(void)
 	}
 	strbuf_release(&sb);
 	return model;
+}
+
+/* The first line of a knob's file on this host (the table names it), or NULL. */
+static char *knob_file_line(const struct knob *k)
+{
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addf(&path, "/%s", k->rel_path);
+	char *v = file_line(strbuf_str(&path));
+	strbuf_release(&path);
+	return v;
 }
 
 static void kvm_hv_params_read(struct hostprobe *p)
@@ -350,8 +361,8 @@ void hostprobe_read(struct hostprobe *p)
 		shape_count(cpus, n, p);
 		free(cpus);
 	}
-	p->smt_control = file_line(SYS_CPU "/smt/control");
-	p->subcores_per_core = file_line(SYS_CPU "/subcores_per_core");
+	p->smt_control = knob_file_line(knob_of_kind(KNOB_SMT));
+	p->subcores_per_core = knob_file_line(knob_of_kind(KNOB_SUBCORES));
 	kvm_hv_params_read(p);
 	p->kvm_dev = path_exists("/dev/kvm");
 	p->kvm_usable = hostprobe_kvm_usable(ARCH_HOST, p->kvm_why, sizeof(p->kvm_why));

@@ -325,7 +325,7 @@ static int cpu_siblings(const char *root, struct cpu_list *l, int cpu, struct cp
 
 static bool smt_has_control(const char *root)
 {
-	char *p = path_join(root, CPU_DIR "/smt/control");
+	char *p = path_join(root, knob_of_kind(KNOB_SMT)->rel_path);
 	bool yes = access(p, F_OK) == 0;
 	free(p);
 	return yes;

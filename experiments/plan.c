@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../model/knob-table.h"
+#include "../util/json.h"
 #include "../util/strbuf.h"
 
 /* A candidate shape before the cross product. */
@@ -510,4 +511,54 @@ void plan_free(struct plan *p)
 	free(p->dropped);
 	free(p->runs);
 	free(p);
+}
+
+static const char *const pin_policy_names[] = {
+	[PIN_NONE] = "none", [PIN_COMPACT] = "compact", [PIN_SPREAD] = "spread",
+	[PIN_EXPLICIT] = "explicit"
+};
+
+void plan_config_json(struct json_writer *w, const struct plan *p, const struct plan_config *c)
+{
+	const struct sweep_config *cfg = p->cfg;
+	char shape[64];
+	shape_format(&c->shape, shape, sizeof(shape));
+	json_key(w, "topology"); json_str(w, shape);
+	json_key(w, "vcpus"); json_int(w, c->vcpus);
+	json_key(w, "sockets"); json_int(w, c->shape.sockets);
+	json_key(w, "dies"); json_int(w, c->shape.dies);
+	json_key(w, "cores"); json_int(w, c->shape.cores);
+	json_key(w, "threads"); json_int(w, c->shape.threads);
+	json_key(w, "pinning"); json_str(w, c->pinning->name);
+	json_key(w, "pinning_policy"); json_str(w, pin_policy_names[c->pinning->policy]);
+	if (c->pinning->policy == PIN_EXPLICIT) {
+		json_key(w, "pinning_cpus");
+		json_arr_begin(w);
+		for (size_t i = 0; i < c->pinning->nvcpu_cpus; i++)
+			json_str(w, c->pinning->vcpu_cpus[i]);
+		json_arr_end(w);
+		if (c->pinning->emulator_cpus) {
+			json_key(w, "emulator_cpus");
+			json_str(w, c->pinning->emulator_cpus);
+		}
+	}
+	for (size_t i = 0; i < cfg->nknobs; i++) {
+		json_key(w, cfg->knobs[i].name);
+		json_str(w, c->knob_values[i]);
+	}
+	json_key(w, "runner");
+	json_str(w, c->host_runner || cfg->runner == RUNNER_HOST ? "host" : "agent");
+	json_key(w, "noise"); json_str(w, c->noise->name);
+	json_key(w, "noise_kind"); json_str(w, config_noise_kind_name(c->noise->kind));
+}
+
+char *plan_factors_json(const struct plan *p, const struct plan_config *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer w;
+	json_init(&w, &sb, false);
+	json_obj_begin(&w);
+	plan_config_json(&w, p, c);
+	json_obj_end(&w);
+	return strbuf_detach(&sb);
 }

@@ -74,6 +74,19 @@ struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts
 			 uint64_t seed, struct ta_err *err);
 void plan_free(struct plan *p);
 
+/*
+ * The one writer of a configuration's factors as JSON: writes its members
+ * into the object w has open (topology, vcpus, sockets, dies, cores,
+ * threads, pinning, pinning_policy [, pinning_cpus, emulator_cpus], one
+ * member per host knob, runner, noise, noise_kind).  `plan --json` writes
+ * them per configuration; the database stores them as the `factors` column
+ * (plan_factors_json), which the advisor reads back.
+ */
+struct json_writer;
+void plan_config_json(struct json_writer *w, const struct plan *p, const struct plan_config *c);
+/* The same members as one compact JSON object (free it). */
+char *plan_factors_json(const struct plan *p, const struct plan_config *c);
+
 /* Reads this host's facts (uname, sysconf, sysfs).  Never fails: unknowns are 0. */
 void host_facts_read(struct host_facts *h);
 /* MemAvailable in MiB (sizes guest.reuse's kept guests); 0 when unknown. */

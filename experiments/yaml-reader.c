@@ -37,28 +37,124 @@ static bool text_to_ll(const char *s, long long *out)
 
 /* --- the loader's state and error reporting -------------------------------- */
 
+/*
+ * Keeps the YR_MAX_ERRORS errors that come first in the file: the walk
+ * follows the schema, not the file, so a later error may displace one
+ * found earlier.
+ */
+static void error_keep(struct yr_reader *L, size_t line, size_t col, char *text)
+{
+	struct yr_error e = { line, col, L->nfailed++, text };
+	if (L->nerrors < YR_MAX_ERRORS) {
+		L->errors[L->nerrors++] = e;
+		return;
+	}
+	size_t last = 0;
+	for (size_t i = 1; i < L->nerrors; i++) {
+		const struct yr_error *a = &L->errors[i], *b = &L->errors[last];
+		if (a->line > b->line || (a->line == b->line && a->col > b->col))
+			last = i;
+	}
+	struct yr_error *worst = &L->errors[last];
+	if (line < worst->line || (line == worst->line && col < worst->col)) {
+		free(worst->text);
+		*worst = e;
+	} else {
+		free(text);
+	}
+}
+
 /* Column and line as people count them (libyaml's marks are 0-based). */
 int yr_fail_at(struct yr_reader *L, size_t line, size_t col, const char *key,
-		   const char *fmt, ...)
+	       const char *fmt, ...)
 {
-	char what[1536];
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s:%zu:%zu: %s: ", L->path, line + 1, col + 1,
+		    *key ? key : "(document)");
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	return err_set(L->err, EXIT_BAD_INPUT, "%s:%zu:%zu: %s: %s", L->path, line + 1, col + 1,
-		       *key ? key : "(document)", what);
+	error_keep(L, line, col, strbuf_detach(&sb));
+	return -1;
+}
+
+static int error_cmp(const void *a, const void *b)
+{
+	const struct yr_error *x = a, *y = b;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Moves the recorded errors into L->err, in file order; -1 when there are any. */
+static int errors_report(struct yr_reader *L)
+{
+	if (!L->nfailed)
+		return 0;
+	qsort(L->errors, L->nerrors, sizeof(L->errors[0]), error_cmp);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < L->nerrors; i++) {
+		strbuf_addf(&sb, "%s%s", i ? "\n" : "", L->errors[i].text);
+		free(L->errors[i].text);
+	}
+	if (L->nfailed > L->nerrors)
+		strbuf_addf(&sb, "\n%s: %zu more errors not shown; fix these first", L->path,
+			    L->nfailed - L->nerrors);
+	L->nerrors = 0;
+	/* A message longer than the buffer is cut at a line end, saying so. */
+	size_t room = sizeof(L->err->msg) - 64;
+	if (sb.len > room) {
+		size_t cut = room;
+		while (cut > 0 && sb.buf[cut] != '\n')
+			cut--;
+		sb.buf[cut] = '\0';
+		sb.len = cut;
+		strbuf_addf(&sb, "\n%s: more errors not shown; fix these first", L->path);
+	}
+	err_set(L->err, EXIT_BAD_INPUT, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return -1;
 }
 
 int yr_fail(struct yr_reader *L, const yaml_node_t *n, const char *key, const char *fmt, ...)
 {
-	char what[1536];
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	size_t line = n ? n->start_mark.line : 0, col = n ? n->start_mark.column : 0;
-	return yr_fail_at(L, line, col, key, "%s", what);
+	yr_fail_at(L, line, col, key, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return -1;
+}
+
+int yr_fail_missing(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		    const char *name, const char *fmt, ...)
+{
+	const char *const wanted[] = { name, NULL };
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+	     n->type == YAML_MAPPING_NODE && p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yr_node(L, p->key);
+		if (k->type != YAML_SCALAR_NODE || !yr_did_you_mean(yr_text(k), wanted))
+			continue;
+		/* Only a key already reported (as unknown) stands for the missing one. */
+		for (size_t i = 0; i < L->nerrors; i++)
+			if (L->errors[i].line == k->start_mark.line &&
+			    L->errors[i].col == k->start_mark.column)
+				return -1;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	yr_fail(L, n, key, "required key missing%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return -1;
 }
 
 /* Appends s to the key in buf, cutting it at YR_KEY_MAX (keys only label messages). */
@@ -170,6 +266,14 @@ const char *yr_did_you_mean(const char *s, const char *const *words)
 	size_t len = strlen(s);
 	size_t limit = len <= 3 ? 1 : len <= 8 ? 2 : 3;
 	return best && best_d <= limit && best_d < len ? best : NULL;
+}
+
+bool yr_word_in(const char *s, const char *const *words)
+{
+	for (size_t i = 0; words[i]; i++)
+		if (!strcmp(words[i], s))
+			return true;
+	return false;
 }
 
 /* "a, b or c" */
@@ -303,7 +407,7 @@ int yr_expect_type(struct yr_reader *L, const yaml_node_t *n, const char *key,
  * allowed (NULL-terminated; NULL allows any).  Errors point at the key.
  */
 int yr_map_check(struct yr_reader *L, const yaml_node_t *n, const char *key,
-		     const char *const *allowed, const char *what)
+		 const char *const *allowed, const char *what)
 {
 	if (yr_expect_type(L, n, key, YAML_MAPPING_NODE, what) < 0)
 		return -1;
@@ -311,18 +415,22 @@ int yr_map_check(struct yr_reader *L, const yaml_node_t *n, const char *key,
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yr_node(L, p->key);
-		if (k->type != YAML_SCALAR_NODE || yr_is_null(k))
-			return yr_fail(L, k, key, "expected a key name, got %s", YR_DESCRIBE(k));
+		if (k->type != YAML_SCALAR_NODE || yr_is_null(k)) {
+			yr_fail(L, k, key, "expected a key name, got %s", YR_DESCRIBE(k));
+			continue;
+		}
 		const char *name = yr_text(k);
 		yr_key_child(child, key, name);
-		for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p; q++) {
+		bool repeated = false;
+		for (yaml_node_pair_t *q = n->data.mapping.pairs.start; q < p && !repeated; q++) {
 			yaml_node_t *prev = yr_node(L, q->key);
-			if (!strcmp(yr_text(prev), name))
-				return yr_fail(L, k, child, "duplicate key '%s' (first at %zu:%zu)",
-					    name, prev->start_mark.line + 1,
-					    prev->start_mark.column + 1);
+			if (prev->type == YAML_SCALAR_NODE && !strcmp(yr_text(prev), name)) {
+				yr_fail(L, k, child, "duplicate key '%s' (first at %zu:%zu)", name,
+					prev->start_mark.line + 1, prev->start_mark.column + 1);
+				repeated = true;
+			}
 		}
-		if (!allowed)
+		if (repeated || !allowed)
 			continue;
 		size_t i;
 		for (i = 0; allowed[i]; i++)
@@ -331,13 +439,14 @@ int yr_map_check(struct yr_reader *L, const yaml_node_t *n, const char *key,
 		if (allowed[i])
 			continue;
 		const char *guess = yr_did_you_mean(name, allowed);
-		if (guess)
-			return yr_fail(L, k, child, "unknown key '%s' (did you mean '%s'?)", name, guess);
+		if (guess) {
+			yr_fail(L, k, child, "unknown key '%s' (did you mean '%s'?)", name, guess);
+			continue;
+		}
 		struct strbuf sb = STRBUF_INIT;
 		yr_words_join(&sb, allowed);
 		yr_fail(L, k, child, "unknown key '%s'; expected one of: %s", name, strbuf_str(&sb));
 		strbuf_release(&sb);
-		return -1;
 	}
 	return 0;
 }
@@ -352,6 +461,19 @@ yaml_node_t *yr_map_get(struct yr_reader *L, const yaml_node_t *n, const char *n
 			return yr_node(L, p->value);
 	}
 	return NULL;
+}
+
+bool yr_map_pair_first(struct yr_reader *L, const yaml_node_t *n, const yaml_node_pair_t *pair)
+{
+	yaml_node_t *k = yr_node(L, pair->key);
+	if (k->type != YAML_SCALAR_NODE || yr_is_null(k))
+		return false;
+	for (const yaml_node_pair_t *q = n->data.mapping.pairs.start; q < pair; q++) {
+		yaml_node_t *prev = yr_node(L, q->key);
+		if (prev->type == YAML_SCALAR_NODE && !strcmp(yr_text(prev), yr_text(k)))
+			return false;
+	}
+	return true;
 }
 
 /* The key node of name in mapping n (for messages about the key itself). */
@@ -646,20 +768,30 @@ out:
 int yr_load(struct yr_reader *r, const char *path, const char *text, size_t len,
 	    const char *empty_hint, struct ta_err *err)
 {
+	memset(r, 0, sizeof(*r));
 	r->path = path;
 	r->err = err;
-	if (load_one(r, text, len, empty_hint) < 0)
+	/* A byte-order mark says UTF-8 and nothing else; columns count after it. */
+	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+		text += 3;
+		len -= 3;
+	}
+	if (load_one(r, text, len, empty_hint) < 0) {
+		errors_report(r);
 		return -1;
+	}
 	if (tree_check_all(r) < 0) {
 		yaml_document_delete(&r->doc);
+		errors_report(r);
 		return -1;
 	}
 	return 0;
 }
 
-void yr_close(struct yr_reader *r)
+int yr_finish(struct yr_reader *r)
 {
 	yaml_document_delete(&r->doc);
+	return errors_report(r);
 }
 
 yaml_node_t *yr_root(struct yr_reader *r)

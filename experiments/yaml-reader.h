@@ -11,8 +11,13 @@
  * names, lists), and every error names FILE:LINE:COLUMN, the dotted key
  * ("noise[2].argv[3]") and what was expected.
  *
- * Errors: an accessor that fails calls yr_fail(), which fills the reader's
- * struct ta_err (EXIT_BAD_INPUT), and returns -1.
+ * Errors: an accessor that fails calls yr_fail() and returns -1.  yr_fail
+ * records the error and the walk goes on, so that one pass finds every
+ * error of a file; yr_finish() then puts them in the caller's struct ta_err
+ * (EXIT_BAD_INPUT), in file order, one "FILE:LINE:COL: KEY: what" per line.
+ * At most YR_MAX_ERRORS are kept (the first ones in the file) and a last
+ * line counts the rest.  Errors of the YAML syntax and of the node graph
+ * (yr_load) stop at the first: nothing after them can be trusted.
  */
 #ifndef TA_YAML_READER_H
 #define TA_YAML_READER_H
@@ -32,20 +37,38 @@
 /* A list beyond this is a typo or a generated file gone wrong. */
 #define YR_MAX_ITEMS 1024
 
+/* The errors one pass reports at most. */
+#define YR_MAX_ERRORS 20
+
+struct yr_error {
+	size_t line, col;	/* 0-based, as libyaml's marks */
+	size_t seq;		/* order of discovery, to keep ties stable */
+	char *text;
+};
+
 struct yr_reader {
 	yaml_document_t doc;
 	const char *path;	/* named in messages */
 	struct ta_err *err;
+	struct yr_error errors[YR_MAX_ERRORS];	/* the first in the file */
+	size_t nerrors;		/* kept in errors[] */
+	size_t nfailed;		/* reported so far, kept or not */
 };
 
 /*
- * Reads the one document of text (len bytes, UTF-8) and checks its node
- * graph.  Refuses empty input (saying `empty_hint`: what the document should
- * hold) and a second document.  On success the caller ends with yr_close().
+ * Reads the one document of text (len bytes, UTF-8, a leading byte-order
+ * mark skipped) and checks its node graph.  Refuses empty input (saying
+ * `empty_hint`: what the document should hold) and a second document, with
+ * the error in err.  On success the caller walks it and ends with
+ * yr_finish().
  */
 int yr_load(struct yr_reader *r, const char *path, const char *text, size_t len,
 	    const char *empty_hint, struct ta_err *err);
-void yr_close(struct yr_reader *r);
+/*
+ * Ends the walk: 0 when nothing failed, else -1 with every recorded error
+ * in the ta_err given to yr_load.  Then deletes the document.
+ */
+int yr_finish(struct yr_reader *r);
 yaml_node_t *yr_root(struct yr_reader *r);
 
 /*
@@ -58,12 +81,21 @@ int yr_read_file(const char *path, size_t max_bytes, const char *what, struct st
 
 /* ---- errors ------------------------------------------------------------ */
 
-/* Fails at a 0-based line and column (libyaml's marks); always returns -1. */
+/* Records an error at a 0-based line and column (libyaml's marks); returns -1. */
 int yr_fail_at(struct yr_reader *L, size_t line, size_t col, const char *key,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Fails at node n (NULL: the start of the file); always returns -1. */
+/* Records an error at node n (NULL: the start of the file); returns -1. */
 int yr_fail(struct yr_reader *L, const yaml_node_t *n, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Records "required key missing" and the rest (printf-style) at mapping n
+ * for its key `name` (key: the dotted path), unless a key of n that was
+ * reported already (as unknown) is a likely misspelling of name: its "did
+ * you mean" says what is wrong.  Returns -1.
+ */
+int yr_fail_missing(struct yr_reader *L, const yaml_node_t *n, const char *key,
+		    const char *name, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* ---- keys and nodes ----------------------------------------------------- */
 
@@ -83,6 +115,8 @@ const char *yr_describe(const yaml_node_t *n, char *buf, size_t size);
 
 /* The closest of words (NULL-terminated) to s when close enough to be a typo, else NULL. */
 const char *yr_did_you_mean(const char *s, const char *const *words);
+/* Whether s is one of words (NULL-terminated), exactly. */
+bool yr_word_in(const char *s, const char *const *words);
 /* Appends "a, b or c". */
 void yr_words_join(struct strbuf *sb, const char *const *words);
 
@@ -93,12 +127,18 @@ int yr_expect_type(struct yr_reader *L, const yaml_node_t *n, const char *key,
 /*
  * Checks a mapping: keys are non-empty scalars, none repeated, each one of
  * allowed (NULL-terminated; NULL allows any), with a did-you-mean for an
- * unknown one.  Errors point at the key.
+ * unknown one; every bad key is reported, at the key.  -1 only when n is
+ * not a mapping: after bad keys the caller still reads the good ones.
  */
 int yr_map_check(struct yr_reader *L, const yaml_node_t *n, const char *key,
 		 const char *const *allowed, const char *what);
 /* The value of key name in mapping n, or NULL. */
 yaml_node_t *yr_map_get(struct yr_reader *L, const yaml_node_t *n, const char *name);
+/*
+ * True when pair (of mapping n) has a scalar key that no earlier pair has:
+ * the one yr_map_get finds.  For walking every pair after yr_map_check.
+ */
+bool yr_map_pair_first(struct yr_reader *L, const yaml_node_t *n, const yaml_node_pair_t *pair);
 /* The key node of name in mapping n (for messages about the key itself), or NULL. */
 yaml_node_t *yr_map_key(struct yr_reader *L, const yaml_node_t *n, const char *name);
 

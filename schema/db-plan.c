@@ -5,51 +5,7 @@
 #include <string.h>
 
 #include "../model/knob-table.h"
-#include "../util/json.h"
 #include "../util/strbuf.h"
-
-char *db_plan_factors_json(const struct plan *plan, const struct plan_config *c)
-{
-	const struct sweep_config *cfg = plan->cfg;
-	struct strbuf sb = STRBUF_INIT;
-	struct json_writer w;
-	char shape[64];
-	shape_format(&c->shape, shape, sizeof(shape));
-	json_init(&w, &sb, false);
-	json_obj_begin(&w);
-	json_key(&w, "topology"); json_str(&w, shape);
-	json_key(&w, "vcpus"); json_int(&w, c->vcpus);
-	json_key(&w, "sockets"); json_int(&w, c->shape.sockets);
-	json_key(&w, "dies"); json_int(&w, c->shape.dies);
-	json_key(&w, "cores"); json_int(&w, c->shape.cores);
-	json_key(&w, "threads"); json_int(&w, c->shape.threads);
-	json_key(&w, "pinning"); json_str(&w, c->pinning->name);
-	json_key(&w, "pinning_policy");
-	json_str(&w, c->pinning->policy == PIN_NONE ? "none"
-		 : c->pinning->policy == PIN_COMPACT ? "compact"
-		 : c->pinning->policy == PIN_SPREAD ? "spread" : "explicit");
-	if (c->pinning->policy == PIN_EXPLICIT) {
-		json_key(&w, "pinning_cpus");
-		json_arr_begin(&w);
-		for (size_t i = 0; i < c->pinning->nvcpu_cpus; i++)
-			json_str(&w, c->pinning->vcpu_cpus[i]);
-		json_arr_end(&w);
-		if (c->pinning->emulator_cpus) {
-			json_key(&w, "emulator_cpus");
-			json_str(&w, c->pinning->emulator_cpus);
-		}
-	}
-	for (size_t i = 0; i < cfg->nknobs; i++) {
-		json_key(&w, cfg->knobs[i].name);
-		json_str(&w, c->knob_values[i]);
-	}
-	json_key(&w, "runner");
-	json_str(&w, c->host_runner || cfg->runner == RUNNER_HOST ? "host" : "agent");
-	json_key(&w, "noise"); json_str(&w, c->noise->name);
-	json_key(&w, "noise_kind"); json_str(&w, config_noise_kind_name(c->noise->kind));
-	json_obj_end(&w);
-	return strbuf_detach(&sb);
-}
 
 /*
  * The INSERT for a configuration: the fixed columns, then each knob of the
@@ -75,17 +31,15 @@ static char *config_insert_sql(void)
 }
 
 /* Binds the typed knob columns from position pos on (NULL: the sweep leaves it alone). */
-static void bind_knob_columns(sqlite3_stmt *st, int pos, const struct plan *plan,
-			      const struct plan_config *c)
+static void bind_knob_columns(sqlite3_stmt *st, int pos, const struct db_plan_config *c)
 {
-	const struct sweep_config *cfg = plan->cfg;
 	for (size_t t = 0; t < knob_count(); t++) {
 		const struct knob *k = knob_at(t);
 		if (!k->db_column)
 			continue;
 		const char *value = NULL;
-		for (size_t i = 0; i < cfg->nknobs && !value; i++)
-			if (!strcmp(cfg->knobs[i].name, k->name))
+		for (size_t i = 0; i < c->nknobs && !value; i++)
+			if (!strcmp(c->knob_names[i], k->name))
 				value = c->knob_values[i];
 		if (!value)
 			sqlite3_bind_null(st, pos);
@@ -97,11 +51,12 @@ static void bind_knob_columns(sqlite3_stmt *st, int pos, const struct plan *plan
 	}
 }
 
-int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
+int db_plan_store(struct db *db, int64_t exp_id, const struct db_plan_config *configs,
+		  size_t nconfigs, const struct db_plan_run *runs, size_t nruns,
 		  int64_t *config_ids_out, struct ta_err *err)
 {
 	sqlite3_stmt *cst = NULL, *rst = NULL;
-	int64_t *ids = xcalloc(plan->nconfigs, sizeof(*ids));
+	int64_t *ids = xcalloc(nconfigs ? nconfigs : 1, sizeof(*ids));
 	int rc = -1;
 
 	if (db_begin(db, err) < 0)
@@ -114,33 +69,35 @@ int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
 		err);
 	if (!cst || !rst)
 		goto fail;
-	for (size_t i = 0; i < plan->nconfigs; i++) {
-		const struct plan_config *c = &plan->configs[i];
-		char *factors = db_plan_factors_json(plan, c);
+	for (size_t i = 0; i < nconfigs; i++) {
+		const struct db_plan_config *c = &configs[i];
 		sqlite3_reset(cst);
 		sqlite3_bind_int64(cst, 1, exp_id);
-		sqlite3_bind_int64(cst, 2, (sqlite3_int64)c->index);
+		sqlite3_bind_int64(cst, 2, (sqlite3_int64)c->idx);
 		sqlite3_bind_text(cst, 3, c->key, -1, SQLITE_STATIC);
 		sqlite3_bind_int(cst, 4, c->vcpus);
-		sqlite3_bind_int(cst, 5, c->shape.sockets);
-		sqlite3_bind_int(cst, 6, c->shape.dies);
-		sqlite3_bind_int(cst, 7, c->shape.cores);
-		sqlite3_bind_int(cst, 8, c->shape.threads);
-		sqlite3_bind_text(cst, 9, c->pinning->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(cst, 10, c->noise->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(cst, 11, factors, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(cst, 12, c->baseline);
-		bind_knob_columns(cst, CONFIG_FIXED_COLUMNS + 1, plan, c);
-		int step = sqlite3_step(cst);
-		free(factors);
-		if (step != SQLITE_DONE) {
+		sqlite3_bind_int(cst, 5, c->sockets);
+		sqlite3_bind_int(cst, 6, c->dies);
+		sqlite3_bind_int(cst, 7, c->cores);
+		sqlite3_bind_int(cst, 8, c->threads);
+		sqlite3_bind_text(cst, 9, c->pinning, -1, SQLITE_STATIC);
+		sqlite3_bind_text(cst, 10, c->noise, -1, SQLITE_STATIC);
+		sqlite3_bind_text(cst, 11, c->factors_json, -1, SQLITE_STATIC);
+		sqlite3_bind_int(cst, 12, c->is_baseline);
+		bind_knob_columns(cst, CONFIG_FIXED_COLUMNS + 1, c);
+		if (sqlite3_step(cst) != SQLITE_DONE) {
 			db_error(db, "storing a configuration", err);
 			goto fail;
 		}
 		ids[i] = sqlite3_last_insert_rowid(db->handle);
 	}
-	for (size_t i = 0; i < plan->nruns; i++) {
-		const struct plan_run *r = &plan->runs[i];
+	for (size_t i = 0; i < nruns; i++) {
+		const struct db_plan_run *r = &runs[i];
+		if (r->config >= nconfigs) {
+			err_set(err, EXIT_FAILURE_RUN, "storing a planned run: configuration %zu "
+				"of %zu", r->config, nconfigs);
+			goto fail;
+		}
 		sqlite3_reset(rst);
 		sqlite3_bind_int64(rst, 1, ids[r->config]);
 		sqlite3_bind_int(rst, 2, r->repetition);
@@ -156,7 +113,7 @@ int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
 	if (db_commit(db, err) < 0)
 		goto fail;
 	if (config_ids_out)
-		memcpy(config_ids_out, ids, plan->nconfigs * sizeof(*ids));
+		memcpy(config_ids_out, ids, nconfigs * sizeof(*ids));
 	rc = 0;
 	goto out;
 fail:

@@ -5,20 +5,46 @@
 #ifndef TA_DB_PLAN_H
 #define TA_DB_PLAN_H
 
-#include "../experiments/plan.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "db.h"
 
 /*
- * Inserts every configuration of the plan and one 'planned' run per
- * configuration x repetition (in plan order) for experiment exp_id, in one
- * transaction.  config_ids_out (optional, plan->nconfigs long) receives the
- * new configuration ids.
+ * One row of `configurations` as the sweep driver hands it over (it fills
+ * these from the plan: advisor/sweep.c, sweep_plan_store).  Strings are
+ * borrowed for the call.
  */
-int db_plan_store(struct db *db, int64_t exp_id, const struct plan *plan,
-		  int64_t *config_ids_out, struct ta_err *err);
+struct db_plan_config {
+	size_t idx;
+	const char *key;
+	int vcpus, sockets, dies, cores, threads;
+	const char *pinning, *noise;
+	/* The host knobs the configuration sets and their canonical values;
+	   knobs with a typed column (model/knob-table.h) are also stored there. */
+	const char *const *knob_names;
+	const char *const *knob_values;
+	size_t nknobs;
+	const char *factors_json;	/* every factor, one JSON object */
+	bool is_baseline;
+};
 
-/* The factor values of one configuration as a JSON object (for the factors column). */
-char *db_plan_factors_json(const struct plan *plan, const struct plan_config *c);
+/* One planned run. */
+struct db_plan_run {
+	size_t config;		/* index into the configurations stored with it */
+	int repetition;		/* 0-based */
+	size_t order;		/* position in the sweep, 0-based */
+};
+
+/*
+ * Inserts the configurations and one 'planned' run per entry of runs (in
+ * that order) for experiment exp_id, in one transaction: all or nothing.
+ * config_ids_out (optional, nconfigs long) receives the new ids.
+ */
+int db_plan_store(struct db *db, int64_t exp_id, const struct db_plan_config *configs,
+		  size_t nconfigs, const struct db_plan_run *runs, size_t nruns,
+		  int64_t *config_ids_out, struct ta_err *err);
 
 struct db_config_summary {
 	int64_t id;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/knob-table.h"
 #include "../util/strbuf.h"
 
 /* id -> object, sorted by id, for attaching child rows to their parents. */
@@ -30,13 +31,46 @@ static int column_int_or(sqlite3_stmt *st, int col, int dflt)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? dflt : sqlite3_column_int(st, col);
 }
 
+/*
+ * The SELECT of an experiment's configurations: the fixed columns, then
+ * each typed knob column of the knob table, in table order.
+ */
+#define CONFIG_FIXED_COLUMNS 12
+static char *config_select_sql(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "SELECT id, idx, key, vcpus, sockets, dies, cores, threads, pinning, "
+		      "noise, factors, is_baseline");
+	for (size_t i = 0; i < knob_count(); i++)
+		if (knob_at(i)->db_column)
+			strbuf_addf(&sb, ", %s", knob_at(i)->db_column);
+	strbuf_addstr(&sb, " FROM configurations WHERE experiment_id = ? ORDER BY idx");
+	return strbuf_detach(&sb);
+}
+
+/* The typed knob columns of the current row that are not NULL, as text. */
+static void read_knob_columns(sqlite3_stmt *st, struct db_results_config *c)
+{
+	int col = CONFIG_FIXED_COLUMNS;
+	for (size_t i = 0; i < knob_count(); i++) {
+		const struct knob *k = knob_at(i);
+		if (!k->db_column)
+			continue;
+		if (sqlite3_column_type(st, col) != SQLITE_NULL) {
+			c->knob_columns = xrealloc(c->knob_columns, (c->nknob_columns + 1) *
+						   sizeof(*c->knob_columns));
+			c->knob_columns[c->nknob_columns++] = (struct db_results_factor){
+				xstrdup(k->name), db_column_strdup(st, col) };
+		}
+		col++;
+	}
+}
+
 static int read_configs(struct db *db, struct db_results *r, struct ta_err *err)
 {
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT id, idx, key, vcpus, sockets, dies, cores, threads, pinning, noise, "
-		"subcores_per_core, smt, dynamic_mt_modes, target_smt_mode, "
-		"indep_threads_mode, one_vm_per_core, factors, is_baseline "
-		"FROM configurations WHERE experiment_id = ? ORDER BY idx", err);
+	char *sql = config_select_sql();
+	sqlite3_stmt *st = db_prepare(db, sql, err);
+	free(sql);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, r->exp.id);
@@ -55,14 +89,9 @@ static int read_configs(struct db *db, struct db_results *r, struct ta_err *err)
 		c->threads = sqlite3_column_int(st, 7);
 		c->pinning = db_column_strdup(st, 8);
 		c->noise = db_column_strdup(st, 9);
-		c->subcores_per_core = column_int_or(st, 10, -1);
-		c->smt = db_column_strdup(st, 11);
-		c->dynamic_mt_modes = column_int_or(st, 12, -1);
-		c->target_smt_mode = column_int_or(st, 13, -1);
-		c->indep_threads_mode = column_int_or(st, 14, -1);
-		c->one_vm_per_core = column_int_or(st, 15, -1);
-		c->factors_json = db_column_strdup(st, 16);
-		c->is_baseline = sqlite3_column_int(st, 17) != 0;
+		c->factors_json = db_column_strdup(st, 10);
+		c->is_baseline = sqlite3_column_int(st, 11) != 0;
+		read_knob_columns(st, c);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(db, "reading configurations", err);
@@ -284,13 +313,17 @@ void db_results_clear(struct db_results *r)
 		free(c->key);
 		free(c->pinning);
 		free(c->noise);
-		free(c->smt);
 		free(c->factors_json);
 		for (size_t j = 0; j < c->nfactors; j++) {
 			free(c->factors[j].name);
 			free(c->factors[j].value);
 		}
 		free(c->factors);
+		for (size_t j = 0; j < c->nknob_columns; j++) {
+			free(c->knob_columns[j].name);
+			free(c->knob_columns[j].value);
+		}
+		free(c->knob_columns);
 		for (size_t j = 0; j < c->npinning_cpus; j++)
 			free(c->pinning_cpus[j]);
 		free(c->pinning_cpus);
@@ -319,6 +352,14 @@ const char *db_results_config_factor(const struct db_results_config *c, const ch
 	return NULL;
 }
 
+const char *db_results_config_knob_column(const struct db_results_config *c, const char *knob)
+{
+	for (size_t i = 0; i < c->nknob_columns; i++)
+		if (!strcmp(c->knob_columns[i].name, knob))
+			return c->knob_columns[i].value;
+	return NULL;
+}
+
 /* ---- fixture inserts ---------------------------------------------------- */
 
 static void bind_int_or_null(sqlite3_stmt *st, int col, int64_t v)
@@ -341,36 +382,20 @@ static int step_insert(struct db *db, sqlite3_stmt *st, const char *what, int64_
 	return 0;
 }
 
-int db_fixture_config_add(struct db *db, int64_t experiment_id,
-			  const struct db_fixture_config *c, int64_t *id_out,
-			  struct ta_err *err)
+int db_fixture_config_add(struct db *db, int64_t experiment_id, const struct db_plan_config *c,
+			  int64_t *id_out, struct ta_err *err)
 {
-	sqlite3_stmt *st = db_prepare(db,
-		"INSERT INTO configurations (experiment_id, idx, key, vcpus, sockets, dies, "
-		"cores, threads, pinning, noise, subcores_per_core, smt, dynamic_mt_modes, "
-		"target_smt_mode, indep_threads_mode, one_vm_per_core, factors, is_baseline) "
-		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
-	if (!st)
+	struct db_plan_config row = *c;
+	row.dies = c->dies > 0 ? c->dies : 1;
+	row.pinning = c->pinning ? c->pinning : "none";
+	row.noise = c->noise ? c->noise : "none";
+	row.factors_json = c->factors_json ? c->factors_json : "{}";
+	int64_t id;
+	if (db_plan_store(db, experiment_id, &row, 1, NULL, 0, &id, err) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, experiment_id);
-	sqlite3_bind_int(st, 2, c->idx);
-	sqlite3_bind_text(st, 3, c->key, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 4, c->vcpus);
-	sqlite3_bind_int(st, 5, c->sockets);
-	sqlite3_bind_int(st, 6, c->dies > 0 ? c->dies : 1);
-	sqlite3_bind_int(st, 7, c->cores);
-	sqlite3_bind_int(st, 8, c->threads);
-	sqlite3_bind_text(st, 9, c->pinning ? c->pinning : "none", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 10, c->noise ? c->noise : "none", -1, SQLITE_STATIC);
-	bind_int_or_null(st, 11, c->subcores_per_core);
-	sqlite3_bind_text(st, 12, c->smt, -1, SQLITE_STATIC);
-	bind_int_or_null(st, 13, c->dynamic_mt_modes);
-	bind_int_or_null(st, 14, c->target_smt_mode);
-	bind_int_or_null(st, 15, c->indep_threads_mode);
-	bind_int_or_null(st, 16, c->one_vm_per_core);
-	sqlite3_bind_text(st, 17, c->factors_json ? c->factors_json : "{}", -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 18, c->is_baseline);
-	return step_insert(db, st, "storing a configuration", id_out, err);
+	if (id_out)
+		*id_out = id;
+	return 0;
 }
 
 int db_fixture_run_add(struct db *db, int64_t configuration_id,

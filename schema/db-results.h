@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "../util/metricdir.h"
+#include "db-plan.h"
 #include "db.h"
 
 struct db_results_metric {
@@ -59,13 +60,13 @@ struct db_results_config {
 	char *key;
 	int vcpus, sockets, dies, cores, threads;
 	char *pinning, *noise;
-	/* typed knob columns; -1 (or NULL) when the sweep does not set them */
-	int subcores_per_core;
-	char *smt;
-	int dynamic_mt_modes, target_smt_mode, indep_threads_mode, one_vm_per_core;
 	char *factors_json;
 	struct db_results_factor *factors;	/* top-level scalars of factors_json */
 	size_t nfactors;
+	/* The typed knob columns (model/knob-table.h) that are not NULL, as text,
+	   each named by its knob ("kvm_hv.indep_threads_mode": "Y"). */
+	struct db_results_factor *knob_columns;
+	size_t nknob_columns;
 	char **pinning_cpus;		/* factors.pinning_cpus: one cpuset per vCPU */
 	size_t npinning_cpus;
 	bool is_baseline;
@@ -88,21 +89,10 @@ void db_results_clear(struct db_results *r);
 const struct db_results_metric *db_results_run_metric(const struct db_results_run *run, const char *name);
 /* Looks a factor up; NULL when absent. */
 const char *db_results_config_factor(const struct db_results_config *c, const char *name);
+/* A typed knob column's value by knob name ("subcores_per_core"); NULL when NULL. */
+const char *db_results_config_knob_column(const struct db_results_config *c, const char *knob);
 
 /* ---- fixture inserts (tests, importers) ------------------------------- */
-
-/* A configuration as stored; knob fields < 0 / NULL are stored as NULL. */
-struct db_fixture_config {
-	int idx;
-	const char *key;
-	int vcpus, sockets, dies, cores, threads;
-	const char *pinning, *noise;	/* NULL: 'none' */
-	int subcores_per_core;
-	const char *smt;
-	int dynamic_mt_modes, target_smt_mode, indep_threads_mode, one_vm_per_core;
-	const char *factors_json;	/* NULL: "{}" */
-	bool is_baseline;
-};
 
 struct db_fixture_run {
 	int repetition, order_index;
@@ -112,9 +102,12 @@ struct db_fixture_run {
 	int64_t lost_events;	/* -1: NULL */
 };
 
-int db_fixture_config_add(struct db *db, int64_t experiment_id,
-			  const struct db_fixture_config *c, int64_t *id_out,
-			  struct ta_err *err);
+/*
+ * One configuration as db_plan_store() writes it, with defaults for fixtures:
+ * pinning and noise NULL mean 'none', dies 0 means 1, factors_json NULL "{}".
+ */
+int db_fixture_config_add(struct db *db, int64_t experiment_id, const struct db_plan_config *c,
+			  int64_t *id_out, struct ta_err *err);
 int db_fixture_run_add(struct db *db, int64_t configuration_id,
 		       const struct db_fixture_run *r, int64_t *id_out, struct ta_err *err);
 /* unit NULL: NULL; dir as db_run_store stores it (UNKNOWN: NULL). */

@@ -182,3 +182,23 @@ SELECT experiment_id, configuration_id, key, metric, unit, direction,
        MAX(value) AS max
 FROM run_metrics
 GROUP BY configuration_id, metric;
+
+-- @migration 4
+-- The kvm_hv booleans are stored as the knob table spells them, 'Y' or 'N'
+-- (model/knob-table.c).  Migration 1 declared their columns INTEGER, so the
+-- text went in and read back as 0: the columns become TEXT, and integers an
+-- older importer stored become 'Y'/'N'.
+ALTER TABLE configurations RENAME COLUMN indep_threads_mode TO indep_threads_mode_v1;
+ALTER TABLE configurations ADD COLUMN indep_threads_mode TEXT;
+UPDATE configurations SET indep_threads_mode =
+	CASE WHEN typeof(indep_threads_mode_v1) = 'integer'
+	     THEN CASE indep_threads_mode_v1 WHEN 0 THEN 'N' ELSE 'Y' END
+	     ELSE indep_threads_mode_v1 END;
+ALTER TABLE configurations DROP COLUMN indep_threads_mode_v1;
+ALTER TABLE configurations RENAME COLUMN one_vm_per_core TO one_vm_per_core_v1;
+ALTER TABLE configurations ADD COLUMN one_vm_per_core TEXT;
+UPDATE configurations SET one_vm_per_core =
+	CASE WHEN typeof(one_vm_per_core_v1) = 'integer'
+	     THEN CASE one_vm_per_core_v1 WHEN 0 THEN 'N' ELSE 'Y' END
+	     ELSE one_vm_per_core_v1 END;
+ALTER TABLE configurations DROP COLUMN one_vm_per_core_v1;

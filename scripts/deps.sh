@@ -7,10 +7,12 @@ set -eu
 profile=${1:-check}
 
 # Build: compiler, pkg-config and the -dev packages of every library we link
-# (libzstd: the offline trace reader decompresses trace-cmd v7 chunks itself).
+# (libzstd: the offline trace reader decompresses trace-cmd v7 chunks itself;
+# libpcre2-dev: the command benchmark's parse regex).
 pkgs="gcc make pkg-config libc6-dev
 libvirt-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
-libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev libjson-c-dev"
+libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev libjson-c-dev
+libpcre2-dev"
 
 case "$profile" in
 build) ;;

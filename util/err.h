@@ -13,7 +13,7 @@ enum { EXIT_OK = 0, EXIT_FAILURE_RUN = 1, EXIT_BAD_INPUT = 2 };
 
 struct ta_err {
 	int code;
-	char msg[2048];
+	char msg[4096];		/* room for a config's 20 errors, one a line */
 };
 
 /* Sets the message (printf-style) and the code; always returns -1. */

@@ -83,13 +83,24 @@ static int64_t fx_config_add(struct db *db, int64_t exp, int idx, const struct f
 			strbuf_addf(&factors, ",\"kvm_hv.dynamic_mt_modes\":%s", c->dmt);
 		strbuf_addch(&factors, '}');
 	}
-	struct db_fixture_config fc = {
-		.idx = idx, .key = c->key, .vcpus = c->sockets * c->cores * c->threads,
+	/* The typed knob columns, as the plan store fills them. */
+	const char *knob_names[2], *knob_values[2];
+	char subcores[16];
+	size_t nknobs = 0;
+	if (c->subcores > 0) {
+		snprintf(subcores, sizeof(subcores), "%d", c->subcores);
+		knob_names[nknobs] = "subcores_per_core";
+		knob_values[nknobs++] = subcores;
+	}
+	if (c->dmt) {
+		knob_names[nknobs] = "kvm_hv.dynamic_mt_modes";
+		knob_values[nknobs++] = c->dmt;
+	}
+	struct db_plan_config fc = {
+		.idx = (size_t)idx, .key = c->key, .vcpus = c->sockets * c->cores * c->threads,
 		.sockets = c->sockets, .dies = 1, .cores = c->cores, .threads = c->threads,
-		.pinning = c->pinning, .subcores_per_core = c->subcores ? c->subcores : -1,
-		.dynamic_mt_modes = c->dmt ? atoi(c->dmt) : -1, .target_smt_mode = -1,
-		.indep_threads_mode = -1, .one_vm_per_core = -1, .factors_json = strbuf_str(&factors),
-		.is_baseline = c->baseline,
+		.pinning = c->pinning, .knob_names = knob_names, .knob_values = knob_values,
+		.nknobs = nknobs, .factors_json = strbuf_str(&factors), .is_baseline = c->baseline,
 	};
 	int64_t id;
 	fx_check(db_fixture_config_add(db, exp, &fc, &id, &err), &err);

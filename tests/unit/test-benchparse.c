@@ -677,15 +677,31 @@ static void test_regex_errors(void **state)
 {
 	struct ta_err err = { 0 };
 	assert_int_equal(benchparse_regex_check("(?<a>[0-9]+) (?<b>x)", &err), 0);
-	static const struct { const char *re, *msg; } bad[] = {
+	/* Nested deeper than the compiler allows, and longer than a pattern may be. */
+	struct strbuf deep = STRBUF_INIT, longer = STRBUF_INIT;
+	for (int i = 0; i < 40; i++)
+		strbuf_addch(&deep, '(');
+	strbuf_addstr(&deep, "(?<a>1)");
+	for (int i = 0; i < 40; i++)
+		strbuf_addch(&deep, ')');
+	strbuf_addstr(&longer, "(?<a>1)");
+	for (int i = 0; i < 5000; i++)
+		strbuf_addch(&longer, 'x');
+	const struct { const char *re, *msg; } bad[] = {
 		{ "([0-9]+)", "no named group" },
-		{ "(?<a>1)(?<a>2)", "group name used twice" },
-		{ "(?=x)(?<a>1)", "unsupported (? group" },
-		{ "(?<a>[0-9]+", "parse regex \"(?<a>[0-9]+\":" },
-		{ "(?<a>[0-9", "unterminated [" },
-		{ "(?<a b>1)", "group name must be" },
-		{ "(?<a>1)\\", "trailing backslash" },
-		{ "(?<a>[[:nope:]])", "parse regex" },
+		{ "(?<a>1)(?<a>2)", "two named subpatterns have the same name" },
+		{ "(?<a>[0-9]+", "parse regex \"(?<a>[0-9]+\": missing closing parenthesis at offset 11" },
+		{ "(?<a>[0-9", "missing terminating ] for character class" },
+		{ "(?<a b>1)", "syntax error in subpattern name" },
+		{ "(?<a>1)\\", "\\ at end of pattern" },
+		{ "(?<a>[[:nope:]])", "unknown POSIX class name" },
+		{ "(?<a>1)\\k<b>", "reference to non-existent subpattern" },
+		/* Output need not be UTF-8: a pattern cannot switch UTF mode on. */
+		{ "(*UTF)(?<a>1)", "using UTF is disabled" },
+		/* Nested repetition that would compile for minutes elsewhere. */
+		{ "((a{1,255}){1,255}){1,255}(?<n>[0-9]+)", "regular expression is too large" },
+		{ deep.buf, "parentheses are too deeply nested" },
+		{ longer.buf, "5007 characters long; at most 4096" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		err_clear(&err);
@@ -703,6 +719,77 @@ static void test_regex_errors(void **state)
 		    EXIT_FAILURE_RUN, "group 'n' took no part");
 	parse_fails(BENCH_COMMAND, "rate: (?<r>[0-9]+)", o, strlen(o), NULL, 0,
 		    EXIT_FAILURE_RUN, "no match for parse regex \"rate: (?<r>[0-9]+)\"");
+	strbuf_release(&deep);
+	strbuf_release(&longer);
+}
+
+/* The Perl syntax users write, as PCRE2 reads it. */
+static void test_regex_perl_syntax(void **state)
+{
+	struct bench_metrics m;
+	const char *o = "run 1: 10 ops in 2.5 s\nrun 2: 12 ops in 2.0 s\nsummary: n/a\n";
+	parse_ok(BENCH_COMMAND, "run \\d+: (?<ops>\\d+) ops in (?P<secs>\\d+(?:\\.\\d+)?)\\s+s",
+		 o, strlen(o), NULL, 0, &m);
+	assert_int_equal(m.n, 2);
+	assert_true(metric(&m, "ops") == 12);
+	assert_true(metric(&m, "secs") == 2.0);
+	bench_metrics_free(&m);
+	/* Lookahead, lazy quantifiers, \b: what POSIX ERE lacked. */
+	const char *l = "lat=5ms lat=7ms (warmup)\nlat=9ms lat=11ms\n";
+	parse_ok(BENCH_COMMAND, "\\blat=(?<lat>\\d+?)ms(?! \\(warmup\\))", l, strlen(l), NULL, 0,
+		 &m);
+	assert_true(metric(&m, "lat") == 11);
+	bench_metrics_free(&m);
+	/* A pattern the config loader accepts runs the same way: one compiler. */
+	struct ta_err err = { 0 };
+	char **names;
+	size_t n;
+	assert_int_equal(benchparse_regex_groups("(?<ops>\\d+)(x)?(?P<rest>.*)", &names, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(names[0], "ops");
+	assert_null(names[1]);
+	assert_string_equal(names[2], "rest");
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	/* Output that is not UTF-8 is matched as bytes. */
+	const char *bytes = "\xff\xfe v=3\n";
+	parse_ok(BENCH_COMMAND, "v=(?<v>\\d)", bytes, strlen(bytes), NULL, 0, &m);
+	assert_true(metric(&m, "v") == 3);
+	bench_metrics_free(&m);
+}
+
+/*
+ * Catastrophic backtracking ends at PCRE2's step limit with a clear error,
+ * whatever the pattern says about its own limits; the test's own timeout
+ * is the bound on time, so nothing here is timed.
+ */
+static void test_regex_hostile(void **state)
+{
+	struct strbuf line = STRBUF_INIT;
+	for (int i = 0; i < 60; i++)
+		strbuf_addch(&line, 'a');
+	strbuf_addstr(&line, "!\n");
+	static const char *const hostile[] = {
+		"^(?<a>(a|a)*)$",
+		"^(?<w>(\\w+\\s?)*)$",
+		"^(?<r>((a{1,255}){1,255})*)$",
+		"(*LIMIT_MATCH=4000000000)(*LIMIT_DEPTH=4000000000)^(?<a>(a|aa)*)$",
+	};
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++) {
+		struct ta_err err = { 0 };
+		assert_int_equal(benchparse_regex_check(hostile[i], &err), 0);
+		parse_fails(BENCH_COMMAND, hostile[i], line.buf, line.len, NULL, 0,
+			    EXIT_FAILURE_RUN, "match limit exceeded (at most 1000000 steps");
+	}
+	/* A large output with no match is searched to the end, quickly. */
+	struct strbuf big = STRBUF_INIT;
+	for (int i = 0; i < 200000; i++)
+		strbuf_addstr(&big, "progress 12345 of 99999 aaaaaaaaaaaaaaaaaaaaaaa\n");
+	parse_fails(BENCH_COMMAND, "^done: (?<n>\\d+)$", big.buf, big.len, NULL, 0,
+		    EXIT_FAILURE_RUN, "no match for parse regex");
+	strbuf_release(&big);
+	strbuf_release(&line);
 }
 
 int main(void)
@@ -722,6 +809,8 @@ int main(void)
 		cmocka_unit_test(test_cut_and_mutated),
 		cmocka_unit_test(test_regex_translation),
 		cmocka_unit_test(test_regex_errors),
+		cmocka_unit_test(test_regex_perl_syntax),
+		cmocka_unit_test(test_regex_hostile),
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(*fixed);
 	struct CMUnitTest *tests = calloc(ncases + nfixed, sizeof(*tests));

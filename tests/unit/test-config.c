@@ -19,6 +19,7 @@
 
 #include "collectors/benchparse.h"
 #include "experiments/config.h"
+#include "experiments/yaml-reader.h"
 #include "util/strbuf.h"
 
 static const char *top(void)
@@ -301,8 +302,8 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-noise-dup.yaml", 4, 15, "noise[1]", "duplicate noise name 'spin' (first at 4:9)" },
 	{ "bad-noise-threads.yaml", 5, 21, "noise[0].threads", "only spin noise uses threads" },
 	{ "bad-server-argv.yaml", 5, 3, "benchmark.server_argv", "only redis uses server_argv" },
-	{ "bad-parse-syntax.yaml", 7, 10, "benchmark.parse", "only (?<name>...) and (?:...)" },
-	{ "bad-parse-compile.yaml", 7, 10, "benchmark.parse", "Unmatched ( or" },
+	{ "bad-parse-syntax.yaml", 7, 10, "benchmark.parse", "unmatched closing parenthesis at offset 18" },
+	{ "bad-parse-compile.yaml", 7, 10, "benchmark.parse", "missing closing parenthesis" },
 	{ "bad-metric-group.yaml", 6, 11, "benchmark.metric", "'rate' is not a named group of parse (its groups: ops)" },
 	{ "bad-command-no-parse.yaml", 4, 3, "benchmark.parse", "required key missing" },
 	{ "bad-baseline-value.yaml", 4, 22, "baseline.topology", "2x1x1 is not in topology (1x2x1, 1x1x2)" },
@@ -343,7 +344,137 @@ static void test_invalid_fixtures(void **state)
 			fail_msg("%s: got \"%s\", want it to start with \"%s\"", c->file, err.msg, want);
 		if (!strstr(err.msg, c->text))
 			fail_msg("%s: got \"%s\", want it to contain \"%s\"", c->file, err.msg, c->text);
+		/* One mistake, one error: nothing reported twice in other words. */
+		if (strchr(err.msg, '\n'))
+			fail_msg("%s: more than one error:\n%s", c->file, err.msg);
 	}
+}
+
+static void assert_parse_error(const char *yaml, const char *want);
+
+/* Every error of a file in one pass, in file order, each with FILE:LINE:COL and its key. */
+static void test_several_errors(void **state)
+{
+	const char *path = fixture("bad-several.yaml");
+	struct ta_err err = { 0 };
+	assert_null(config_load(path, &err));
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	static const char *const want[] = {
+		"3:1: topology: required key missing",
+		"3:14: repetitions: expected an integer 1..1000, got 'many'",
+		"4:7: seed: expected an unsigned 64-bit integer, got '-1'",
+		"5:7: name: expected 1..64 characters",
+		"8:3: benchmark.duraton: unknown key 'duraton' (did you mean 'duration'?)",
+		"10:14: host.smt[1]: duplicate value off (first at 10:9)",
+		"11:31: noise[0].threads: 0 is out of range",
+		"12:1: seed: duplicate key 'seed' (first at 4:1)",
+	};
+	const char *line = err.msg;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char prefix[4200];
+		snprintf(prefix, sizeof(prefix), "%s:%s", path, want[i]);
+		if (strncmp(line, prefix, strlen(prefix)))
+			fail_msg("error %zu: got\n%s\nwant a line starting \"%s\"", i + 1, err.msg,
+				 prefix);
+		const char *nl = strchr(line, '\n');
+		if (i + 1 < sizeof(want) / sizeof(want[0]))
+			assert_non_null(nl);
+		else
+			assert_null(nl);
+		line = nl ? nl + 1 : line;
+	}
+
+	/* Independent mistakes in one section are all found too. */
+	assert_parse_error("name: t\ntopology: [1x1x1, 0x1x1, 1x1x1]\nbenchmark: {kind: ebizzy}\n"
+			   "libvirt: {memory_mib: 1, arch: sparc, uri: [x]}\n",
+			   "m.yaml:2:19: topology[1]: 0x1x1: every part must be 1..1024\n"
+			   "m.yaml:2:26: topology[2]: duplicate shape 1x1x1 (first at 2:12)\n"
+			   "m.yaml:4:23: libvirt.memory_mib: 1 is out of range");
+	assert_parse_error("name: t\ntopology: [1x1x1]\nbenchmark: {kind: ebizzy}\n"
+			   "libvirt: {memory_mib: 1, arch: sparc, uri: [x]}\n",
+			   "m.yaml:4:32: libvirt.arch: expected x86_64 or ppc64, got 'sparc'\n"
+			   "m.yaml:4:44: libvirt.uri: expected a string, got a list");
+
+	/* Bounded: the first YR_MAX_ERRORS in the file, then how many more. */
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addstr(&text, "name: t\ntopology: [1x1x1]\nbenchmark: {kind: ebizzy}\n"
+		      "host: {ksm: [");
+	for (int i = 0; i < 30; i++)
+		strbuf_addf(&text, "%sbad%d", i ? ", " : "", i);
+	strbuf_addstr(&text, "]}\n");
+	err = (struct ta_err){ 0 };
+	assert_null(config_parse("m.yaml", text.buf, text.len, &err));
+	size_t lines = 1;
+	for (const char *p = err.msg; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, YR_MAX_ERRORS + 1);
+	assert_non_null(strstr(err.msg, "m.yaml:4:14: host.ksm[0]: expected 0 or 1"));
+	assert_non_null(strstr(err.msg, "host.ksm[19]: expected 0 or 1"));
+	assert_null(strstr(err.msg, "host.ksm[20]"));
+	assert_non_null(strstr(err.msg, "\nm.yaml: 10 more errors not shown; fix these first"));
+	strbuf_release(&text);
+}
+
+/*
+ * The parse regex is checked by the compiler the run uses (PCRE2): Perl
+ * syntax passes, and what would fail every run fails plan, quickly.
+ */
+static void test_parse_regex(void **state)
+{
+	static const char head[] = "name: t\ntopology: [1x1x1]\nbenchmark: {kind: command, "
+				   "argv: [./b], metric: ops, parse: ";
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addf(&text, "%s'(?<ops>\\d+) ops/s(?= )'}\n", head);
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("r.yaml", text.buf, text.len, &err);
+	if (!cfg)
+		fail_msg("\\d and lookahead refused: %s", err.msg);
+	assert_int_equal(cfg->bench.nparse_groups, 1);
+	assert_string_equal(cfg->bench.parse_groups[0], "ops");
+	struct bench_metrics m = { 0 };
+	static const char out[] = "x 41 ops/s y\n";
+	assert_int_equal(benchparse_run(cfg->bench.kind, cfg->bench.parse_regex, out,
+					sizeof(out) - 1, NULL, 0, &m, &err), 0);
+	assert_true(bench_metrics_find(&m, "ops")->value == 41);
+	bench_metrics_free(&m);
+	config_free(cfg);
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%s'((a{1,255}){1,255}){1,255}(?<ops>1)'}\n", head);
+	assert_parse_error(text.buf, "m.yaml:3:61: benchmark.parse: parse regex "
+			   "\"((a{1,255}){1,255}){1,255}(?<ops>1)\": regular expression is too large");
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%s'(?<ops>\\d+) (?<ops>\\d+)'}\n", head);
+	assert_parse_error(text.buf, "two named subpatterns have the same name");
+	strbuf_release(&text);
+}
+
+/* A UTF-8 byte-order mark is accepted, and columns on line 1 count after it. */
+static void test_byte_order_mark(void **state)
+{
+	static const char bom[] = "\xEF\xBB\xBF";
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addf(&text, "%sname: bom\ntopology: [1x1x1]\nbenchmark: {kind: ebizzy}\n", bom);
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("b.yaml", text.buf, text.len, &err);
+	if (!cfg)
+		fail_msg("a config with a byte-order mark is refused: %s", err.msg);
+	assert_string_equal(cfg->name, "bom");
+	/* The text is kept as read, mark included: it is what the DB stores. */
+	assert_int_equal(cfg->text_len, text.len);
+	config_free(cfg);
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%sname: 'a b'\ntopology: [1x1x1]\nbenchmark: {kind: ebizzy}\n", bom);
+	assert_null(config_parse("b.yaml", text.buf, text.len, &err));
+	assert_true(!strncmp(err.msg, "b.yaml:1:7: name: expected 1..64 characters",
+			     strlen("b.yaml:1:7: name: expected 1..64 characters")));
+	/* A mark alone is an empty file; a mark in the middle is no mark. */
+	assert_null(config_parse("b.yaml", bom, 3, &err));
+	assert_non_null(strstr(err.msg, "b.yaml:1:1: (document): the file is empty"));
+	strbuf_reset(&text);
+	strbuf_addf(&text, "name: t\n%stopology: [1x1x1]\nbenchmark: {kind: ebizzy}\n", bom);
+	assert_null(config_parse("b.yaml", text.buf, text.len, &err));
+	assert_non_null(strstr(err.msg, "b.yaml:2:"));
+	strbuf_release(&text);
 }
 
 /* The same errors come out of config_parse on the text (except the file check). */
@@ -651,7 +782,7 @@ static void test_rules(void **state)
 	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], metric: n, parse: '[0-9]+'}\n",
 			   "no named group");
 	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], metric: n, "
-			   "parse: '(?<n>a)(?<n>b)'}\n", "group name used twice");
+			   "parse: '(?<n>a)(?<n>b)'}\n", "two named subpatterns have the same name");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy, parse: 'x'}\n", "only kind command uses parse");
 	/* In-guest loads and benchmark pinning (guest vCPUs). */
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy, vcpus: \"1-0\"}\n",
@@ -779,8 +910,8 @@ static void test_cpuset(void **state)
 
 static void test_names(void **state)
 {
-	assert_string_equal(config_bench_kind_name(BENCH_KERNEL_BUILD), "kernel-build");
-	assert_string_equal(config_bench_kind_name(BENCH_STRESS_NG), "stress-ng");
+	assert_string_equal(bench_kind_name(BENCH_KERNEL_BUILD), "kernel-build");
+	assert_string_equal(bench_kind_name(BENCH_STRESS_NG), "stress-ng");
 	assert_string_equal(config_noise_kind_name(NOISE_GUEST), "guest");
 	assert_string_equal(config_domain_type_name(DOMAIN_QEMU), "qemu");
 	assert_string_equal(config_arch_name(ARCH_PPC64), "ppc64");
@@ -803,6 +934,9 @@ int main(void)
 		cmocka_unit_test(test_kernel_build),
 		cmocka_unit_test(test_invalid_fixtures),
 		cmocka_unit_test(test_invalid_from_memory),
+		cmocka_unit_test(test_several_errors),
+		cmocka_unit_test(test_byte_order_mark),
+		cmocka_unit_test(test_parse_regex),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_forms),

@@ -14,8 +14,11 @@
 #include <unistd.h>
 
 #include "experiments/config.h"
+#include "experiments/plan-store.h"
 #include "experiments/plan.h"
+#include "model/knob-table.h"
 #include "schema/db-plan.h"
+#include "schema/db-results.h"
 
 static const struct host_facts x86_host = { ARCH_X86_64, 2, 2, 1 };
 static const struct host_facts big_ppc_host = { ARCH_PPC64, 160, 160, 8 };
@@ -294,7 +297,7 @@ static void test_host_references(void **state)
 		assert_int_equal(c->vcpus, 4);		/* the largest guest */
 		assert_int_equal(c->shape.sockets, 4);
 		assert_string_equal(c->pinning->name, "compact");	/* the baseline's */
-		char *f = db_plan_factors_json(p, c);
+		char *f = plan_factors_json(p, c);
 		assert_non_null(strstr(f, "\"runner\":\"host\""));
 		assert_non_null(strstr(f, "\"ksm\":\"1\""));	/* the baseline's */
 		free(f);
@@ -329,7 +332,7 @@ static void test_store_plan(void **state)
 	int64_t exp;
 	assert_int_equal(db_experiment_insert(db, &e, &exp, &err), 0);
 	int64_t *ids = calloc(p->nconfigs, sizeof(*ids));
-	assert_int_equal(db_plan_store(db, exp, p, ids, &err), 0);
+	assert_int_equal(plan_store(db, exp, p, ids, &err), 0);
 
 	struct db_config_summary *v;
 	size_t n;
@@ -375,7 +378,7 @@ static void test_store_plan(void **state)
 	sqlite3_finalize(st);
 
 	/* Storing the same plan twice fails whole: nothing half-written. */
-	assert_int_equal(db_plan_store(db, exp, p, NULL, &err), -1);
+	assert_int_equal(plan_store(db, exp, p, NULL, &err), -1);
 	assert_int_equal(sqlite3_prepare_v2(db->handle, "SELECT COUNT(*) FROM runs", -1, &st,
 					    NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -428,6 +431,132 @@ static void test_guest_vcpus(void **state)
 	config_free(cfg);
 }
 
+/* Removes dir/NAME and its -wal/-shm files, then dir. */
+static void db_files_remove(const char *dir, const char *name)
+{
+	char path[256];
+	const char *suffix[] = { "", "-wal", "-shm" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s%s", dir, name, suffix[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+static const char *column_type(struct db *db, const char *column)
+{
+	static char type[32];
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db->handle, "SELECT type FROM pragma_table_info("
+					    "'configurations') WHERE name = ?", -1, &st, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(st, 1, column, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(type, sizeof(type), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return type;
+}
+
+/*
+ * Every knob with a typed column comes back from the database exactly as
+ * the plan wrote it (kvm_hv.indep_threads_mode read back as 0 while its
+ * column was INTEGER), and each column has the type the knob table says.
+ */
+static void test_knob_columns_read_back(void **state)
+{
+	char dir[] = "/tmp/ta-test-plan.XXXXXX", path[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/k.db", dir);
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = parse(
+		"name: k\nlibvirt: {arch: ppc64}\ntopology: [1x1x2]\n"
+		"host: {smt: off, subcores_per_core: 2, kvm_hv.dynamic_mt_modes: 6, "
+		"kvm_hv.target_smt_mode: 4, kvm_hv.indep_threads_mode: [yes, 'off'], "
+		"kvm_hv.one_vm_per_core: [true, 0]}\n" BENCH "repetitions: 1\n");
+	struct plan *p = expand_ok(cfg, &big_ppc_host, 1);
+	assert_int_equal(p->nconfigs, 4);
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	struct db_experiment_new e = { .name = "k", .config_yaml = cfg->text,
+				       .config_len = cfg->text_len, .seed = 1,
+				       .higher_is_better = 1 };
+	int64_t exp;
+	assert_int_equal(db_experiment_insert(db, &e, &exp, &err), 0);
+	assert_int_equal(plan_store(db, exp, p, NULL, &err), 0);
+	for (size_t t = 0; t < knob_count(); t++) {
+		const struct knob *k = knob_at(t);
+		if (k->db_column)
+			assert_string_equal(column_type(db, k->db_column),
+					    k->db_type == KNOB_COLUMN_INTEGER ? "INTEGER" : "TEXT");
+	}
+	struct db_results r;
+	assert_int_equal(db_results_load(db, "k", &r, &err), 0);
+	assert_int_equal(r.nconfigs, p->nconfigs);
+	size_t checked = 0;
+	for (size_t i = 0; i < p->nconfigs; i++) {
+		const struct db_results_config *c = &r.configs[i];
+		assert_string_equal(c->key, p->configs[i].key);
+		assert_int_equal(c->nknob_columns, cfg->nknobs);
+		for (size_t k = 0; k < cfg->nknobs; k++, checked++) {
+			const char *got = db_results_config_knob_column(c, cfg->knobs[k].name);
+			assert_non_null(got);
+			assert_string_equal(got, p->configs[i].knob_values[k]);
+		}
+	}
+	assert_int_equal(checked, 4 * 6);
+	db_results_clear(&r);
+	db_close(db);
+	plan_free(p);
+	config_free(cfg);
+	db_files_remove(dir, "k.db");
+}
+
+/* Migration 4: the kvm_hv columns written under the INTEGER schema read back as Y/N. */
+static void test_knob_columns_migrated(void **state)
+{
+	char dir[] = "/tmp/ta-test-plan.XXXXXX", path[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/m.db", dir);
+	struct ta_err err = { 0 };
+	struct db *db = db_open_at_version(path, 3, &err);
+	assert_non_null(db);
+	assert_string_equal(column_type(db, "indep_threads_mode"), "INTEGER");
+	assert_int_equal(sqlite3_exec(db->handle,
+		"INSERT INTO experiments (id, name, config_yaml, config_sha256, tool_version, seed) "
+		"VALUES (1, 'm', 'name: m', 'x', '0.0.1', 1);"
+		"INSERT INTO configurations (experiment_id, idx, key, vcpus, sockets, cores, threads, "
+		"indep_threads_mode, one_vm_per_core, factors) VALUES "
+		"(1, 0, 'a', 1, 1, 1, 1, 'Y', 0, '{}'), (1, 1, 'b', 1, 1, 1, 1, 'N', 1, '{}'), "
+		"(1, 2, 'c', 1, 1, 1, 1, NULL, NULL, '{}');", NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+	db = db_open(path, false, &err);
+	assert_non_null(db);
+	assert_string_equal(column_type(db, "indep_threads_mode"), "TEXT");
+	assert_string_equal(column_type(db, "one_vm_per_core"), "TEXT");
+	struct db_results r;
+	assert_int_equal(db_results_load(db, "m", &r, &err), 0);
+	assert_int_equal(r.nconfigs, 3);
+	const char *want[3][2] = { { "Y", "N" }, { "N", "Y" }, { NULL, NULL } };
+	for (size_t i = 0; i < 3; i++) {
+		const char *indep = db_results_config_knob_column(&r.configs[i],
+								  "kvm_hv.indep_threads_mode");
+		const char *one = db_results_config_knob_column(&r.configs[i],
+								"kvm_hv.one_vm_per_core");
+		if (!want[i][0]) {
+			assert_null(indep);
+			assert_null(one);
+			continue;
+		}
+		assert_non_null(indep);
+		assert_non_null(one);
+		assert_string_equal(indep, want[i][0]);
+		assert_string_equal(one, want[i][1]);
+	}
+	db_results_clear(&r);
+	db_close(db);
+	db_files_remove(dir, "m.db");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +573,8 @@ int main(void)
 		cmocka_unit_test(test_baseline_on_knob),
 		cmocka_unit_test(test_host_references),
 		cmocka_unit_test(test_store_plan),
+		cmocka_unit_test(test_knob_columns_read_back),
+		cmocka_unit_test(test_knob_columns_migrated),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

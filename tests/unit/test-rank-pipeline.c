@@ -27,6 +27,7 @@
 #include "advisor/rank.h"
 #include "advisor/stats.h"
 #include "experiments/config.h"
+#include "experiments/plan-store.h"
 #include "experiments/plan.h"
 #include "schema/db-plan.h"
 #include "schema/db-results.h"
@@ -163,7 +164,7 @@ static int pipeline_setup(void **state)
 	int64_t exp_id;
 	assert_int_equal(db_experiment_insert(db, &e, &exp_id, &err), 0);
 	int64_t *ids = calloc(p->plan->nconfigs, sizeof(*ids));
-	assert_int_equal(db_plan_store(db, exp_id, p->plan, ids, &err), 0);
+	assert_int_equal(plan_store(db, exp_id, p->plan, ids, &err), 0);
 
 	struct db_run_todo *todo;
 	size_t n;
@@ -233,7 +234,7 @@ static void test_recommends_two_subcores(void **state)
 	assert_string_equal(r->recommended->config->key, p->expect_key);
 	assert_false(r->nothing_beats_baseline);
 	const struct rank_entry *e = r->recommended;
-	assert_int_equal(e->config->subcores_per_core, 2);
+	assert_string_equal(db_results_config_knob_column(e->config, "subcores_per_core"), "2");
 	const struct rank_test_ratio *get = NULL;
 	for (size_t i = 0; i < e->ntests; i++)
 		if (!strcmp(e->tests[i].name, "redis.GET"))

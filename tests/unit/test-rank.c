@@ -376,10 +376,8 @@ static void test_unsafe_stored_values(void **state)
 	char *cpus[] = { "0-1", "1'/><evil" };
 	struct db_results_config c = {
 		.key = "k", .vcpus = 2, .sockets = 1, .dies = 1, .cores = 1, .threads = 2,
-		.pinning = "mine", .noise = "none", .subcores_per_core = -1,
-		.dynamic_mt_modes = -1, .target_smt_mode = -1, .indep_threads_mode = -1,
-		.one_vm_per_core = -1, .factors = f, .nfactors = 4, .pinning_cpus = cpus,
-		.npinning_cpus = 2,
+		.pinning = "mine", .noise = "none", .factors = f, .nfactors = 4,
+		.pinning_cpus = cpus, .npinning_cpus = 2,
 	};
 	struct strbuf sb = STRBUF_INIT;
 	rank_host_commands(&c, &sb);
