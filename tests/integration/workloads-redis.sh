@@ -77,12 +77,14 @@ grep -q "lower is better" "$tmp/rank" || fail "a latency ranked as higher-is-bet
 [ "$(ours)" = 0 ] || fail "guests left after the sweep"
 
 # A server that never answers on the 1-vCPU shape: that run fails saying
-# so, the 2-vCPU shape's run still runs and succeeds.
+# so, the 2-vCPU shape's run still runs and succeeds.  A host noise load
+# notes when it starts: after the guest booted, never before.
 cat >"$tmp/deaf.yaml" <<YAML
 name: redis-deaf-server
 libvirt: {name_prefix: $prefix, memory_mib: 384}
 guest: {runner: agent, boot_timeout: 180}
 topology: [1x1x1, 1x2x1]
+noise: [{kind: command, name: stamp, argv: [sh, -c, 'date +%s.%N >>$tmp/noise.start; exec sleep 1000']}]
 benchmark:
   kind: redis
   server_argv: [sh, -c, 'if [ "\$(nproc)" = 1 ]; then exec sleep 1000; fi; exec redis-server --save "" --appendonly no']
@@ -110,4 +112,11 @@ esac
 	ON c.id = r.configuration_id WHERE c.experiment_id = $exp2 AND m.name = 'boot_seconds'")" = 2 ] ||
 	fail "without reuse every run boots its own guest"
 [ "$(ours)" = 0 ] || fail "guests left after the failed run"
+# started_at + boot_seconds is no later than the end of the boot.
+q "SELECT (julianday(r.started_at) - 2440587.5) * 86400.0 + m.value FROM runs r
+   JOIN configurations c ON c.id = r.configuration_id JOIN metrics m ON m.run_id = r.id
+   WHERE c.experiment_id = $exp2 AND m.name = 'boot_seconds' ORDER BY r.order_index" >"$tmp/booted"
+[ "$(wc -l <"$tmp/noise.start")" = 2 ] || fail "the noise started $(wc -l <"$tmp/noise.start") times for 2 runs"
+paste "$tmp/booted" "$tmp/noise.start" | awk '$2 < $1 { bad = 1 } END { exit bad }' ||
+	fail "host noise started before the guest had booted: $(paste "$tmp/booted" "$tmp/noise.start")"
 pass
