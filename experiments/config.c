@@ -85,14 +85,21 @@ int config_cpuset_parse(const char *set, int *ncpus, int *max_cpu)
 	return 0;
 }
 
-static int get_cpuset(struct yr_reader *L, const yaml_node_t *n, const char *key, char **out,
-		      int *ncpus)
+/*
+ * A CPU list in cpulist syntax: host CPUs, or (guest) vCPUs numbered from 0
+ * inside the guest, which plan checks against each shape.
+ */
+static int get_cpulist(struct yr_reader *L, const yaml_node_t *n, const char *key, bool guest,
+		       char **out, int *ncpus)
 {
 	char *s = NULL;
 	if (yr_get_str(L, n, key, &s) < 0)
 		return -1;
 	if (config_cpuset_parse(s, ncpus, NULL) < 0) {
 		free(s);
+		if (guest)
+			return yr_fail(L, n, key, "expected guest vCPUs like \"0-1\" or \"2,3\" "
+				       "(numbered from 0 inside the guest), got %s", YR_DESCRIBE(n));
 		return yr_fail(L, n, key, "expected a host cpuset like \"0-3,8\" or \"0-7,^2\" "
 			    "(CPU numbers up to %d), got %s", CPUSET_MAX_CPU, YR_DESCRIBE(n));
 	}
@@ -101,21 +108,16 @@ static int get_cpuset(struct yr_reader *L, const yaml_node_t *n, const char *key
 	return 0;
 }
 
-/* Guest vCPUs in cpulist syntax ("0-1", "2,3"): checked against each shape by plan. */
+static int get_cpuset(struct yr_reader *L, const yaml_node_t *n, const char *key, char **out,
+		      int *ncpus)
+{
+	return get_cpulist(L, n, key, false, out, ncpus);
+}
+
 static int get_vcpus(struct yr_reader *L, const yaml_node_t *n, const char *key, char **out,
 		     int *nvcpus)
 {
-	char *s = NULL;
-	if (yr_get_str(L, n, key, &s) < 0)
-		return -1;
-	if (config_cpuset_parse(s, nvcpus, NULL) < 0) {
-		free(s);
-		return yr_fail(L, n, key, "expected guest vCPUs like \"0-1\" or \"2,3\" "
-			    "(numbered from 0 inside the guest), got %s", YR_DESCRIBE(n));
-	}
-	free(*out);
-	*out = s;
-	return 0;
+	return get_cpulist(L, n, key, true, out, nvcpus);
 }
 
 static void argv_set(struct argv_list *a, const char *const *words)

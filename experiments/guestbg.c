@@ -122,42 +122,43 @@ int guestbg_start_noise(virDomainPtr dom, enum noise_kind kind, const char *vcpu
 	return rc;
 }
 
-/* "PID ERRFILE" pairs of bg, after `lead` leading arguments. */
-static const char **pair_args(const struct guestbg *bg, const char *lead, size_t *n)
+/*
+ * Runs script with `lead` (if any) and bg's "PID ERRFILE" pairs; a non-zero
+ * exit fails with "<what>: <the script's output>".
+ */
+static int run_on_procs(virDomainPtr dom, const char *script, const char *lead,
+			const struct guestbg *bg, const char *what, struct ta_err *err)
 {
 	const char **args = xcalloc(2 * bg->n + 2, sizeof(*args));
-	size_t k = 0;
+	size_t n = 0;
 	if (lead)
-		args[k++] = lead;
+		args[n++] = lead;
 	for (size_t i = 0; i < bg->n; i++) {
-		args[k++] = bg->v[i].pid;
-		args[k++] = bg->v[i].errfile;
+		args[n++] = bg->v[i].pid;
+		args[n++] = bg->v[i].errfile;
 	}
-	*n = k;
-	return args;
-}
-
-int guestbg_check(virDomainPtr dom, const struct guestbg *bg, struct ta_err *err)
-{
-	if (!bg->n)
-		return 0;
-	size_t n;
-	const char **args = pair_args(bg, NULL, &n);
 	struct agent_result res;
-	int rc = run_script(dom, GUESTBG_CHECK_SCRIPT, args, n, &res, err);
+	int rc = run_script(dom, script, args, n, &res, err);
 	free(args);
 	if (rc < 0)
 		return -1;
 	if (res.exitcode != 0) {
 		struct strbuf sb = STRBUF_INIT;
 		agent_excerpt(&res, &sb);
-		err_set(err, EXIT_FAILURE_RUN, "ended in the guest (pid: its stderr): %s",
-			strbuf_str(&sb));
+		err_set(err, EXIT_FAILURE_RUN, "%s: %s", what, strbuf_str(&sb));
 		strbuf_release(&sb);
 		rc = -1;
 	}
 	agent_result_free(&res);
 	return rc;
+}
+
+int guestbg_check(virDomainPtr dom, const struct guestbg *bg, struct ta_err *err)
+{
+	if (!bg->n)
+		return 0;
+	return run_on_procs(dom, GUESTBG_CHECK_SCRIPT, NULL, bg,
+			    "ended in the guest (pid: its stderr)", err);
 }
 
 int guestbg_stop(virDomainPtr dom, struct guestbg *bg, int grace_ms, struct ta_err *err)
@@ -166,23 +167,9 @@ int guestbg_stop(virDomainPtr dom, struct guestbg *bg, int grace_ms, struct ta_e
 		return 0;
 	char tenths[16];
 	snprintf(tenths, sizeof(tenths), "%d", grace_ms > 0 ? (grace_ms + 99) / 100 : 0);
-	size_t n;
-	const char **args = pair_args(bg, tenths, &n);
-	struct agent_result res;
-	int rc = run_script(dom, GUESTBG_STOP_SCRIPT, args, n, &res, err);
-	free(args);
+	int rc = run_on_procs(dom, GUESTBG_STOP_SCRIPT, tenths, bg,
+			      "stopping background processes in the guest", err);
 	guestbg_forget(bg);
-	if (rc < 0)
-		return -1;
-	if (res.exitcode != 0) {
-		struct strbuf sb = STRBUF_INIT;
-		agent_excerpt(&res, &sb);
-		err_set(err, EXIT_FAILURE_RUN, "stopping background processes in the guest: %s",
-			strbuf_str(&sb));
-		strbuf_release(&sb);
-		rc = -1;
-	}
-	agent_result_free(&res);
 	return rc;
 }
 
