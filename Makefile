@@ -13,9 +13,10 @@ PKGS := libvirt libvirt-qemu libtracefs libtraceevent libtracecmd sqlite3 libpcr
 
 CC ?= cc
 CFLAGS ?= -O2 -g
+PKG_CONFIG ?= pkg-config
 WARN := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -DTA_VERSION='"$(VERSION)"' \
 	-I. -MMD -MP
 LDLIBS = $(PKG_LIBS) -lm
@@ -52,7 +53,7 @@ else
 Q := @
 endif
 
-.PHONY: all deps check unit integration bench demo install clean guest-image
+.PHONY: all deps check unit integration bench demo install clean guest-image cross-ppc64el
 
 all: $(BIN)
 
@@ -131,12 +132,28 @@ GUEST_ARCH ?= x86_64
 guest-image:
 	@scripts/guest-image.sh --arch $(GUEST_ARCH)
 
+# A ppc64el topoadvisor and the ppc64le KVM test guest, cross-compiled
+# against a sysroot of extracted ppc64el -dev packages (scripts/sysroot.sh)
+# into build-ppc64el/: what the emulated POWER8 host test runs.
+CROSS_CC := powerpc64le-linux-gnu-gcc
+CROSS_BUILD := build-ppc64el
+cross-ppc64el:
+	@command -v $(CROSS_CC) >/dev/null || { echo "$(CROSS_CC) missing: scripts/deps.sh check"; exit 1; }
+	@sr=$$(scripts/sysroot.sh) && \
+	$(MAKE) --no-print-directory BUILD=$(CROSS_BUILD) SAN= CC="$(CROSS_CC) --sysroot=$$sr" \
+		PKG_CONFIG="env PKG_CONFIG_SYSROOT_DIR=$$sr PKG_CONFIG_LIBDIR=$$sr/usr/lib/powerpc64le-linux-gnu/pkgconfig:$$sr/usr/share/pkgconfig pkg-config" \
+		$(CROSS_BUILD)/$(BIN) $(CROSS_BUILD)/tests/kvmppc-guest
+
+$(BUILD)/tests/kvmppc-guest: tests/power8/kvmppc-guest.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -static -o $@ $<
+
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/$(BIN)
 	install -m 0644 docs/topoadvisor.1 $(DESTDIR)$(PREFIX)/share/man/man1/topoadvisor.1
 
 clean:
-	rm -rf build build-san $(BIN)
+	rm -rf build build-san $(CROSS_BUILD) $(BIN)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

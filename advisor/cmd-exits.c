@@ -50,7 +50,7 @@ static int cmd_exits_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (info.malformed && !ctx->quiet)
 		fprintf(stderr, "topoadvisor: warning: %llu records were too short for their "
 			"event format and were skipped\n", (unsigned long long)info.malformed);
-	gang_result_free(&res);
+	gang_result_release(&res);
 	return EXIT_OK;
 }
 

@@ -173,7 +173,7 @@ static int cmd_export_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		json_arr_end(&w);
 	cmd_print(&out);
 	strbuf_release(&out);
-	db_results_clear(&res);
+	db_results_release(&res);
 	return EXIT_OK;
 }
 

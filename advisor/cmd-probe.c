@@ -158,7 +158,7 @@ static int cmd_probe_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		probe_text(&out, &p, &l, uri);
 	cmd_print(&out);
 	strbuf_release(&out);
-	hostprobe_free(&p);
+	hostprobe_release(&p);
 	return EXIT_OK;
 }
 

@@ -33,8 +33,8 @@ static int cmd_rank_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	cmd_print(&out);
 	strbuf_release(&out);
-	rank_result_clear(&r);
-	db_results_clear(&res);
+	rank_result_release(&r);
+	db_results_release(&res);
 	return EXIT_OK;
 }
 

@@ -34,8 +34,8 @@ static int cmd_recommend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	cmd_print(&out);
 	strbuf_release(&out);
 	int rc = r.recommended ? EXIT_OK : EXIT_FAILURE_RUN;
-	rank_result_clear(&r);
-	db_results_clear(&res);
+	rank_result_release(&r);
+	db_results_release(&res);
 	return rc;
 }
 

@@ -72,8 +72,8 @@ static int cmd_report_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	report_html_render(&r, &html);
 	int rc = write_file(report_output, &html, &err);
 	strbuf_release(&html);
-	rank_result_clear(&r);
-	db_results_clear(&res);
+	rank_result_release(&r);
+	db_results_release(&res);
 	if (rc < 0)
 		return cmd_fail(&err);
 	if (!ctx->quiet)

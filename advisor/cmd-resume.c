@@ -68,7 +68,7 @@ static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		rc = sweep_resume(ctx, db, cfg, e.id, e.seed, &resume_opts);
 	}
 	config_free(cfg);
-	db_experiment_clear(&e);
+	db_experiment_release(&e);
 	db_close(db);
 	return rc;
 }
@@ -88,7 +88,7 @@ static int cmd_rerun_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 			       cfg->seed_given ? cfg->seed : sweep_random_seed(), &resume_opts);
 	}
 	config_free(cfg);
-	db_experiment_clear(&e);
+	db_experiment_release(&e);
 	db_close(db);
 	return rc;
 }

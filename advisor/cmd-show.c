@@ -132,7 +132,7 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		strbuf_release(&out);
 	}
 	db_close(db);
-	db_experiment_clear(&d.exp);
+	db_experiment_release(&d.exp);
 	db_config_summaries_free(d.configs, d.nconfigs);
 	db_run_problems_free(d.problems, d.nproblems);
 	return rc;

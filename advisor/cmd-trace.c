@@ -170,7 +170,7 @@ static int cmd_trace_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		exitsum_text(&out, &res, &meta, ctx->verbose);
 	cmd_print(&out);
 	strbuf_release(&out);
-	gang_result_free(&res);
+	gang_result_release(&res);
 
 	if (argc > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		if (WIFEXITED(status))

@@ -16,7 +16,7 @@ int rank_load(const char *db_path, const char *exp, const char *metric,
 	if (rc < 0)
 		return -1;
 	if (rank_compute(res, metric, r, err) < 0) {
-		db_results_clear(res);
+		db_results_release(res);
 		return -1;
 	}
 	return 0;

@@ -826,7 +826,7 @@ int rank_compute(const struct db_results *res, const char *metric, struct rank_r
 	return 0;
 }
 
-void rank_result_clear(struct rank_result *r)
+void rank_result_release(struct rank_result *r)
 {
 	for (size_t i = 0; i < r->nentries; i++) {
 		free(r->entries[i].values);

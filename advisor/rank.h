@@ -119,7 +119,7 @@ int rank_load(const char *db_path, const char *exp, const char *metric,
  */
 int rank_compute(const struct db_results *res, const char *metric, struct rank_result *out,
 		 struct ta_err *err);
-void rank_result_clear(struct rank_result *r);
+void rank_result_release(struct rank_result *r);
 
 /* The libvirt XML fragment that gives a guest this configuration's shape. */
 void rank_xml_fragment(const struct db_results_config *c, struct strbuf *out);

@@ -172,7 +172,7 @@ const struct bench_metric *bench_metrics_find(const struct bench_metrics *m,
 	return NULL;
 }
 
-void bench_metrics_free(struct bench_metrics *m)
+void bench_metrics_release(struct bench_metrics *m)
 {
 	for (size_t i = 0; i < m->n; i++)
 		free(m->v[i].name);
@@ -607,7 +607,7 @@ int benchparse_run(enum bench_kind kind, const char *regex_or_null,
 	if (!rc && !m->n)
 		rc = bp_fail(&in, err, "no metric in the output");
 	if (rc)
-		bench_metrics_free(m);
+		bench_metrics_release(m);
 	text_free(&in.o);
 	text_free(&in.e);
 	return rc;

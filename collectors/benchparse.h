@@ -81,7 +81,7 @@ struct bench_metric {
 	enum metric_dir dir;	/* UNKNOWN only for command groups */
 };
 
-/* Zero-initialised is empty; free with bench_metrics_free(). */
+/* Zero-initialised is empty; release with bench_metrics_release(). */
 struct bench_metrics {
 	struct bench_metric *v;
 	size_t n, alloc;
@@ -118,6 +118,6 @@ int benchparse_regex_groups(const char *pattern, char ***names, size_t *n,
 /* The metric called name, or NULL. */
 const struct bench_metric *bench_metrics_find(const struct bench_metrics *m,
 					      const char *name);
-void bench_metrics_free(struct bench_metrics *m);
+void bench_metrics_release(struct bench_metrics *m);
 
 #endif

@@ -287,6 +287,26 @@ static void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev)
 	reason_add(g, EXIT_SRC_POWER, ev->u.guest_exit.trap, tgid, ev->u.guest_exit.vcpu_id);
 }
 
+/*
+ * A reader that cannot tell the thread's process leaves tgid 0 (a
+ * trace-cmd file keeps no tgids unless recorded with them).  On POWER the
+ * thread is a vCPU's runner whose kvmppc_run_core events named its process:
+ * charge the exit there, not to a process 0 that never ran.
+ */
+static void feed_userspace_exit(struct gang_counter *g, const struct gang_event *ev)
+{
+	int32_t tgid = ev->tgid;
+	if (!tgid && g->run_core_events) {
+		size_t nrunners = g->runners.n;
+		struct runner *r = runner_get(g, ev->pid);
+		if (g->runners.n == nrunners)
+			tgid = r->tgid;
+	}
+	proc_get(g, tgid);
+	reason_add(g, EXIT_SRC_USERSPACE, ev->u.userspace_exit.reason, tgid,
+		   ev->u.userspace_exit.vcpu_id);
+}
+
 void gang_feed(struct gang_counter *g, const struct gang_event *ev)
 {
 	if (g->events == 0)
@@ -307,9 +327,7 @@ void gang_feed(struct gang_counter *g, const struct gang_event *ev)
 			   ev->u.kvm_exit.vcpu_id);
 		break;
 	case GANG_EV_USERSPACE_EXIT:
-		proc_get(g, ev->tgid);
-		reason_add(g, EXIT_SRC_USERSPACE, ev->u.userspace_exit.reason, ev->tgid,
-			   ev->u.userspace_exit.vcpu_id);
+		feed_userspace_exit(g, ev);
 		break;
 	}
 }
@@ -361,7 +379,7 @@ void gang_result_get(const struct gang_counter *g, struct gang_result *out)
 	qsort(out->reasons, out->nreasons, sizeof(*out->reasons), cmp_reason);
 }
 
-void gang_result_free(struct gang_result *r)
+void gang_result_release(struct gang_result *r)
 {
 	free(r->procs);
 	free(r->reasons);

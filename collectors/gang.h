@@ -125,9 +125,9 @@ struct gang_counter *gang_new(enum gang_algorithm algo);
 void gang_free(struct gang_counter *g);
 /* Feeds one event; events must come in timestamp order. */
 void gang_feed(struct gang_counter *g, const struct gang_event *ev);
-/* Fills *out (free it with gang_result_free); the counter stays usable. */
+/* Fills *out (release it with gang_result_release); the counter stays usable. */
 void gang_result_get(const struct gang_counter *g, struct gang_result *out);
-void gang_result_free(struct gang_result *r);
+void gang_result_release(struct gang_result *r);
 /* The process entry of tgid in r, or NULL. */
 struct gang_proc *gang_result_proc(struct gang_result *r, int32_t tgid);
 

@@ -129,7 +129,7 @@ int guesttopo_parse(const char *text, struct guesttopo *t, struct ta_err *err)
 			err_set(err, EXIT_FAILURE_RUN, "guest topology line %d: cannot parse '%s'",
 				lineno, line);
 			free(line);
-			guesttopo_free(t);
+			guesttopo_release(t);
 			return -1;
 		}
 		const char *val = line + pos;
@@ -154,12 +154,12 @@ int guesttopo_parse(const char *text, struct guesttopo *t, struct ta_err *err)
 			err_set(err, EXIT_FAILURE_RUN,
 				"guest topology: cpu%d lacks package, core or valid thread siblings",
 				c->cpu);
-			guesttopo_free(t);
+			guesttopo_release(t);
 			return -1;
 		}
 	}
 	if (t->ncpus == 0) {
-		guesttopo_free(t);
+		guesttopo_release(t);
 		return err_set(err, EXIT_FAILURE_RUN, "guest topology: no CPUs listed");
 	}
 	qsort(t->cpus, t->ncpus, sizeof(*t->cpus), cmp_cpu);
@@ -167,7 +167,7 @@ int guesttopo_parse(const char *text, struct guesttopo *t, struct ta_err *err)
 	return 0;
 }
 
-void guesttopo_free(struct guesttopo *t)
+void guesttopo_release(struct guesttopo *t)
 {
 	for (size_t i = 0; i < t->ncpus; i++)
 		free(t->cpus[i].siblings);

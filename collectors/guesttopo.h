@@ -39,7 +39,7 @@ struct guesttopo {
 
 /* Parses the script's output.  Fails on malformed lines or no CPUs. */
 int guesttopo_parse(const char *text, struct guesttopo *t, struct ta_err *err);
-void guesttopo_free(struct guesttopo *t);
+void guesttopo_release(struct guesttopo *t);
 
 /*
  * Compares what was seen with the requested shape (dies 0 = 1).  Returns 0

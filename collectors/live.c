@@ -56,9 +56,14 @@ struct tgid_cache {
 	size_t cap, n;
 };
 
-/* Process names, looked up when a process is first seen (it may be gone at the end). */
+/*
+ * Process names, looked up when a process is first seen (it may be gone at
+ * the end).  Records are read a while after they were written, so a short
+ * process may already be gone then too: the kernel's saved_cmdlines, read
+ * at the end, names those (pid: the thread seen first, for that look-up).
+ */
 struct comm_entry {
-	int32_t tgid;
+	int32_t tgid, pid;
 	char comm[32];
 };
 
@@ -256,6 +261,7 @@ static void comm_note(struct live_session *s, int32_t tgid, int32_t pid)
 	s->comms = xrealloc(s->comms, (s->ncomms + 1) * sizeof(*s->comms));
 	struct comm_entry *c = &s->comms[s->ncomms++];
 	c->tgid = tgid;
+	c->pid = pid;
 	c->comm[0] = '\0';
 	if (tgid <= 0 || !read_comm(tgid, c->comm, sizeof(c->comm)))
 		read_comm(pid, c->comm, sizeof(c->comm));
@@ -670,8 +676,30 @@ static void result_filter(const struct live_session *s, struct gang_result *r)
 	r->nreasons = n;
 }
 
-static void result_comms(const struct live_session *s, struct gang_result *r)
+/* A name saved_cmdlines holds for pid, or NULL ("<...>": none). */
+static const char *saved_comm(struct tep_handle *tep, int32_t pid)
 {
+	const char *c = pid > 0 ? tep_data_comm_from_pid(tep, pid) : NULL;
+	return c && strcmp(c, "<...>") ? c : NULL;
+}
+
+static void result_comms(struct live_session *s, struct gang_result *r)
+{
+	bool loaded = false;
+	for (size_t k = 0; k < s->ncomms; k++) {
+		struct comm_entry *c = &s->comms[k];
+		if (c->comm[0])
+			continue;
+		if (!loaded) {
+			tracefs_load_cmdlines(NULL, s->tep);
+			loaded = true;
+		}
+		const char *name = saved_comm(s->tep, c->tgid);
+		if (!name)
+			name = saved_comm(s->tep, c->pid);
+		if (name)
+			snprintf(c->comm, sizeof(c->comm), "%s", name);
+	}
 	for (size_t i = 0; i < r->nprocs; i++)
 		for (size_t k = 0; k < s->ncomms; k++)
 			if (s->comms[k].tgid == r->procs[i].tgid)

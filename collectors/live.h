@@ -21,7 +21,7 @@
  *	struct gang_result res;
  *	if (live_stop(s, &res, &err) < 0) ...;	(always frees s)
  *	... res.procs (per tgid), res.reasons (per tgid and vCPU) ...
- *	gang_result_free(&res);
+ *	gang_result_release(&res);
  *
  * live_stop() and live_abort() remove the instance on every path.  Signals:
  * the caller's SIGINT/SIGTERM handler should only set a flag; the caller
@@ -60,7 +60,7 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 
 /*
  * Stops tracing, drains what is left, reads the losses, removes the instance
- * and fills *res (free with gang_result_free).  s is freed in every case.
+ * and fills *res (release it with gang_result_release).  s is freed in every case.
  */
 int live_stop(struct live_session *s, struct gang_result *res, struct ta_err *err);
 

@@ -381,17 +381,17 @@ int offline_analyze(const char *path, const struct offline_opts *opts, struct ga
 		if (analyze_buffer(path, &f, &f.buffers[i], tep, &dec, opts->algorithm, &br,
 				   err) < 0) {
 			if (have_best)
-				gang_result_free(&best.res);
+				gang_result_release(&best.res);
 			goto out;
 		}
 		if (!have_best || buffer_score(&br) > buffer_score(&best)) {
 			if (have_best)
-				gang_result_free(&best.res);
+				gang_result_release(&best.res);
 			best = br;
 			best_idx = i;
 			have_best = true;
 		} else {
-			gang_result_free(&br.res);
+			gang_result_release(&br.res);
 		}
 	}
 	if (!have_best) {

@@ -33,7 +33,7 @@ struct offline_info {
 };
 
 /*
- * Analyses path into *res (free with gang_result_free) and *info.  Lost
+ * Analyses path into *res (release it with gang_result_release) and *info.  Lost
  * events come from the file's per-CPU stats (res->lost_known) or, when no
  * stats were recorded, from the pages' missed-events markers (a lower
  * bound).  Fails with EXIT_BAD_INPUT for unreadable, truncated or corrupted

@@ -336,7 +336,7 @@ int bp_parse_redis(const struct bp_input *in, struct bench_metrics *m, struct ta
 		bp_metric_set(m, "requests_per_s", zero ? 0 : exp(logsum / (double)st.tests.n),
 			      "requests/s", METRIC_DIR_HIGHER);
 	}
-	bench_metrics_free(&st.tests);
+	bench_metrics_release(&st.tests);
 	strbuf_release(&st.title);
 	names_free(st.csv_header, st.csv_ncols);
 	names_free(st.latency_cols, st.latency_ncols);

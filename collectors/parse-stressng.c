@@ -112,6 +112,6 @@ int bp_parse_stress_ng(const struct bp_input *in, struct bench_metrics *m, struc
 			sum += rates.v[i].value;
 		bp_metric_set(m, "bogo_ops_per_s", sum, "bogo-ops/s", METRIC_DIR_HIGHER);
 	}
-	bench_metrics_free(&rates);
+	bench_metrics_release(&rates);
 	return rc;
 }

@@ -66,7 +66,7 @@ int vcpustats_diff(const struct vcpustats *before, const struct vcpustats *after
 	return 0;
 }
 
-void vcpustats_free(struct vcpustats *s)
+void vcpustats_release(struct vcpustats *s)
 {
 	free(s->time_ns);
 	free(s->delay_ns);

@@ -32,7 +32,7 @@ int vcpustats_read(virDomainPtr dom, struct vcpustats *s, struct ta_err *err);
 /* after - before, per vCPU (a counter that went backwards gives 0). */
 int vcpustats_diff(const struct vcpustats *before, const struct vcpustats *after,
 		   struct vcpustats *d, struct ta_err *err);
-void vcpustats_free(struct vcpustats *s);
+void vcpustats_release(struct vcpustats *s);
 /* {"vcpus":[{"time_ns":..,"delay_ns":..},..],"has_delay":true} */
 void vcpustats_json(const struct vcpustats *s, struct strbuf *out);
 

@@ -198,7 +198,7 @@ int agent_exec_cancellable(virDomainPtr dom, const char *const *argv, int timeou
 		struct agent_result kr;
 		struct ta_err kerr = { 0 };
 		if (agent_exec(dom, kill_argv, 5, &kr, &kerr) == 0)
-			agent_result_free(&kr);
+			agent_result_release(&kr);
 		for (int i = 0; i < 40 && (st = exec_status(dom, pid, res, err)) == 0; i++)
 			sleep_ms(AGENT_POLL_MS);
 		res->timed_out = !res->cancelled;
@@ -219,7 +219,7 @@ int agent_spawn(virDomainPtr dom, const char *const *argv, struct ta_err *err)
 	return exec_start(dom, argv, err) < 0 ? -1 : 0;
 }
 
-void agent_result_free(struct agent_result *res)
+void agent_result_release(struct agent_result *res)
 {
 	free(res->out);
 	free(res->err);

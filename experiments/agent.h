@@ -43,7 +43,7 @@ int agent_ping(virDomainPtr dom, struct ta_err *err);
  */
 int agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 	       struct agent_result *res, struct ta_err *err);
-void agent_result_free(struct agent_result *res);
+void agent_result_release(struct agent_result *res);
 
 /*
  * Starts argv in the guest and returns at once, without waiting for it

@@ -4,8 +4,8 @@
  *
  * parse_root() walks the whole schema and fills a `struct sweep_config`,
  * recording every error (FILE:LINE:COL, the dotted key and what was
- * expected) as it goes; the reader reports them together.  Host knobs and their values come from the knob table
- * (model/knob-table.h).
+ * expected) as it goes; the reader reports them together.  Host knobs and
+ * their values come from the knob table (model/knob-table.h).
  */
 #include "config.h"
 

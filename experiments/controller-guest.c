@@ -152,9 +152,9 @@ static void destroy(struct guest_state *gs)
 	if (guest_destroy(gs->g, &err) < 0)
 		fprintf(stderr, "topoadvisor: warning: %s\n", err.msg);
 	if (gs->have_before)
-		vcpustats_free(&gs->before);
-	guestbg_forget(&gs->load);
-	guestbg_forget(&gs->server);
+		vcpustats_release(&gs->before);
+	guestbg_release(&gs->load);
+	guestbg_release(&gs->server);
 	free(gs);
 }
 
@@ -195,11 +195,11 @@ static void check_topology(struct ctl *c, const struct plan_config *pc, struct r
 		} else {
 			rec->topology_ok = 1;
 		}
-		guesttopo_free(&t);
+		guesttopo_release(&t);
 	} else {
 		fprintf(stderr, "topoadvisor: warning: guest topology: %s\n", err.msg);
 	}
-	agent_result_free(&res);
+	agent_result_release(&res);
 }
 
 int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
@@ -321,7 +321,7 @@ int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_
 		strbuf_addf(&o->what, "killed by signal %d", res.signal);
 	else
 		strbuf_addf(&o->what, "exited with status %d", res.exitcode);
-	agent_result_free(&res);
+	agent_result_release(&res);
 	return 0;
 }
 
@@ -393,10 +393,10 @@ void ctl_guest_stats_end(struct ctl *c, struct run_record *rec)
 			runrec_metric(rec, "vcpu_run_s", (double)run / 1e9, "s", METRIC_DIR_NONE);
 			if (d.has_delay)
 				runrec_metric(rec, "vcpu_wait_s", (double)wait / 1e9, "s", METRIC_DIR_LOWER);
-			vcpustats_free(&d);
+			vcpustats_release(&d);
 		}
-		vcpustats_free(&after);
+		vcpustats_release(&after);
 	}
-	vcpustats_free(&gs->before);
+	vcpustats_release(&gs->before);
 	gs->have_before = false;
 }

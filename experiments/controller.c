@@ -536,7 +536,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		struct ta_err terr = { 0 };
 		if (live_stop(trace, &res, &terr) == 0) {
 			record_trace(c, &res, seconds, rec);
-			gang_result_free(&res);
+			gang_result_release(&res);
 		} else {
 			runrec_fail(rec, "tracing: %s", terr.msg);
 		}
@@ -569,7 +569,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		} else {
 			for (size_t i = 0; i < bm.n; i++)
 				record_bench_metric(rec, &bm.v[i], &cfg->bench.metric);
-			bench_metrics_free(&bm);
+			bench_metrics_release(&bm);
 			bool found = false;
 			for (size_t i = 0; i < rec->nmetrics; i++)
 				if (!strcmp(rec->metrics[i].name, cfg->bench.metric.name))

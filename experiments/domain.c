@@ -84,7 +84,7 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void domain_pins_free(struct domain_pins *pins)
+void domain_pins_release(struct domain_pins *pins)
 {
 	for (size_t i = 0; i < pins->nvcpu; i++)
 		free(pins->vcpu[i]);
@@ -214,7 +214,7 @@ int domain_pins_compute(const struct domain_request *req, struct domain_pins *pi
 	free(order);
 	return 0;
 fail:
-	domain_pins_free(pins);
+	domain_pins_release(pins);
 	return -1;
 }
 
@@ -555,7 +555,7 @@ int domain_xml_build(const struct domain_request *r, struct strbuf *out, struct 
 		return -1;
 	xmlDocPtr doc = template_load(r, err);
 	if (!doc) {
-		domain_pins_free(&pins);
+		domain_pins_release(&pins);
 		return -1;
 	}
 	xmlNodePtr root = xmlDocGetRootElement(doc);
@@ -600,6 +600,6 @@ int domain_xml_build(const struct domain_request *r, struct strbuf *out, struct 
 	rc = 0;
 out:
 	xmlFreeDoc(doc);
-	domain_pins_free(&pins);
+	domain_pins_release(&pins);
 	return rc;
 }

@@ -103,10 +103,10 @@ struct domain_pins {
 int domain_xml_build(const struct domain_request *req, struct strbuf *out,
 		     struct ta_err *err);
 
-/* Computes the cpusets of req's pinning policy; free with domain_pins_free. */
+/* Computes the cpusets of req's pinning policy; release them with domain_pins_release. */
 int domain_pins_compute(const struct domain_request *req, struct domain_pins *pins,
 			struct ta_err *err);
-void domain_pins_free(struct domain_pins *pins);
+void domain_pins_release(struct domain_pins *pins);
 
 /* Names for messages and the DB. */
 const char *domain_pin_name(enum pin_policy p);

@@ -45,7 +45,7 @@ static int run_script(virDomainPtr dom, const char *script, const char *const *a
 	if (rc < 0)
 		return -1;
 	if (res->timed_out) {
-		agent_result_free(res);
+		agent_result_release(res);
 		return err_set(err, EXIT_FAILURE_RUN, "the guest did not finish the command "
 			       "within %d s", GUESTBG_AGENT_TIMEOUT_S);
 	}
@@ -85,14 +85,14 @@ int guestbg_start(virDomainPtr dom, const char *sets, char *const argv[], struct
 		err_set(err, EXIT_FAILURE_RUN, "'%s' did not keep running in the guest%s%s: %s",
 			argv[0], sets ? " on vCPUs " : "", sets ? sets : "", strbuf_str(&sb));
 		strbuf_release(&sb);
-		agent_result_free(&res);
-		guestbg_forget(&mine);
+		agent_result_release(&res);
+		guestbg_release(&mine);
 		return -1;
 	}
 	for (size_t i = 0; i < mine.n; i++)
 		proc_add(bg, mine.v[i].pid, mine.v[i].errfile);
-	guestbg_forget(&mine);
-	agent_result_free(&res);
+	guestbg_release(&mine);
+	agent_result_release(&res);
 	return 0;
 }
 
@@ -149,7 +149,7 @@ static int run_on_procs(virDomainPtr dom, const char *script, const char *lead,
 		strbuf_release(&sb);
 		rc = -1;
 	}
-	agent_result_free(&res);
+	agent_result_release(&res);
 	return rc;
 }
 
@@ -169,11 +169,11 @@ int guestbg_stop(virDomainPtr dom, struct guestbg *bg, int grace_ms, struct ta_e
 	snprintf(tenths, sizeof(tenths), "%d", grace_ms > 0 ? (grace_ms + 99) / 100 : 0);
 	int rc = run_on_procs(dom, GUESTBG_STOP_SCRIPT, tenths, bg,
 			      "stopping background processes in the guest", err);
-	guestbg_forget(bg);
+	guestbg_release(bg);
 	return rc;
 }
 
-void guestbg_forget(struct guestbg *bg)
+void guestbg_release(struct guestbg *bg)
 {
 	for (size_t i = 0; i < bg->n; i++) {
 		free(bg->v[i].pid);

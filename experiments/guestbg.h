@@ -169,7 +169,7 @@ int guestbg_check(virDomainPtr dom, const struct guestbg *bg, struct ta_err *err
  */
 int guestbg_stop(virDomainPtr dom, struct guestbg *bg, int grace_ms, struct ta_err *err);
 
-/* Frees bg without touching the guest (it is being destroyed). */
-void guestbg_forget(struct guestbg *bg);
+/* Gives back what bg holds, leaving it empty, without touching the guest (it is being destroyed). */
+void guestbg_release(struct guestbg *bg);
 
 #endif

@@ -218,12 +218,85 @@ static enum guest_arch host_arch(void)
 }
 
 /*
- * Runs "mov $0x42,%al; mov $0x3f8,%dx; out %al,(%dx); hlt" in real mode in
- * a scratch VM: the smallest proof that this /dev/kvm executes guest code.
+ * The smallest proof that this /dev/kvm executes guest code: a scratch VM
+ * runs a few real-mode instructions and must come back with the exits
+ * they make.
+ *   x86:   "mov $0x42,%al; mov $0x3f8,%dx; out %al,(%dx); hlt": an OUT of
+ *          0x42 to port 0x3f8, then HLT.
+ *   POWER: "li r3,H_GET_TERM_CHAR; sc 1" under KVM_CAP_PPC_PAPR (KVM_RUN
+ *          fails with EINVAL without it): a hypercall kvm_hv leaves to
+ *          user space (KVM_EXIT_PAPR_HCALL).
+ * Elsewhere there is no test guest, and KVM is not called usable.
  */
-static int kvm_x86_smoke(int kvm, char *why, size_t n)
+#if defined(__x86_64__)
+#define SMOKE_MEM 0x1000UL
+#define SMOKE_ADDR 0x1000UL
+static const uint8_t smoke_code[] = { 0xb0, 0x42, 0xba, 0xf8, 0x03, 0xee, 0xf4 };
+#elif defined(__powerpc64__)
+/* Real mode on HV KVM goes through the VRMA, which needs guest address 0
+ * in the slot; 64 KiB pages on Debian's kernels. */
+#define SMOKE_MEM 0x10000UL
+#define SMOKE_ADDR 0UL
+#define SMOKE_CODE_OFF 0x100
+#define SMOKE_HCALL 0x54	/* H_GET_TERM_CHAR: not handled inside kvm_hv */
+static const uint32_t smoke_code[] = {
+	0x38600000 | SMOKE_HCALL,	/* li r3, SMOKE_HCALL */
+	0x44000022,			/* sc 1 */
+	0x4bfffff8,			/* b .-8 */
+};
+#endif
+
+#ifdef SMOKE_MEM
+/* Registers for the first instruction; 0 or -1 (errno set). */
+static int smoke_regs(int vcpu)
 {
-	static const uint8_t code[] = { 0xb0, 0x42, 0xba, 0xf8, 0x03, 0xee, 0xf4 };
+#if defined(__x86_64__)
+	struct kvm_sregs sregs;
+	if (ioctl(vcpu, KVM_GET_SREGS, &sregs) < 0)
+		return -1;
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	if (ioctl(vcpu, KVM_SET_SREGS, &sregs) < 0)
+		return -1;
+	struct kvm_regs regs = { .rip = 0x1000, .rflags = 0x2 };
+	return ioctl(vcpu, KVM_SET_REGS, &regs) < 0 ? -1 : 0;
+#else
+	struct kvm_enable_cap cap = { .cap = KVM_CAP_PPC_PAPR };
+	if (ioctl(vcpu, KVM_ENABLE_CAP, &cap) < 0)
+		return -1;
+	struct kvm_regs regs;
+	if (ioctl(vcpu, KVM_GET_REGS, &regs) < 0)
+		return -1;
+	regs.pc = SMOKE_CODE_OFF;
+	regs.msr = 1UL << 63 | 1UL << 12 | 1UL;	/* SF | ME | LE, real mode */
+	return ioctl(vcpu, KVM_SET_REGS, &regs) < 0 ? -1 : 0;
+#endif
+}
+
+/* One exit judged: 1 = the guest did all it should, 0 = run on, -1 = wrong. */
+static int smoke_exit(const struct kvm_run *run, bool *progress)
+{
+#if defined(__x86_64__)
+	if (run->exit_reason == KVM_EXIT_IO && run->io.direction == KVM_EXIT_IO_OUT &&
+	    run->io.port == 0x3f8 && *((const uint8_t *)run + run->io.data_offset) == 0x42) {
+		*progress = true;
+		return 0;
+	}
+	return run->exit_reason == KVM_EXIT_HLT && *progress ? 1 : -1;
+#else
+	(void)progress;
+	return run->exit_reason == KVM_EXIT_PAPR_HCALL && run->papr_hcall.nr == SMOKE_HCALL ? 1 : -1;
+#endif
+}
+#endif
+
+static int kvm_smoke(int kvm, char *why, size_t n)
+{
+#ifndef SMOKE_MEM
+	(void)kvm;
+	snprintf(why, n, "no KVM test guest for this architecture");
+	return 0;
+#else
 	int rc = 0, vm = -1, vcpu = -1;
 	void *mem = MAP_FAILED, *run_map = MAP_FAILED;
 	long map_size = 0;
@@ -233,12 +306,16 @@ static int kvm_x86_smoke(int kvm, char *why, size_t n)
 		snprintf(why, n, "KVM_CREATE_VM failed: %s", strerror(errno));
 		goto out;
 	}
-	mem = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	mem = mmap(NULL, SMOKE_MEM, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		goto sys_fail;
-	memcpy(mem, code, sizeof(code));
+#ifdef SMOKE_CODE_OFF
+	memcpy((char *)mem + SMOKE_CODE_OFF, smoke_code, sizeof(smoke_code));
+#else
+	memcpy(mem, smoke_code, sizeof(smoke_code));
+#endif
 	struct kvm_userspace_memory_region region = {
-		.slot = 0, .guest_phys_addr = 0x1000, .memory_size = 0x1000,
+		.slot = 0, .guest_phys_addr = SMOKE_ADDR, .memory_size = SMOKE_MEM,
 		.userspace_addr = (uintptr_t)mem,
 	};
 	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
@@ -250,39 +327,28 @@ static int kvm_x86_smoke(int kvm, char *why, size_t n)
 	run_map = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
 	if (run_map == MAP_FAILED)
 		goto sys_fail;
-	struct kvm_run *run = run_map;
-	struct kvm_sregs sregs;
-	if (ioctl(vcpu, KVM_GET_SREGS, &sregs) < 0)
+	if (smoke_regs(vcpu) < 0)
 		goto sys_fail;
-	sregs.cs.base = 0;
-	sregs.cs.selector = 0;
-	if (ioctl(vcpu, KVM_SET_SREGS, &sregs) < 0)
-		goto sys_fail;
-	struct kvm_regs regs = { .rip = 0x1000, .rflags = 0x2 };
-	if (ioctl(vcpu, KVM_SET_REGS, &regs) < 0)
-		goto sys_fail;
-	bool saw_out = false;
+	const struct kvm_run *run = run_map;
+	bool progress = false;
 	for (int i = 0; i < 8; i++) {
 		if (ioctl(vcpu, KVM_RUN, 0) < 0) {
 			snprintf(why, n, "KVM_RUN failed: %s", strerror(errno));
 			goto out;
 		}
-		if (run->exit_reason == KVM_EXIT_IO && run->io.direction == KVM_EXIT_IO_OUT &&
-		    run->io.port == 0x3f8 &&
-		    *((uint8_t *)run + run->io.data_offset) == 0x42) {
-			saw_out = true;
-			continue;
-		}
-		if (run->exit_reason == KVM_EXIT_HLT && saw_out) {
+		int v = smoke_exit(run, &progress);
+		if (v > 0) {
 			rc = 1;
 			snprintf(why, n, "KVM ran a test guest (/dev/kvm works)");
 			goto out;
 		}
-		snprintf(why, n, "KVM test guest exited with reason %u instead of running",
-			 run->exit_reason);
-		goto out;
+		if (v < 0) {
+			snprintf(why, n, "KVM test guest exited with reason %u instead of running",
+				 run->exit_reason);
+			goto out;
+		}
 	}
-	snprintf(why, n, "KVM test guest never halted");
+	snprintf(why, n, "KVM test guest never finished");
 	goto out;
 sys_fail:
 	snprintf(why, n, "setting up a KVM test guest failed: %s", strerror(errno));
@@ -292,10 +358,11 @@ out:
 	if (vcpu >= 0)
 		close(vcpu);
 	if (mem != MAP_FAILED)
-		munmap(mem, 0x1000);
+		munmap(mem, SMOKE_MEM);
 	if (vm >= 0)
 		close(vm);
 	return rc;
+#endif
 }
 
 int hostprobe_kvm_usable(enum guest_arch arch, char *why, size_t n)
@@ -324,21 +391,19 @@ int hostprobe_kvm_usable(enum guest_arch arch, char *why, size_t n)
 			snprintf(why, n, "/dev/kvm is PVM (kvm_pvm), which cannot boot stock guest "
 				 "kernels; using TCG");
 		} else {
-			rc = kvm_x86_smoke(kvm, why, n);
+			rc = kvm_smoke(kvm, why, n);
 			if (!rc)
 				strncat(why, "; using TCG", n - strlen(why) - 1);
 		}
 	} else {
-		bool mod = path_exists("/sys/module/kvm_hv") || path_exists("/sys/module/kvm_pr");
-		int vm = mod ? ioctl(kvm, KVM_CREATE_VM, 0) : -1;
-		if (vm >= 0) {
-			close(vm);
-			rc = 1;
-			snprintf(why, n, "KVM (%s) creates VMs",
-				 path_exists("/sys/module/kvm_hv") ? "kvm_hv" : "kvm_pr");
+		bool hv = path_exists("/sys/module/kvm_hv");
+		if (!hv && !path_exists("/sys/module/kvm_pr")) {
+			snprintf(why, n, "neither kvm_hv nor kvm_pr is loaded; using TCG");
 		} else {
-			snprintf(why, n, "%s; using TCG",
-				 mod ? "KVM_CREATE_VM failed" : "neither kvm_hv nor kvm_pr is loaded");
+			rc = kvm_smoke(kvm, why, n);
+			size_t l = strlen(why);
+			snprintf(why + l, n - l, rc ? " (%s)" : " (%s); using TCG",
+				 hv ? "kvm_hv" : "kvm_pr");
 		}
 	}
 	close(kvm);
@@ -369,7 +434,7 @@ void hostprobe_read(struct hostprobe *p)
 	tracefs_find(p);
 }
 
-void hostprobe_free(struct hostprobe *p)
+void hostprobe_release(struct hostprobe *p)
 {
 	free(p->cpu_model);
 	free(p->online);

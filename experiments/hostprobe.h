@@ -36,9 +36,9 @@ struct hostprobe {
 	bool events_kvm, events_kvm_hv;	/* tracepoint systems present */
 };
 
-/* Fills p; never fails (unknowns stay 0/NULL).  Free with hostprobe_free. */
+/* Fills p; never fails (unknowns stay 0/NULL).  Release with hostprobe_release. */
 void hostprobe_read(struct hostprobe *p);
-void hostprobe_free(struct hostprobe *p);
+void hostprobe_release(struct hostprobe *p);
 
 /*
  * The online host CPUs with package and core ids, sorted by CPU number.
@@ -48,9 +48,11 @@ int hostprobe_cpus_read(struct host_cpu **cpus, size_t *n, struct ta_err *err);
 
 /*
  * 1 when KVM can really run a guest of arch here, else 0; why gets the
- * reason.  On x86 this runs a few real-mode instructions in a scratch VM
- * (and refuses PVM's /dev/kvm, which cannot run stock guest kernels); on
- * POWER it needs kvm_hv or kvm_pr and a VM that can be created.
+ * reason.  It runs a few real-mode instructions in a scratch VM and checks
+ * the exits they make: on x86 an OUT and a HLT (and it refuses PVM's
+ * /dev/kvm, which cannot boot stock guest kernels); on POWER (kvm_hv or
+ * kvm_pr loaded) a PAPR hypercall, which is what a pseries guest needs.  A
+ * /dev/kvm that only creates VMs is not usable.
  */
 int hostprobe_kvm_usable(enum guest_arch arch, char *why, size_t n);
 

@@ -323,10 +323,19 @@ static int cpu_siblings(const char *root, struct cpu_list *l, int cpu, struct cp
 	return 0;
 }
 
+/*
+ * smt/control decides SMT unless the kernel says "notimplemented": a kernel
+ * without CONFIG_HOTPLUG_SMT has the file but cannot switch through it
+ * (Debian's 6.1 ppc64el kernel on POWER8 does this), while its per-thread
+ * online files work as they do where smt/control is absent.
+ */
 static bool smt_has_control(const char *root)
 {
 	char *p = path_join(root, knob_of_kind(KNOB_SMT)->rel_path);
-	bool yes = access(p, F_OK) == 0;
+	struct strbuf val = STRBUF_INIT;
+	bool yes = read_attr(p, &val) == 0 ? strcmp(val.buf, "notimplemented") != 0
+					   : access(p, F_OK) == 0;
+	strbuf_release(&val);
 	free(p);
 	return yes;
 }

@@ -18,22 +18,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-/* Parses a whole decimal (or 0x hex) integer; false on anything else. */
-static bool text_to_ll(const char *s, long long *out)
-{
-	const char *p = s;
-	if (*p == '+' || *p == '-')
-		p++;
-	if (!isdigit((unsigned char)*p))
-		return false;
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ? 16 : 10);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
-}
+#include "../util/number.h"
 
 /* --- the loader's state and error reporting -------------------------------- */
 
@@ -526,7 +511,7 @@ int yr_get_int(struct yr_reader *L, const yaml_node_t *n, const char *key, long 
 	for (const char *q = p; *q; q++)
 		if (!isdigit((unsigned char)*q))
 			return yr_fail(L, n, key, "expected %s, got %s", what, YR_DESCRIBE(n));
-	if (!*p || !text_to_ll(s, &v))
+	if (!*p || !number_parse_ll(s, &v))
 		return yr_fail(L, n, key, "expected %s, got %s", what, YR_DESCRIBE(n));
 	if (v < lo || v > hi)
 		return yr_fail(L, n, key, "%s is out of range; expected %s", s, what);

@@ -147,7 +147,7 @@ int yr_get_str(struct yr_reader *L, const yaml_node_t *n, const char *key, char 
 /* A plain (unquoted) scalar: numbers and booleans written in quotes are strings. */
 int yr_get_plain(struct yr_reader *L, const yaml_node_t *n, const char *key,
 		 const char *what, const char **out);
-/* A plain integer lo..hi (decimal or 0x hex). */
+/* A plain decimal integer lo..hi. */
 int yr_get_int(struct yr_reader *L, const yaml_node_t *n, const char *key, long long lo,
 	       long long hi, int *out);
 /* true/false or yes/no, any case. */

@@ -1,12 +1,11 @@
 /* knob-table: the host knob table and its pure helpers; see knob-table.h. */
 #include "knob-table.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "../util/number.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
 #define KVM_HV_DIR "sys/module/kvm_hv/parameters/"
@@ -127,22 +126,6 @@ const struct knob *knob_of_kind(enum knob_kind kind)
 	return NULL;
 }
 
-/* A whole decimal or 0x hex integer with an optional sign, as decimal text. */
-static bool number_text(const char *s, char *buf, size_t n)
-{
-	const char *p = s + (*s == '+' || *s == '-');
-	if (!isdigit((unsigned char)*p))
-		return false;
-	bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, hex ? 16 : 10);
-	if (errno || *end)
-		return false;
-	snprintf(buf, n, "%lld", v);
-	return true;
-}
-
 /* The canonical value of exactly text (case-insensitive), or NULL. */
 static const char *match(const struct knob *k, const char *text)
 {
@@ -158,9 +141,12 @@ static const char *match(const struct knob *k, const char *text)
 const char *knob_canonical(const struct knob *k, const char *text)
 {
 	const char *hit = match(k, text);
-	char num[32];
-	if (!hit && k->numeric && number_text(text, num, sizeof(num)))
+	long long v;
+	if (!hit && k->numeric && number_parse_ll(text, &v)) {
+		char num[32];
+		snprintf(num, sizeof(num), "%lld", v);
 		hit = match(k, num);
+	}
 	return hit;
 }
 

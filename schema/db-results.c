@@ -284,7 +284,7 @@ done:
 	free(cidx);
 	free(ridx);
 	if (rc < 0)
-		db_results_clear(out);
+		db_results_release(out);
 	return rc;
 }
 
@@ -306,7 +306,7 @@ static void run_clear(struct db_results_run *run)
 	free(run->exits);
 }
 
-void db_results_clear(struct db_results *r)
+void db_results_release(struct db_results *r)
 {
 	for (size_t i = 0; i < r->nconfigs; i++) {
 		struct db_results_config *c = &r->configs[i];
@@ -332,7 +332,7 @@ void db_results_clear(struct db_results *r)
 		free(c->runs);
 	}
 	free(r->configs);
-	db_experiment_clear(&r->exp);
+	db_experiment_release(&r->exp);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -83,7 +83,7 @@ struct db_results {
 /* Reads experiment id_or_name whole.  Not found: EXIT_BAD_INPUT. */
 int db_results_load(struct db *db, const char *id_or_name, struct db_results *out,
 		    struct ta_err *err);
-void db_results_clear(struct db_results *r);
+void db_results_release(struct db_results *r);
 
 /* Looks a metric up in a run; NULL when the run has none of that name. */
 const struct db_results_metric *db_results_run_metric(const struct db_results_run *run, const char *name);

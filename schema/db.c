@@ -360,7 +360,7 @@ int db_experiment_get(struct db *db, const char *id_or_name, struct db_experimen
 	return rc == SQLITE_ROW ? 0 : db_error(db, "reading the experiment", err);
 }
 
-void db_experiment_clear(struct db_experiment *e)
+void db_experiment_release(struct db_experiment *e)
 {
 	free(e->name);
 	free(e->created_at);
@@ -378,6 +378,6 @@ void db_experiment_clear(struct db_experiment *e)
 void db_experiments_free(struct db_experiment *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		db_experiment_clear(&v[i]);
+		db_experiment_release(&v[i]);
 	free(v);
 }

@@ -92,7 +92,7 @@ int db_experiment_list(struct db *db, struct db_experiment **out, size_t *n,
 /* One experiment by id, or by name (the newest with that name).  Not found: EXIT_BAD_INPUT. */
 int db_experiment_get(struct db *db, const char *id_or_name, struct db_experiment *out,
 		      struct ta_err *err);
-void db_experiment_clear(struct db_experiment *e);
+void db_experiment_release(struct db_experiment *e);
 void db_experiments_free(struct db_experiment *v, size_t n);
 
 /* sha256 of data as 64 lower-case hex digits (buf must hold 65 bytes). */

@@ -1,9 +1,16 @@
 #!/bin/sh
 # Install exactly the Debian packages topoadvisor needs that are missing.
 # Idempotent and quick when nothing is missing: `apt-get update` runs only when
-# something must be installed.  Usage: scripts/deps.sh [build|check|demo]
+# something must be installed.  Usage: scripts/deps.sh [--list] [build|check|demo]
+# --list prints the profile's packages, one a line, and installs nothing
+# (scripts/sysroot.sh takes the build profile's -dev packages from it).
 set -eu
 
+list=0
+if [ "${1:-}" = --list ]; then
+	list=1
+	shift
+fi
 profile=${1:-check}
 
 # Build: compiler, pkg-config and the -dev packages of every library we link
@@ -23,18 +30,26 @@ check|demo|bench)
 	# libvirt-daemon-system creates the libvirt-qemu user and qemu.conf that
 	# libvirtd's QEMU driver refuses to start without; the -sysv flavour
 	# because there is no systemd here.  qemu-system-ppc + qemu-slof (pseries
-	# firmware) and binutils (readelf) build and boot the ppc64 test guest.
-	# iputils-ping: `ping -f` (busybox's ping has no flood mode), a noise
-	# load the seeds run inside the measured guest.
+	# firmware) and binutils (readelf) build and boot the ppc64 test guest;
+	# gcc-powerpc64le-linux-gnu cross-builds topoadvisor and the KVM test
+	# guest for the emulated POWER8 host (make cross-ppc64el).  iputils-ping:
+	# `ping -f` (busybox's ping has no flood mode), a noise load the seeds
+	# run inside the measured guest.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 libvirt-daemon-system libvirt-daemon-system-sysv qemu-system-ppc qemu-slof binutils
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time
+gcc-powerpc64le-linux-gnu
 stress-ng sysbench redis-server redis-tools iputils-ping
 chromium"
 	;;
-*) echo "usage: $0 [build|check|demo|bench]" >&2; exit 2 ;;
+*) echo "usage: $0 [--list] [build|check|demo|bench]" >&2; exit 2 ;;
 esac
+
+if [ $list -eq 1 ]; then
+	printf '%s\n' $pkgs
+	exit 0
+fi
 
 missing=""
 for p in $pkgs; do

@@ -9,12 +9,15 @@
  * checks that guests which cannot boot fail with a clear error and leave no
  * domain: a wrong kernel path, and an initrd without init (timeout).
  *
- * usage: guest-e2e [--ppc64] IMAGE_DIR WORK_DIR SHAPE...
+ * usage: guest-e2e [--ppc64] [--template XML] IMAGE_DIR WORK_DIR SHAPE...
  *   SHAPE: SxCxT:POLICY, POLICY none|compact|spread|CPUSET/CPUSET/... (one
  *   host cpuset per vCPU, i.e. explicit pinning)
  *   --ppc64: the image is the pseries one (scripts/guest-image.sh --arch
  *   ppc64): no benchmarks in it, so the agent runs nproc instead of
  *   stress-ng, and the failing-boot checks are left to the x86_64 run.
+ *   --template: the user domain template to build from instead of the
+ *   built-in one (its kernel, initrd, console and <emulator> are used as
+ *   they are: tests/integration/pseries-threads.sh runs a private QEMU so).
  * Exit 0 when every check passed.
  */
 #include <stdio.h>
@@ -37,6 +40,7 @@
 
 static int failures;
 static enum guest_arch arch = ARCH_X86_64;
+static const char *template_path;	/* NULL: the built-in template */
 
 #define CHECK(cond, ...)                                                        \
 	do {                                                                    \
@@ -67,7 +71,7 @@ static void nproc_check(struct guest *g, int vcpus, const char *arg)
 	CHECK(res.exitcode == 0 && atoi(res.out) == vcpus, "%s: nproc says '%s' (exit %d), wanted %d",
 	      arg, res.out, res.exitcode, vcpus);
 	printf("   nproc: %d, %.2f s in the agent\n", atoi(res.out), res.seconds);
-	agent_result_free(&res);
+	agent_result_release(&res);
 }
 
 /* A 3-second stress-ng through the agent; its bogo ops/s must parse. */
@@ -95,8 +99,8 @@ static void stressng_run(struct guest *g, int vcpus, const char *arg)
 	      res.exitcode, rate, err.msg, res.out, res.err);
 	printf("   stress-ng cpu: %.2f bogo ops/s (real time), %.1f s in the agent\n", rate,
 	       res.seconds);
-	bench_metrics_free(&m);
-	agent_result_free(&res);
+	bench_metrics_release(&m);
+	agent_result_release(&res);
 }
 
 /*
@@ -118,14 +122,14 @@ static void agent_timeout_check(struct guest *g, const char *arg)
 	CHECK(res.seconds < 10, "%s: the timed-out command took %.1f s to return", arg, res.seconds);
 	printf("   agent timeout: sleep 37 killed after %.1f s (signal %d)\n", res.seconds,
 	       res.signal);
-	agent_result_free(&res);
+	agent_result_release(&res);
 	const char *ps_argv[] = { "sh", "-c", "ps | grep -c '[s]leep 37'", NULL };
 	if (agent_exec(g->dom, ps_argv, 10, &res, &err) < 0) {
 		CHECK(0, "%s: ps: %s", arg, err.msg);
 		return;
 	}
 	CHECK(atoi(res.out) == 0, "%s: 'sleep 37' still runs in the guest after the timeout", arg);
-	agent_result_free(&res);
+	agent_result_release(&res);
 }
 
 struct shape_arg {
@@ -171,6 +175,7 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 	struct domain_request r = {
 		.name = name,
 		.arch = arch,
+		.template_path = template_path,
 		.type = guest_type_resolve(DOMAIN_AUTO, arch, &why),
 		.memory_mib = arch == ARCH_PPC64 ? 1024 : 384,
 		.vcpus = a->s * a->c * a->t,
@@ -196,7 +201,7 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 	strbuf_release(&xml);
 	if (!g) {
 		CHECK(0, "%s: %s", arg, err.msg);
-		domain_pins_free(&want);
+		domain_pins_release(&want);
 		free(name);
 		return;
 	}
@@ -219,9 +224,9 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 			strbuf_release(&js);
 			CHECK(guesttopo_compare(&topo, a->s, 1, a->c, a->t, &err) == 0, "%s: %s",
 			      arg, err.msg);
-			guesttopo_free(&topo);
+			guesttopo_release(&topo);
 		}
-		agent_result_free(&res);
+		agent_result_release(&res);
 	}
 
 	/* Pinning as libvirt applied it equals what the policy asked for. */
@@ -272,12 +277,12 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 				      "%s: vCPU %zu did not run in the window", arg, i);
 			}
 			CHECK(total > 0, "%s: no vCPU ran in the window", arg);
-			vcpustats_free(&d);
+			vcpustats_release(&d);
 		}
-		vcpustats_free(&after);
+		vcpustats_release(&after);
 	}
 	if (have_before)
-		vcpustats_free(&before);
+		vcpustats_release(&before);
 
 	double boot = g->boot_seconds;
 	CHECK(guest_destroy(g, &err) == 0, "%s: %s", arg, err.msg);
@@ -287,7 +292,7 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 		virDomainFree(left);
 	printf("   boot-to-agent %.2f s, whole cycle %.2f s\n", boot, now_seconds() - t0);
 	unlink(console);
-	domain_pins_free(&want);
+	domain_pins_release(&want);
 	free(name);
 }
 
@@ -336,8 +341,13 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--template")) {
+		template_path = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: guest-e2e [--ppc64] IMAGE_DIR WORK_DIR SHAPE...\n");
+		fprintf(stderr, "usage: guest-e2e [--ppc64] [--template XML] IMAGE_DIR WORK_DIR SHAPE...\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -370,7 +380,7 @@ int main(int argc, char **argv)
 			free(a.sets[k]);
 	}
 
-	if (arch == ARCH_PPC64)
+	if (arch == ARCH_PPC64 || template_path)
 		goto done;
 	char kernel[512], initrd[512], empty[512];
 	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", image);

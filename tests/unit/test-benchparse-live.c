@@ -141,7 +141,7 @@ static void test_stress_ng(void **state)
 	parse_live(BENCH_STRESS_NG, &out, &err, &m);
 	assert_int_equal(m.n, 2);
 	assert_true(positive(&m, "bogo_ops_per_s") == positive(&m, "stress-ng.cpu.bogo_ops_per_s"));
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	strbuf_release(&out);
 	strbuf_release(&err);
 }
@@ -159,7 +159,7 @@ static void test_sysbench(void **state)
 	double avg = positive(&m, "latency_avg_ms"), max = positive(&m, "latency_max_ms");
 	assert_true(avg <= max);
 	assert_non_null(bench_metrics_find(&m, "latency_p95_ms"));
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	strbuf_release(&out);
 	strbuf_release(&err);
 }
@@ -176,7 +176,7 @@ static void test_time(void **state)
 	parse_live(BENCH_KERNEL_BUILD, &out, &err, &m);
 	assert_int_equal(m.n, 3);
 	positive(&m, "real_s");
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	strbuf_release(&out);
 	strbuf_release(&err);
 	if (access("/usr/bin/time", X_OK) == 0) {
@@ -184,7 +184,7 @@ static void test_time(void **state)
 		assert_int_equal(run_capture(gnu, &out, &err, 30), 0);
 		parse_live(BENCH_KERNEL_BUILD, &out, &err, &m);
 		assert_true(positive(&m, "real_s") >= 0.19);
-		bench_metrics_free(&m);
+		bench_metrics_release(&m);
 		strbuf_release(&out);
 		strbuf_release(&err);
 	}
@@ -255,7 +255,7 @@ static void test_redis(void **state)
 		double mset = positive(&m, "redis.MSET_10_keys");
 		double gm = cbrt(set * get * mset);
 		assert_true(fabs(positive(&m, "requests_per_s") - gm) <= 1e-9 * gm);
-		bench_metrics_free(&m);
+		bench_metrics_release(&m);
 		strbuf_release(&out);
 		strbuf_release(&err);
 	}
@@ -334,7 +334,7 @@ static void test_ebizzy_standin(void **state)
 	positive(&m, "records_per_s");
 	assert_true(positive(&m, "real_s") >= 0.99);	/* it ran for -S 1 */
 	assert_true(bench_metrics_find(&m, "runs")->value == 1);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 
 	/* -vv: one start and one end line per thread; the ends add up to the rate. */
 	char *verbose[] = { prog, "-vv", "-t", "3", "-S", "1", "-s", "65536", "-n", "4", NULL };
@@ -350,7 +350,7 @@ static void test_ebizzy_standin(void **state)
 	for (const char *p = strbuf_str(&out); (p = strstr(p, " seconds ")); p++)
 		sum += strtod(p + 9, NULL);
 	assert_true(fabs(sum / real - rate) <= 0.02 * rate + 1);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 
 	char *bad[] = { prog, "-t", "0", NULL };
 	strbuf_reset(&out);

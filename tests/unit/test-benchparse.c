@@ -258,7 +258,7 @@ static void run_case(void **state)
 		if (!c->regex && (!m.v[i].unit || m.v[i].dir == METRIC_DIR_UNKNOWN))
 			fail_msg("%s: %s has no unit or direction", c->label, m.v[i].name);
 	}
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 done:
 	strbuf_release(&out);
 	strbuf_release(&err);
@@ -296,7 +296,7 @@ static void test_metric_attributes(void **state)
 	assert_int_equal(bm->dir, METRIC_DIR_LOWER);
 	assert_int_equal(bench_metrics_find(&m, "requests_per_s")->dir, METRIC_DIR_HIGHER);
 	assert_null(bench_metrics_find(&m, "redis.SET_rps"));
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	strbuf_release(&out);
 
 	const char *t = "real\t1m0.500s\nuser\t0m1.000s\nsys\t0m0.250s\n";
@@ -304,13 +304,13 @@ static void test_metric_attributes(void **state)
 	assert_string_equal(bench_metrics_find(&m, "real_s")->unit, "s");
 	assert_int_equal(bench_metrics_find(&m, "real_s")->dir, METRIC_DIR_LOWER);
 	assert_true(metric(&m, "real_s") == 60.5);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 
 	const char *c = "took 12 ms\n";
 	parse_ok(BENCH_COMMAND, "took (?<ms>[0-9]+) ms", c, strlen(c), NULL, 0, &m);
 	assert_int_equal(m.v[0].dir, METRIC_DIR_UNKNOWN);
 	assert_null(m.v[0].unit);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 
 	fixture_read(&out, "ebizzy/0.3-default.out");
 	parse_ok(BENCH_EBIZZY, NULL, out.buf, out.len, NULL, 0, &m);
@@ -318,7 +318,7 @@ static void test_metric_attributes(void **state)
 	assert_int_equal(bench_metrics_find(&m, "records_per_s")->dir, METRIC_DIR_HIGHER);
 	assert_int_equal(bench_metrics_find(&m, "sys_s")->dir, METRIC_DIR_LOWER);
 	assert_int_equal(bench_metrics_find(&m, "runs")->dir, METRIC_DIR_NONE);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	strbuf_release(&out);
 }
 
@@ -384,14 +384,14 @@ static void test_exponents(void **state)
 	parse_ok(BENCH_REDIS, NULL, q, strlen(q), NULL, 0, &m);
 	assert_true(metric(&m, "redis.SET") == 30048.08);
 	assert_true(metric(&m, "redis.GET") == 100000.0);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	const char *c = "rate=2.5e-3 total=-1.25E+2 n=7.\n";
 	parse_ok(BENCH_COMMAND, "rate=(?<rate>[^ ]+) total=(?<total>[^ ]+) n=(?<n>[^ ]+)$",
 		 c, strlen(c), NULL, 0, &m);
 	assert_true(metric(&m, "rate") == 2.5e-3);
 	assert_true(metric(&m, "total") == -125.0);
 	assert_true(metric(&m, "n") == 7.0);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	/* Out of range is not a result. */
 	const char *big = "v=1e999\n";
 	parse_fails(BENCH_COMMAND, "v=(?<v>.*)", big, strlen(big), NULL, 0, EXIT_FAILURE_RUN,
@@ -444,7 +444,7 @@ static void test_locale_independent(void **state)
 	parse_ok(BENCH_REDIS, NULL, q, strlen(q), NULL, 0, &m);
 	assert_true(metric(&m, "redis.SET") == 30048.08);
 	assert_true(metric(&m, "redis.SET.p50_ms") == 0.375);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	setlocale(LC_NUMERIC, "C");
 }
 
@@ -470,8 +470,8 @@ static void test_crlf(void **state)
 			assert_string_equal(a.v[i].name, b.v[i].name);
 			assert_true(a.v[i].value == b.v[i].value);
 		}
-		bench_metrics_free(&a);
-		bench_metrics_free(&b);
+		bench_metrics_release(&a);
+		bench_metrics_release(&b);
 		strbuf_release(&lf);
 		strbuf_release(&crlf);
 	}
@@ -488,10 +488,10 @@ static void test_long_lines(void **state)
 	parse_ok(BENCH_REDIS, NULL, sb.buf, sb.len, NULL, 0, &m);
 	assert_int_equal(m.n, 3);
 	assert_true(metric(&m, "redis.SET") == 68965.52);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	parse_ok(BENCH_COMMAND, "SET: (?<rps>[0-9.]+) requests", sb.buf, sb.len, NULL, 0, &m);
 	assert_true(metric(&m, "rps") == 68965.52);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	/* A 100 000-digit number is still one number. */
 	strbuf_reset(&sb);
 	strbuf_addstr(&sb, "v=0.");
@@ -500,7 +500,7 @@ static void test_long_lines(void **state)
 	strbuf_addstr(&sb, "1e100005\n");
 	parse_ok(BENCH_COMMAND, "v=(?<v>[0-9.e]+)", sb.buf, sb.len, NULL, 0, &m);
 	assert_true(metric(&m, "v") == 1e4);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	strbuf_release(&sb);
 }
 
@@ -513,10 +513,10 @@ static void test_nul_bytes(void **state)
 	parse_ok(BENCH_REDIS, NULL, q, sizeof(q) - 1, NULL, 0, &m);
 	assert_true(metric(&m, "redis.SET") == 68965.52);
 	assert_true(metric(&m, "redis.GET") == 66666.67);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	parse_ok(BENCH_COMMAND, "GET: (?<get>[0-9.]+)", q, sizeof(q) - 1, NULL, 0, &m);
 	assert_true(metric(&m, "get") == 66666.67);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	/* Inside a number it splits it: "69\0" "65.52" is not 6965.52. */
 	static const char split[] = "SET: 69\0" "65.52 requests per second\n";
 	parse_fails(BENCH_REDIS, NULL, split, sizeof(split) - 1, NULL, 0, EXIT_FAILURE_RUN,
@@ -554,7 +554,7 @@ static void test_time_forms(void **state)
 		    fabs(metric(&m, "sys_s") - forms[i].sys) > 1e-9)
 			fail_msg("form %zu: real %g user %g sys %g", i, metric(&m, "real_s"),
 				 metric(&m, "user_s"), metric(&m, "sys_s"));
-		bench_metrics_free(&m);
+		bench_metrics_release(&m);
 	}
 	const char *words = "real fast\nuser friendly\nsys admin\n";
 	parse_fails(BENCH_KERNEL_BUILD, NULL, words, strlen(words), NULL, 0, EXIT_FAILURE_RUN,
@@ -584,7 +584,7 @@ static void check_outcome(const struct fixture_case *c, const char *out, size_t 
 		assert_true(err.code == EXIT_FAILURE_RUN || err.code == EXIT_BAD_INPUT);
 		assert_true(strlen(err.msg) > 10);
 	}
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 }
 
 static void test_cut_and_mutated(void **state)
@@ -641,36 +641,36 @@ static void test_regex_translation(void **state)
 	assert_true(metric(&m, "val") == 42.5);
 	assert_true(metric(&m, "of") == 7);
 	assert_true(metric(&m, "last") == 9);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 
 	/* The last match counts; anchors work per line. */
 	const char *prog = "t=1\nt=2\nxt=9\nt=3\n";
 	parse_ok(BENCH_COMMAND, "^t=(?<t>[0-9]+)$", prog, strlen(prog), NULL, 0, &m);
 	assert_true(metric(&m, "t") == 3);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	/* Several matches on the last matching line: its last one. */
 	const char *many = "a=1 a=2\na=3 a=4 x\nnothing here\n";
 	parse_ok(BENCH_COMMAND, "a=(?<a>[0-9]+)", many, strlen(many), NULL, 0, &m);
 	assert_true(metric(&m, "a") == 4);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	/* A pattern holding a newline may span lines. */
 	const char *two = "total:\n5\ntotal:\n7\ndone\n";
 	parse_ok(BENCH_COMMAND, "total:\n(?<n>[0-9]+)", two, strlen(two), NULL, 0, &m);
 	assert_true(metric(&m, "n") == 7);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	/* Progress with "\r" only: still separate lines. */
 	const char *cr = "t=1\rt=2\rt=3\r\n";
 	parse_ok(BENCH_COMMAND, "^t=(?<t>[0-9]+)$", cr, strlen(cr), NULL, 0, &m);
 	assert_true(metric(&m, "t") == 3);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	/* stdout wins over stderr; stderr only when stdout has no match. */
 	const char *o = "t=5\n", *e = "t=6\n";
 	parse_ok(BENCH_COMMAND, "t=(?<t>[0-9]+)", o, 4, e, 4, &m);
 	assert_true(metric(&m, "t") == 5);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	parse_ok(BENCH_COMMAND, "t=(?<t>[0-9]+)", "none\n", 5, e, 4, &m);
 	assert_true(metric(&m, "t") == 6);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 }
 
 static void test_regex_errors(void **state)
@@ -733,13 +733,13 @@ static void test_regex_perl_syntax(void **state)
 	assert_int_equal(m.n, 2);
 	assert_true(metric(&m, "ops") == 12);
 	assert_true(metric(&m, "secs") == 2.0);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	/* Lookahead, lazy quantifiers, \b: what POSIX ERE lacked. */
 	const char *l = "lat=5ms lat=7ms (warmup)\nlat=9ms lat=11ms\n";
 	parse_ok(BENCH_COMMAND, "\\blat=(?<lat>\\d+?)ms(?! \\(warmup\\))", l, strlen(l), NULL, 0,
 		 &m);
 	assert_true(metric(&m, "lat") == 11);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	/* A pattern the config loader accepts runs the same way: one compiler. */
 	struct ta_err err = { 0 };
 	char **names;
@@ -756,7 +756,7 @@ static void test_regex_perl_syntax(void **state)
 	const char *bytes = "\xff\xfe v=3\n";
 	parse_ok(BENCH_COMMAND, "v=(?<v>\\d)", bytes, strlen(bytes), NULL, 0, &m);
 	assert_true(metric(&m, "v") == 3);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 }
 
 /*

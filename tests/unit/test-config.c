@@ -436,7 +436,7 @@ static void test_parse_regex(void **state)
 	assert_int_equal(benchparse_run(cfg->bench.kind, cfg->bench.parse_regex, out,
 					sizeof(out) - 1, NULL, 0, &m, &err), 0);
 	assert_true(bench_metrics_find(&m, "ops")->value == 41);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 	config_free(cfg);
 	strbuf_reset(&text);
 	strbuf_addf(&text, "%s'((a{1,255}){1,255}){1,255}(?<ops>1)'}\n", head);
@@ -581,7 +581,7 @@ static void assert_group(const struct sweep_config *cfg, const char *line, const
 	if (!got)
 		fail_msg("no group %s", name);
 	assert_true(got->value == want);
-	bench_metrics_free(&m);
+	bench_metrics_release(&m);
 }
 
 static void test_forms(void **state)

@@ -258,12 +258,12 @@ static void test_experiment_records(void **state)
 	struct db_experiment e;
 	assert_int_equal(db_experiment_get(db, "alpha", &e, &err), 0);
 	assert_int_equal(e.id, id3);		/* by name: the newest */
-	db_experiment_clear(&e);
+	db_experiment_release(&e);
 	char idbuf[32];
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id1);
 	assert_int_equal(db_experiment_get(db, idbuf, &e, &err), 0);
 	assert_string_equal(e.name, "alpha");
-	db_experiment_clear(&e);
+	db_experiment_release(&e);
 	assert_int_equal(db_experiment_get(db, "gamma", &e, &err), -1);
 	assert_int_equal(err.code, EXIT_BAD_INPUT);
 	assert_non_null(strstr(err.msg, "no experiment 'gamma'"));
@@ -326,7 +326,7 @@ static void test_metric_direction_round_trip(void **state)
 	got = db_results_run_metric(run, "extra");
 	assert_null(got->unit);
 	assert_int_equal(got->dir, METRIC_DIR_UNKNOWN);
-	db_results_clear(&res);
+	db_results_release(&res);
 	db_close(db);
 }
 

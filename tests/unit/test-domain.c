@@ -245,7 +245,7 @@ static void pins_expect(enum pin_policy p, int vcpus, const char *want_vcpus,
 	assert_string_equal(strbuf_str(&got), want_vcpus);
 	assert_string_equal(pins.emulator, want_emulator);
 	strbuf_release(&got);
-	domain_pins_free(&pins);
+	domain_pins_release(&pins);
 }
 
 /* The policies' definitions from domain.h, on the 2x2x2 host. */

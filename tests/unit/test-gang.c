@@ -83,7 +83,7 @@ static void test_one_vcore(void **state)
 	assert_int_equal(reason_count(&r, EXIT_SRC_POWER, 0x980, 100, 1), 1);
 	assert_int_equal(reason_count(&r, EXIT_SRC_POWER, 0xc00, 100, 1), 1);
 	assert_int_equal(reason_count(&r, EXIT_SRC_POWER, 0x500, 100, 0), 1);
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 }
 
@@ -129,7 +129,7 @@ static void test_multi_vcore_vcore_rule(void **state)
 	assert_int_equal(p->guest_exits, 8);
 	assert_int_equal(p->cedes, 2);
 	assert_int_equal(r.algorithm, GANG_ALGO_VCORE);
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 }
 
@@ -142,7 +142,7 @@ static void test_multi_vcore_seed_rule(void **state)
 	struct gang_proc *p = gang_result_proc(&r, 100);
 	assert_non_null(p);
 	assert_int_equal(p->gang_exits, 2);	/* B and A: right total, wrong runs */
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 
 	/* Where the errors do not cancel: only the C/D half. */
@@ -157,7 +157,7 @@ static void test_multi_vcore_seed_rule(void **state)
 	leave(g, 102, 100, 2);
 	gang_result_get(g, &r);
 	assert_int_equal(gang_result_proc(&r, 100)->gang_exits, 0);
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 
 	g = gang_new(GANG_ALGO_VCORE);
@@ -171,7 +171,7 @@ static void test_multi_vcore_seed_rule(void **state)
 	leave(g, 102, 100, 2);
 	gang_result_get(g, &r);
 	assert_int_equal(gang_result_proc(&r, 100)->gang_exits, 1);
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 }
 
@@ -194,7 +194,7 @@ static void test_bailout(void **state)
 			assert_int_equal(p->gang_exits, 1);
 		else	/* the seed compares every Exit of a known tgid */
 			assert_int_equal(p->gang_exits, 2);
-		gang_result_free(&r);
+		gang_result_release(&r);
 		gang_free(g);
 	}
 }
@@ -225,7 +225,7 @@ static void test_two_vms(void **state)
 	assert_int_equal(r.procs[1].gang_exits, 0);
 	assert_int_equal(r.procs[1].guest_exits, 10);
 	assert_int_equal(reason_count(&r, EXIT_SRC_POWER, 0x980, 300, 3), 10);
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 }
 
@@ -249,7 +249,7 @@ static void test_negative_values(void **state)
 	assert_string_equal(traps_format(EXIT_SRC_POWER, -1, buf, sizeof(buf)), "-0x1");
 	assert_string_equal(traps_format(EXIT_SRC_POWER, 0x7fffffff, buf, sizeof(buf)),
 			    "0x7fffffff");
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 }
 
@@ -264,7 +264,7 @@ static void test_unknown_runner(void **state)
 	assert_non_null(p);
 	assert_int_equal(p->guest_exits, 1);
 	assert_int_equal(r.run_core_events, 0);
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 }
 
@@ -301,7 +301,36 @@ static void test_x86_reasons(void **state)
 	/* Sorted by source, then code. */
 	assert_int_equal(r.reasons[0].source, EXIT_SRC_VMX);
 	assert_int_equal(r.reasons[0].code, 12);
-	gang_result_free(&r);
+	gang_result_release(&r);
+	gang_free(g);
+}
+
+/* A kvm_userspace_exit whose reader knew no tgid (a trace-cmd file from a
+ * POWER host) belongs to the process its runner thread's run_core named. */
+static void test_userspace_exit_runner_tgid(void **state)
+{
+	struct gang_counter *g = gang_new(GANG_ALGO_VCORE);
+	struct gang_event ue = { .kind = GANG_EV_USERSPACE_EXIT, .pid = 94, .tgid = 0 };
+	ue.u.userspace_exit.reason = 19;	/* PAPR_HCALL */
+	ue.u.userspace_exit.vcpu_id = GANG_VCPU_UNKNOWN;
+	for (int i = 0; i < 2; i++) {
+		enter(g, 94, 94, 1);
+		gexit(g, 94, 0, 0xc00, 0);
+		leave(g, 94, 94, 1);
+		ue.ts = ++now;
+		gang_feed(g, &ue);
+	}
+	/* A thread no run_core named stays unknown. */
+	ue.pid = 500;
+	gang_feed(g, &ue);
+
+	struct gang_result r;
+	gang_result_get(g, &r);
+	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 94, GANG_VCPU_UNKNOWN), 2);
+	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 0, GANG_VCPU_UNKNOWN), 1);
+	assert_int_equal(gang_result_proc(&r, 94)->core_runs, 2);
+	assert_int_equal(gang_result_proc(&r, 94)->bailouts, 0);
+	gang_result_release(&r);
 	gang_free(g);
 }
 
@@ -348,7 +377,7 @@ static void test_many_runners(void **state)
 		reasons += r.reasons[i].count;
 	assert_int_equal(gangs, 2000);
 	assert_int_equal(reasons, 2000);
-	gang_result_free(&r);
+	gang_result_release(&r);
 	gang_free(g);
 }
 
@@ -363,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_negative_values),
 		cmocka_unit_test(test_unknown_runner),
 		cmocka_unit_test(test_x86_reasons),
+		cmocka_unit_test(test_userspace_exit_runner_tgid),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_many_runners),
 	};

@@ -58,7 +58,7 @@ static void test_topo_parse(void **state)
 			    "\"thread_siblings\":\"0-1\"},{\"cpu\":1,\"package\":0,\"die\":0,"
 			    "\"core\":0,\"thread_siblings\":\"0-1\"}]}");
 	strbuf_release(&js);
-	guesttopo_free(&t);
+	guesttopo_release(&t);
 
 	assert_int_equal(guesttopo_parse(seen_2x2x2, &t, &err), 0);
 	assert_int_equal(t.ncpus, 8);
@@ -67,7 +67,7 @@ static void test_topo_parse(void **state)
 	assert_int_equal(t.cpus[0].die, -1);
 	assert_int_equal(guesttopo_compare(&t, 2, 1, 2, 2, &err), 0);
 	assert_int_equal(guesttopo_compare(&t, 1, 1, 4, 2, &err), -1);
-	guesttopo_free(&t);
+	guesttopo_release(&t);
 }
 
 static void test_topo_irregular_and_bad(void **state)
@@ -85,7 +85,7 @@ static void test_topo_irregular_and_bad(void **state)
 	assert_false(t.regular);
 	assert_int_equal(guesttopo_compare(&t, 1, 1, 3, 1, &err), -1);
 	assert_non_null(strstr(err.msg, "no regular shape"));
-	guesttopo_free(&t);
+	guesttopo_release(&t);
 
 	assert_int_equal(guesttopo_parse("", &t, &err), -1);
 	assert_non_null(strstr(err.msg, "no CPUs"));
@@ -131,12 +131,12 @@ static void test_agent_status(void **state)
 	assert_int_equal(r.exitcode, -1);
 	assert_int_equal(r.signal, 9);
 	assert_string_equal(r.out, "");
-	agent_result_free(&r);
+	agent_result_release(&r);
 	assert_int_equal(agent_status_parse("{\"error\":{\"class\":\"GenericError\"}}", &r, &err),
 			 -1);
 	assert_non_null(strstr(err.msg, "unexpected reply"));
 	assert_int_equal(agent_status_parse("not json", &r, &err), -1);
-	agent_result_free(&r);
+	agent_result_release(&r);
 }
 
 static void test_vcpustats_diff(void **state)
@@ -149,7 +149,7 @@ static void test_vcpustats_diff(void **state)
 	assert_int_equal(d.time_ns[0], 50);
 	assert_int_equal(d.time_ns[1], 0);	/* went backwards: not a huge number */
 	assert_int_equal(d.delay_ns[1], 20);
-	vcpustats_free(&d);
+	vcpustats_release(&d);
 	b.has_delay = false;
 	assert_int_equal(vcpustats_diff(&a, &b, &d, &err), 0);
 	assert_false(d.has_delay);
@@ -159,7 +159,7 @@ static void test_vcpustats_diff(void **state)
 	assert_string_equal(js.buf, "{\"has_delay\":false,\"vcpus\":[{\"time_ns\":50,\"delay_ns\":"
 				    "null},{\"time_ns\":0,\"delay_ns\":null}]}");
 	strbuf_release(&js);
-	vcpustats_free(&d);
+	vcpustats_release(&d);
 	b.n = 1;
 	assert_int_equal(vcpustats_diff(&a, &b, &d, &err), -1);
 }

@@ -167,6 +167,50 @@ static void test_table_and_lookup(void **state)
 	assert_false(knob_find("kvm_hv.dynamic_mt_modes")->needs_no_guests);
 }
 
+/*
+ * The table is consistent with itself: names unique, in apply order, every
+ * spelling and the kernel default mean one of the knob's values, each
+ * canonical value is its own canonical form, a typed column has a type,
+ * and recommend prints a command for every knob.
+ */
+static void test_table_consistent(void **state)
+{
+	for (size_t i = 0; i < knob_count(); i++) {
+		const struct knob *k = knob_at(i);
+		assert_ptr_equal(knob_find(k->name), k);
+		if (i)
+			assert_true(knob_at(i - 1)->order <= k->order);
+		assert_non_null(k->values);
+		assert_non_null(k->values[0]);
+		assert_non_null(k->rel_path);
+		assert_non_null(k->why_missing);
+		for (size_t v = 0; k->values[v]; v++)
+			assert_ptr_equal(knob_canonical(k, k->values[v]), k->values[v]);
+		for (size_t sp = 0; k->spellings && k->spellings[sp].spelling; sp++) {
+			const char *c = knob_canonical(k, k->spellings[sp].spelling);
+			assert_non_null(c);
+			assert_string_equal(c, k->spellings[sp].canonical);
+			assert_ptr_equal(knob_canonical(k, c), c);
+		}
+		if (k->kernel_default)
+			assert_ptr_equal(knob_canonical(k, k->kernel_default), k->kernel_default);
+		assert_true((k->db_column != NULL) == (k->db_type != KNOB_COLUMN_NONE));
+		assert_true(k->command != KNOB_COMMAND_PPC64_CPU || k->command_option);
+		struct strbuf cmd = STRBUF_INIT;
+		knob_host_command(k, k->values[0], &cmd);
+		assert_non_null(strstr(strbuf_str(&cmd), k->values[0]));
+		strbuf_release(&cmd);
+	}
+	assert_ptr_equal(knob_of_kind(KNOB_SMT), knob_find("smt"));
+	assert_ptr_equal(knob_of_kind(KNOB_SUBCORES), knob_find("subcores_per_core"));
+	struct strbuf sb = STRBUF_INIT;
+	knob_host_command(knob_find("thp"), "never", &sb);
+	knob_host_command(knob_find("smt"), "off", &sb);
+	assert_string_equal(strbuf_str(&sb), "echo never > /sys/kernel/mm/transparent_hugepage/"
+			    "enabled\nppc64_cpu --smt=off\n");
+	strbuf_release(&sb);
+}
+
 static void expect_valid(const char *name, const char *in, const char *canon)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -613,6 +657,20 @@ static void test_smt_per_thread(void **state)
 	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu2/online"), "1");
 	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu3/online"), "0");
 
+	/* A kernel without CONFIG_HOTPLUG_SMT (Debian's 6.1 on POWER8) has
+	 * smt/control saying "notimplemented": the online files still work. */
+	threads_tree(f->root, "1111");
+	put(f->root, SMTCTL, "notimplemented\n");
+	assert_int_equal(knob_supported(smt, f->root, &err), 0);
+	assert_int_equal(knob_read(smt, f->root, &v, &err), 0);
+	assert_string_equal(v.buf, "on");
+	assert_int_equal(knobs_apply_set(f->root, names, off, 1, &j, &err), 0);
+	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu1/online"), "0");
+	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu3/online"), "0");
+	assert_string_equal(get(f->root, SMTCTL), "notimplemented");
+	assert_int_equal(knobs_restore_all(f->root, &j, &err), 0);
+	assert_string_equal(get(f->root, "sys/devices/system/cpu/cpu1/online"), "1");
+
 	/* More threads per core than the host has. */
 	threads_tree(f->root, "1111");
 	const char *four[] = { "4" };
@@ -625,6 +683,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_and_lookup),
+		cmocka_unit_test(test_table_consistent),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test_setup_teardown(test_supported_reasons, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_normalises, setup, teardown),

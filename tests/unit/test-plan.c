@@ -504,7 +504,7 @@ static void test_knob_columns_read_back(void **state)
 		}
 	}
 	assert_int_equal(checked, 4 * 6);
-	db_results_clear(&r);
+	db_results_release(&r);
 	db_close(db);
 	plan_free(p);
 	config_free(cfg);
@@ -552,7 +552,7 @@ static void test_knob_columns_migrated(void **state)
 		assert_string_equal(indep, want[i][0]);
 		assert_string_equal(one, want[i][1]);
 	}
-	db_results_clear(&r);
+	db_results_release(&r);
 	db_close(db);
 	db_files_remove(dir, "m.db");
 }

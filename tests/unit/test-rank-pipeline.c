@@ -206,8 +206,8 @@ static int pipeline_setup(void **state)
 static int pipeline_teardown(void **state)
 {
 	struct pipeline *p = *state;
-	rank_result_clear(&p->r);
-	db_results_clear(&p->res);
+	rank_result_release(&p->r);
+	db_results_release(&p->res);
 	const char *suffixes[] = { "", "-wal", "-shm" };
 	for (size_t i = 0; i < 3; i++) {
 		char f[128];

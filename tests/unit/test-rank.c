@@ -66,8 +66,8 @@ static int fx_teardown(void **state)
 	struct fx_state *s = *state;
 	if (!s)
 		return 0;
-	rank_result_clear(&s->r);
-	db_results_clear(&s->res);
+	rank_result_release(&s->r);
+	db_results_release(&s->res);
 	fx_remove_db(s->path);
 	rmdir(s->dir);
 	free(s);
@@ -308,7 +308,7 @@ static void test_redis_multi(void **state)
 	assert_int_equal(rank_compute(&s->res, "redis.MSET", &byget, &err), 0);
 	assert_string_equal(byget.entries[0].config->key, "1x2x1");
 	assert_close(byget.entries[0].s.mean, 33000, 33000 * 0.02);
-	rank_result_clear(&byget);
+	rank_result_release(&byget);
 }
 
 static void test_no_baseline(void **state)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "util/number.h"
 #include "util/opts.h"
 #include "util/strbuf.h"
 
@@ -154,6 +155,27 @@ static void test_opts_help_lists_every_option(void **state)
 	strbuf_release(&sb);
 }
 
+static void test_number_parse(void **state)
+{
+	static const struct { const char *text; long long want; } ok[] = {
+		{ "42", 42 }, { "+6", 6 }, { "-1", -1 }, { "0x4", 4 }, { "0X1f", 31 }, { "007", 7 },
+		{ "9223372036854775807", 9223372036854775807LL },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++) {
+		long long v = 0;
+		if (!number_parse_ll(ok[i].text, &v) || v != ok[i].want)
+			fail_msg("'%s' read as %lld, want %lld", ok[i].text, v, ok[i].want);
+	}
+	static const char *const bad[] = { "", "x", " 1", "1 ", "1x", "0x", "+", "--1", "1.5",
+					   "9223372036854775808", "0xg" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		long long v = 99;
+		if (number_parse_ll(bad[i], &v))
+			fail_msg("'%s' accepted as %lld", bad[i], v);
+		assert_true(v == 99);
+	}
+}
+
 static void test_strbuf(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -182,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_opts_stop_at_arg),
 		cmocka_unit_test(test_opts_errors),
 		cmocka_unit_test(test_opts_help_lists_every_option),
+		cmocka_unit_test(test_number_parse),
 		cmocka_unit_test(test_strbuf),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
