@@ -128,22 +128,22 @@ static int read_options(int argc, char **argv)
 	return 0;
 }
 
+/* -v: the settings, one "name value" line each, in ebizzy 0.3's order and words. */
 static void print_settings(void)
 {
+	const struct { const char *name; long value; } settings[] = {
+		{ "always_mmap", opt.always_mmap }, { "never_mmap", opt.never_mmap },
+		{ "chunks", opt.chunks },
+		{ "prevent coalescing using permissions", opt.use_permissions },
+		{ "prevent coalescing using holes", opt.use_holes },
+		{ "random_size", opt.random_size }, { "chunk_size", opt.chunk_size },
+		{ "seconds", opt.seconds }, { "threads", opt.threads },
+		{ "verbose", opt.verbose }, { "linear", opt.linear },
+		{ "touch_pages", opt.touch_pages }, { "page size", page_size },
+	};
 	printf("ebizzy 0.3 (topoadvisor's ebizzy-compatible stand-in)\n");
-	printf("always_mmap %d\n", opt.always_mmap);
-	printf("never_mmap %d\n", opt.never_mmap);
-	printf("chunks %u\n", opt.chunks);
-	printf("prevent coalescing using permissions %d\n", opt.use_permissions);
-	printf("prevent coalescing using holes %d\n", opt.use_holes);
-	printf("random_size %d\n", opt.random_size);
-	printf("chunk_size %u\n", opt.chunk_size);
-	printf("seconds %u\n", opt.seconds);
-	printf("threads %u\n", opt.threads);
-	printf("verbose %u\n", opt.verbose);
-	printf("linear %d\n", opt.linear);
-	printf("touch_pages %d\n", opt.touch_pages);
-	printf("page size %ld\n", page_size);
+	for (size_t i = 0; i < sizeof(settings) / sizeof(*settings); i++)
+		printf("%s %ld\n", settings[i].name, settings[i].value);
 }
 
 /* malloc or mmap as the options say; NULL when the memory is not there. */
