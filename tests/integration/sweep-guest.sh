@@ -112,11 +112,16 @@ i=0
 until [ "$(ours)" = 1 ] && [ "$(q "SELECT COUNT(*) FROM runs WHERE status = 'running'" 2>/dev/null)" = 1 ]; do
 	i=$((i + 1)); [ $i -lt 600 ] || fail "the guest never came up"; sleep 0.1
 done
-sleep 8	# well into the benchmark
+# Into the benchmark: its trace instance exists (a loaded host boots slowly).
+inst=/sys/kernel/tracing/instances
+i=0
+until [ "$(ls "$inst" 2>/dev/null | grep -c "^topoadvisor-$pid-")" = 1 ]; do
+	i=$((i + 1)); [ $i -lt 1200 ] || fail "the run never started tracing"; sleep 0.1
+done
+sleep 2
 kill -KILL $pid
 wait $pid 2>/dev/null
 [ "$(ours)" = 1 ] || fail "expected the killed controller's guest to be left running"
-inst=/sys/kernel/tracing/instances
 [ "$(ls "$inst" 2>/dev/null | grep -c "^topoadvisor-$pid-")" = 1 ] ||
 	fail "expected the killed controller's trace instance to be left"
 ta resume 5 >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "resume exited $?"; }
