@@ -40,8 +40,8 @@ UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 # C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
-HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c,\
-	$(wildcard tests/helpers/*.c))
+HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c \
+	tests/helpers/kvmx86.c,$(wildcard tests/helpers/*.c))
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
 BIN := topoadvisor
@@ -102,6 +102,16 @@ $(EBIZZY): experiments/guest-tools/ebizzy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -O2 -g -pthread -o $@ $<
 
+# The x86 KVM guest program run inside the nested-SVM test host: static (that
+# host has only the libraries the tool needs), without sanitizers, and built
+# on x86_64 only (its guest is x86 real-mode code, its registers x86's).
+ifeq ($(shell uname -m),x86_64)
+KVMX86 := $(BUILD)/tests/kvmx86
+endif
+$(BUILD)/tests/kvmx86: tests/helpers/kvmx86.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -static -o $@ $<
+
 # libtracecmd's own reader, timed next to ours by `make bench`.
 TCREAD := $(BUILD)/tests/tcread
 $(TCREAD): tests/helpers/tcread.c
@@ -116,7 +126,7 @@ check: deps
 	$(MAKE) $(BUILD)/$(BIN) units
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV) $(HELPER_BINS) $(EBIZZY)
+units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(EBIZZY)
 
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)

@@ -55,6 +55,7 @@ static int cmd_exits_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd_entry cmd_exits_entry = {
+	.no_db = 1,
 	.name = "exits",
 	.summary = "ganged exits and exit reasons from a trace-cmd recording",
 	.args_usage = "TRACE.dat",

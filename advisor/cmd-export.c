@@ -9,6 +9,7 @@
 #include "../schema/db-results.h"
 #include "../util/json.h"
 #include "cmd.h"
+#include "dbread.h"
 
 static int export_csv;
 
@@ -138,7 +139,7 @@ static int cmd_export_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		err_set(&err, EXIT_BAD_INPUT, "export: give --csv or --json, not both");
 		return cmd_fail(&err);
 	}
-	struct db *db = db_open(ctx->db_path, false, &err);
+	struct db *db = dbread_open(ctx->db_path, &err);
 	if (!db)
 		return cmd_fail(&err);
 	struct db_results res;
@@ -171,7 +172,7 @@ static int cmd_export_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (ctx->json)
 		json_arr_end(&w);
-	cmd_print(&out);
+	cmd_print_data(&out);
 	strbuf_release(&out);
 	db_results_release(&res);
 	return EXIT_OK;

@@ -7,6 +7,7 @@
 #include "../schema/db.h"
 #include "../util/json.h"
 #include "cmd.h"
+#include "dbread.h"
 
 static void list_json(struct strbuf *out, const struct db_experiment *v, size_t n)
 {
@@ -64,7 +65,7 @@ static void list_text(struct strbuf *out, const struct db_experiment *v, size_t 
 static int cmd_list_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
-	struct db *db = db_open(ctx->db_path, false, &err);
+	struct db *db = dbread_open(ctx->db_path, &err);
 	if (!db)
 		return cmd_fail(&err);
 	struct db_experiment *v;

@@ -230,6 +230,7 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd_entry cmd_plan_entry = {
+	.no_db = 1,
 	.name = "plan",
 	.summary = "validate and expand a sweep: configurations, dropped combinations, boots, estimate",
 	.args_usage = "CONFIG",

@@ -89,6 +89,7 @@ static void probe_json(struct strbuf *out, const struct hostprobe *p,
 	json_key(&w, "kvm_usable"); json_bool(&w, p->kvm_usable);
 	json_key(&w, "kvm_reason"); json_str(&w, p->kvm_why);
 	json_key(&w, "tracefs"); json_str(&w, p->tracefs);
+	json_key(&w, "tracefs_readable"); json_bool(&w, p->tracefs && !p->tracefs_denied);
 	json_key(&w, "events_kvm"); json_bool(&w, p->events_kvm);
 	json_key(&w, "events_kvm_hv"); json_bool(&w, p->events_kvm_hv);
 	json_key(&w, "libvirt");
@@ -130,7 +131,11 @@ static void probe_text(struct strbuf *out, const struct hostprobe *p,
 		strbuf_addf(out, " %s=%s", p->kvm_hv[i].name, p->kvm_hv[i].value);
 	strbuf_addch(out, '\n');
 	strbuf_addf(out, "%-18s %s: %s\n", "kvm guests", p->kvm_usable ? "yes" : "no", p->kvm_why);
-	if (p->tracefs)
+	if (p->tracefs_denied)
+		strbuf_addf(out, "%-18s %s: mounted, but only root may read it (kvm events "
+			    "unknown; tracing needs root: run 'sudo topoadvisor probe')\n",
+			    "tracefs", p->tracefs);
+	else if (p->tracefs)
 		strbuf_addf(out, "%-18s %s (kvm events: %s, kvm_hv events: %s)\n", "tracefs",
 			    p->tracefs, p->events_kvm ? "yes" : "no",
 			    p->events_kvm_hv ? "yes" : "no");
@@ -163,6 +168,7 @@ static int cmd_probe_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd_entry cmd_probe_entry = {
+	.no_db = 1,
 	.name = "probe",
 	.summary = "show what this host supports (topology, KVM, tracing, libvirt)",
 	.args_usage = "",

@@ -12,6 +12,7 @@
 #include "../schema/db.h"
 #include "../util/json.h"
 #include "cmd.h"
+#include "sweep.h"
 
 static const char *root_dir;
 
@@ -111,7 +112,7 @@ static int cmd_restore_host_exec(const struct cmd_ctx *ctx, int argc, char **arg
 	struct ta_err err = { 0 };
 	const char *root = root_dir && *root_dir ? root_dir : "/";
 	struct hostlock lock;
-	if (hostlock_acquire(&lock, NULL, &err) < 0)
+	if (sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
 	struct db *db = db_open(ctx->db_path, false, &err);
 	if (!db) {

@@ -53,8 +53,9 @@ static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct db *db = NULL;
 	struct db_experiment e = { 0 };
 	struct sweep_config *cfg = NULL;
+	struct hostlock lock = { .fd = -1 };
 	int rc;
-	if (load(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+	if (sweep_lock(ctx, &lock, &err) < 0 || load(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else if (e.nok == e.nruns) {
 		fprintf(stderr, "experiment %lld has all %d runs; nothing to resume\n",
@@ -70,6 +71,7 @@ static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	config_free(cfg);
 	db_experiment_release(&e);
 	db_close(db);
+	hostlock_release(&lock);
 	return rc;
 }
 
@@ -79,8 +81,9 @@ static int cmd_rerun_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct db *db = NULL;
 	struct db_experiment e = { 0 };
 	struct sweep_config *cfg = NULL;
+	struct hostlock lock = { .fd = -1 };
 	int rc;
-	if (load(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+	if (sweep_lock(ctx, &lock, &err) < 0 || load(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
 		warn_host_changed(&e);
@@ -90,6 +93,7 @@ static int cmd_rerun_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	config_free(cfg);
 	db_experiment_release(&e);
 	db_close(db);
+	hostlock_release(&lock);
 	return rc;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "../experiments/config.h"
+#include "../experiments/controller.h"
 #include "../schema/db.h"
 #include "cmd.h"
 #include "sweep.h"
@@ -24,14 +25,25 @@ static int cmd_run_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct sweep_config *cfg = config_load(argv[0], &err);
 	if (!cfg)
 		return cmd_fail(&err);
-	struct db *db = db_open(ctx->db_path, true, &err);
-	if (!db) {
+	/* Root first (the default lock is root's too), then the lock: nothing,
+	 * not even a schema migration, happens to the database while another
+	 * controller drives this host. */
+	struct controller_opts copts = { .sysfs_root = run_opts.sysfs_root };
+	if (controller_check_privileges(cfg, &copts, &err) < 0) {
+		config_free(cfg);
+		return cmd_fail(&err);
+	}
+	struct hostlock lock = { .fd = -1 };
+	struct db *db = NULL;
+	if (sweep_lock(ctx, &lock, &err) < 0 || !(db = db_open(ctx->db_path, true, &err))) {
+		hostlock_release(&lock);
 		config_free(cfg);
 		return cmd_fail(&err);
 	}
 	int rc = sweep_new(ctx, db, cfg, 0, cfg->seed_given ? cfg->seed : sweep_random_seed(),
 			   &run_opts);
 	db_close(db);
+	hostlock_release(&lock);
 	config_free(cfg);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "../schema/db-plan.h"
 #include "../util/json.h"
 #include "cmd.h"
+#include "dbread.h"
 
 struct show_data {
 	struct db_experiment exp;
@@ -25,6 +26,7 @@ static void show_json(struct strbuf *out, const struct show_data *d)
 	json_key(&w, "id"); json_int(&w, e->id);
 	json_key(&w, "name"); json_str(&w, e->name);
 	json_key(&w, "status"); json_str(&w, e->status);
+	json_key(&w, "error"); json_str(&w, e->error);
 	json_key(&w, "created_at"); json_str(&w, e->created_at);
 	json_key(&w, "finished_at"); json_str(&w, e->finished_at);
 	json_key(&w, "parent_id");
@@ -76,6 +78,8 @@ static void show_text(struct strbuf *out, const struct show_data *d)
 {
 	const struct db_experiment *e = &d->exp;
 	strbuf_addf(out, "Experiment %lld '%s': %s\n", (long long)e->id, e->name, e->status);
+	if (e->error)
+		strbuf_addf(out, "  failed     %s\n", e->error);
 	strbuf_addf(out, "  created    %s%s%s\n", e->created_at,
 		    e->finished_at ? ", finished " : "", e->finished_at ? e->finished_at : "");
 	if (e->parent_id)
@@ -87,8 +91,14 @@ static void show_text(struct strbuf *out, const struct show_data *d)
 		    ? " (higher is better)" : " (lower is better)");
 	strbuf_addf(out, "  seed       %llu\n  tool       topoadvisor %s\n",
 		    (unsigned long long)e->seed, e->tool_version);
-	strbuf_addf(out, "  runs       %d: %d ok, %d failed, %d interrupted, %d pending\n",
-		    e->nruns, e->nok, e->nfailed, e->ninterrupted, e->nplanned + e->nrunning);
+	strbuf_addf(out, "  runs       %d: %d ok, %d failed, %d interrupted, %d %s\n",
+		    e->nruns, e->nok, e->nfailed, e->ninterrupted, e->nplanned + e->nrunning,
+		    e->error ? "not run" : "pending");
+	/* Runs a failed sweep never reached are not failures of theirs. */
+	if (e->error && e->nplanned + e->nrunning)
+		strbuf_addf(out, "             (the sweep stopped before them; fix the "
+			    "cause and 'topoadvisor resume %lld' runs them)\n",
+			    (long long)e->id);
 
 	strbuf_addf(out, "\nConfigurations (%zu):\n", d->nconfigs);
 	strbuf_addf(out, "  %4s  %-48s %4s %6s %11s %7s\n", "ID", "KEY", "OK", "FAILED",
@@ -115,7 +125,7 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct ta_err err = { 0 };
 	struct show_data d = { 0 };
 	int rc = EXIT_OK;
-	struct db *db = db_open(ctx->db_path, false, &err);
+	struct db *db = dbread_open(ctx->db_path, &err);
 	if (!db)
 		return cmd_fail(&err);
 	if (db_experiment_get(db, argv[0], &d.exp, &err) < 0 ||

@@ -185,6 +185,7 @@ static int cmd_trace_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 const struct cmd_entry cmd_trace_entry = {
+	.no_db = 1,
 	.name = "trace",
 	.summary = "ganged exits and exit reasons on this host, live",
 	.args_usage = "[-d SECS | -- CMD ARGS...]",

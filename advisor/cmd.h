@@ -29,13 +29,27 @@ struct cmd_entry {
 	const struct option *options;	/* may be NULL */
 	int min_args, max_args;		/* max_args -1: unlimited */
 	int stop_at_arg;		/* first argument ends option parsing */
+	int no_db;			/* uses no database: --db is not listed nor taken */
 	/* Returns the exit status: EXIT_OK, EXIT_FAILURE_RUN or EXIT_BAD_INPUT. */
 	int (*exec)(const struct cmd_ctx *ctx, int argc, char **argv);
 };
 
-/* Prints "topoadvisor: error: MSG" to stderr and returns e->code (1 if unset). */
+/*
+ * Prints "topoadvisor: error: MSG" to stderr and returns e->code (1 if
+ * unset).  Control characters in MSG are shown escaped (strbuf_add_printable).
+ */
 int cmd_fail(const struct ta_err *e);
-/* Writes out to stdout (a JSON document gets a final newline). */
+/*
+ * Writes out to stdout (a JSON document gets a final newline), terminal-
+ * safe: stored text (names, errors, benchmark output) goes through
+ * strbuf_add_printable, so it can never drive the terminal.  JSON is
+ * unchanged by that (json_escape already escapes every control character).
+ */
 void cmd_print(const struct strbuf *out);
+/*
+ * cmd_print for data meant for other programs (export): the exact bytes
+ * when stdout is a file or pipe, the terminal-safe form on a terminal.
+ */
+void cmd_print_data(const struct strbuf *out);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -47,14 +48,28 @@ static const struct cmd_entry *const commands[] = {
 static struct cmd_ctx ctx;
 static int show_version;
 
+#define COMMON_OPTIONS \
+	OPT_BOOL(0, "json", &ctx.json, "print results as JSON"), \
+	OPT_COUNT('q', "quiet", &ctx.quiet, "print only results and errors"), \
+	OPT_COUNT('v', "verbose", &ctx.verbose, "say more (repeat for more)")
+
 static const struct option global_options[] = {
 	OPT_STRING(0, "db", &ctx.db_path, "PATH",
 		   "database (default: $TOPOADVISOR_DB, else ./topoadvisor.db)"),
-	OPT_BOOL(0, "json", &ctx.json, "print results as JSON"),
-	OPT_COUNT('q', "quiet", &ctx.quiet, "print only results and errors"),
-	OPT_COUNT('v', "verbose", &ctx.verbose, "say more (repeat for more)"),
+	COMMON_OPTIONS,
 	OPT_END(),
 };
+
+/* For the commands that use no database: --db is not theirs to list. */
+static const struct option global_options_no_db[] = {
+	COMMON_OPTIONS,
+	OPT_END(),
+};
+
+static const struct option *globals_of(const struct cmd_entry *c)
+{
+	return c->no_db ? global_options_no_db : global_options;
+}
 
 static const struct option no_options[] = { OPT_END() };
 
@@ -65,15 +80,36 @@ static const struct option top_options[] = {
 
 int cmd_fail(const struct ta_err *e)
 {
-	fprintf(stderr, "topoadvisor: error: %s\n", e->msg[0] ? e->msg : "unknown error");
+	/* Messages quote stored and benchmark text: never raw to a terminal. */
+	struct strbuf safe = STRBUF_INIT;
+	const char *msg = e->msg[0] ? e->msg : "unknown error";
+	strbuf_add_printable(&safe, msg, strlen(msg));
+	fprintf(stderr, "topoadvisor: error: %s\n", strbuf_str(&safe));
+	strbuf_release(&safe);
 	return e->code ? e->code : EXIT_FAILURE_RUN;
+}
+
+static void print_exact(const struct strbuf *out)
+{
+	fwrite(strbuf_str(out), 1, out->len, stdout);
+	if (out->len && out->buf[out->len - 1] != '\n')
+		fputc('\n', stdout);
 }
 
 void cmd_print(const struct strbuf *out)
 {
-	fputs(strbuf_str(out), stdout);
-	if (out->len && out->buf[out->len - 1] != '\n')
-		fputc('\n', stdout);
+	struct strbuf safe = STRBUF_INIT;
+	strbuf_add_printable(&safe, strbuf_str(out), out->len);
+	print_exact(&safe);
+	strbuf_release(&safe);
+}
+
+void cmd_print_data(const struct strbuf *out)
+{
+	if (isatty(STDOUT_FILENO))
+		cmd_print(out);
+	else
+		print_exact(out);
 }
 
 static void top_usage(FILE *f)
@@ -96,7 +132,7 @@ static void cmd_usage(FILE *f, const struct cmd_entry *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const struct option *const tables[] = { c->options ? c->options : no_options,
-						global_options, NULL };
+						globals_of(c), NULL };
 	strbuf_addf(&sb, "usage: topoadvisor %s [options]%s%s\n\n%s\n\nOptions:\n",
 		    c->name, c->args_usage[0] ? " " : "", c->args_usage, c->summary);
 	opts_help(&sb, tables);
@@ -152,7 +188,7 @@ int main(int argc, char **argv)
 
 	/* ... or after it, mixed with the command's own. */
 	const struct option *const tables[] = { cmd->options ? cmd->options : no_options,
-						global_options, NULL };
+						globals_of(cmd), NULL };
 	n = opts_parse(tables, n - 1, args + 1, cmd->stop_at_arg, &err);
 	if (n == OPTS_HELP) {
 		cmd_usage(stdout, cmd);

@@ -3,12 +3,13 @@
  * database, read the experiment whole, rank it — in one place.
  */
 #include "../schema/db-results.h"
+#include "dbread.h"
 #include "rank.h"
 
 int rank_load(const char *db_path, const char *exp, const char *metric,
 	      struct db_results *res, struct rank_result *r, struct ta_err *err)
 {
-	struct db *db = db_open(db_path, false, err);
+	struct db *db = dbread_open(db_path, err);
 	if (!db)
 		return -1;
 	int rc = db_results_load(db, exp, res, err);

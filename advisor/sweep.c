@@ -14,6 +14,21 @@
 #include "../schema/db-plan.h"
 #include "../util/json.h"
 
+int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *err)
+{
+	if (hostlock_acquire(lock, NULL, err) < 0)
+		return -1;
+	if (lock->leftovers && !ctx->quiet)
+		fprintf(stderr, "ended %d process%s left running by an earlier sweep: %s\n",
+			lock->leftovers, lock->leftovers == 1 ? "" : "es",
+			strbuf_str(&lock->leftover_names));
+	if (lock->survivor_group)
+		fprintf(stderr, "topoadvisor: warning: processes of group %d left by an earlier "
+			"sweep survive SIGKILL (stuck in the kernel?); check 'ps -g %d'\n",
+			lock->survivor_group, lock->survivor_group);
+	return 0;
+}
+
 uint64_t sweep_random_seed(void)
 {
 	uint64_t seed;
@@ -80,7 +95,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
-	if (hostlock_acquire(&lock, NULL, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
 	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
 	if (!p) {
@@ -125,7 +140,7 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
-	if (hostlock_acquire(&lock, NULL, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
 	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
 	int rc = p ? drive(ctx, db, p, exp_id, &copts) : cmd_fail(&err);

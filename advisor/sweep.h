@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../experiments/config.h"
+#include "../experiments/hostlock.h"
 #include "../schema/db.h"
 #include "cmd.h"
 
@@ -16,10 +17,20 @@ struct sweep_opts {
 	const char *sysfs_root;	/* --root (tests), NULL: "/" */
 };
 
+/*
+ * Takes the host lock (hostlock.h), saying on stderr what processes of an
+ * earlier, killed sweep it ended.  run, resume and rerun take it before
+ * they open the database, so no two controllers ever migrate one at once.
+ */
+int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *err);
+
 /* A fresh random seed (getrandom), for sweeps whose config names none. */
 uint64_t sweep_random_seed(void);
 
 /*
+ * sweep_new and sweep_resume take the host lock for the sweep unless the
+ * caller holds it already (and then leave it held).
+ *
  * Creates a new experiment for cfg (parent_id 0 for `run`) with `seed`,
  * stores its plan and runs it.  Prints the experiment id first.
  */

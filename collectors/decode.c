@@ -69,9 +69,9 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct ta_err *err)
 	const char *const ke_names[] = { "exit_reason", "isa", "vcpu_id", NULL };
 	struct field_ref *const ke_refs[] = { &d->ke_reason, &d->ke_isa, &d->ke_vcpu };
 	const bool ke_req[] = { true, false, false };
-	const char *const ue_names[] = { "reason", "vcpu_id", NULL };
-	struct field_ref *const ue_refs[] = { &d->ue_reason, &d->ue_vcpu };
-	const bool ue_req[] = { true, false };
+	const char *const ue_names[] = { "reason", "errno", "vcpu_id", NULL };
+	struct field_ref *const ue_refs[] = { &d->ue_reason, &d->ue_errno, &d->ue_vcpu };
+	const bool ue_req[] = { true, false, false };
 
 	if (event_resolve(tep, "kvm_hv", "kvmppc_run_core", &d->id_run_core, rc_names, rc_refs,
 			  rc_req, err) < 0 ||
@@ -187,10 +187,14 @@ int decoder_decode(struct decoder *d, const void *data, int size, struct gang_ev
 		ev->u.kvm_exit.vcpu_id = d->ke_vcpu.size ? decoder_field(d, &d->ke_vcpu, data)
 							 : GANG_VCPU_UNKNOWN;
 	} else {
-		if (!fits(&d->ue_reason, size) || !fits(&d->ue_vcpu, size))
+		if (!fits(&d->ue_reason, size) || !fits(&d->ue_errno, size) ||
+		    !fits(&d->ue_vcpu, size))
 			goto short_record;
 		ev->kind = GANG_EV_USERSPACE_EXIT;
-		ev->u.userspace_exit.reason = decoder_field(d, &d->ue_reason, data);
+		/* KVM_RUN's return: when negative, exit_reason is left from the run before. */
+		int64_t error = decoder_field(d, &d->ue_errno, data);
+		ev->u.userspace_exit.reason = error < 0 ? error
+						       : decoder_field(d, &d->ue_reason, data);
 		ev->u.userspace_exit.vcpu_id = d->ue_vcpu.size ? decoder_field(d, &d->ue_vcpu, data)
 							       : GANG_VCPU_UNKNOWN;
 	}

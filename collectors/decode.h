@@ -31,7 +31,7 @@ struct decoder {
 	struct field_ref rc_n_runnable, rc_runner_vcpu, rc_where, rc_tgid;
 	struct field_ref ge_vcpu_id, ge_trap, ge_ceded;
 	struct field_ref ke_reason, ke_isa, ke_vcpu;
-	struct field_ref ue_reason, ue_vcpu;
+	struct field_ref ue_reason, ue_errno, ue_vcpu;
 	uint64_t malformed;		/* records too short for their fields */
 };
 
@@ -47,8 +47,10 @@ bool decoder_has_events(const struct decoder *d);
 
 /*
  * Decodes one record (data points at common_type).  Returns 1 and fills ev
- * (but ev->cpu, ev->ts and ev->tgid for x86 events) for our events, 0 for
- * other events and -1 for a record too short for its fields.
+ * (but ev->cpu, ev->ts and ev->tgid for x86 events: 0, they carry none) for
+ * our events, 0 for other events and -1 for a record too short for its
+ * fields.  A kvm_userspace_exit whose errno is negative (KVM_RUN failed, no exit took
+ * place) gets that errno as its reason, not the stale exit_reason.
  */
 int decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev);
 

@@ -62,6 +62,25 @@ static bool lower_bounds(const struct gang_result *r)
 	return r->lost_events > 0;
 }
 
+/* Without ganging, which process exits how often is still worth a line each. */
+static void guest_exits_text(struct strbuf *out, const struct gang_result *r)
+{
+	bool any = false;
+	for (size_t i = 0; i < r->nprocs; i++)
+		any |= r->procs[i].guest_exits > 0;
+	if (!any)
+		return;
+	strbuf_addf(out, "Guest exits per %s\n%8s  %-16s %12s\n",
+		    r->x86_per_thread ? "thread (a recording names no processes)" : "process",
+		    r->x86_per_thread ? "TID" : "TGID", "COMMAND", "GUEST_EXITS");
+	for (size_t i = 0; i < r->nprocs; i++) {
+		const struct gang_proc *p = &r->procs[i];
+		if (p->guest_exits)
+			strbuf_addf(out, "%8d  %-16s %12llu\n", p->tgid, p->comm[0] ? p->comm : "-",
+				    (unsigned long long)p->guest_exits);
+	}
+}
+
 void exitsum_text(struct strbuf *out, const struct gang_result *r,
 		  const struct exitsum_meta *m, int verbose)
 {
@@ -79,6 +98,7 @@ void exitsum_text(struct strbuf *out, const struct gang_result *r,
 
 	if (why) {
 		strbuf_addf(out, "Ganged exits: not applicable: %s\n", why);
+		guest_exits_text(out, r);
 	} else {
 		strbuf_addf(out, "Ganged exits (%s rule)\n", r->algorithm == GANG_ALGO_SEED
 			    ? "seed per-tgid" : "per-vcore");
@@ -116,7 +136,9 @@ void exitsum_text(struct strbuf *out, const struct gang_result *r,
 	free(t);
 
 	if (verbose && r->nreasons) {
-		strbuf_addstr(out, "Exit reasons per process and vCPU\n");
+		strbuf_addstr(out, r->x86_per_thread ? "Exit reasons per process and vCPU (x86: per "
+			      "thread, tid; a recording names no processes)\n"
+			      : "Exit reasons per process and vCPU\n");
 		for (size_t i = 0; i < r->nreasons; i++) {
 			const struct gang_reason *x = &r->reasons[i];
 			char name[48], vcpu[24];
@@ -125,7 +147,12 @@ void exitsum_text(struct strbuf *out, const struct gang_result *r,
 				snprintf(vcpu, sizeof(vcpu), "?");
 			else
 				snprintf(vcpu, sizeof(vcpu), "%lld", (long long)x->vcpu);
-			strbuf_addf(out, "  tgid %-8d vcpu %-5s %-10s %-26s %12llu\n", x->tgid, vcpu,
+			/* A recording's x86 entries are per thread (it names no processes). */
+			bool tid = r->x86_per_thread && (x->source == EXIT_SRC_VMX ||
+							 x->source == EXIT_SRC_SVM ||
+							 x->source == EXIT_SRC_USERSPACE);
+			strbuf_addf(out, "  %-4s %-8d vcpu %-5s %-10s %-26s %12llu\n",
+				    tid ? "tid" : "tgid", x->tgid, vcpu,
 				    traps_source_name(x->source), name,
 				    (unsigned long long)x->count);
 		}
@@ -157,6 +184,7 @@ void exitsum_json(struct strbuf *out, const struct gang_result *r,
 	json_key(&w, "lost_events_exact"); json_bool(&w, r->lost_known);
 	json_key(&w, "counts_are_lower_bounds"); json_bool(&w, lower_bounds(r));
 	json_key(&w, "span_seconds"); json_double(&w, r->span_seconds);
+	json_key(&w, "x86_per_thread"); json_bool(&w, r->x86_per_thread);
 	json_key(&w, "applicable"); json_bool(&w, why == NULL);
 	if (why) {
 		json_key(&w, "why"); json_str(&w, why);

@@ -288,15 +288,24 @@ static void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev)
 }
 
 /*
- * A reader that cannot tell the thread's process leaves tgid 0 (a
- * trace-cmd file keeps no tgids unless recorded with them).  On POWER the
- * thread is a vCPU's runner whose kvmppc_run_core events named its process:
- * charge the exit there, not to a process 0 that never ran.
+ * The process of an x86 event.  A reader that cannot tell (a trace-cmd file
+ * keeps no thread groups, or a thread exited unseen) leaves tgid 0: the
+ * thread itself stands in, so two VMs never merge into one process 0.
+ */
+static int32_t event_tgid(const struct gang_event *ev)
+{
+	return ev->tgid ? ev->tgid : ev->pid;
+}
+
+/*
+ * A user-space exit whose process the reader could not tell: on POWER the
+ * thread is a vCPU's runner whose kvmppc_run_core events named its process,
+ * so the exit is charged there; elsewhere the thread stands in (event_tgid).
  */
 static void feed_userspace_exit(struct gang_counter *g, const struct gang_event *ev)
 {
-	int32_t tgid = ev->tgid;
-	if (!tgid && g->run_core_events) {
+	int32_t tgid = event_tgid(ev);
+	if (!ev->tgid && g->run_core_events) {
 		size_t nrunners = g->runners.n;
 		struct runner *r = runner_get(g, ev->pid);
 		if (g->runners.n == nrunners)
@@ -322,8 +331,8 @@ void gang_feed(struct gang_counter *g, const struct gang_event *ev)
 		feed_guest_exit(g, ev);
 		break;
 	case GANG_EV_KVM_EXIT:
-		proc_get(g, ev->tgid)->p.guest_exits++;
-		reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason, ev->tgid,
+		proc_get(g, event_tgid(ev))->p.guest_exits++;
+		reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason, event_tgid(ev),
 			   ev->u.kvm_exit.vcpu_id);
 		break;
 	case GANG_EV_USERSPACE_EXIT:

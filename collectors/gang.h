@@ -28,9 +28,10 @@
  * piggybacked vcores of other VMs are recorded in the runner's context, so
  * they are charged to the runner's VM.
  *
- * x86: kvm:kvm_exit (exit_reason, isa) and kvm:kvm_userspace_exit (reason)
- * are counted per reason, per tgid (given by the reader, 0 if unknown) and
- * per vCPU; there are no ganged exits there.
+ * x86: kvm:kvm_exit (exit_reason, isa) and kvm:kvm_userspace_exit (reason,
+ * or the negative errno of a KVM_RUN that failed) are counted per reason,
+ * per tgid (given by the reader; where it is 0, unknown, the recording
+ * thread's pid stands in) and per vCPU; there are no ganged exits there.
  */
 #ifndef TA_GANG_H
 #define TA_GANG_H
@@ -72,7 +73,7 @@ struct gang_event {
 			enum exit_source isa;	/* EXIT_SRC_VMX or EXIT_SRC_SVM */
 		} kvm_exit;
 		struct {
-			int64_t reason, vcpu_id;
+			int64_t reason, vcpu_id;	/* reason < 0: KVM_RUN's errno */
 		} userspace_exit;
 	} u;
 };
@@ -112,6 +113,10 @@ struct gang_result {
 	uint64_t lost_events;		/* (reader) from per-CPU stats */
 	bool lost_known;		/* (reader) stats were available */
 	bool run_core_format;		/* (reader) the trace defines kvmppc_run_core */
+	bool x86_per_thread;		/* (reader) kvm:kvm_exit and
+					 * kvm_userspace_exit were counted per
+					 * thread: a recording names no thread
+					 * groups, so their tgid is a thread id */
 	double span_seconds;		/* (reader) trace span, else from timestamps */
 	struct gang_proc *procs;
 	size_t nprocs;

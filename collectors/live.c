@@ -50,7 +50,7 @@ struct cpu_queue {
 	struct page_reader pr;
 };
 
-/* pid -> tgid for x86 events, which carry no tgid. */
+/* pid -> tgid for x86 events, which carry no tgid (0: not known at all). */
 struct tgid_cache {
 	int32_t *keys, *vals;
 	size_t cap, n;
@@ -102,6 +102,31 @@ static uint64_t now_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * pid's tgid in the kernel's saved_tgids ("PID TGID" lines), 0 when absent.
+ * The kernel fills it at context switches while events are traced with the
+ * record-tgid option, so it still knows threads that exited before their
+ * records were read.
+ */
+static int32_t saved_tgid(int32_t pid)
+{
+	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	int32_t tgid = 0;
+	for (char *line = text; line && *line;) {
+		char *end;
+		long p = strtol(line, &end, 10);
+		if (p == pid && end != line && *end == ' ') {
+			tgid = (int32_t)strtol(end, NULL, 10);
+			break;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	free(text);
+	return tgid;
+}
+
 static int32_t proc_tgid(int32_t pid)
 {
 	char path[64], line[256];
@@ -148,6 +173,8 @@ static int32_t tgid_lookup(struct tgid_cache *c, int32_t pid)
 	}
 	c->keys[s] = pid;
 	c->vals[s] = proc_tgid(pid);
+	if (!c->vals[s])	/* gone already (a short-lived program) */
+		c->vals[s] = saved_tgid(pid);
 	c->n++;
 	return c->vals[s];
 }
@@ -276,8 +303,9 @@ static void feed_record(struct live_session *s, uint64_t ts, const void *data, i
 	ev.cpu = cpu;
 	ev.ts = ts;
 	if (ev.kind == GANG_EV_KVM_EXIT || ev.kind == GANG_EV_USERSPACE_EXIT) {
+		/* 0: unknown, the thread stands in for its process (gang.h). */
 		ev.tgid = tgid_lookup(&s->tc, ev.pid);
-		comm_note(s, ev.tgid, ev.pid);
+		comm_note(s, ev.tgid ? ev.tgid : ev.pid, ev.pid);
 	} else if (ev.kind == GANG_EV_RUN_CORE) {
 		comm_note(s, (int32_t)ev.u.run_core.tgid, ev.pid);
 	}
@@ -425,19 +453,22 @@ int live_cleanup_stale(void)
 	return removed;
 }
 
-static const char *const event_names[][2] = {
-	{ "kvm_hv", "kvmppc_run_core" },
-	{ "kvm_hv", "kvm_guest_exit" },
-	{ "kvm", "kvm_exit" },
-	{ "kvm", "kvm_userspace_exit" },
+static const struct {
+	const char *system, *name;
+	unsigned needed_by;	/* enum live_events */
+} events[] = {
+	{ "kvm_hv", "kvmppc_run_core", LIVE_EV_GANG },
+	{ "kvm_hv", "kvm_guest_exit", LIVE_EV_GANG | LIVE_EV_REASONS },
+	{ "kvm", "kvm_exit", LIVE_EV_REASONS },
+	{ "kvm", "kvm_userspace_exit", LIVE_EV_REASONS },
 };
 
 /*
- * A tep with just header_page and our four event formats.  The generic
+ * A tep with just header_page and the formats of the events in wanted.  The generic
  * tracefs_local_events_system() also parses /proc/kallsyms, which costs
  * more CPU than a second of tracing at 1 M events/s.
  */
-static struct tep_handle *local_tep(void)
+static struct tep_handle *local_tep(unsigned wanted)
 {
 	struct tep_handle *tep = tep_alloc();
 	struct strbuf sb = STRBUF_INIT;
@@ -456,16 +487,18 @@ static struct tep_handle *local_tep(void)
 		tep_free(tep);
 		return NULL;
 	}
-	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		if (!(events[i].needed_by & wanted))
+			continue;	/* not parsed, so never enabled below */
 		char rel[128];
-		snprintf(rel, sizeof(rel), "events/%s/%s/format", event_names[i][0],
-			 event_names[i][1]);
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", events[i].system,
+			 events[i].name);
 		strbuf_reset(&sb);
 		path = tracefs_get_tracing_file(rel);
 		rc = path ? strbuf_read_file(&sb, path) : -1;
 		tracefs_put_tracing_file(path);
 		if (rc >= 0)
-			tep_parse_event(tep, sb.buf, sb.len, event_names[i][0]);
+			tep_parse_event(tep, sb.buf, sb.len, events[i].system);
 	}
 	strbuf_release(&sb);
 	return tep;
@@ -547,7 +580,7 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 	}
 	tgid_lookup(&s->tc, 0);	/* allocates the cache */
 
-	s->tep = local_tep();
+	s->tep = local_tep(opts->events ? opts->events : LIVE_EV_GANG | LIVE_EV_REASONS);
 	if (!s->tep) {
 		err_set(err, EXIT_FAILURE_RUN, "cannot read this kernel's ring-buffer header "
 			"format (events/header_page)");
@@ -589,12 +622,18 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 			strerror(errno));
 		goto fail;
 	}
-	for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
-		if (!tep_find_event_by_name(s->tep, event_names[i][0], event_names[i][1]))
+	/*
+	 * Before the events: saved_tgids then knows x86 threads that exit before
+	 * their records are read.  Best effort (kernels before 4.14 lack it):
+	 * without it such threads are counted under their own id.
+	 */
+	tracefs_option_enable(s->inst, TRACEFS_OPTION_RECORD_TGID);
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		if (!tep_find_event_by_name(s->tep, events[i].system, events[i].name))
 			continue;
-		if (tracefs_event_enable(s->inst, event_names[i][0], event_names[i][1]) < 0) {
+		if (tracefs_event_enable(s->inst, events[i].system, events[i].name) < 0) {
 			err_set(err, EXIT_FAILURE_RUN, "cannot enable %s:%s in %s: %s",
-				event_names[i][0], event_names[i][1], s->name, strerror(errno));
+				events[i].system, events[i].name, s->name, strerror(errno));
 			goto fail;
 		}
 	}

@@ -4,7 +4,9 @@
  *
  * The session owns a tracefs instance named topoadvisor-PID-N (never the
  * top-level buffer), enables kvm_hv:kvmppc_run_core, kvm_hv:kvm_guest_exit,
- * kvm:kvm_exit and kvm:kvm_userspace_exit where this kernel has them, sets
+ * kvm:kvm_exit and kvm:kvm_userspace_exit where this kernel has them — only
+ * those opts.events asks for: a session that counts no ganged exits never
+ * touches (nor depends on) kvmppc_run_core — sets
  * the per-CPU buffer size, the "mono" clock and non-overwrite mode, and
  * drains the per-CPU buffers from a background thread while the workload
  * runs, feeding the gang counter in timestamp order (a CPU's records go
@@ -47,7 +49,16 @@
 #define LIVE_MAX_CPU_BUFFER_KIB 16384
 #define LIVE_MIN_CPU_BUFFER_KIB 1024
 
+/* What a session collects; each enables only the events it needs. */
+enum live_events {
+	LIVE_EV_ALL = 0,		/* both (the default) */
+	LIVE_EV_GANG = 1u << 0,		/* kvm_hv: kvmppc_run_core, kvm_guest_exit */
+	LIVE_EV_REASONS = 1u << 1,	/* kvm_hv:kvm_guest_exit, kvm: kvm_exit,
+					   kvm_userspace_exit */
+};
+
 struct live_opts {
+	unsigned events;		/* enum live_events mask; LIVE_EV_ALL: both */
 	enum gang_algorithm algorithm;
 	int buffer_kib;			/* per CPU; 0: the default above */
 	const int32_t *tgids;		/* report only these processes; NULL: all */

@@ -402,6 +402,11 @@ int offline_analyze(const char *path, const struct offline_opts *opts, struct ga
 	const struct tdat_buffer *b = &f.buffers[best_idx];
 	*res = best.res;
 	res->run_core_format = dec.id_run_core >= 0;
+	/* The file names no thread groups: its kvm:* entries are threads (gang.h). */
+	for (size_t i = 0; i < res->nreasons; i++)
+		if (res->reasons[i].source != EXIT_SRC_POWER &&
+		    (res->reasons[i].source != EXIT_SRC_USERSPACE || !res->run_core_events))
+			res->x86_per_thread = true;
 	if (b->lost_events >= 0) {
 		res->lost_events = (uint64_t)b->lost_events;
 		res->lost_known = true;

@@ -464,8 +464,8 @@ int tdat_open(const char *path, struct tdat_file *f, struct ta_err *err)
 	memset(f, 0, sizeof(*f));
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return err_set(err, errno == ENOENT ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
-			       "cannot open %s: %s", path, strerror(errno));
+		return err_set(err, err_open_code(errno), "cannot open %s: %s", path,
+			       strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);

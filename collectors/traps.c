@@ -1,6 +1,7 @@
 /* traps: exit reason names; see traps.h. */
 #include "traps.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 struct code_name {
@@ -170,12 +171,16 @@ const char *traps_name(enum exit_source src, int64_t code)
 			return NULL;
 		return lookup(vmx_reasons, NELEM(vmx_reasons), code & 0xffff);
 	case EXIT_SRC_SVM:
+		/* kvm_exit's exit_reason is 32 bits: SVM_EXIT_ERR (-1) arrives as 0xffffffff. */
+		if (code == UINT32_MAX)
+			code = -1;
 		n = lookup(svm_codes, NELEM(svm_codes), code);
 		return n ? n : svm_range_name(code);
 	case EXIT_SRC_USERSPACE:
 		if (code >= 0 && (uint64_t)code < NELEM(userspace_exits))
 			return userspace_exits[code];
-		return NULL;
+		/* A failed KVM_RUN (decode.h): -EINTR is the kernel's "restart". */
+		return code == -EINTR ? "RESTART" : NULL;
 	}
 	return NULL;
 }

@@ -5,7 +5,8 @@
  * Sources: POWER trap codes as recorded in kvm_hv:kvm_guest_exit's `trap`
  * (DESIGN §4.2), x86 VMX basic exit reasons and SVM exit codes as recorded
  * in kvm:kvm_exit's `exit_reason` (with `isa` 1 = VMX, 2 = SVM), and the
- * KVM_EXIT_* codes of kvm:kvm_userspace_exit.  Unknown codes have no name:
+ * KVM_EXIT_* codes of kvm:kvm_userspace_exit (negative: the errno of a
+ * failed KVM_RUN, -EINTR named RESTART).  Unknown codes have no name:
  * callers print them as hex (traps_format does).
  */
 #ifndef TA_TRAPS_H

@@ -384,7 +384,17 @@ static int shape_parse(struct yr_reader *L, const yaml_node_t *n, const char *ke
 			     "threads}, got %s", YR_DESCRIBE(n));
 	s->line = (int)n->start_mark.line + 1;
 	s->col = (int)n->start_mark.column + 1;
-	return rc;
+	if (rc < 0)
+		return rc;
+	/* Parts of up to 1024 each multiply past any int: bound the product. */
+	long long vcpus = (long long)s->sockets * s->dies * s->cores * s->threads;
+	if (vcpus > CONFIG_MAX_VCPUS) {
+		char text[64];
+		shape_format(s, text, sizeof(text));
+		return yr_fail(L, n, key, "shape %s has %lld vCPUs; a guest has at most %d "
+			       "(QEMU's and KVM's limit)", text, vcpus, CONFIG_MAX_VCPUS);
+	}
+	return 0;
 }
 
 static bool shape_same(const struct shape *a, const struct shape *b)
@@ -405,7 +415,8 @@ static int parse_generator(struct yr_reader *L, const yaml_node_t *n, struct top
 	yaml_node_t *v;
 	if (!(v = yr_map_get(L, n, "vcpus")))
 		rc = yr_fail_missing(L, n, "topology.vcpus", "vcpus", missing);
-	else if (yr_get_int_list(L, v, "topology.vcpus", 1, 1024, &t->vcpus, &t->nvcpus) < 0)
+	else if (yr_get_int_list(L, v, "topology.vcpus", 1, CONFIG_MAX_VCPUS, &t->vcpus,
+				 &t->nvcpus) < 0)
 		rc = -1;
 	if (!(v = yr_map_get(L, n, "threads")))
 		rc = yr_fail_missing(L, n, "topology.threads", "threads", missing);

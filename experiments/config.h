@@ -34,6 +34,14 @@ struct argv_list {
 	size_t argc;
 };
 
+/*
+ * The most vCPUs a shape may have (sockets x dies x cores x threads, and a
+ * generator's vcpus): QEMU's largest machines and KVM_MAX_VCPUS on x86 stop
+ * near here, and the product of four parts of up to 1024 each would
+ * overflow an int long before.
+ */
+#define CONFIG_MAX_VCPUS 1024
+
 /* One guest CPU shape; dies is 1 unless given. */
 struct shape {
 	int sockets, dies, cores, threads;

@@ -53,11 +53,14 @@ int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
 			return -1;
 	}
 	int n = 0;
-	if (guest_leftovers_destroy(conn, cfg->name_prefix, &n, err) < 0)
-		return -1;
+	struct strbuf names = STRBUF_INIT;
+	int rc = guest_leftovers_destroy(conn, cfg->name_prefix, &n, &names, err);
 	if (n && !c->opts->quiet)
-		fprintf(stderr, "destroyed %d guest%s left by an earlier sweep\n", n,
-			n == 1 ? "" : "s");
+		fprintf(stderr, "destroyed %d guest%s left by an earlier sweep: %s\n", n,
+			n == 1 ? "" : "s", strbuf_str(&names));
+	strbuf_release(&names);
+	if (rc < 0)
+		return -1;
 	free(host_cpus);
 	host_cpus = NULL;
 	if (hostprobe_cpus_read(&host_cpus, &nhost_cpus, err) < 0)

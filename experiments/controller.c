@@ -99,6 +99,24 @@ char *controller_host_facts_json(void)
 
 /* ---- checks before the sweep ------------------------------------------ */
 
+int controller_check_privileges(const struct sweep_config *cfg,
+				const struct controller_opts *opts, struct ta_err *err)
+{
+	const char *root = opts->sysfs_root ? opts->sysfs_root : "/";
+	if (geteuid() == 0)
+		return 0;
+	if (cfg->nknobs && !strcmp(root, "/"))
+		return err_set(err, EXIT_BAD_INPUT, "%s: changing host knobs needs root; run "
+			       "as root or remove the host: section", cfg->path);
+	/* Kernel tracing needs root: say so now, not after the first guest boots. */
+	if (cfg->runner == RUNNER_AGENT && (cfg->collect.gang_exits || cfg->collect.exit_reasons))
+		return err_set(err, EXIT_BAD_INPUT, "%s: this sweep traces KVM exits "
+			       "(collect.gang_exits / collect.exit_reasons), which needs root; "
+			       "run it as root, or set collect: {gang_exits: false, "
+			       "exit_reasons: false} to run without tracing", cfg->path);
+	return 0;
+}
+
 int controller_check_host(const struct plan *plan, const struct controller_opts *opts,
 			  bool for_run, struct ta_err *err)
 {
@@ -124,9 +142,8 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
 			}
 		}
 	}
-	if (for_run && cfg->nknobs && !strcmp(root, "/") && geteuid() != 0)
-		return err_set(err, EXIT_BAD_INPUT, "%s: changing host knobs needs root; run "
-			       "as root or remove the host: section", cfg->path);
+	if (for_run && controller_check_privileges(cfg, opts, err) < 0)
+		return -1;
 	for (size_t i = 0; i < cfg->nnoises; i++)
 		if ((cfg->noises[i].kind == NOISE_GUEST || cfg->noises[i].vcpus) &&
 		    cfg->runner != RUNNER_AGENT)
@@ -501,7 +518,11 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 
 	if (in_guest(c, pc) && (cfg->collect.gang_exits || cfg->collect.exit_reasons)) {
 		int32_t tgid = ctl_guest_qemu_pid(c);
-		struct live_opts lo = { .algorithm = GANG_ALGO_VCORE,
+		/* Only the events asked for: a sweep must not fail on an event
+		 * it does not use appearing or vanishing (kvm_hv reloaded). */
+		struct live_opts lo = { .events = (cfg->collect.gang_exits ? LIVE_EV_GANG : 0) |
+					 (cfg->collect.exit_reasons ? LIVE_EV_REASONS : 0),
+					.algorithm = GANG_ALGO_VCORE,
 					.buffer_kib = cfg->collect.buffer_kib,
 					.tgids = tgid ? &tgid : NULL, .ntgids = tgid ? 1 : 0 };
 		if (live_start(&lo, &trace, &err) < 0) {
@@ -686,10 +707,14 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 			summary->ok++;
 		} else if (!strcmp(rec.status, "failed")) {
 			summary->failed++;
-			if (!opts->quiet)
+			if (!opts->quiet) {
+				struct strbuf safe = STRBUF_INIT;
+				strbuf_add_printable(&safe, rec.error.buf, rec.error.len);
 				progress_note(&prog, "run %lld (%s #%d) failed: %s",
 					      (long long)t->run_id, t->key, t->repetition + 1,
-					      strbuf_str(&rec.error));
+					      strbuf_str(&safe));
+				strbuf_release(&safe);
+			}
 		}
 		runrec_release(&rec);
 		prog.done++;
@@ -712,8 +737,12 @@ out:
 	summary->interrupted = cancel_flag != 0;
 	{
 		struct ta_err serr = { 0 };
-		db_experiment_set_status(db, exp_id, summary->interrupted ? "interrupted"
-					 : rc < 0 ? "failed" : "done", &serr);
+		/* A sweep that could not start or go on says why in `show`. */
+		if (rc < 0 && !summary->interrupted)
+			db_experiment_fail(db, exp_id, err->msg, &serr);
+		else
+			db_experiment_set_status(db, exp_id, summary->interrupted
+						 ? "interrupted" : "done", &serr);
 	}
 	db_runs_free(todo, ntodo);
 	free(c.applied);

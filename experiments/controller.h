@@ -57,6 +57,14 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 int controller_check_host(const struct plan *plan, const struct controller_opts *opts,
 			  bool for_run, struct ta_err *err);
 
+/*
+ * What of cfg needs root (host knobs, kernel tracing), checked before
+ * anything else so that a user without it is told first; part of
+ * controller_check_host(for_run).  EXIT_BAD_INPUT naming what needs it.
+ */
+int controller_check_privileges(const struct sweep_config *cfg,
+				const struct controller_opts *opts, struct ta_err *err);
+
 /* The host facts recorded with an experiment, as JSON. */
 char *controller_host_facts_json(void);
 

@@ -45,6 +45,9 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Where the system daemon listens (libvirt's default for qemu:///system). */
+#define LIBVIRTD_SOCKET "/var/run/libvirt/libvirt-sock"
+
 virConnectPtr guest_connect(const char *uri, struct ta_err *err)
 {
 	virSetErrorFunc(NULL, guest_libvirt_quiet);
@@ -52,10 +55,17 @@ virConnectPtr guest_connect(const char *uri, struct ta_err *err)
 		uri = "qemu:///system";
 	virConnectPtr c = virConnectOpen(uri);
 	if (!c) {
-		err_set(err, EXIT_FAILURE_RUN, "cannot connect to %s: %s%s", uri, lv_msg(),
-			!strcmp(uri, "qemu:///system")
-				? " (is libvirtd running? scripts/libvirtd-start.sh starts it)"
-				: "");
+		const char *msg = lv_msg();
+		const char *hint = "";
+		/* Without root, the daemon's socket refuses us (by mode or polkit,
+		 * whose D-Bus may not even exist here): that, not a stopped daemon. */
+		if (geteuid() != 0 && strstr(uri, "/system") &&
+		    access(LIBVIRTD_SOCKET, F_OK) == 0)
+			hint = " (libvirtd runs, but lets only root, or users its polkit or "
+			       "unix_sock_group settings allow, use this URI: run as root)";
+		else if (!strcmp(uri, "qemu:///system"))
+			hint = " (is libvirtd running? scripts/libvirtd-start.sh starts it)";
+		err_set(err, EXIT_FAILURE_RUN, "cannot connect to %s: %s%s", uri, msg, hint);
 		return NULL;
 	}
 	return c;
@@ -105,7 +115,7 @@ static bool is_leftover(virDomainPtr dom)
 }
 
 int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
-			    struct ta_err *err)
+			    struct strbuf *names, struct ta_err *err)
 {
 	virDomainPtr *doms = NULL;
 	int count = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
@@ -121,8 +131,12 @@ int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
 			if (virDomainDestroy(doms[i]) < 0 && virDomainIsActive(doms[i]) == 1)
 				rc = err_set(err, EXIT_FAILURE_RUN,
 					     "destroying leftover domain %s: %s", name, lv_msg());
-			else if (n)
-				(*n)++;
+			else {
+				if (n)
+					(*n)++;
+				if (names)
+					strbuf_addf(names, "%s%s", names->len ? ", " : "", name);
+			}
 		}
 		virDomainFree(doms[i]);
 	}

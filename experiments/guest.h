@@ -23,6 +23,7 @@
 #include <libvirt/virterror.h>
 
 #include "../util/err.h"
+#include "../util/strbuf.h"
 #include "config.h"
 
 #define GUEST_POLL_MS 100
@@ -46,10 +47,11 @@ char *guest_name_new(const char *prefix);
 /*
  * Destroys running domains whose name starts with prefix, that carry our
  * metadata element and whose owner process is gone; *n (if not NULL) gets
- * how many.  Others stay untouched.
+ * how many, and names (if not NULL) their names, comma-separated.  Others
+ * stay untouched.
  */
 int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
-			    struct ta_err *err);
+			    struct strbuf *names, struct ta_err *err);
 
 /*
  * Creates a transient domain from xml and waits up to timeout_ms for its

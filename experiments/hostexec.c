@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "../util/cpuset.h"
+#include "../util/procgroup.h"
+#include "hostlock.h"
 
 #define OUTPUT_CAP (64u << 20)
 
@@ -112,6 +114,7 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 	if (pid == 0)
 		child_exec(argv, cpus ? &mask : NULL, out[1], errp[1], status[1]);
 	setpgid(pid, pid);	/* also here: no race with the kill below */
+	hostlock_track_group(pid);	/* ended by the next holder if we die */
 	close(out[1]);
 	close(errp[1]);
 	close(status[1]);
@@ -126,6 +129,7 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 		close(out[0]);
 		close(errp[0]);
 		waitpid(pid, NULL, 0);
+		hostlock_untrack_group(pid);
 		if (report[0] == 1)
 			return err_set(err, EXIT_FAILURE_RUN, "cannot pin '%s' to CPUs %s: %s",
 				       argv[0], cpus, strerror(report[1]));
@@ -171,8 +175,10 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 		if (reaped && open_fds > 0 && stage == 0)
 			kill_group(pid, &stage, &kill_at);
 	}
-	/* Whatever the group left running dies with the run. */
+	/* Whatever the group left running dies with the run, for certain. */
 	kill(-pid, SIGKILL);
+	if (procgroup_wait_gone(pid, 5000))
+		hostlock_untrack_group(pid);
 	res->seconds = now_s() - start;
 	if (WIFEXITED(wstatus))
 		res->exit_code = WEXITSTATUS(wstatus);

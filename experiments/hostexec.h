@@ -26,7 +26,10 @@ struct hostexec_result {
  * Runs argv (NULL-terminated) pinned to `cpus` (a cpuset string, NULL: any),
  * in its own process group, waiting at most timeout_s seconds (0: no limit).
  * On timeout or when *cancel becomes non-zero, the whole group gets SIGTERM,
- * then SIGKILL after 2 s.  Output beyond 64 MiB per stream is dropped.
+ * then SIGKILL after 2 s; when it ends, whatever it left in its group is
+ * killed and verified gone.  The group is recorded in the host lock while
+ * it runs (hostlock.h), so a controller killed with SIGKILL leaves nothing
+ * the next holder does not end.  Output beyond 64 MiB per stream is dropped.
  * Returns 0 when the command ran (whatever its exit status; see res), -1 when
  * it could not be started (not found, bad CPU set …).
  */

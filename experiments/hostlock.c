@@ -2,7 +2,6 @@
 #include "hostlock.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../util/strbuf.h"
+#include "../util/procgroup.h"
+#include "../util/safefile.h"
+
+#define LOCK_MAGIC "topoadvisor host lock\n"
+#define LOCK_MAX_CONTENT 65536
+
+struct tracked_group {
+	pid_t pgid;
+	unsigned long long start;
+};
+
+/* The lock this process holds (one per process) and the groups it runs. */
+static struct hostlock *held;
+static struct tracked_group *groups;
+static size_t ngroups;
 
 const char *hostlock_path(void)
 {
@@ -18,42 +31,133 @@ const char *hostlock_path(void)
 	return env && *env ? env : HOSTLOCK_DEFAULT_PATH;
 }
 
-/* The pid the holder wrote, or 0 when the file has none yet. */
-static long holder_pid(int fd)
+static int read_content(int fd, struct strbuf *sb)
 {
-	char buf[32];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
+	strbuf_reset(sb);
+	strbuf_grow(sb, LOCK_MAX_CONTENT);
+	ssize_t n = pread(fd, sb->buf, LOCK_MAX_CONTENT, 0);
+	if (n < 0)
+		return -1;
+	sb->len = (size_t)n;
+	sb->buf[n] = '\0';
+	return 0;
+}
+
+/* Whether s is only a decimal number and a newline (what older builds wrote). */
+static int legacy_pid_file(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i > 0 && i + 1 == len && s[i] == '\n';
+}
+
+/* The holder's pid from the content, or 0 when it has none yet. */
+static long holder_pid(const char *s)
+{
+	const char *p = strncmp(s, LOCK_MAGIC, strlen(LOCK_MAGIC)) ? s : s + strlen(LOCK_MAGIC);
+	if (!strncmp(p, "pid ", 4))
+		p += 4;
 	char *end;
-	long pid = strtol(buf, &end, 10);
-	return pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
+	long pid = strtol(p, &end, 10);
+	return pid > 0 && end != p && (*end == '\n' || *end == '\0') ? pid : 0;
+}
+
+/*
+ * Opens the lock file without ever truncating or following anything: a new
+ * one is created exclusively, an existing one must be ours and a lock.
+ */
+static int lock_open(const char *path, struct strbuf *content, struct ta_err *err)
+{
+	for (int attempt = 0; attempt < 4; attempt++) {
+		struct stat st;
+		int fd = safefile_open_existing(path, &st, err);
+		if (fd < 0 && errno == ENOENT) {
+			fd = safefile_create(path, 0600, err);
+			if (fd < 0 && errno == EEXIST)
+				continue;	/* another locker created it first */
+			if (fd < 0)
+				break;
+			strbuf_reset(content);
+			return fd;
+		}
+		if (fd < 0)
+			break;
+		const char *why = NULL;
+		if (st.st_uid != geteuid())
+			why = "it belongs to another user";
+		else if (read_content(fd, content) < 0)
+			why = strerror(errno);
+		else if (content->len &&
+			 strncmp(content->buf, LOCK_MAGIC, strlen(LOCK_MAGIC)) &&
+			 !((st.st_mode & 07777) == 0600 && legacy_pid_file(content->buf,
+									   content->len)))
+			why = "it is not a topoadvisor lock file (it has other content)";
+		if (!why)
+			return fd;
+		close(fd);
+		err_set(err, EXIT_FAILURE_RUN, "refusing to use %s as the host lock: %s", path,
+			why);
+		break;
+	}
+	/* Every way this fails has the same way out. */
+	size_t len = strlen(err->msg);
+	snprintf(err->msg + len, sizeof(err->msg) - len, " (%sset TOPOADVISOR_LOCK to a "
+		 "writable path of its own, or remove that file if it is a stale lock)",
+		 geteuid() != 0 && !strcmp(path, HOSTLOCK_DEFAULT_PATH)
+		 ? "driving a host needs root: run as root, or " : "");
+	err->code = EXIT_FAILURE_RUN;
+	return -1;
+}
+
+/* Ends the groups an earlier holder recorded in content and left running. */
+static void end_leftovers(struct hostlock *lk, const char *content)
+{
+	for (const char *line = content; line && *line; line = strchr(line, '\n'),
+	     line = line ? line + 1 : NULL) {
+		int pgid;
+		unsigned long long start;
+		if (sscanf(line, "group %d %llu", &pgid, &start) != 2 || pgid <= 1)
+			continue;
+		int n = procgroup_end_leftover(pgid, start, 5000, &lk->leftover_names);
+		if (n < 0)
+			lk->survivor_group = pgid;
+		else
+			lk->leftovers += n;
+	}
+}
+
+/* Rewrites the held lock's content: header, our pid, the tracked groups. */
+static void lock_write(struct hostlock *lk)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, LOCK_MAGIC "pid %ld\n", (long)getpid());
+	for (size_t i = 0; i < ngroups; i++)
+		strbuf_addf(&sb, "group %d %llu\n", (int)groups[i].pgid, groups[i].start);
+	if (safefile_pwrite_all(lk->fd, sb.buf, sb.len) < 0)
+		fprintf(stderr, "topoadvisor: warning: cannot write to the host lock %s: %s\n",
+			lk->path, strerror(errno));
+	strbuf_release(&sb);
 }
 
 int hostlock_acquire(struct hostlock *lk, const char *path, struct ta_err *err)
 {
+	memset(lk, 0, sizeof(*lk));
 	lk->fd = -1;
-	lk->path = NULL;
 	if (!path)
 		path = hostlock_path();
-	/* O_NOFOLLOW: /run is root's, but a planted symlink must not make us
-	 * truncate another file when the lock lives somewhere shared. */
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-	if (fd < 0)
-		return err_set(err, EXIT_FAILURE_RUN,
-			       "cannot open the host lock %s: %s (set TOPOADVISOR_LOCK to a "
-			       "writable path)", path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return err_set(err, EXIT_FAILURE_RUN, "host lock %s is not a regular file",
-			       path);
+	struct strbuf content = STRBUF_INIT;
+	int fd = lock_open(path, &content, err);
+	if (fd < 0) {
+		strbuf_release(&content);
+		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
-		long pid = e == EWOULDBLOCK ? holder_pid(fd) : 0;
+		long pid = e == EWOULDBLOCK && read_content(fd, &content) == 0
+			? holder_pid(content.buf) : 0;
 		close(fd);
+		strbuf_release(&content);
 		if (e != EWOULDBLOCK)
 			return err_set(err, EXIT_FAILURE_RUN, "cannot lock %s: %s", path,
 				       strerror(e));
@@ -65,29 +169,58 @@ int hostlock_acquire(struct hostlock *lk, const char *path, struct ta_err *err)
 			       "%s); wait for it to finish, or stop it (it restores the host "
 			       "on SIGINT/SIGTERM) and try again", who, path);
 	}
-	/* A lock file left by another user keeps its mode: make it ours. */
-	if ((st.st_mode & 07777) != 0600)
-		fchmod(fd, 0600);
-	char buf[32];
-	int len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)len, 0) != len) {
-		int e = errno;
-		close(fd);
-		return err_set(err, EXIT_FAILURE_RUN, "writing our pid into %s: %s", path,
-			       strerror(e));
-	}
 	lk->fd = fd;
 	lk->path = xstrdup(path);
+	/* What the last holder wrote, read again now that it cannot change. */
+	if (read_content(fd, &content) == 0)
+		end_leftovers(lk, content.buf);
+	strbuf_release(&content);
+	free(groups);
+	groups = NULL;
+	ngroups = 0;
+	held = lk;
+	lock_write(lk);
 	return 0;
+}
+
+int hostlock_held(void)
+{
+	return held != NULL;
 }
 
 void hostlock_release(struct hostlock *lk)
 {
-	/* The pid stays in the file: it is read only while a holder exists,
-	 * and every holder writes its own first. */
-	if (lk->fd >= 0)
+	if (lk->fd >= 0) {
+		/* Groups still recorded stay in the file for the next holder. */
 		close(lk->fd);
+	}
+	if (held == lk)
+		held = NULL;
 	lk->fd = -1;
 	free(lk->path);
 	lk->path = NULL;
+	strbuf_release(&lk->leftover_names);
+}
+
+void hostlock_track_group(pid_t pgid)
+{
+	if (!held || pgid <= 1)
+		return;
+	groups = xrealloc(groups, (ngroups + 1) * sizeof(*groups));
+	groups[ngroups].pgid = pgid;
+	groups[ngroups].start = procgroup_start_time(pgid);
+	ngroups++;
+	lock_write(held);
+}
+
+void hostlock_untrack_group(pid_t pgid)
+{
+	for (size_t i = 0; i < ngroups; i++) {
+		if (groups[i].pgid != pgid)
+			continue;
+		groups[i] = groups[--ngroups];
+		if (held)
+			lock_write(held);
+		return;
+	}
 }

@@ -1,39 +1,74 @@
 /*
- * hostlock: one controller per host.
+ * hostlock: one controller per host, and what it leaves running.
  *
  * Everything that changes the host — run, resume, rerun, restore-host —
  * holds an exclusive flock() on a lock file first (default
- * /run/topoadvisor.lock; $TOPOADVISOR_LOCK overrides it, e.g. for tests).
- * Taking it never waits: a second controller fails at once with the
- * holder's pid (written into the file) and what to do.  The kernel drops
- * the lock when the holder's descriptor closes, so a crashed or killed
- * controller never leaves a stale lock; the file itself stays (removing it
- * would race with the next locker).  The descriptor is close-on-exec, and
- * children forked without exec must not outlive the controller (the noise
- * module kills its children with the parent) or they would keep the lock.
+ * /run/topoadvisor.lock; $TOPOADVISOR_LOCK overrides it, e.g. for tests),
+ * before it opens (and perhaps migrates) the database.  Taking it never
+ * waits: a second controller fails at once with the holder's pid and what
+ * to do.  The kernel drops the lock when the holder's descriptor closes, so
+ * a crashed or killed controller never leaves a stale lock; the file itself
+ * stays (removing it would race with the next locker).
+ *
+ * The file is created safely (safefile.h) with mode 0600.  An existing file
+ * is used only when it is a regular file with a single link, owned by us,
+ * and empty or already a topoadvisor lock: it is never truncated, chmod-ed
+ * or written when it holds anything else, so pointing TOPOADVISOR_LOCK at a
+ * file by mistake (or by malice) cannot destroy it.  Content:
+ *
+ *	topoadvisor host lock
+ *	pid PID
+ *	group PGID START	one line per process group the holder runs
+ *
+ * The holder records each process group it starts (noise loads, host
+ * benchmarks, servers: hostlock_track_group) and forgets it once it has
+ * ended it.  A controller killed with SIGKILL cannot end them: the next
+ * holder does, when it takes the lock, so `resume` (or any later sweep,
+ * or restore-host) leaves nothing of an earlier sweep running.
+ *
+ * The descriptor is close-on-exec, and children forked without exec close
+ * it (noise.h), so no child keeps the lock.
  */
 #ifndef TA_HOSTLOCK_H
 #define TA_HOSTLOCK_H
 
+#include <sys/types.h>
+
 #include "../util/err.h"
+#include "../util/strbuf.h"
 
 #define HOSTLOCK_DEFAULT_PATH "/run/topoadvisor.lock"
 
 struct hostlock {
 	int fd;		/* -1 when not held */
 	char *path;
+	int leftovers;		/* processes of an earlier holder ended on acquiring */
+	struct strbuf leftover_names;	/* "sleep(1234), sh(1233)" */
+	int survivor_group;	/* a group of theirs that survived SIGKILL, else 0 */
 };
 
 /* $TOPOADVISOR_LOCK when set and not empty, else HOSTLOCK_DEFAULT_PATH. */
 const char *hostlock_path(void);
 
 /*
- * Takes the lock at path (NULL: hostlock_path()), creating the file with
- * mode 0600, and writes our pid into it.  Fails (EXIT_FAILURE_RUN) without
- * waiting when another process holds it, naming that process.
+ * Takes the lock at path (NULL: hostlock_path()) and ends the process
+ * groups an earlier holder recorded and left running (counted in
+ * lk->leftovers).  Fails (EXIT_FAILURE_RUN) without waiting when another
+ * process holds it, naming that process, and when the file is not one we
+ * may use (see above), saying what to do.
  */
 int hostlock_acquire(struct hostlock *lk, const char *path, struct ta_err *err);
+/* Whether this process holds a host lock. */
+int hostlock_held(void);
 /* Releases the lock (no-op when not held). */
 void hostlock_release(struct hostlock *lk);
+
+/*
+ * Records that process group pgid (whose leader is running) belongs to
+ * this holder, so that a later holder ends it should we die first; and
+ * forgets it once it has been ended.  No-ops when no lock is held.
+ */
+void hostlock_track_group(pid_t pgid);
+void hostlock_untrack_group(pid_t pgid);
 
 #endif

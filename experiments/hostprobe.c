@@ -191,15 +191,41 @@ static void kvm_hv_params_read(struct hostprobe *p)
 		}
 }
 
+/* Whether tracefs is mounted on dir, by /proc/mounts (readable by anyone). */
+static bool tracefs_mounted_on(const char *dir)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	if (!f)
+		return false;
+	char line[1024];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char mnt[512], type[64];
+		if (sscanf(line, "%*s %511s %63s", mnt, type) == 2 && !strcmp(type, "tracefs") &&
+		    !strcmp(mnt, dir))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 static void tracefs_find(struct hostprobe *p)
 {
 	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing",
 					    NULL };
 	for (int i = 0; dirs[i]; i++) {
 		char path[256];
+		struct stat st;
 		snprintf(path, sizeof(path), "%s/events", dirs[i]);
-		if (!path_exists(path))
+		if (stat(path, &st) < 0) {
+			/* Mounted, but mode 0700: only root may look (not "not mounted"). */
+			if ((errno == EACCES || errno == EPERM) && tracefs_mounted_on(dirs[i])) {
+				p->tracefs = xstrdup(dirs[i]);
+				p->tracefs_denied = true;
+				return;
+			}
 			continue;
+		}
 		p->tracefs = xstrdup(dirs[i]);
 		snprintf(path, sizeof(path), "%s/events/kvm", dirs[i]);
 		p->events_kvm = path_exists(path);

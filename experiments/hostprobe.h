@@ -33,6 +33,7 @@ struct hostprobe {
 	bool kvm_usable;		/* a KVM guest really runs here */
 	char kvm_why[256];		/* one sentence either way */
 	char *tracefs;			/* mount point with events/, NULL if none */
+	bool tracefs_denied;		/* mounted, but not readable by us (not root) */
 	bool events_kvm, events_kvm_hv;	/* tracepoint systems present */
 };
 

@@ -1,7 +1,6 @@
 /* noise: spin and command background loads; see noise.h. */
 #include "noise.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -15,7 +14,9 @@
 #include <unistd.h>
 
 #include "../util/cpuset.h"
+#include "../util/procgroup.h"
 #include "../util/strbuf.h"
+#include "hostlock.h"
 
 struct noise_load {
 	enum noise_kind kind;
@@ -110,40 +111,6 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Whether any live (not zombie) process is in group pgid. */
-static bool group_alive(pid_t pgid)
-{
-	if (kill(-pgid, 0) < 0 && errno == ESRCH)
-		return false;
-	/* Zombies still count for kill(); they are dead for our purposes
-	 * (orphaned ones wait for an init that may never reap them). */
-	DIR *d = opendir("/proc");
-	if (!d)
-		return true;
-	bool alive = false;
-	struct dirent *de;
-	struct strbuf sb = STRBUF_INIT;
-	while (!alive && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		char path[sizeof(de->d_name) + 16];
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		strbuf_reset(&sb);
-		if (strbuf_read_file(&sb, path) < 0)
-			continue;
-		/* "pid (comm) S ppid pgrp ...": comm may hold spaces and ')'. */
-		const char *p = strrchr(strbuf_str(&sb), ')');
-		char state;
-		int ppid, pgrp;
-		if (p && sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 &&
-		    pgrp == pgid && state != 'Z' && state != 'X')
-			alive = true;
-	}
-	strbuf_release(&sb);
-	closedir(d);
-	return alive;
-}
-
 static void reap_exited(struct noise_load *nl)
 {
 	for (size_t i = 0; i < nl->npids; i++)
@@ -165,7 +132,7 @@ static bool wait_group(struct noise_load *nl, int ms)
 	long long deadline = now_ms() + ms;
 	for (;;) {
 		reap_exited(nl);
-		if (all_reaped(nl) && !group_alive(nl->pgid))
+		if (all_reaped(nl) && !procgroup_alive(nl->pgid))
 			return true;
 		if (now_ms() >= deadline)
 			return false;
@@ -196,6 +163,8 @@ int noise_stop(struct noise_load *nl, int grace_ms, struct ta_err *err)
 					     "(stuck in the kernel?); check 'ps -g %d'",
 					     nl->what, (int)nl->pgid, (int)nl->pgid);
 		}
+		if (rc == 0)
+			hostlock_untrack_group(nl->pgid);
 	}
 	noise_free(nl);
 	return rc;
@@ -312,8 +281,10 @@ static int start_child(struct noise_load *nl, const cpu_set_t *mask, char *const
 	/* Also from here, so the group exists whichever side runs first (the
 	 * child sets it too; EACCES here only means it already exec'd). */
 	setpgid(pid, nl->pgid ? nl->pgid : pid);
-	if (!nl->pgid)
+	if (!nl->pgid) {
 		nl->pgid = pid;
+		hostlock_track_group(pid);	/* ended by the next holder if we die */
+	}
 	nl->pids[nl->npids] = pid;
 	nl->reaped[nl->npids] = false;
 	nl->npids++;
@@ -381,7 +352,8 @@ struct noise_load *noise_start(enum noise_kind kind, const char *cpus, int threa
 		/* Nothing half-started stays behind. */
 		if (nl->pgid > 0) {
 			kill(-nl->pgid, SIGKILL);
-			wait_group(nl, 5000);
+			if (wait_group(nl, 5000))
+				hostlock_untrack_group(nl->pgid);
 		}
 		noise_free(nl);
 		return NULL;

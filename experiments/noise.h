@@ -16,9 +16,12 @@
  * children a command starts (unless they leave the group with setsid), and
  * a terminal's Ctrl-C reaches only the controller, which then stops the
  * load itself.  Stopping sends SIGTERM to the group, waits up to a grace
- * period, then SIGKILL, and reaps.  Loads die with the controller
- * (PR_SET_PDEATHSIG) so a crashed controller leaves no spinning CPUs (nor
- * a host lock held by a forked copy).  Children start with default signal
+ * period, then SIGKILL, and reaps, and the group is verified gone.  Loads
+ * die with the controller (PR_SET_PDEATHSIG) so a crashed controller leaves
+ * no spinning CPUs (nor a host lock held by a forked copy); PDEATHSIG does
+ * not reach what a command forks, so every group is also recorded in the
+ * host lock (hostlock_track_group) and the next holder ends what a killed
+ * controller left.  Children start with default signal
  * dispositions and an empty signal mask, whatever the controller set up
  * for its own SIGINT/SIGTERM handling, and without the controller's file
  * descriptors.

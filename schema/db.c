@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "../util/safefile.h"
 #include "../util/strbuf.h"
 
 /* schema.sql, embedded at build time and NUL-terminated. */
@@ -123,7 +126,11 @@ static int user_version(struct db *db, int *v, struct ta_err *err)
 	return rc == SQLITE_ROW ? 0 : db_error(db, "reading the schema version", err);
 }
 
-/* Applies migrations (current, target], each in its own transaction. */
+/*
+ * Applies migrations (current, target], each in its own transaction.  The
+ * version is read again inside each transaction: another process that
+ * opened the same new file at the same moment may have applied it first.
+ */
 static int migrate(struct db *db, int target, struct ta_err *err)
 {
 	int v;
@@ -139,8 +146,17 @@ static int migrate(struct db *db, int target, struct ta_err *err)
 		size_t len;
 		if (migration_find(n, &sql, &len) < 0)
 			return err_set(err, EXIT_FAILURE_RUN, "migration %d is missing", n);
+		if (db_begin(db, err) < 0 || user_version(db, &v, err) < 0) {
+			db_rollback(db);
+			err_prefix(err, "applying schema migration %d", n);
+			return -1;
+		}
+		if (v >= n) {
+			db_rollback(db);
+			n = v;
+			continue;
+		}
 		struct strbuf sb = STRBUF_INIT;
-		strbuf_addstr(&sb, "BEGIN IMMEDIATE;\n");
 		strbuf_add(&sb, sql, len);
 		strbuf_addf(&sb, "\nPRAGMA user_version = %d;\nCOMMIT;\n", n);
 		int rc = exec_sql(db, strbuf_str(&sb), err);
@@ -154,20 +170,37 @@ static int migrate(struct db *db, int target, struct ta_err *err)
 	return 0;
 }
 
+/* "PATH: No such file or directory (run ...)" for a database that is not there. */
+static int missing_error(const char *path, int e, struct ta_err *err)
+{
+	return err_set(err, err_open_code(e), "%s: %s%s", path,
+		       strerror(e), e == ENOENT ? " (run 'topoadvisor run CONFIG' to create it, "
+						  "or pass --db PATH)" : "");
+}
+
 static struct db *open_common(const char *path, bool create, int target, struct ta_err *err)
 {
 	struct stat stbuf;
-	if (!create && stat(path, &stbuf) < 0) {
-		err_set(err, errno == ENOENT ? EXIT_BAD_INPUT : EXIT_FAILURE_RUN,
-			"%s: %s%s", path, strerror(errno),
-			errno == ENOENT ? " (run 'topoadvisor run CONFIG' to create it, "
-					  "or pass --db PATH)" : "");
-		return NULL;
+	bool created = false;
+	if (stat(path, &stbuf) < 0) {
+		if (!create || errno != ENOENT) {
+			missing_error(path, errno, err);
+			return NULL;
+		}
+		/* Made here, never through a name someone planted (safefile.h);
+		 * an empty file is an empty database.  Not world-readable. */
+		int fd = safefile_create(path, 0600, err);
+		if (fd < 0) {
+			err_prefix(err, "creating the database");
+			return NULL;
+		}
+		close(fd);
+		created = true;
 	}
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-	/* Files we create are not world-writable (nor world-readable). */
+	int flags = SQLITE_OPEN_READWRITE | (created ? SQLITE_OPEN_NOFOLLOW : 0);
+	/* Its -wal and -shm files are not world-writable (nor world-readable). */
 	mode_t old = umask(077);
 	int rc = sqlite3_open_v2(path, &db->handle, flags, NULL);
 	umask(old);
@@ -190,7 +223,124 @@ static struct db *open_common(const char *path, bool create, int target, struct 
 		db_close(db);
 		return NULL;
 	}
+	db->version = target;
 	return db;
+}
+
+/* Whether path-SUFFIX exists and is not empty. */
+static bool sidecar_has_data(const char *path, const char *suffix)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s%s", path, suffix);
+	struct stat st;
+	bool has = stat(strbuf_str(&sb), &st) == 0 && st.st_size > 0;
+	strbuf_release(&sb);
+	return has;
+}
+
+/* Why SQLite cannot read path read-only: the storage, not "unable to open". */
+static void readonly_cause(const char *path, struct strbuf *why)
+{
+	struct strbuf dir = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		strbuf_addstr(&dir, ".");
+	else if (slash == path)
+		strbuf_addstr(&dir, "/");
+	else
+		strbuf_add(&dir, path, (size_t)(slash - path));
+	struct statvfs vfs;
+	if (statvfs(strbuf_str(&dir), &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+		strbuf_addf(why, "it is on a read-only file system");
+	else if (access(strbuf_str(&dir), W_OK) < 0)
+		strbuf_addf(why, "its directory %s is not writable for us (%s)",
+			    strbuf_str(&dir), strerror(errno));
+	else if (statvfs(strbuf_str(&dir), &vfs) == 0 && vfs.f_bavail == 0)
+		strbuf_addf(why, "its file system is full");
+	else
+		strbuf_addf(why, "SQLite could not create %s-shm", path);
+	strbuf_addf(why, ", and %s-wal holds changes not yet merged into it, which SQLite "
+		    "reads only with write access; merge them once where it is writable "
+		    "(sqlite3 %s 'PRAGMA wal_checkpoint(TRUNCATE)', or any sweep there)", path,
+		    path);
+	strbuf_release(&dir);
+}
+
+/* Opens path read-only; immutable: promise SQLite nobody writes it (no -shm needed). */
+static int open_ro_handle(struct db *db, bool immutable)
+{
+	if (!immutable)
+		return sqlite3_open_v2(db->path, &db->handle, SQLITE_OPEN_READONLY, NULL);
+	struct strbuf uri = STRBUF_INIT;
+	strbuf_addstr(&uri, "file:");
+	for (const char *p = db->path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			strbuf_addf(&uri, "%%%02X", (unsigned char)*p);
+		else
+			strbuf_addch(&uri, *p);
+	}
+	strbuf_addstr(&uri, "?immutable=1");
+	int rc = sqlite3_open_v2(strbuf_str(&uri), &db->handle,
+				 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	strbuf_release(&uri);
+	return rc;
+}
+
+struct db *db_open_readonly(const char *path, struct ta_err *err)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		missing_error(path, errno, err);
+		return NULL;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		err_set(err, EXIT_FAILURE_RUN, "%s: cannot read the database: %s", path,
+			strerror(errno));
+		return NULL;
+	}
+	close(fd);
+	struct db *db = xcalloc(1, sizeof(*db));
+	db->path = xstrdup(path);
+	int v = -1;
+	/* A WAL database needs its -shm file, which read-only or full storage
+	 * cannot give us.  Without unmerged changes in -wal the main file is
+	 * the whole database, and reading it as immutable is exact. */
+	for (int immutable = 0; immutable < 2 && v < 0; immutable++) {
+		if (immutable && sidecar_has_data(path, "-wal"))
+			break;
+		sqlite3_close(db->handle);
+		db->handle = NULL;
+		struct ta_err probe = { 0 };
+		if (open_ro_handle(db, immutable) == SQLITE_OK && db->handle) {
+			sqlite3_busy_timeout(db->handle, 10000);
+			sqlite3_extended_result_codes(db->handle, 1);
+			if (user_version(db, &v, &probe) < 0)
+				v = -1;
+		}
+		if (v < 0)
+			*err = probe;
+	}
+	if (v < 0) {
+		struct strbuf why = STRBUF_INIT;
+		if (sidecar_has_data(path, "-wal"))
+			readonly_cause(path, &why);
+		else
+			strbuf_addstr(&why, db->handle ? sqlite3_errmsg(db->handle)
+						       : "out of memory");
+		err_set(err, EXIT_FAILURE_RUN, "%s: cannot read the database: %s", path,
+			strbuf_str(&why));
+		strbuf_release(&why);
+		db_close(db);
+		return NULL;
+	}
+	db->version = v;
+	if (v <= db_schema_version())
+		return db;
+	db_close(db);
+	err_set(err, EXIT_FAILURE_RUN, "%s: schema version %d is newer than this topoadvisor "
+		"understands (%d); use a newer topoadvisor", path, v, db_schema_version());
+	return NULL;
 }
 
 struct db *db_open(const char *path, bool create, struct ta_err *err)
@@ -257,7 +407,7 @@ int db_experiment_set_status(struct db *db, int64_t id, const char *status,
 			     struct ta_err *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"UPDATE experiments SET status = ?1, finished_at = CASE WHEN ?1 IN "
+		"UPDATE experiments SET status = ?1, error = NULL, finished_at = CASE WHEN ?1 IN "
 		"('done','failed','interrupted') THEN strftime('%Y-%m-%dT%H:%M:%fZ','now') "
 		"ELSE NULL END WHERE id = ?2", err);
 	if (!st)
@@ -269,6 +419,20 @@ int db_experiment_set_status(struct db *db, int64_t id, const char *status,
 	return rc == SQLITE_DONE ? 0 : db_error(db, "updating the experiment", err);
 }
 
+int db_experiment_fail(struct db *db, int64_t id, const char *cause, struct ta_err *err)
+{
+	if (db_experiment_set_status(db, id, "failed", err) < 0)
+		return -1;
+	sqlite3_stmt *st = db_prepare(db, "UPDATE experiments SET error = ? WHERE id = ?", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, cause, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, id);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(db, "storing why the experiment failed", err);
+}
+
 #define EXPERIMENT_COLUMNS \
 	"e.id, e.name, e.created_at, e.finished_at, e.parent_id, e.config_yaml, " \
 	"e.config_sha256, e.config_path, e.tool_version, e.host_facts, e.status, " \
@@ -277,7 +441,7 @@ int db_experiment_set_status(struct db *db, int64_t id, const char *status,
 	"COUNT(r.id), " \
 	"COALESCE(SUM(r.status = 'planned'), 0), COALESCE(SUM(r.status = 'running'), 0), " \
 	"COALESCE(SUM(r.status = 'ok'), 0), COALESCE(SUM(r.status = 'failed'), 0), " \
-	"COALESCE(SUM(r.status = 'interrupted'), 0) " \
+	"COALESCE(SUM(r.status = 'interrupted'), 0), e.error " \
 	"FROM experiments e " \
 	"LEFT JOIN configurations c2 ON c2.experiment_id = e.id " \
 	"LEFT JOIN runs r ON r.configuration_id = c2.id "
@@ -307,6 +471,7 @@ static void experiment_from_row(sqlite3_stmt *st, struct db_experiment *e)
 	e->nok = sqlite3_column_int(st, 18);
 	e->nfailed = sqlite3_column_int(st, 19);
 	e->ninterrupted = sqlite3_column_int(st, 20);
+	e->error = db_column_strdup(st, 21);
 }
 
 int db_experiment_list(struct db *db, struct db_experiment **out, size_t *n,
@@ -371,6 +536,7 @@ void db_experiment_release(struct db_experiment *e)
 	free(e->tool_version);
 	free(e->host_facts);
 	free(e->status);
+	free(e->error);
 	free(e->primary_metric);
 	memset(e, 0, sizeof(*e));
 }

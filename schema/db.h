@@ -1,8 +1,12 @@
 /*
  * db: the SQLite store (schema/schema.sql, embedded) and its access layer.
  *
- * db_open() opens or creates the database, turns on WAL, foreign keys and a
- * busy timeout, and applies the migrations the file still lacks.  All SQL
+ * db_open() opens or creates the database (a new file is made with
+ * safefile_create, mode 0600), turns on WAL, foreign keys and a busy
+ * timeout, and applies the migrations the file still lacks, each under a
+ * transaction that checks the version again (callers that change the host
+ * also hold the host lock first).  db_open_readonly() is for the commands
+ * that only read.  All SQL
  * goes through prepared statements in the schema/db files; callers get plain
  * structs.  Writers group their work with db_begin()/db_commit() so that a
  * run is stored whole or not at all.
@@ -21,6 +25,7 @@
 struct db {
 	sqlite3 *handle;
 	char *path;
+	int version;	/* its schema version (db_schema_version() once migrated) */
 };
 
 /* The schema version this binary writes (the number of the last migration). */
@@ -32,6 +37,18 @@ int db_schema_version(void);
  * A database newer than this binary is refused.
  */
 struct db *db_open(const char *path, bool create, struct ta_err *err);
+/*
+ * Opens path for reading only (list, show, rank, recommend, report, export,
+ * compare): SQLITE_OPEN_READONLY, so a database on read-only or full
+ * storage, or in a directory we may not write, is still read (as immutable
+ * when SQLite cannot make its -shm file and no unmerged -wal exists).  It
+ * never migrates: a database of an older schema is returned as it is, with
+ * db->version telling so (the readers need the current one; upgrading is a
+ * migration, for a caller holding the host lock: advisor/dbread.h).  A newer
+ * one is refused.  Failures name the real cause (permission, read-only file
+ * system, unmerged -wal), not SQLite's "unable to open database file".
+ */
+struct db *db_open_readonly(const char *path, struct ta_err *err);
 /* Test hook: opens/creates path and migrates only up to `version`. */
 struct db *db_open_at_version(const char *path, int version, struct ta_err *err);
 void db_close(struct db *db);
@@ -61,6 +78,7 @@ struct db_experiment {
 	char *tool_version;
 	char *host_facts;	/* JSON */
 	char *status;		/* planned|running|done|failed|interrupted */
+	char *error;		/* why it failed as a whole, NULL if it did not */
 	uint64_t seed;
 	char *primary_metric;
 	int higher_is_better;	/* -1 unknown */
@@ -86,6 +104,8 @@ int db_experiment_insert(struct db *db, const struct db_experiment_new *e,
 			 int64_t *id_out, struct ta_err *err);
 int db_experiment_set_status(struct db *db, int64_t id, const char *status,
 			     struct ta_err *err);
+/* Marks the experiment failed as a whole, storing why (shown by `show`). */
+int db_experiment_fail(struct db *db, int64_t id, const char *cause, struct ta_err *err);
 /* All experiments, newest first, with counts.  *out is an array to free with db_experiments_free. */
 int db_experiment_list(struct db *db, struct db_experiment **out, size_t *n,
 		       struct ta_err *err);

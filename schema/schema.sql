@@ -202,3 +202,10 @@ UPDATE configurations SET one_vm_per_core =
 	     THEN CASE one_vm_per_core_v1 WHEN 0 THEN 'N' ELSE 'Y' END
 	     ELSE one_vm_per_core_v1 END;
 ALTER TABLE configurations DROP COLUMN one_vm_per_core_v1;
+
+-- @migration 5
+-- Why an experiment failed as a whole (its sweep could not start or go on:
+-- a libvirt URI that does not answer, no permission, a database error),
+-- shown by `show`; NULL while it has not failed, or for a run's own failure
+-- (those are in runs.error).
+ALTER TABLE experiments ADD COLUMN error TEXT;

@@ -157,12 +157,33 @@ versions_checked() { # pkg[/suite]...
 	done
 }
 
+# Downloads, in one apt-get call (each costs a second or two of loading),
+# every package of $vs whose .deb is not cached yet.
+fetch_missing() {
+	want=$(printf '%s\n' "$vs" | while read -r p v; do
+		fv=$(printf '%s' "$v" | sed 's/:/%3a/')
+		[ -f "$debs/${p%/*}_${fv}_$arch.deb" ] || [ -f "$debs/${p%/*}_${fv}_all.deb" ] ||
+			echo "${p%/*}=$v"
+	done)
+	[ -n "$want" ] || return 0
+	tmpd=$(mktemp -d "$debs/.dl.XXXXXX")
+	# shellcheck disable=SC2086
+	if ! (cd "$tmpd" && apt-get $apt_opts -q download $want >"$tmpd/log" 2>&1); then
+		tail -n 3 "$tmpd/log" >&2
+		rm -rf "$tmpd"
+		die "apt-get download ($arch) failed for some of:" $want
+	fi
+	for d in "$tmpd"/*.deb; do mv -f "$d" "$debs/"; done
+	rm -rf "$tmpd"
+}
+
 case "$cmd" in
 lists)
 	echo "$state/updated"
 	;;
 download)
 	versions_checked "$@"
+	fetch_missing
 	printf '%s\n' "$vs" | while read -r p v; do deb_path "$p" "$v"; done
 	;;
 extract)
@@ -171,6 +192,7 @@ extract)
 	shift
 	mkdir -p "$dir"
 	versions_checked "$@"
+	fetch_missing
 	printf '%s\n' "$vs" | while read -r p v; do
 		f=$(deb_path "$p" "$v")
 		dpkg-deb -x "$f" "$dir"

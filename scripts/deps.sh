@@ -27,6 +27,8 @@ check|demo|bench)
 	# Tests: cmocka, the sqlite3 shell, trace-cmd (offline fixtures), libvirt
 	# daemons and QEMU for real guests, what the guest image is built from, and
 	# chromium (headless) to render the HTML report in its integration test.
+	# procps: pgrep/ps, which the hardening test uses to find processes a
+	# killed sweep left (setpriv and flock come with util-linux, essential).
 	# libvirt-daemon-system creates the libvirt-qemu user and qemu.conf that
 	# libvirtd's QEMU driver refuses to start without; the -sysv flavour
 	# because there is no systemd here.  qemu-system-ppc + qemu-slof (pseries
@@ -40,7 +42,7 @@ libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 libvirt-daemon-system libvirt-daemon-system-sysv qemu-system-ppc qemu-slof binutils
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time
 gcc-powerpc64le-linux-gnu
-stress-ng sysbench redis-server redis-tools iputils-ping
+stress-ng sysbench redis-server redis-tools iputils-ping procps
 chromium"
 	;;
 *) echo "usage: $0 [--list] [build|check|demo|bench]" >&2; exit 2 ;;

@@ -8,9 +8,12 @@
 # 127.0.0.1).
 #
 # Output, in $TOPOADVISOR_CACHE (default /var/cache/topoadvisor)/guest-ARCH:
-# vmlinuz (on ppc64 the uncompressed vmlinux ELF), initrd, stamp.  The cache is world-traversable and its files are
-# 0644 because libvirt hands kernel and initrd to the libvirt-qemu user.  The
-# stamp records every input (package versions, this script's hash); a build
+# vmlinuz (on ppc64 the uncompressed vmlinux ELF), initrd, stamp, and
+# kernel-deb: the path of the kernel's .deb in the cache, for scripts that
+# need more of that kernel (scripts/svm-host.sh takes its kvm modules).
+# The cache is world-traversable and its files are 0644 because libvirt
+# hands kernel and initrd to the libvirt-qemu user.  The stamp records
+# every input (package versions, this script's hash); a build
 # whose stamp matches is skipped, so `make guest-image` is cheap to repeat.
 #
 # x86_64: the cloud kernel comes from `apt-get download` + `dpkg-deb -x`; the
@@ -105,6 +108,7 @@ stamp_new=$(
 	done
 )
 if [ $force -eq 0 ] && [ -f "$out/stamp" ] && [ -f "$out/vmlinuz" ] && [ -f "$out/initrd" ] &&
+	[ -f "$(cat "$out/kernel-deb" 2>/dev/null)" ] &&
 	[ "$(cat "$out/stamp")" = "$stamp_new" ]; then
 	echo "$out"
 	exit 0
@@ -263,6 +267,7 @@ chmod 0755 "$out"
 chmod 0644 "$work/vmlinuz" "$work/initrd"
 mv -f "$work/vmlinuz" "$out/vmlinuz"
 mv -f "$work/initrd" "$out/initrd"
+ls "$debs/${kpkg}_"*.deb | head -n 1 >"$out/kernel-deb"
 printf '%s\n' "$stamp_new" >"$out/stamp"
-chmod 0644 "$out/stamp"
+chmod 0644 "$out/stamp" "$out/kernel-deb"
 echo "$out"

@@ -1,6 +1,7 @@
 /* err: per-operation error messages; see err.h. */
 #include "err.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,4 +44,18 @@ void err_clear(struct ta_err *e)
 		return;
 	e->code = 0;
 	e->msg[0] = '\0';
+}
+
+int err_open_code(int errnum)
+{
+	switch (errnum) {
+	case ENOENT:
+	case ELOOP:
+	case ENOTDIR:
+	case ENAMETOOLONG:
+	case EISDIR:
+		return EXIT_BAD_INPUT;
+	default:
+		return EXIT_FAILURE_RUN;
+	}
 }

@@ -24,4 +24,12 @@ void err_prefix(struct ta_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void err_clear(struct ta_err *e);
 
+/*
+ * The exit class of a failure to open a file the user named: bad input
+ * (EXIT_BAD_INPUT) when the name leads nowhere — missing, a symlink loop,
+ * a component that is not a directory, too long, a directory — else
+ * EXIT_FAILURE_RUN (permission, I/O, resources).
+ */
+int err_open_code(int errnum);
+
 #endif

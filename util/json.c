@@ -71,38 +71,6 @@ void json_key(struct json_writer *w, const char *key)
 	w->after_key = true;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not valid. */
-static size_t utf8_seq_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xe0) == 0xc0) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if ((c & 0xf0) == 0xe0) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if ((c & 0xf8) == 0xf0) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 void json_escape(struct strbuf *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -117,15 +85,22 @@ void json_escape(struct strbuf *out, const char *str)
 		case '\t': strbuf_addstr(out, "\\t"); s++; continue;
 		default: break;
 		}
-		if (c < 0x20) {
+		if (c < 0x20 || c == 0x7f) {
 			strbuf_addf(out, "\\u%04x", c);
 			s++;
 			continue;
 		}
-		size_t n = utf8_seq_len(s);
+		uint32_t cp;
+		size_t n = strbuf_utf8_len((const char *)s, SIZE_MAX, &cp);
 		if (n == 0) {
 			strbuf_addstr(out, "\\ufffd");
 			s++;
+			continue;
+		}
+		/* C1 controls (CSI is U+009B) act on terminals that show the JSON. */
+		if (cp >= 0x80 && cp < 0xa0) {
+			strbuf_addf(out, "\\u%04x", (unsigned)cp);
+			s += n;
 			continue;
 		}
 		strbuf_add(out, s, n);

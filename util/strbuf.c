@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,4 +148,62 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 	}
 	close(fd);
 	return 0;
+}
+
+size_t strbuf_utf8_len(const char *str, size_t avail, uint32_t *cp_out)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned char c = s[0];
+	size_t n;
+	uint32_t cp;
+	if (c < 0x80) {
+		*cp_out = c;
+		return 1;
+	}
+	if ((c & 0xe0) == 0xc0) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if ((c & 0xf0) == 0xe0) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if ((c & 0xf8) == 0xf0) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n > avail)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	*cp_out = cp;
+	return n;
+}
+
+void strbuf_add_printable(struct strbuf *sb, const char *data, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c = (unsigned char)data[i];
+		uint32_t cp = 0;
+		size_t n = c ? strbuf_utf8_len(data + i, len - i, &cp) : 1;
+		bool control = n == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0);
+		if (control && c != '\n' && c != '\t') {
+			/* Invalid UTF-8 and controls alike, one byte at a time. */
+			size_t k = n ? n : 1;
+			for (size_t j = 0; j < k; j++)
+				strbuf_addf(sb, "\\x%02x", (unsigned char)data[i + j]);
+			i += k;
+			continue;
+		}
+		strbuf_add(sb, data + i, n);
+		i += n;
+	}
 }

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct strbuf {
 	char *buf;	/* never NULL after the first append; "" when empty */
@@ -32,6 +33,21 @@ void strbuf_release(struct strbuf *sb);
 const char *strbuf_str(const struct strbuf *sb);
 /* Hands the buffer to the caller (free() it) and resets sb. */
 char *strbuf_detach(struct strbuf *sb);
+
+/*
+ * The length (1-4) of the valid UTF-8 sequence at s, which has avail bytes,
+ * with its code point in *cp; 0 when it is not valid UTF-8.
+ */
+size_t strbuf_utf8_len(const char *s, size_t avail, uint32_t *cp);
+
+/*
+ * Appends data[0..len) made safe for a terminal: newlines, tabs, printable
+ * ASCII and valid UTF-8 go as they are; other control characters (ESC, CR,
+ * BEL, DEL, C1 such as CSI), NUL and invalid UTF-8 bytes become "\xHH", so
+ * stored text (benchmark output, names) can never move the cursor, retitle
+ * the window or hide what is printed.
+ */
+void strbuf_add_printable(struct strbuf *sb, const char *data, size_t len);
 
 /* Reads a whole file; -1 with errno set on failure. */
 int strbuf_read_file(struct strbuf *sb, const char *path);

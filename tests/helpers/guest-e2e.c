@@ -359,7 +359,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int n;
-	if (guest_leftovers_destroy(conn, PREFIX, &n, &err) < 0)
+	if (guest_leftovers_destroy(conn, PREFIX, &n, NULL, &err) < 0)
 		CHECK(0, "%s", err.msg);
 	else if (n)
 		printf("destroyed %d leftover e2e domain(s)\n", n);

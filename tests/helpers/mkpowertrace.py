@@ -14,7 +14,8 @@ tests/integration/exits-bigendian.sh):
   tgid -5:   1 core run, 0 gang exits, one exit with trap -1 on vCPU -1
 --lost N writes per-CPU stats with N overruns (the counts become lower bounds).
 --x86 writes an x86 host's file instead (little-endian, 4 KiB pages, the
-kernel's kvm:kvm_exit and kvm:kvm_userspace_exit formats, thread 6001):
+kernel's kvm:kvm_exit and kvm:kvm_userspace_exit formats, threads 6001 on
+vCPU 0 and 6002 on vCPU 1):
   vmx HLT 5, vmx IO_INSTRUCTION 3, vmx INVALID_STATE (failed entry) 1,
   svm HLT 2, userspace IO 3; no ganged exits (not applicable).
 """

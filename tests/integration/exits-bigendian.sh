@@ -62,7 +62,10 @@ r = {(x["source"], x["name"]): x["count"] for x in j["exit_reasons"]}
 assert r == {("vmx", "HLT"): 5, ("vmx", "IO_INSTRUCTION"): 3, ("vmx", "INVALID_STATE"): 1,
              ("svm", "HLT"): 2, ("userspace", "IO"): 3}, r
 assert j["applicable"] is False and "no kvm_hv" in j["why"], j
-assert j["processes"][0]["guest_exits"] == 11 and j["processes"][0]["gang_exits"] is None
+# A recording names no processes: one entry per thread.
+assert j["x86_per_thread"] is True, j
+assert [(p["tgid"], p["guest_exits"], p["gang_exits"]) for p in j["processes"]] == \
+    [(6001, 6, None), (6002, 5, None)], j["processes"]
 v = {(x["source"], x["vcpu"]): x["count"] for x in j["exit_reasons_by_vcpu"] if x["name"] == "HLT"}
 assert v == {("vmx", 0): 5, ("svm", 1): 2}, v
 PY

@@ -69,12 +69,9 @@ PY
 	# The format files are this recording's own (trace-cmd prints the ones
 	# the file carries: trace-cmd dump --events), with the fields DESIGN.md §4.1 names.
 	if command -v trace-cmd >/dev/null; then
-		trace-cmd dump --events "$d/trace.dat" >"$tmp/$m.events" 2>/dev/null ||
-			fail "$m: trace-cmd cannot read the fixture"
 		for e in kvmppc_run_core kvm_guest_exit; do
-			grep 'field:' "$d/formats/$e.format" >"$tmp/want"
-			awk -v e="$e" '/^name: / { on = ($2 == e) } on && /field:/' "$tmp/$m.events" >"$tmp/got"
-			diff "$tmp/want" "$tmp/got" >/dev/null || fail "$m: $e.format differs from the recording's"
+			format_is_recorded "$d/trace.dat" "$e" "$d/formats/$e.format" ||
+				fail "$m: $e.format differs from the recording's"
 		done
 	fi
 	grep -q 'field:int n_runnable;' "$d/formats/kvmppc_run_core.format" || fail "$m: run_core format"

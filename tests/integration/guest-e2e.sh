@@ -9,11 +9,10 @@
 # ppc64 pseries guest in two shapes, when qemu-system-ppc64 is there.
 set -u
 
-top=${TA_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TA_TOP/tests/lib.sh"
+top=$TA_TOP
 build=${TA_BUILD:-$top/build}
 helper=$build/tests/helpers/guest-e2e
-
-skip() { echo "skip: $*"; exit 77; }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root for qemu:///system"
 [ "$(uname -m)" = x86_64 ] || skip "the test image is x86_64 only"
@@ -27,14 +26,9 @@ image=$("$top/scripts/guest-image.sh") || skip "cannot build the guest image (of
 work=$(mktemp -d /tmp/topoadvisor-e2e.XXXXXX)
 # QEMU runs as libvirt-qemu and writes the console logs here.
 chmod 0755 "$work"
-# The helper names its guests topoadvisor-e2e-PID-...: only those are ours
-# (another checkout's test may be running guests right now).
 pids=""
-ours() {
-	for p in $pids; do
-		virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^topoadvisor-e2e-$p-"
-	done
-}
+# shellcheck disable=SC2086
+ours() { ta_e2e_domains $pids; }
 run_helper() {
 	"$helper" "$@" &
 	pids="$pids $!"

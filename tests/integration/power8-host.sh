@@ -30,6 +30,18 @@ command -v python3 >/dev/null || skip "python3 not installed"
 command -v sqlite3 >/dev/null || skip "sqlite3 not installed"
 t0=$(date +%s)
 stamp() { echo "time: $1 at $(( $(date +%s) - t0 ))s"; }
+# The emulated host runs in the background so that a test stopped half-way
+# stops it too (power8-host.sh kills its QEMU when it exits).
+bootpid=""
+trap '[ -n "$bootpid" ] && kill "$bootpid" 2>/dev/null && wait "$bootpid"; rm -rf "$tmp"' EXIT
+boot() { # power8-host.sh boot arguments
+	"$TA_TOP/scripts/power8-host.sh" boot "$@" &
+	bootpid=$!
+	wait $bootpid
+	rc=$?
+	bootpid=""
+	return $rc
+}
 
 "$TA_TOP/scripts/sysroot.sh" >"$tmp/sysroot.log" 2>&1 ||
 	skip "no ppc64el sysroot (Debian's archive unreachable?): $(tail -n 1 "$tmp/sysroot.log")"
@@ -45,7 +57,7 @@ mkdir "$tmp/in"
 cp "$TA_TOP/tests/power8/run.sh" "$tmp/in/run.sh"
 cp "$xb/topoadvisor" "$xb/tests/kvmppc-guest" "$tmp/in/"
 echo $N >"$tmp/in/hcalls"
-"$TA_TOP/scripts/power8-host.sh" boot --machine powernv8 --timeout 400 "$tmp/in" "$tmp/p8" ||
+boot --machine powernv8 --timeout 400 "$tmp/in" "$tmp/p8" ||
 	fail "the POWER8 host did not come back"
 o=$tmp/p8
 sed 's/^/    p8| /' "$o/run.log"
@@ -160,7 +172,7 @@ stamp "POWER8 checks"
 # POWER9: the same probe and live trace; no split-core, no run_core.
 echo probe-trace >"$tmp/in/mode"
 echo 50 >"$tmp/in/hcalls"
-"$TA_TOP/scripts/power8-host.sh" boot --machine powernv9 --timeout 300 "$tmp/in" "$tmp/p9" ||
+boot --machine powernv9 --timeout 300 "$tmp/in" "$tmp/p9" ||
 	fail "the POWER9 host did not come back"
 sed 's/^/    p9| /' "$tmp/p9/run.log"
 stamp "powernv9 boot and run"

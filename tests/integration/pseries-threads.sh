@@ -52,14 +52,9 @@ cat >"$work/pseries.xml" <<XML
 </domain>
 XML
 
-pids=""
-ours() {
-	for p in $pids; do
-		virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^topoadvisor-e2e-$p-"
-	done
-}
+pid=""
 cleanup() {
-	for d in $(ours); do
+	for d in $(ta_e2e_domains $pid); do
 		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1
 	done
 	"$TA_TOP/scripts/libvirtd-stop.sh" --user $$
@@ -69,11 +64,11 @@ trap cleanup EXIT
 "$TA_TOP/scripts/libvirtd-start.sh" --user $$ || fail "libvirtd did not start"
 
 "$helper" --ppc64 --template "$work/pseries.xml" "$image" "$work" 1x1x2:none 1x1x4:none &
-pids=$!
+pid=$!
 wait $!
 rc=$?
 echo "time: both guests at $(( $(date +%s) - t0 ))s"
 [ $rc -eq 0 ] || { tail -n 30 "$work/console.log" 2>/dev/null; fail "guest-e2e failed"; }
-left=$(ours)
+left=$(ta_e2e_domains $pid)
 [ -z "$left" ] || fail "domain(s) left behind: $left"
 pass

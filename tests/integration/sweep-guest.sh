@@ -82,7 +82,10 @@ echo "$err" | grep -q "^guest: " || fail "no guest error: '$err'"
 # SIGINT mid-benchmark: the benchmark is stopped in the guest, the guest
 # destroyed, the run marked interrupted, exit 130 — without waiting for the
 # benchmark's end; resume finishes it.
-sed 's/, host_baseline: true//; s/"2s"/"30s"/; s/duration: 2/duration: 30/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
+# The benchmark lasts 240 s, so a controller that waited for it instead of
+# stopping it would take minutes; the 150 s bound leaves a loaded machine
+# plenty of room and is not a performance assertion.
+sed 's/, host_baseline: true//; s/"2s"/"240s"/; s/duration: 2/duration: 240/; s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/' \
 	"$tmp/sweep.yaml" >"$tmp/int.yaml"
 "$TOPOADVISOR" --db "$db" -q run "$tmp/int.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!
@@ -97,7 +100,7 @@ wait $pid
 rc=$?
 waited=$(( $(date +%s) - t0 ))
 [ $rc -eq 130 ] || { cat "$tmp/err"; fail "SIGINT in a guest run: exit $rc"; }
-[ $waited -lt 20 ] || fail "SIGINT waited $waited s for the benchmark instead of stopping it"
+[ $waited -lt 150 ] || fail "SIGINT waited $waited s for the 240 s benchmark instead of stopping it"
 [ "$(ours)" = 0 ] || fail "the interrupted run left its guest"
 exp=$(q "SELECT MAX(id) FROM experiments")
 [ "$(q "SELECT r.status FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $exp")" = interrupted ] ||

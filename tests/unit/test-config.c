@@ -289,6 +289,8 @@ static const struct bad_case bad_cases[] = {
 	{ "bad-tag.yaml", 4, 14, "repetitions", "tags are not supported" },
 	{ "bad-shape.yaml", 2, 19, "topology[1]", "expected a shape \"SxCxT\" or \"SxDxCxT\"" },
 	{ "bad-shape-range.yaml", 3, 5, "topology[0]", "every part must be 1..1024" },
+	{ "bad-shape-overflow.yaml", 3, 5, "topology[0]", "shape 1024x1024x1024x1024 has 1099511627776 vCPUs; a guest has at most 1024" },
+	{ "bad-shape-vcpus.yaml", 3, 5, "topology[0]", "shape 2x32x32 has 2048 vCPUs" },
 	{ "bad-shape-dup.yaml", 4, 5, "topology[1]", "duplicate shape 1x2x1 (first at 3:5)" },
 	{ "bad-shape-missing.yaml", 3, 5, "topology[0].cores", "required key missing" },
 	{ "bad-knob-unknown.yaml", 5, 3, "host.subcore_per_core", "did you mean 'subcores_per_core'?" },

@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "advisor/dbread.h"
+#include "experiments/hostlock.h"
 #include "schema/db-results.h"
 #include "schema/db-runs.h"
 #include "schema/db.h"
@@ -37,7 +40,7 @@ static int teardown(void **state)
 	/* Remove our own scratch directory, file by file (no shell). */
 	const char *suffixes[] = { "", "-wal", "-shm" };
 	const char *names[] = { "fresh.db", "old.db", "exp.db", "newer.db", "perm.db", "garbage.db",
-				"dir.db" };
+				"dir.db", "race.db", "old-ro.db" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		for (size_t j = 0; j < 3; j++) {
 			snprintf(cmd, sizeof(cmd), "%s/%s%s", dir, names[i], suffixes[j]);
@@ -338,6 +341,154 @@ static void test_sha256_known_answer(void **state)
 		"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+/* A symlink loop as --db is bad input, like a missing file. */
+static void test_symlink_loop_is_bad_input(void **state)
+{
+	char a[256], b[256];
+	struct ta_err err = { 0 };
+	db_path(a, sizeof(a), "loop-a.db");
+	db_path(b, sizeof(b), "loop-b.db");
+	assert_int_equal(symlink(b, a), 0);
+	assert_int_equal(symlink(a, b), 0);
+	assert_null(db_open(a, true, &err));
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_null(db_open_readonly(a, &err));
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	unlink(a);
+	unlink(b);
+}
+
+/* A new database never goes through a planted symlink (safefile.h). */
+static void test_create_refuses_dangling_symlink(void **state)
+{
+	char path[256], target[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "planted.db");
+	db_path(target, sizeof(target), "elsewhere.db");
+	assert_int_equal(symlink(target, path), 0);
+	/* stat() sees nothing (dangling), so this is a "new" database. */
+	assert_null(db_open(path, true, &err));
+	assert_int_equal(access(target, F_OK), -1);
+	unlink(path);
+}
+
+/* Several processes creating one new database at once all succeed. */
+static void test_concurrent_creation_migrates_once(void **state)
+{
+	char path[256];
+	db_path(path, sizeof(path), "race.db");
+	enum { N = 6 };
+	pid_t pids[N];
+	for (int i = 0; i < N; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			struct ta_err err = { 0 };
+			struct db *db = db_open(path, true, &err);
+			if (!db)
+				fprintf(stderr, "child %d: %s\n", i, err.msg);
+			db_close(db);
+			_exit(db ? 0 : 1);
+		}
+	}
+	for (int i = 0; i < N; i++) {
+		int status;
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	struct ta_err err = { 0 };
+	struct db *db = db_open_readonly(path, &err);
+	assert_non_null(db);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
+	db_close(db);
+}
+
+/* Read-only opening reads what is there and cannot write. */
+static void test_readonly_open(void **state)
+{
+	char path[300], dir[256], shm[320];
+	struct ta_err err = { 0 };
+	db_path(dir, sizeof(dir), "rodir");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	snprintf(shm, sizeof(shm), "%s-shm", path);
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	int64_t id;
+	struct db_experiment_new e = { .name = "ro", .config_yaml = "x", .config_len = 1,
+				       .higher_is_better = -1 };
+	assert_int_equal(db_experiment_insert(db, &e, &id, &err), 0);
+	db_close(db);	/* the last connection merges the WAL and removes -shm */
+	assert_int_equal(access(shm, F_OK), -1);
+	/* A directory we may not write (for root this still allows the -shm;
+	 * hardening.sh reads one as nobody, where only immutable works). */
+	assert_int_equal(chmod(dir, 0555), 0);
+	db = db_open_readonly(path, &err);
+	if (!db)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_non_null(db);
+	struct db_experiment got;
+	assert_int_equal(db_experiment_get(db, "ro", &got, &err), 0);
+	assert_int_equal(got.id, id);
+	db_experiment_release(&got);
+	/* Writing through a read-only handle fails. */
+	assert_int_equal(db_experiment_insert(db, &e, &id, &err), -1);
+	db_close(db);
+	assert_int_equal(chmod(dir, 0755), 0);
+	unlink(path);
+	unlink(shm);
+	snprintf(shm, sizeof(shm), "%s-wal", path);
+	unlink(shm);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Read-only opening never migrates; the readers' upgrade waits for the host lock. */
+static void test_old_schema_upgraded_only_under_the_lock(void **state)
+{
+	char path[256], lockpath[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "old-ro.db");
+	db_path(lockpath, sizeof(lockpath), "lock");
+	setenv("TOPOADVISOR_LOCK", lockpath, 1);
+	struct db *db = db_open_at_version(path, 1, &err);
+	assert_non_null(db);
+	db_close(db);
+	db = db_open_readonly(path, &err);
+	assert_non_null(db);
+	assert_int_equal(db->version, 1);
+	db_close(db);
+
+	struct hostlock lk;
+	assert_int_equal(hostlock_acquire(&lk, NULL, &err), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		/* Another process: the lock is busy, so no migration happens. */
+		struct ta_err e = { 0 };
+		struct db *d = dbread_open(path, &e);
+		_exit(!d && strstr(e.msg, "needs the host lock") &&
+		      strstr(e.msg, "another topoadvisor") ? 0 : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	hostlock_release(&lk);
+	db = db_open_readonly(path, &err);
+	assert_non_null(db);
+	assert_int_equal(db->version, 1);	/* untouched while the lock was held */
+	db_close(db);
+
+	db = dbread_open(path, &err);
+	assert_non_null(db);
+	assert_int_equal(db->version, db_schema_version());
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
+	db_close(db);
+	unsetenv("TOPOADVISOR_LOCK");
+	unlink(lockpath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +501,11 @@ int main(void)
 		cmocka_unit_test(test_experiment_records),
 		cmocka_unit_test(test_metric_direction_round_trip),
 		cmocka_unit_test(test_sha256_known_answer),
+		cmocka_unit_test(test_symlink_loop_is_bad_input),
+		cmocka_unit_test(test_create_refuses_dangling_symlink),
+		cmocka_unit_test(test_concurrent_creation_migrates_once),
+		cmocka_unit_test(test_readonly_open),
+		cmocka_unit_test(test_old_schema_upgraded_only_under_the_lock),
 	};
 	return cmocka_run_group_tests_name("db", tests, setup, teardown);
 }

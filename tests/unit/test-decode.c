@@ -137,6 +137,45 @@ static void test_missing_field(void **state)
 	tep_free(tep);
 }
 
+/*
+ * The real x86 formats (tests/fixtures/real/svm-*.format, print fmt cut):
+ * a KVM_RUN that failed is decoded as its errno, not the stale reason the
+ * kernel records with it, and x86 records leave the process unknown.
+ */
+static void test_x86_userspace_errno(void **state)
+{
+	static const char user_exit[] =
+		"name: kvm_userspace_exit\nID: 1413\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:__u32 reason;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:int errno;\toffset:12;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"reason %u (%d)\", REC->reason, REC->errno\n";
+	struct tep_handle *tep = tep_with(false);
+	assert_int_equal(tep_parse_event(tep, user_exit, sizeof(user_exit) - 1, "kvm"), 0);
+	struct decoder d;
+	struct ta_err err = { 0 };
+	assert_int_equal(decoder_init(&d, tep, &err), 0);
+
+	unsigned char rec[16] = { 0 };
+	put(rec, 1413, 2, false);
+	put(rec + 4, 108, 4, false);
+	put(rec + 8, 2, 4, false);		/* KVM_EXIT_IO */
+	struct gang_event ev;
+	assert_int_equal(decoder_decode(&d, rec, sizeof(rec), &ev), 1);
+	assert_int_equal(ev.kind, GANG_EV_USERSPACE_EXIT);
+	assert_int_equal(ev.u.userspace_exit.reason, 2);
+	assert_int_equal(ev.tgid, 0);	/* x86 records name no process */
+	put(rec + 12, (uint32_t)-4, 4, false);	/* -EINTR: immediate_exit */
+	assert_int_equal(decoder_decode(&d, rec, sizeof(rec), &ev), 1);
+	assert_int_equal(ev.u.userspace_exit.reason, -4);
+	/* errno is part of the format: a record without it is short. */
+	assert_int_equal(decoder_decode(&d, rec, 12, &ev), -1);
+	tep_free(tep);
+}
+
 static void test_stats_lost(void **state)
 {
 	assert_int_equal(tdat_stats_lost("CPU: 0\nentries: 5\noverrun: 3\ncommit overrun: 1\n"
@@ -154,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_little_endian),
 		cmocka_unit_test(test_big_endian),
 		cmocka_unit_test(test_missing_field),
+		cmocka_unit_test(test_x86_userspace_errno),
 		cmocka_unit_test(test_stats_lost),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -320,16 +320,49 @@ static void test_userspace_exit_runner_tgid(void **state)
 		ue.ts = ++now;
 		gang_feed(g, &ue);
 	}
-	/* A thread no run_core named stays unknown. */
+	/* A thread no run_core named stands in for its unknown process. */
 	ue.pid = 500;
 	gang_feed(g, &ue);
 
 	struct gang_result r;
 	gang_result_get(g, &r);
 	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 94, GANG_VCPU_UNKNOWN), 2);
-	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 0, GANG_VCPU_UNKNOWN), 1);
+	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 500, GANG_VCPU_UNKNOWN), 1);
+	assert_null(gang_result_proc(&r, 0));
 	assert_int_equal(gang_result_proc(&r, 94)->core_runs, 2);
 	assert_int_equal(gang_result_proc(&r, 94)->bailouts, 0);
+	gang_result_release(&r);
+	gang_free(g);
+}
+
+/* x86 events whose process the reader cannot tell (tgid 0): each thread stands in. */
+static void test_x86_unknown_tgid(void **state)
+{
+	struct gang_counter *g = gang_new(GANG_ALGO_VCORE);
+	struct gang_event ev = { .kind = GANG_EV_KVM_EXIT };
+	ev.u.kvm_exit.isa = EXIT_SRC_SVM;
+	ev.u.kvm_exit.reason = 0x7b;
+	for (int i = 0; i < 6; i++) {
+		ev.pid = 801 + i % 3;
+		ev.tgid = ev.pid == 803 ? 800 : 0;	/* 803's process is known */
+		ev.u.kvm_exit.vcpu_id = i % 3;
+		ev.ts = ++now;
+		gang_feed(g, &ev);
+	}
+	struct gang_event ue = { .kind = GANG_EV_USERSPACE_EXIT, .pid = 801, .ts = ++now };
+	ue.u.userspace_exit.reason = -4;
+	ue.u.userspace_exit.vcpu_id = GANG_VCPU_UNKNOWN;
+	gang_feed(g, &ue);
+
+	struct gang_result r;
+	gang_result_get(g, &r);
+	assert_int_equal(r.nprocs, 3);
+	assert_null(gang_result_proc(&r, 0));
+	assert_int_equal(gang_result_proc(&r, 800)->guest_exits, 2);
+	assert_int_equal(gang_result_proc(&r, 801)->guest_exits, 2);
+	assert_int_equal(gang_result_proc(&r, 802)->guest_exits, 2);
+	assert_int_equal(reason_count(&r, EXIT_SRC_SVM, 0x7b, 802, 1), 2);
+	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, -4, 801, GANG_VCPU_UNKNOWN), 1);
 	gang_result_release(&r);
 	gang_free(g);
 }
@@ -350,6 +383,12 @@ static void test_names(void **state)
 	assert_string_equal(traps_name(EXIT_SRC_SVM, 0x1), "READ_CR1");
 	assert_string_equal(traps_name(EXIT_SRC_USERSPACE, 6), "MMIO");
 	assert_null(traps_name(EXIT_SRC_USERSPACE, 1000));
+	/* Real kvm_exit records: SVM_EXIT_ERR in a 32-bit field; a failed KVM_RUN. */
+	assert_string_equal(traps_name(EXIT_SRC_SVM, 0xffffffff), "ERR");
+	assert_string_equal(traps_name(EXIT_SRC_SVM, -1), "ERR");
+	assert_string_equal(traps_name(EXIT_SRC_USERSPACE, -4), "RESTART");
+	assert_null(traps_name(EXIT_SRC_USERSPACE, -14));
+	assert_string_equal(traps_format(EXIT_SRC_USERSPACE, -14, buf, sizeof(buf)), "-0xe");
 	enum gang_algorithm a;
 	assert_int_equal(gang_algorithm_parse("seed", &a), 0);
 	assert_int_equal(a, GANG_ALGO_SEED);
@@ -392,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_negative_values),
 		cmocka_unit_test(test_unknown_runner),
 		cmocka_unit_test(test_x86_reasons),
+		cmocka_unit_test(test_x86_unknown_tgid),
 		cmocka_unit_test(test_userspace_exit_runner_tgid),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_many_runners),

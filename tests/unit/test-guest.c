@@ -110,8 +110,13 @@ static void test_leftovers(void **state)
 
 	struct ta_err err = { 0 };
 	int n = -1;
-	assert_int_equal(guest_leftovers_destroy(conn, PREFIX, &n, &err), 0);
+	struct strbuf names = STRBUF_INIT;
+	assert_int_equal(guest_leftovers_destroy(conn, PREFIX, &n, &names, &err), 0);
 	assert_int_equal(n, 2);
+	/* resume says which guests it destroyed, by name. */
+	assert_non_null(strstr(strbuf_str(&names), PREFIX "crashed"));
+	assert_non_null(strstr(strbuf_str(&names), PREFIX "pid-reused"));
+	strbuf_release(&names);
 	assert_false(exists(PREFIX "crashed"));
 	assert_false(exists(PREFIX "pid-reused"));
 	assert_true(exists(PREFIX "live"));
@@ -122,7 +127,7 @@ static void test_leftovers(void **state)
 	assert_true(exists("test"));
 
 	/* Idempotent. */
-	assert_int_equal(guest_leftovers_destroy(conn, PREFIX, &n, &err), 0);
+	assert_int_equal(guest_leftovers_destroy(conn, PREFIX, &n, NULL, &err), 0);
 	assert_int_equal(n, 0);
 
 	for (const char *const *nm = (const char *const[]){ PREFIX "no-metadata", PREFIX "live",

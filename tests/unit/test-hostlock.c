@@ -1,7 +1,10 @@
 /*
  * Unit tests for the host lock: exclusive across processes, never waits,
  * names the holder's pid, is released when the holder dies (even by
- * SIGKILL), is 0600 and close-on-exec, and honours $TOPOADVISOR_LOCK.
+ * SIGKILL), is 0600 and close-on-exec, and honours $TOPOADVISOR_LOCK; never
+ * truncates, chmods or writes a file that is not a lock of ours (other
+ * content, hard links, FIFOs); and ends the process groups a killed holder
+ * recorded, but not a group whose id now names another process.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 #include "experiments/hostlock.h"
+#include "util/procgroup.h"
 
 static char dir[64];
 static char lockpath[128];
@@ -36,6 +40,8 @@ static int teardown(void **state)
 {
 	char p[160];
 	unlink(lockpath);
+	snprintf(p, sizeof(p), "%s/other", dir);
+	unlink(p);
 	snprintf(p, sizeof(p), "%s/target", dir);
 	unlink(p);
 	return rmdir(dir);
@@ -92,7 +98,7 @@ static void test_exclusive_between_processes(void **state)
 	assert_true(fcntl(lk.fd, F_GETFD) & FD_CLOEXEC);
 	FILE *f = fopen(lockpath, "r");
 	long pid = 0;
-	assert_int_equal(fscanf(f, "%ld", &pid), 1);
+	assert_int_equal(fscanf(f, "topoadvisor host lock pid %ld", &pid), 1);
 	fclose(f);
 	assert_int_equal(pid, (long)getpid());
 
@@ -168,12 +174,172 @@ static void test_env_and_symlink(void **state)
 	assert_string_equal(buf, "keep\n");
 }
 
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void assert_file(const char *path, const char *text, mode_t mode)
+{
+	char buf[256] = "";
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_string_equal(buf, text);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, mode);
+}
+
+/* TOPOADVISOR_LOCK pointing at a file by mistake must not destroy it. */
+static void test_foreign_file_untouched(void **state)
+{
+	struct hostlock lk;
+	struct ta_err err = { 0 };
+	write_file(lockpath, "precious notes\n", 0644);
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), -1);
+	assert_non_null(strstr(err.msg, "not a topoadvisor lock file"));
+	assert_non_null(strstr(err.msg, "TOPOADVISOR_LOCK"));
+	assert_file(lockpath, "precious notes\n", 0644);
+	/* A pid file of another daemon (a number, mode 0644) is not ours either. */
+	write_file(lockpath, "4242\n", 0644);
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), -1);
+	assert_file(lockpath, "4242\n", 0644);
+	/* An empty file (made by touch) is taken, and its mode kept. */
+	write_file(lockpath, "", 0640);
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), 0);
+	hostlock_release(&lk);
+	struct stat st;
+	assert_int_equal(stat(lockpath, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+}
+
+/* A hard link to a file (or a second name of our own lock) is refused. */
+static void test_hard_link_refused(void **state)
+{
+	struct hostlock lk;
+	struct ta_err err = { 0 };
+	char other[160];
+	snprintf(other, sizeof(other), "%s/other", dir);
+	write_file(other, "", 0600);
+	assert_int_equal(link(other, lockpath), 0);
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), -1);
+	assert_non_null(strstr(err.msg, "hard links"));
+	assert_file(other, "", 0600);
+	/* A FIFO would block a plain open; refused at once. */
+	unlink(lockpath);
+	assert_int_equal(mkfifo(lockpath, 0600), 0);
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), -1);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+}
+
+/* A holder killed with SIGKILL: the next one ends what its groups left. */
+static void test_leftover_groups_ended(void **state)
+{
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	pid_t holder = fork();
+	assert_true(holder >= 0);
+	if (holder == 0) {
+		struct hostlock lk;
+		struct ta_err err = { 0 };
+		close(ready[0]);
+		if (hostlock_acquire(&lk, lockpath, &err) < 0)
+			_exit(1);
+		/* The load holds the lock's descriptor until it execs: wait for that. */
+		int exec_seen[2];
+		if (pipe2(exec_seen, O_CLOEXEC) < 0)
+			_exit(1);
+		pid_t load = fork();
+		if (load == 0) {
+			setpgid(0, 0);
+			close(ready[1]);
+			int null = open("/dev/null", O_WRONLY);
+			dup2(null, 1);
+			dup2(null, 2);
+			execlp("sleep", "sleep", "1733", (char *)NULL);
+			_exit(127);
+		}
+		setpgid(load, load);
+		hostlock_track_group(load);
+		close(exec_seen[1]);
+		char c;
+		if (read(exec_seen[0], &c, 1) != 0)
+			_exit(1);
+		if (write(ready[1], &load, sizeof(load)) != sizeof(load))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	pid_t load = 0;
+	assert_int_equal(read(ready[0], &load, sizeof(load)), sizeof(load));
+	close(ready[0]);
+	kill(holder, SIGKILL);
+	assert_int_equal(waitpid(holder, NULL, 0), holder);
+	assert_true(procgroup_alive(load));	/* orphaned, still running */
+
+	struct hostlock lk;
+	struct ta_err err = { 0 };
+	int rc = hostlock_acquire(&lk, lockpath, &err);
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		kill(-load, SIGKILL);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(lk.leftovers, 1);
+	assert_non_null(strstr(strbuf_str(&lk.leftover_names), "sleep"));
+	assert_false(procgroup_alive(load));
+	hostlock_release(&lk);
+	/* Ended groups are forgotten: the next holder finds nothing. */
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), 0);
+	assert_int_equal(lk.leftovers, 0);
+	hostlock_release(&lk);
+}
+
+/* A recorded group whose id now names a process started later is left alone. */
+static void test_reused_group_id_spared(void **state)
+{
+	pid_t other = fork();
+	assert_true(other >= 0);
+	if (other == 0) {
+		setpgid(0, 0);
+		pause();
+		_exit(0);
+	}
+	setpgid(other, other);
+	unsigned long long start = procgroup_start_time(other);
+	assert_true(start > 0);
+	char text[128];
+	snprintf(text, sizeof(text), "topoadvisor host lock\npid 1\ngroup %d %llu\n",
+		 (int)other, start - 1);
+	write_file(lockpath, text, 0600);
+	struct hostlock lk;
+	struct ta_err err = { 0 };
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), 0);
+	assert_int_equal(lk.leftovers, 0);
+	assert_int_equal(kill(other, 0), 0);
+	hostlock_release(&lk);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_exclusive_between_processes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_released_when_holder_dies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_env_and_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_file_untouched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hard_link_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leftover_groups_ended, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reused_group_id_spared, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

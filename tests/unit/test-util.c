@@ -5,13 +5,19 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/json.h"
 #include "util/number.h"
 #include "util/opts.h"
+#include "util/safefile.h"
 #include "util/strbuf.h"
 
 static void test_json_structure(void **state)
@@ -193,6 +199,117 @@ static void test_strbuf(void **state)
 	free(s);
 }
 
+/* Stored text reaches a terminal only with its control characters escaped. */
+static void test_strbuf_printable(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	static const char in[] = "ok\tline\n\033]0;t\007\033[2J\r\x7f \xc2\x9b \xc3\xa9 \xff\xfe.";
+	strbuf_add_printable(&sb, in, sizeof(in) - 1);
+	assert_string_equal(strbuf_str(&sb), "ok\tline\n\\x1b]0;t\\x07\\x1b[2J\\x0d\\x7f "
+			    "\\xc2\\x9b \xc3\xa9 \\xff\\xfe.");
+	strbuf_reset(&sb);
+	strbuf_add_printable(&sb, "a\0b", 3);
+	assert_string_equal(strbuf_str(&sb), "a\\x00b");
+	strbuf_reset(&sb);
+	/* A sequence cut by the end of the data is not read past it. */
+	strbuf_add_printable(&sb, "x\xe2\x82", 3);
+	assert_string_equal(strbuf_str(&sb), "x\\xe2\\x82");
+	strbuf_release(&sb);
+	/* JSON escapes DEL and C1 too, so a terminal showing it is safe as well. */
+	json_escape(&sb, "\x7f\xc2\x9b\xc3\xa9");
+	assert_string_equal(strbuf_str(&sb), "\"\\u007f\\u009b\xc3\xa9\"");
+	strbuf_release(&sb);
+}
+
+static char sfdir[] = "/tmp/ta-test-safefile.XXXXXX";
+
+static void sf_path(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s/%s", sfdir, name);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void assert_text(const char *path, const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(strbuf_read_file(&sb, path), 0);
+	assert_string_equal(strbuf_str(&sb), text);
+	strbuf_release(&sb);
+}
+
+/* No file is ever written through a name someone planted. */
+static void test_safefile(void **state)
+{
+	assert_non_null(mkdtemp(sfdir));
+	char victim[128], link_[128], out[128], hard[128];
+	struct ta_err err = { 0 };
+	sf_path(victim, sizeof(victim), "victim");
+	sf_path(link_, sizeof(link_), "link");
+	sf_path(out, sizeof(out), "out");
+	sf_path(hard, sizeof(hard), "hard");
+	write_text(victim, "precious");
+	assert_int_equal(symlink(victim, link_), 0);
+
+	/* create: never opens an existing name, symlink or not. */
+	assert_int_equal(safefile_create(link_, 0600, &err), -1);
+	assert_int_equal(errno, EEXIST);
+	assert_int_equal(safefile_create(victim, 0600, &err), -1);
+	assert_text(victim, "precious");
+	int fd = safefile_create(out, 0600, &err);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	struct stat st;
+	assert_int_equal(stat(out, &st), 0);
+	assert_int_equal(st.st_mode & 0077, 0);
+	unlink(out);
+
+	/* replace: a symlink at the name is replaced, its target untouched. */
+	assert_int_equal(safefile_replace(link_, "new", 3, 0644, &err), 0);
+	assert_text(victim, "precious");
+	assert_int_equal(lstat(link_, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_text(link_, "new");
+	/* A replaced hard link leaves the other name's content alone. */
+	assert_int_equal(link(victim, hard), 0);
+	assert_int_equal(safefile_replace(hard, "other", 5, 0644, &err), 0);
+	assert_text(victim, "precious");
+	assert_text(hard, "other");
+	/* Into a directory that does not exist: an error, nothing made. */
+	sf_path(out, sizeof(out), "no/such");
+	assert_int_equal(safefile_replace(out, "x", 1, 0644, &err), -1);
+	assert_non_null(strstr(err.msg, "no/such"));
+
+	/* open_existing: refuses symlinks, hard links, non-regular files. */
+	unlink(link_);
+	assert_int_equal(symlink(victim, link_), 0);
+	assert_int_equal(safefile_open_existing(link_, &st, &err), -1);
+	assert_non_null(strstr(err.msg, "symbolic link"));
+	unlink(hard);
+	assert_int_equal(link(victim, hard), 0);
+	assert_int_equal(safefile_open_existing(victim, &st, &err), -1);
+	assert_non_null(strstr(err.msg, "hard links"));
+	unlink(hard);
+	fd = safefile_open_existing(victim, &st, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_text(victim, "precious");
+	sf_path(out, sizeof(out), "absent");
+	assert_int_equal(safefile_open_existing(out, &st, &err), -1);
+	assert_int_equal(errno, ENOENT);
+
+	unlink(link_);
+	unlink(victim);
+	assert_int_equal(rmdir(sfdir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +323,8 @@ int main(void)
 		cmocka_unit_test(test_opts_help_lists_every_option),
 		cmocka_unit_test(test_number_parse),
 		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_strbuf_printable),
+		cmocka_unit_test(test_safefile),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

@@ -1,0 +1,42 @@
+/*
+ * procgroup: process groups as the unit everything a sweep starts runs in.
+ *
+ * Each load, benchmark and server the controller starts leads a process
+ * group of its own, and whatever it forks stays in that group (unless it
+ * calls setsid).  These helpers answer whether anything of a group still
+ * lives and end a group for certain — also one whose leader is long gone,
+ * such as the orphans a controller killed with SIGKILL leaves under init.
+ * A group is named by its id and the leader's start time, so a group id the
+ * kernel has since given to an unrelated process is never signalled.
+ */
+#ifndef TA_PROCGROUP_H
+#define TA_PROCGROUP_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "strbuf.h"
+
+/* Whether any live (not zombie) process is in group pgid. */
+bool procgroup_alive(pid_t pgid);
+
+/*
+ * The start time of process pid (clock ticks since boot, /proc/PID/stat
+ * field 22); 0 when there is no such process.
+ */
+unsigned long long procgroup_start_time(pid_t pid);
+
+/*
+ * Ends what is left of the group pgid whose leader started at `start`
+ * (SIGKILL to the group), unless pgid now names another process (its
+ * leader alive with a different start time).  Waits up to wait_ms for the
+ * group to be gone.  Returns how many live processes it found (their
+ * "comm(pid)" appended to `who` when not NULL), or -1 when some survive.
+ */
+int procgroup_end_leftover(pid_t pgid, unsigned long long start, int wait_ms,
+			   struct strbuf *who);
+
+/* Polls until no live process is in pgid; false after ms. */
+bool procgroup_wait_gone(pid_t pgid, int ms);
+
+#endif
