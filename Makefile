@@ -39,6 +39,11 @@ MAIN_OBJ := $(BUILD)/advisor/main.o
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
+# `make bench-advisor`: every driver in tests/bench/ (simulated sweeps through
+# the real ranking code), each printing its rates next to their targets.
+BENCH_SRCS := $(wildcard tests/bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/tests/bench/%)
+
 # C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
 HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c \
 	tests/helpers/kvmx86.c,$(wildcard tests/helpers/*.c))
@@ -53,7 +58,8 @@ else
 Q := @
 endif
 
-.PHONY: all deps check unit integration bench demo install clean guest-image cross-ppc64el
+.PHONY: all deps check unit integration bench bench-advisor demo install clean guest-image \
+	cross-ppc64el fuzz fuzzer
 
 all: $(BIN)
 
@@ -90,6 +96,11 @@ $(FAKEHV): tests/helpers/fakehv.c
 	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracefs) -o $@ $< \
 		$(shell pkg-config --libs libtracefs) -lpthread
 
+$(BUILD)/tests/bench/%: tests/bench/%.c tests/bench/sim.h $(BUILD)/libtopoadvisor.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
+
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HELPER  $@")
@@ -119,18 +130,52 @@ $(TCREAD): tests/helpers/tcread.c
 	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracecmd) -o $@ $< \
 		$(shell pkg-config --libs libtracecmd)
 
+# libFuzzer harness of both offline readers (Debian's clang): every library
+# source rebuilt in build-fuzz with coverage and ASan/UBSan.  `make check`
+# builds it and runs it briefly (tests/integration/fuzz-readers.sh); `make
+# fuzz` runs it for FUZZ_TIME seconds on a corpus kept in build-fuzz/corpus.
+FUZZ_BUILD := build-fuzz
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 600
+FUZZ_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -g -O1
+FUZZ_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(wildcard util/*.c model/*.c collectors/*.c))
+FUZZER := $(FUZZ_BUILD)/fuzz-exits
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(WARN) -Wno-unknown-warning-option $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link \
+		$(PKG_CFLAGS) -DTA_VERSION='"$(VERSION)"' -I. -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/libfuzzed.a: $(FUZZ_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZER): tests/fuzz/fuzz-exits.c $(FUZZ_BUILD)/libfuzzed.a
+	$(Q)$(FUZZ_CC) $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -I. $(PKG_CFLAGS) -o $@ $^ \
+		$(LDLIBS)
+
+fuzzer: $(FUZZER)
+
+fuzz: deps $(FUZZER)
+	@scripts/fuzz.sh $(FUZZER) $(FUZZ_TIME) $(FUZZ_BUILD)/corpus
+
 deps:
 	@scripts/deps.sh check
 
 check: deps
-	$(MAKE) $(BUILD)/$(BIN) units
+	$(MAKE) $(BUILD)/$(BIN) units fuzzer
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(EBIZZY)
+units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_BINS) $(EBIZZY)
 
 bench: deps
-	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD)
+	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD) $(BUILD)/tests/helpers/cputime
 	@scripts/bench.sh
+
+# Runs every driver (all of them, even after a miss); fails if any target is missed.
+bench-advisor: $(BENCH_BINS)
+	@rc=0; for b in $(BENCH_BINS); do echo "== $$b"; $$b || rc=1; done; exit $$rc
 
 demo: deps
 	$(MAKE) $(BIN)
@@ -164,6 +209,6 @@ install: $(BIN)
 	install -m 0644 docs/topoadvisor.1 $(DESTDIR)$(PREFIX)/share/man/man1/topoadvisor.1
 
 clean:
-	rm -rf build build-san $(CROSS_BUILD) $(BIN)
+	rm -rf build build-san build-fuzz $(CROSS_BUILD) $(BIN)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

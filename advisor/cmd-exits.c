@@ -1,8 +1,11 @@
 /*
- * exits: ganged exits and exit reasons from a trace-cmd recording, e.g.
- * `trace-cmd record -e kvm_hv -e kvm sleep 10` on the host, then
- * `topoadvisor exits trace.dat`.  Replaces the seed's perf script: faster,
- * and correct for VMs with several vcores running at once (DESIGN §4.3).
+ * exits: ganged exits and exit reasons from a recording made on the host:
+ * a trace-cmd trace.dat (`trace-cmd record -e kvm_hv -e kvm sleep 10`) or
+ * the seed's own perf.data (`perf record -e kvm_hv:kvm_guest_exit -e
+ * kvm_hv:kvmppc_run_core -a sleep 10`), told apart by their magic.
+ * Replaces the seed's perf script: faster, exact about losses, and correct
+ * for VMs with several vcores running at once (DESIGN §4.3);
+ * `--algorithm seed` gives what the seed script gives.
  */
 #include <stdio.h>
 
@@ -17,7 +20,7 @@ static const struct option exits_options[] = {
 	OPT_STRING(0, "algorithm", &algorithm, "RULE",
 		   "vcore (state per runner thread, default) or seed (the RFC's per-tgid rule)"),
 	OPT_STRING('B', "buffer", &buffer, "NAME",
-		   "trace buffer to read ('top' for the top level; default: the one with "
+		   "trace-cmd buffer to read ('top' for the top level; default: the one with "
 		   "kvm_hv events)"),
 	OPT_END(),
 };
@@ -50,6 +53,10 @@ static int cmd_exits_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (info.malformed && !ctx->quiet)
 		fprintf(stderr, "topoadvisor: warning: %llu records were too short for their "
 			"event format and were skipped\n", (unsigned long long)info.malformed);
+	if (info.unordered && !ctx->quiet)
+		fprintf(stderr, "topoadvisor: warning: %llu events came after newer ones (perf.data "
+			"without FINISHED_ROUND records, or with clocks out of step); counts near "
+			"them may be off\n", (unsigned long long)info.unordered);
 	gang_result_release(&res);
 	return EXIT_OK;
 }
@@ -57,8 +64,8 @@ static int cmd_exits_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 const struct cmd_entry cmd_exits_entry = {
 	.no_db = 1,
 	.name = "exits",
-	.summary = "ganged exits and exit reasons from a trace-cmd recording",
-	.args_usage = "TRACE.dat",
+	.summary = "ganged exits and exit reasons from a trace.dat or perf.data recording",
+	.args_usage = "TRACE.dat|perf.data",
 	.options = exits_options,
 	.min_args = 1,
 	.max_args = 1,

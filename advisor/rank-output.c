@@ -17,6 +17,18 @@ void rank_format_gain(struct strbuf *out, double gain)
 		strbuf_addf(out, "%+.1f %%", 100 * gain);
 }
 
+void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi)
+{
+	rank_format_gain(out, gain);
+	if (!isnan(lo)) {
+		strbuf_addstr(out, " [");
+		rank_format_gain(out, lo);
+		strbuf_addstr(out, ", ");
+		rank_format_gain(out, hi);
+		strbuf_addstr(out, "]");
+	}
+}
+
 /* [lo, hi] as a JSON pair, or null when undefined. */
 static void json_interval(struct json_writer *w, double lo, double hi)
 {
@@ -35,6 +47,15 @@ static void json_nullable_double(struct json_writer *w, double v)
 	json_double(w, v);	/* non-finite values are written as null */
 }
 
+/* needed_repetitions as JSON: null when unknown (< 0). */
+static void json_needed(struct json_writer *w, int n)
+{
+	if (n < 0)
+		json_null(w);
+	else
+		json_int(w, n);
+}
+
 void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 		     const struct rank_entry *e)
 {
@@ -46,6 +67,8 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	else
 		json_null(w);
 	json_key(w, "key"); json_str(w, c->key);
+	json_key(w, "decision"); json_str(w, e->decision->key);
+	json_key(w, "environment"); json_str(w, r->levels[e->level]);
 	json_key(w, "configuration_id"); json_int(w, c->id);
 	json_key(w, "vcpus"); json_int(w, c->vcpus);
 	json_key(w, "sockets"); json_int(w, c->sockets);
@@ -55,7 +78,7 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "pinning"); json_str(w, c->pinning);
 	json_key(w, "noise"); json_str(w, c->noise);
 	json_key(w, "factors"); json_raw(w, c->factors_json);
-	json_key(w, "baseline"); json_bool(w, e == r->baseline);
+	json_key(w, "baseline"); json_bool(w, e->decision == r->baseline_decision);
 	json_key(w, "n"); json_int(w, (int64_t)e->s.n);
 	json_key(w, "mean"); json_nullable_double(w, e->s.mean);
 	json_key(w, "median"); json_nullable_double(w, e->s.median);
@@ -71,35 +94,41 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 		json_key(w, "run_id"); json_int(w, e->value_runs[i]->id);
 		json_key(w, "repetition"); json_int(w, e->value_runs[i]->repetition);
 		json_key(w, "value"); json_double(w, e->values[i]);
-		json_key(w, "modified_z"); json_double(w, e->z[i]);
-		json_key(w, "outlier"); json_bool(w, fabs(e->z[i]) > STATS_OUTLIER_Z);
+		json_key(w, "deviation"); json_double(w, e->dev[i]);
+		json_key(w, "outlier"); json_bool(w, e->outlier[i]);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
+	json_key(w, "verdict");
+	json_str(w, e->decision == r->baseline_decision ? "baseline" : rank_verdict_name(e->verdict));
 	json_key(w, "ratio"); json_nullable_double(w, e->ratio);
-	json_key(w, "ratio_ci95"); json_interval(w, e->ratio_lo, e->ratio_hi);
+	json_key(w, "ratio_ci"); json_interval(w, e->ratio_lo, e->ratio_hi);
 	json_key(w, "gain"); json_nullable_double(w, e->gain);
-	json_key(w, "gain_ci95"); json_interval(w, e->gain_lo, e->gain_hi);
+	json_key(w, "gain_ci"); json_interval(w, e->gain_lo, e->gain_hi);
 	json_key(w, "p_vs_baseline"); json_nullable_double(w, e->p_baseline);
-	json_key(w, "p_vs_baseline_holm"); json_nullable_double(w, e->p_baseline_holm);
+	json_key(w, "p_vs_baseline_adjusted"); json_nullable_double(w, e->p_baseline_adj);
 	json_key(w, "beats_baseline"); json_bool(w, e->beats_baseline);
+	json_key(w, "min_detectable_effect"); json_nullable_double(w, e->min_detectable_effect);
+	json_key(w, "needed_repetitions"); json_needed(w, e->needed_repetitions);
 	json_key(w, "best"); json_bool(w, e->is_best);
 	json_key(w, "host_reference"); json_bool(w, e->host_reference);
 	json_key(w, "tied_with_best"); json_bool(w, e->tied_with_best);
 	json_key(w, "p_vs_best"); json_nullable_double(w, e->p_best);
-	json_key(w, "p_vs_best_holm"); json_nullable_double(w, e->p_best_holm);
-	json_key(w, "mann_whitney_p_vs_best"); json_nullable_double(w, e->p_best_mw);
+	json_key(w, "p_vs_best_adjusted"); json_nullable_double(w, e->p_best_adj);
 	json_key(w, "composite"); json_nullable_double(w, e->composite);
-	json_key(w, "composite_ci95"); json_interval(w, e->composite_lo, e->composite_hi);
+	json_key(w, "composite_ci"); json_interval(w, e->composite_lo, e->composite_hi);
 	json_key(w, "tests");
 	json_arr_begin(w);
 	for (size_t i = 0; i < e->ntests; i++) {
 		const struct rank_test_ratio *t = &e->tests[i];
 		json_obj_begin(w);
 		json_key(w, "metric"); json_str(w, t->name);
+		json_key(w, "higher_is_better"); json_bool(w, t->higher_is_better);
 		json_key(w, "mean"); json_double(w, t->mean);
 		json_key(w, "ratio"); json_double(w, t->ratio);
-		json_key(w, "ratio_ci95"); json_interval(w, t->ratio_lo, t->ratio_hi);
+		json_key(w, "ratio_ci"); json_interval(w, t->ratio_lo, t->ratio_hi);
+		json_key(w, "gain"); json_double(w, t->gain);
+		json_key(w, "gain_ci"); json_interval(w, t->gain_lo, t->gain_hi);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
@@ -120,6 +149,45 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "outliers"); json_int(w, (int64_t)e->noutliers);
 	json_key(w, "host_cpus"); json_int(w, e->host_cpus);
 	json_key(w, "nondefault_knobs"); json_int(w, e->nondefault_knobs);
+	json_key(w, "eliminated_block"); json_int(w, e->eliminated_block);
+	json_obj_end(w);
+}
+
+/* One decision (configurations over the environment levels) as JSON. */
+static void json_decision(struct json_writer *w, const struct rank_result *r,
+			  const struct rank_decision *d)
+{
+	json_obj_begin(w);
+	json_key(w, "key"); json_str(w, d->key);
+	json_key(w, "baseline"); json_bool(w, d == r->baseline_decision);
+	json_key(w, "host_reference"); json_bool(w, d->host_reference);
+	json_key(w, "verdict");
+	json_str(w, d == r->baseline_decision ? "baseline" : rank_verdict_name(d->verdict));
+	json_key(w, "gain"); json_nullable_double(w, d->gain);
+	json_key(w, "gain_ci"); json_interval(w, d->gain_lo, d->gain_hi);
+	json_key(w, "p_adjusted"); json_nullable_double(w, d->p_adj);
+	json_key(w, "min_detectable_effect"); json_nullable_double(w, d->min_detectable_effect);
+	json_key(w, "needed_repetitions"); json_needed(w, d->needed_repetitions);
+	json_key(w, "best"); json_bool(w, d->is_best);
+	json_key(w, "equivalent_to_best"); json_bool(w, d->equivalent_to_best);
+	json_key(w, "worse_than_best"); json_bool(w, d->worse_than_best);
+	json_key(w, "gain_vs_best"); json_nullable_double(w, d->best_gain);
+	json_key(w, "gain_vs_best_ci"); json_interval(w, d->best_gain_lo, d->best_gain_hi);
+	json_key(w, "host_cpus"); json_int(w, d->host_cpus);
+	json_key(w, "nondefault_knobs"); json_int(w, d->nondefault_knobs);
+	json_key(w, "eliminated_block"); json_int(w, d->eliminated_block);
+	json_key(w, "configurations");
+	json_arr_begin(w);
+	for (size_t l = 0; l < r->nlevels; l++) {
+		if (!d->levels[l])
+			continue;
+		json_obj_begin(w);
+		json_key(w, "environment"); json_str(w, r->levels[l]);
+		json_key(w, "key"); json_str(w, d->levels[l]->config->key);
+		json_key(w, "verdict"); json_str(w, rank_verdict_name(d->levels[l]->verdict));
+		json_obj_end(w);
+	}
+	json_arr_end(w);
 	json_obj_end(w);
 }
 
@@ -151,7 +219,15 @@ static void json_header(struct json_writer *w, const struct rank_result *r)
 	json_key(w, "baseline_source"); json_str(w, r->baseline_source);
 	json_key(w, "composite"); json_str(w, r->composite_family);
 	json_key(w, "alpha"); json_double(w, RANK_ALPHA);
-	json_key(w, "bootstrap_resamples"); json_int(w, STATS_BOOTSTRAP_RESAMPLES);
+	json_key(w, "comparisons"); json_int(w, (int64_t)r->ncomparisons);
+	json_key(w, "interval_level"); json_double(w, 1 - r->level_alpha);
+	json_key(w, "equivalence"); json_double(w, r->equivalence);
+	json_key(w, "objective"); json_str(w, rank_objective_name(r->objective));
+	json_key(w, "environment_levels");
+	json_arr_begin(w);
+	for (size_t l = 0; l < r->nlevels; l++)
+		json_str(w, r->levels[l]);
+	json_arr_end(w);
 }
 
 void rank_json(struct json_writer *w, const struct rank_result *r)
@@ -162,6 +238,11 @@ void rank_json(struct json_writer *w, const struct rank_result *r)
 	json_arr_begin(w);
 	for (size_t i = 0; i < r->nentries; i++)
 		rank_json_entry(w, r, &r->entries[i]);
+	json_arr_end(w);
+	json_key(w, "decisions");
+	json_arr_begin(w);
+	for (size_t d = 0; d < r->ndecisions; d++)
+		json_decision(w, r, &r->decisions[d]);
 	json_arr_end(w);
 	json_key(w, "warnings");
 	rank_json_warnings(w, r);
@@ -188,26 +269,50 @@ static void json_commands(struct json_writer *w, const struct db_results_config 
 void rank_json_recommendation(struct json_writer *w, const struct rank_result *r)
 {
 	const struct rank_entry *e = r->recommended;
+	const struct rank_decision *d = r->recommended_decision;
 	json_obj_begin(w);
 	json_header(w, r);
+	json_key(w, "verdict"); json_str(w, rank_verdict_name(r->verdict));
+	json_key(w, "decisive"); json_bool(w, rank_decisive(r));
 	json_key(w, "recommended");
 	if (e)
 		rank_json_entry(w, r, e);
 	else
 		json_null(w);
+	json_key(w, "recommended_decision");
+	if (d)
+		json_decision(w, r, d);
+	else
+		json_null(w);
 	json_key(w, "nothing_beats_baseline"); json_bool(w, r->nothing_beats_baseline);
-	json_key(w, "best"); json_str(w, r->best ? r->best->config->key : NULL);
-	json_key(w, "gain"); json_double(w, e ? e->gain : NAN);
-	json_key(w, "gain_ci95");
-	json_interval(w, e ? e->gain_lo : NAN, e ? e->gain_hi : NAN);
+	json_key(w, "best"); json_str(w, r->best_decision ? r->best_decision->key : NULL);
+	bool self = d && d == r->baseline_decision;
+	json_key(w, "gain"); json_double(w, d && !self ? d->gain : NAN);
+	json_key(w, "gain_ci");
+	json_interval(w, d && !self ? d->gain_lo : NAN, d && !self ? d->gain_hi : NAN);
+	json_key(w, "contention");
+	json_arr_begin(w);
+	for (size_t i = 0; i < r->ncontention; i++) {
+		json_obj_begin(w);
+		json_key(w, "key"); json_str(w, r->contention[i]->key);
+		json_key(w, "verdict"); json_str(w, rank_verdict_name(r->contention[i]->verdict));
+		json_key(w, "gain"); json_nullable_double(w, r->contention[i]->gain);
+		json_key(w, "gain_ci");
+		json_interval(w, r->contention[i]->gain_lo, r->contention[i]->gain_hi);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+	json_key(w, "min_detectable_effect"); json_nullable_double(w, r->min_detectable_effect);
+	json_key(w, "needed_repetitions"); json_needed(w, r->needed_repetitions);
 	json_key(w, "test_gains");
 	json_arr_begin(w);
-	for (size_t i = 0; e && i < e->ntests; i++) {
+	for (size_t i = 0; e && !self && i < e->ntests; i++) {
 		const struct rank_test_ratio *t = &e->tests[i];
 		json_obj_begin(w);
 		json_key(w, "metric"); json_str(w, t->name);
-		json_key(w, "gain"); json_double(w, t->ratio - 1);
-		json_key(w, "gain_ci95"); json_interval(w, t->ratio_lo - 1, t->ratio_hi - 1);
+		json_key(w, "higher_is_better"); json_bool(w, t->higher_is_better);
+		json_key(w, "gain"); json_double(w, t->gain);
+		json_key(w, "gain_ci"); json_interval(w, t->gain_lo, t->gain_hi);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
@@ -215,7 +320,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	json_key(w, "libvirt_xml");
 	if (e) {
 		struct strbuf xml = STRBUF_INIT;
-		rank_xml_fragment(e->config, &xml);
+		rank_xml_fragment(r, e->config, &xml);
 		json_str(w, strbuf_str(&xml));
 		strbuf_release(&xml);
 	} else {
@@ -264,11 +369,18 @@ static void text_header(struct strbuf *out, const struct rank_result *r)
 		    (long long)r->res->exp.id, r->res->exp.name, r->metric,
 		    r->unit ? " (" : "", r->unit ? r->unit : "", r->unit ? ")" : "",
 		    r->higher_is_better ? "higher" : "lower");
-	if (r->baseline)
-		strbuf_addf(out, "baseline: %s (%s)\n", r->baseline->config->key,
+	if (r->baseline_decision)
+		strbuf_addf(out, "baseline: %s (%s)\n", r->baseline_decision->key,
 			    r->baseline_source);
 	else
 		strbuf_addstr(out, "baseline: none (ranked without ratios)\n");
+	if (r->nlevels > 1) {
+		strbuf_addf(out, "environment levels (never recommended, objective %s):",
+			    rank_objective_name(r->objective));
+		for (size_t l = 0; l < r->nlevels; l++)
+			strbuf_addf(out, " %s", r->levels[l]);
+		strbuf_addch(out, '\n');
+	}
 }
 
 /* Width of the configuration column: the longest key, at least the heading. */
@@ -281,50 +393,52 @@ static int key_width(const struct rank_result *r)
 	return (int)w;
 }
 
-void rank_text(struct strbuf *out, const struct rank_result *r)
+void rank_entry_status(struct strbuf *st, const struct rank_result *r,
+		       const struct rank_entry *e)
 {
-	int kw = key_width(r);
-	text_header(out, r);
-	strbuf_addf(out, "\n%-4s  %-*s  %3s  %12s  %-27s  %6s  %-26s  %10s  %s\n", "RANK",
-		    kw, "CONFIGURATION", "N", "MEAN", "95% CI", "CV", "VS BASELINE [95% CI]",
-		    "GANG/S", "STATUS");
+	if (e->host_reference)
+		strbuf_addstr(st, "host reference (not a VM shape)");
+	else if (e->eliminated_block > 0)
+		strbuf_addf(st, "eliminated after block %d", e->eliminated_block);
+	else if (!e->s.n)
+		strbuf_addstr(st, "no data");
+	else if (e->is_best)
+		strbuf_addstr(st, r->nlevels > 1 ? "best decision" : "best");
+	else if (e->tied_with_best)
+		strbuf_addf(st, "tied with the best%s (+-%.0f %%)", r->nlevels > 1 ? " decision" : "",
+			    100 * r->equivalence);
+	else if (e->decision->worse_than_best)
+		strbuf_addstr(st, r->nlevels > 1 ? "decision worse than the best" : "worse than the best");
+	else if (!isnan(e->decision->best_gain))
+		strbuf_addstr(st, "not separated from the best");
+	else
+		strbuf_addstr(st, "untested");
+	if (e->nfailed)
+		strbuf_addf(st, ", %zu failed", e->nfailed);
+}
+
+/* The configurations of one environment level (all of them with one level). */
+static void text_level(struct strbuf *out, const struct rank_result *r, size_t level, int kw)
+{
+	strbuf_addf(out, "\n%-4s  %-*s  %3s  %12s  %-27s  %6s  %-28s  %-12s  %10s  %s\n", "RANK",
+		    kw, "CONFIGURATION", "N", "MEAN", "95% CI", "CV", "VS BASELINE [CI]",
+		    "VERDICT", "GANG/S", "STATUS");
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
+		if (e->level != level)
+			continue;
 		struct strbuf ci = STRBUF_INIT, vs = STRBUF_INIT, st = STRBUF_INIT;
 		if (!isnan(e->s.ci_lo))
 			strbuf_addf(&ci, "[%.6g, %.6g]", e->s.ci_lo, e->s.ci_hi);
 		else
 			strbuf_addstr(&ci, "-");
-		if (e == r->baseline) {
+		if (e->decision == r->baseline_decision)
 			strbuf_addstr(&vs, "baseline");
-		} else if (!isnan(e->gain)) {
-			rank_format_gain(&vs, e->gain);
-			if (!isnan(e->gain_lo)) {
-				strbuf_addstr(&vs, " [");
-				rank_format_gain(&vs, e->gain_lo);
-				strbuf_addstr(&vs, ", ");
-				rank_format_gain(&vs, e->gain_hi);
-				strbuf_addstr(&vs, "]");
-			}
-		} else {
-			strbuf_addstr(&vs, "-");
-		}
-		if (e->host_reference)
-			strbuf_addstr(&st, "host reference");
-		else if (e->is_best)
-			strbuf_addstr(&st, "best");
-		else if (e->tied_with_best)
-			strbuf_addf(&st, "tied (p=%.2g)", e->p_best_holm);
-		else if (!isnan(e->p_best_holm))
-			strbuf_addf(&st, "worse (p=%.2g)", e->p_best_holm);
-		else if (e->s.n)
-			strbuf_addstr(&st, "untested");
+		else if (!isnan(e->gain))
+			rank_format_gain_ci(&vs, e->gain, e->gain_lo, e->gain_hi);
 		else
-			strbuf_addstr(&st, "no data");
-		if (e->nfailed)
-			strbuf_addf(&st, ", %zu failed", e->nfailed);
-		if (e->noutliers)
-			strbuf_addf(&st, ", %zu outlier%s", e->noutliers, e->noutliers > 1 ? "s" : "");
+			strbuf_addstr(&vs, "-");
+		rank_entry_status(&st, r, e);
 		char pos[24], gang[32], cv[24], mean[32];
 		if (e->position)
 			snprintf(pos, sizeof(pos), "%zu", e->position);
@@ -342,16 +456,44 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			snprintf(mean, sizeof(mean), "%.6g", e->s.mean);
 		else
 			snprintf(mean, sizeof(mean), "-");
-		strbuf_addf(out, "%-4s  %-*s  %3zu  %12s  %-27s  %6s  %-26s  %10s  %s\n", pos,
+		strbuf_addf(out, "%-4s  %-*s  %3zu  %12s  %-27s  %6s  %-28s  %-12s  %10s  %s\n", pos,
 			    kw, e->config->key, e->s.n, mean, strbuf_str(&ci), cv, strbuf_str(&vs),
+			    e->decision == r->baseline_decision ? "-" : rank_verdict_name(e->verdict),
 			    gang, strbuf_str(&st));
 		strbuf_release(&ci);
 		strbuf_release(&vs);
 		strbuf_release(&st);
 	}
+}
+
+void rank_text(struct strbuf *out, const struct rank_result *r)
+{
+	int kw = key_width(r);
+	text_header(out, r);
+	for (size_t l = 0; l < r->nlevels; l++) {
+		if (r->nlevels > 1)
+			strbuf_addf(out, "\nenvironment %s:", r->levels[l]);
+		text_level(out, r, l, kw);
+	}
+	if (r->nlevels > 1) {
+		strbuf_addf(out, "\ndecisions over the %zu environment levels (objective %s):\n",
+			    r->nlevels, rank_objective_name(r->objective));
+		for (size_t d = 0; d < r->ndecisions; d++) {
+			const struct rank_decision *dec = &r->decisions[d];
+			strbuf_addf(out, "  %-*s  ", kw, dec->key);
+			if (dec == r->baseline_decision)
+				strbuf_addstr(out, "baseline");
+			else
+				rank_format_gain_ci(out, dec->gain, dec->gain_lo, dec->gain_hi);
+			strbuf_addf(out, "  %s%s\n", dec == r->baseline_decision ? "" :
+				    rank_verdict_name(dec->verdict), dec->host_reference
+				    ? " (host reference)" : dec->is_best ? " (best)" :
+				    dec->equivalent_to_best ? " (tied with the best)" : "");
+		}
+	}
 	if (r->composite_family) {
-		strbuf_addf(out, "\ncomposite (%s: geometric mean of per-test ratios to the "
-			    "baseline):\n", r->composite_family);
+		strbuf_addf(out, "\ncomposite (%s: geometric mean of the throughput tests, "
+			    "per run, against the baseline):\n", r->composite_family);
 		for (size_t i = 0; i < r->nentries; i++) {
 			const struct rank_entry *e = &r->entries[i];
 			strbuf_addf(out, "  %-*s  %.3f ", kw, e->config->key, e->composite);
@@ -359,9 +501,10 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 				strbuf_addstr(out, "               ");
 			else
 				strbuf_addf(out, "[%.3f, %.3f]", e->composite_lo, e->composite_hi);
-			for (size_t t = 0; t < e->ntests; t++)
-				strbuf_addf(out, " %s %.2f", e->tests[t].name + strlen(r->composite_family) + 1,
-					    e->tests[t].ratio);
+			for (size_t t = 0; t < e->ntests; t++) {
+				strbuf_addf(out, " %s ", e->tests[t].name + strlen(r->composite_family) + 1);
+				rank_format_gain(out, e->tests[t].gain);
+			}
 			strbuf_addch(out, '\n');
 		}
 	}
@@ -381,68 +524,91 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			strbuf_addch(out, '\n');
 		}
 	}
-	strbuf_addf(out, "\ntied: Holm-corrected Welch p >= %.2f against the best; CIs of "
-		    "ratios: seeded bootstrap, %d resamples\n", RANK_ALPHA,
-		    STATS_BOOTSTRAP_RESAMPLES);
+	strbuf_addf(out, "\nverdicts: Welch's t on the log scale; intervals at %.4g %% "
+		    "(Bonferroni over %zu comparisons with the baseline); equivalent = the "
+		    "interval inside +-%.0f %%; tied = equivalent to the best\n",
+		    100 * (1 - r->level_alpha), r->ncomparisons, 100 * r->equivalence);
 	text_warnings(out, r);
+}
+
+/* Indents every line of text by two spaces. */
+static void text_indented(struct strbuf *out, const char *text)
+{
+	for (const char *p = text, *nl; p && *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		strbuf_addf(out, "  %.*s\n", (int)(nl - p), p);
+	}
 }
 
 void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 {
 	const struct rank_entry *e = r->recommended;
+	const struct rank_decision *d = r->recommended_decision;
 	text_header(out, r);
+	strbuf_addf(out, "\nverdict: %s\n", rank_verdict_name(r->verdict));
 	if (!e) {
-		strbuf_addf(out, "\nno recommendation: %s\n", r->reason);
+		strbuf_addf(out, "no recommendation: %s\n", r->reason);
 		text_warnings(out, r);
 		return;
 	}
-	strbuf_addf(out, "\nrecommended: %s\n", e->config->key);
+	if (rank_decisive(r))
+		strbuf_addf(out, "recommended: %s\n", d->key);
+	else
+		strbuf_addf(out, "no decision yet; leading for now: %s\n", d->key);
 	if (r->nothing_beats_baseline)
-		strbuf_addstr(out, "  nothing beats the baseline significantly: keep it.\n");
-	strbuf_addf(out, "  %s: mean %.6g", r->metric, e->s.mean);
-	if (!isnan(e->s.ci_lo))
-		strbuf_addf(out, " (95%% CI %.6g .. %.6g)", e->s.ci_lo, e->s.ci_hi);
-	strbuf_addf(out, " over %zu runs\n", e->s.n);
-	if (r->baseline && e != r->baseline && !isnan(e->gain)) {
-		strbuf_addstr(out, "  expected gain over the baseline: ");
-		rank_format_gain(out, e->gain);
-		if (!isnan(e->gain_lo)) {
-			strbuf_addstr(out, " (95% CI ");
-			rank_format_gain(out, e->gain_lo);
-			strbuf_addstr(out, " .. ");
-			rank_format_gain(out, e->gain_hi);
-			strbuf_addstr(out, ")");
-		}
+		strbuf_addf(out, "  nothing beats the baseline (all shown worse or within "
+			    "+-%.0f %%): keep it.\n", 100 * r->equivalence);
+	for (size_t l = 0; l < r->nlevels; l++) {
+		const struct rank_entry *x = d->levels[l];
+		if (!x)
+			continue;
+		strbuf_addf(out, "  %s%s%s: mean %.6g", r->metric, r->nlevels > 1 ? " at " : "",
+			    r->nlevels > 1 ? r->levels[l] : "", x->s.mean);
+		if (!isnan(x->s.ci_lo))
+			strbuf_addf(out, " (95%% CI %.6g .. %.6g)", x->s.ci_lo, x->s.ci_hi);
+		strbuf_addf(out, " over %zu runs\n", x->s.n);
+	}
+	if (r->baseline_decision && d != r->baseline_decision && !isnan(d->gain)) {
+		strbuf_addf(out, "  %s gain over the baseline: ", r->nlevels > 1 ?
+			    rank_objective_name(r->objective) : "expected");
+		rank_format_gain_ci(out, d->gain, d->gain_lo, d->gain_hi);
 		strbuf_addch(out, '\n');
 		for (size_t t = 0; t < e->ntests; t++) {
 			strbuf_addf(out, "    %-20s ", e->tests[t].name);
-			rank_format_gain(out, e->tests[t].ratio - 1);
-			strbuf_addstr(out, " (");
-			rank_format_gain(out, e->tests[t].ratio_lo - 1);
-			strbuf_addstr(out, " .. ");
-			rank_format_gain(out, e->tests[t].ratio_hi - 1);
-			strbuf_addstr(out, ")\n");
+			rank_format_gain_ci(out, e->tests[t].gain, e->tests[t].gain_lo, e->tests[t].gain_hi);
+			strbuf_addstr(out, e->tests[t].higher_is_better ? "\n" : " (lower is better)\n");
 		}
 	}
+	if (r->ncontention) {
+		strbuf_addstr(out, "  still in contention:\n");
+		for (size_t i = 0; i < r->ncontention; i++) {
+			const struct rank_decision *c = r->contention[i];
+			strbuf_addf(out, "    %-*s %-12s ", key_width(r), c->key,
+				    rank_verdict_name(c->verdict));
+			rank_format_gain_ci(out, c->gain, c->gain_lo, c->gain_hi);
+			strbuf_addch(out, '\n');
+		}
+	}
+	if (!rank_decisive(r) && !isnan(r->min_detectable_effect))
+		strbuf_addf(out, "  min_detectable_effect: %.1f %%\n", 100 * r->min_detectable_effect);
+	if (!rank_decisive(r) && r->needed_repetitions > 0)
+		strbuf_addf(out, "  needed_repetitions: %s%d\n",
+			    r->needed_repetitions > RANK_MAX_REPETITIONS ? "more than " : "",
+			    r->needed_repetitions > RANK_MAX_REPETITIONS ? RANK_MAX_REPETITIONS
+									 : r->needed_repetitions);
 	strbuf_addf(out, "  why: %s\n", r->reason);
 
 	strbuf_addstr(out, "\nlibvirt domain XML:\n");
 	struct strbuf xml = STRBUF_INIT;
-	rank_xml_fragment(e->config, &xml);
-	for (char *p = xml.buf, *nl; p && *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		strbuf_addf(out, "  %.*s\n", (int)(nl - p), p);
-	}
+	rank_xml_fragment(r, e->config, &xml);
+	text_indented(out, xml.buf);
 	strbuf_release(&xml);
 	struct strbuf cmds = STRBUF_INIT;
 	rank_host_commands(e->config, &cmds);
 	strbuf_addstr(out, "\nhost commands (as root, with no HV guest running):\n");
 	if (!cmds.len)
 		strbuf_addstr(out, "  none: the host's settings stay as they are\n");
-	for (char *p = cmds.buf, *nl; p && *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		strbuf_addf(out, "  %.*s\n", (int)(nl - p), p);
-	}
+	text_indented(out, cmds.buf);
 	strbuf_release(&cmds);
 
 	strbuf_addf(out, "\nevidence: %zu runs, %zu ok, %zu failed", r->runs_total, r->runs_ok,

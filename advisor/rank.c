@@ -79,13 +79,25 @@ static bool knob_is_default(const struct db_results_config *c, const struct knob
 	return !strcmp(a, b);
 }
 
-static int nondefault_knobs(const struct db_results_config *c)
+/* Is `name` an environment factor under these options (noise always is)? */
+static bool is_environment(const struct rank_options *o, const char *name)
+{
+	if (!strcmp(name, "noise"))
+		return true;
+	for (size_t i = 0; i < o->nenvironment; i++)
+		if (!strcmp(o->environment[i], name))
+			return true;
+	return false;
+}
+
+/* Knobs away from their default, environment factors left out (not a choice). */
+static int nondefault_knobs(const struct db_results_config *c, const struct rank_options *o)
 {
 	struct knob_setting k[32];
 	size_t n = config_knobs(c, k, 32);
 	int count = 0;
 	for (size_t i = 0; i < n; i++)
-		count += !knob_is_default(c, &k[i]);
+		count += !is_environment(o, k[i].name) && !knob_is_default(c, &k[i]);
 	return count;
 }
 
@@ -165,24 +177,47 @@ static int host_cpus(const struct db_results_config *c)
 	return c->vcpus;
 }
 
-void rank_xml_fragment(const struct db_results_config *c, struct strbuf *out)
+/* A stored cpuset fit to paste into XML, else NULL. */
+static const char *xml_cpuset(const char *set)
+{
+	return set && rank_cpuset_count(&set, 1) > 0 ? set : NULL;
+}
+
+void rank_xml_fragment(const struct rank_result *r, const struct db_results_config *c,
+		       struct strbuf *out)
 {
 	strbuf_addf(out, "<vcpu placement='static'>%d</vcpu>\n", c->vcpus);
-	strbuf_addf(out, "<cpu>\n  <topology sockets='%d' dies='%d' cores='%d' threads='%d'/>\n"
+	if (r && r->cpu_mode) {
+		strbuf_addf(out, "<cpu mode='%s'%s check='none'>\n", r->cpu_mode,
+			    !strcmp(r->cpu_mode, "custom") ? " match='exact'" : "");
+		if (r->cpu_model)
+			strbuf_addf(out, "  <model fallback='forbid'>%s</model>\n", r->cpu_model);
+	} else {
+		if (r && r->cpu_note)
+			strbuf_addf(out, "<!-- %s -->\n", r->cpu_note);
+		strbuf_addstr(out, "<cpu>\n");
+	}
+	strbuf_addf(out, "  <topology sockets='%d' dies='%d' cores='%d' threads='%d'/>\n"
 		    "</cpu>\n", c->sockets, c->dies, c->cores, c->threads);
 	if (pinning_explicit(c)) {
 		strbuf_addstr(out, "<cputune>\n");
 		for (size_t i = 0; i < c->npinning_cpus; i++) {
-			const char *set = c->pinning_cpus[i];
-			if (rank_cpuset_count(&set, 1) > 0)
+			const char *set = xml_cpuset(c->pinning_cpus[i]);
+			if (set)
 				strbuf_addf(out, "  <vcpupin vcpu='%zu' cpuset='%s'/>\n", i, set);
 			else
 				strbuf_addf(out, "  <!-- vCPU %zu: stored cpuset is malformed -->\n", i);
 		}
+		const char *emu = db_results_config_factor(c, "emulator_cpus");
+		if (emu && xml_cpuset(emu))
+			strbuf_addf(out, "  <emulatorpin cpuset='%s'/>\n", emu);
+		else if (emu)
+			strbuf_addstr(out, "  <!-- emulator: stored cpuset is malformed -->\n");
 		strbuf_addstr(out, "</cputune>\n");
 	} else if (strcmp(pin_policy(c), "none")) {
-		strbuf_addf(out, "<!-- pinning '%s' (policy %s): the <cputune> vcpupin CPUs are "
-			    "chosen per host by this policy -->\n", c->pinning, pin_policy(c));
+		strbuf_addf(out, "<!-- pinning '%s' (policy %s): the <cputune> vcpupin and "
+			    "emulatorpin CPUs are chosen per host by this policy -->\n", c->pinning,
+			    pin_policy(c));
 	}
 }
 
@@ -213,6 +248,20 @@ static void warn(struct rank_result *r, const char *kind, const char *config,
 	r->warnings[r->nwarnings++] = (struct rank_warning){ kind, config, strbuf_detach(&sb) };
 }
 
+/*
+ * The direction a stored metric row declares: 1 higher is better, 0 lower,
+ * -1 none (not a figure of merit) or unknown (rows from before directions
+ * were stored fall back on their higher_is_better column).
+ */
+static int metric_row_direction(const struct db_results_metric *m)
+{
+	if (m->dir == METRIC_DIR_HIGHER)
+		return 1;
+	if (m->dir == METRIC_DIR_LOWER)
+		return 0;
+	return m->dir == METRIC_DIR_UNKNOWN ? m->higher_is_better : -1;
+}
+
 /* Direction and unit of the metric from its stored rows (first one wins). */
 static void metric_meta(const struct db_results *res, const char *metric, bool *found,
 			int *hib, const char **unit)
@@ -227,7 +276,7 @@ static void metric_meta(const struct db_results *res, const char *metric, bool *
 				continue;
 			*found = true;
 			if (*hib < 0)
-				*hib = m->higher_is_better;
+				*hib = metric_row_direction(m);
 			if (!*unit)
 				*unit = m->unit;
 		}
@@ -323,8 +372,47 @@ static bool is_host_run(const struct db_results_config *c)
 	return runner && !strcmp(runner, "host");
 }
 
+
+const char *rank_verdict_name(enum rank_verdict v)
+{
+	switch (v) {
+	case RANK_BETTER: return "better";
+	case RANK_EQUIVALENT: return "equivalent";
+	case RANK_WORSE: return "worse";
+	case RANK_UNDECIDED: return "undecided";
+	case RANK_INSUFFICIENT: return "insufficient";
+	case RANK_VERDICT_NONE: break;
+	}
+	return "not compared";
+}
+
+bool rank_decisive(const struct rank_result *r)
+{
+	return r->verdict == RANK_BETTER || r->verdict == RANK_EQUIVALENT;
+}
+
+const char *rank_objective_name(enum rank_objective o)
+{
+	return o == RANK_OBJECTIVE_MEAN ? "mean" : "worst";
+}
+
+void rank_options_init(struct rank_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->equivalence = RANK_DEFAULT_EQUIVALENCE;
+	o->objective = RANK_OBJECTIVE_WORST;
+}
+
+void rank_options_release(struct rank_options *o)
+{
+	for (size_t i = 0; o->owned && o->owned[i]; i++)
+		free(o->owned[i]);
+	free(o->owned);
+	rank_options_init(o);
+}
+
 static void entry_fill(struct rank_entry *e, const struct db_results_config *c,
-		       const char *metric)
+		       const char *metric, const struct rank_options *opt)
 {
 	memset(e, 0, sizeof(*e));
 	e->config = c;
@@ -344,15 +432,19 @@ static void entry_fill(struct rank_entry *e, const struct db_results_config *c,
 		e->values[n++] = m->value;
 	}
 	stats_summarize(e->values, n, &e->s);
-	e->z = xmalloc((n + 1) * sizeof(*e->z));
-	e->noutliers = stats_modified_z(e->values, n, e->z);
+	e->dev = xmalloc((n + 1) * sizeof(*e->dev));
+	e->outlier = xmalloc((n + 1) * sizeof(*e->outlier));
+	e->noutliers = stats_outliers(e->values, n, e->dev, e->outlier);
 	e->ratio = e->ratio_lo = e->ratio_hi = NAN;
 	e->gain = e->gain_lo = e->gain_hi = NAN;
-	e->p_baseline = e->p_baseline_holm = NAN;
+	e->p_baseline = e->p_baseline_adj = NAN;
+	e->verdict = RANK_INSUFFICIENT;
+	e->min_detectable_effect = NAN;
+	e->needed_repetitions = -1;
 	e->composite = e->composite_lo = e->composite_hi = NAN;
-	e->p_best = e->p_best_holm = e->p_best_mw = NAN;
+	e->p_best = e->p_best_adj = NAN;
 	e->host_cpus = host_cpus(c);
-	e->nondefault_knobs = nondefault_knobs(c);
+	e->nondefault_knobs = nondefault_knobs(c, opt);
 	entry_gang(e);
 	entry_exits(e);
 }
@@ -363,10 +455,67 @@ static bool better(double a, double b, bool hib)
 	return hib ? a > b : a < b;
 }
 
+/* ---- factor roles: decisions and environment levels --------------------- */
+
+/* The value of factor `name` in c, NULL when the configuration has none. */
+static const char *factor_value(const struct db_results_config *c, const char *name)
+{
+	if (!strcmp(name, "noise"))
+		return c->noise;
+	if (!strcmp(name, "pinning"))
+		return c->pinning;
+	return db_results_config_factor(c, name);
+}
+
+/* "noise=spin/thp=never": the environment level of c. */
+static char *level_label(const struct db_results_config *c, const struct rank_options *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *v = factor_value(c, "noise");
+	strbuf_addf(&sb, "noise=%s", v ? v : "none");
+	for (size_t i = 0; i < o->nenvironment; i++) {
+		if (!strcmp(o->environment[i], "noise"))
+			continue;
+		v = factor_value(c, o->environment[i]);
+		if (v)
+			strbuf_addf(&sb, "/%s=%s", o->environment[i], v);
+	}
+	return strbuf_detach(&sb);
+}
+
+/*
+ * The configuration key without its environment parts: plan keys are
+ * "SHAPE/pin=P/KNOB=V/.../noise=N"; a part "NAME=V" goes when NAME (pin:
+ * pinning) is an environment factor.
+ */
+static char *decision_key(const struct db_results_config *c, const struct rank_options *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *k = c->key;
+	for (bool first = true; *k; first = false) {
+		size_t len = strcspn(k, "/");
+		const char *eq = memchr(k, '=', len);
+		bool drop = false;
+		if (!first && eq) {
+			char name[128];
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - k), k);
+			drop = is_environment(o, !strcmp(name, "pin") ? "pinning" : name);
+		}
+		if (!drop)
+			strbuf_addf(&sb, "%s%.*s", sb.len ? "/" : "", (int)len, k);
+		k += len;
+		if (*k == '/')
+			k++;
+	}
+	return strbuf_detach(&sb);
+}
+
 static int cmp_entry(const void *pa, const void *pb, void *hibp)
 {
 	const struct rank_entry *a = pa, *b = pb;
 	bool hib = *(const bool *)hibp;
+	if (a->level != b->level)
+		return a->level < b->level ? -1 : 1;
 	if ((a->s.n > 0) != (b->s.n > 0))
 		return a->s.n > 0 ? -1 : 1;
 	if (a->s.n > 0 && a->s.mean != b->s.mean)
@@ -374,40 +523,477 @@ static int cmp_entry(const void *pa, const void *pb, void *hibp)
 	return a->config->idx - b->config->idx;
 }
 
-/* The host's default shape: one vCPU per socket, no pinning, noise or knob changes. */
-static bool default_shape(const struct db_results_config *c)
+/* The level index of each entry, levels in the order configurations first show them. */
+static void levels_assign(struct rank_result *r, const struct rank_options *o)
 {
-	if (c->sockets != c->vcpus || c->dies != 1 || c->cores != 1 || c->threads != 1 ||
-	    strcmp(pin_policy(c), "none") || strcmp(c->noise, "none"))
-		return false;
-	return nondefault_knobs(c) == 0;
+	for (size_t i = 0; i < r->nentries; i++) {
+		char *label = level_label(r->entries[i].config, o);
+		size_t l = 0;
+		while (l < r->nlevels && strcmp(r->levels[l], label))
+			l++;
+		if (l == r->nlevels) {
+			r->levels = xrealloc(r->levels, (r->nlevels + 1) * sizeof(*r->levels));
+			r->levels[r->nlevels++] = label;
+		} else {
+			free(label);
+		}
+		r->entries[i].level = l;
+	}
 }
 
-static void choose_baseline(struct rank_result *r)
+/* Per-run ganged exits/s (else per run) of every successful run of d. */
+static void decision_gang(struct rank_decision *d, size_t nlevels)
+{
+	for (size_t l = 0; l < nlevels; l++) {
+		const struct rank_entry *e = d->levels[l];
+		for (size_t j = 0; e && j < e->config->nruns; j++) {
+			const struct db_results_run *run = &e->config->runs[j];
+			if (!run_ok(run))
+				continue;
+			const struct db_results_metric *g = db_results_run_metric(run, "gang_exits_per_s");
+			if (!g)
+				g = db_results_run_metric(run, "gang_exits");
+			if (!g)
+				continue;
+			d->gang = xrealloc(d->gang, (d->ngang + 1) * sizeof(*d->gang));
+			d->gang[d->ngang++] = g->value;
+		}
+	}
+}
+
+static void decisions_build(struct rank_result *r, const struct rank_options *o)
+{
+	r->decisions = xcalloc(r->nentries + 1, sizeof(*r->decisions));
+	for (size_t i = 0; i < r->nentries; i++) {
+		struct rank_entry *e = &r->entries[i];
+		char *key = decision_key(e->config, o);
+		size_t d = 0;
+		while (d < r->ndecisions && strcmp(r->decisions[d].key, key))
+			d++;
+		if (d == r->ndecisions) {
+			struct rank_decision *n = &r->decisions[r->ndecisions++];
+			n->key = key;
+			n->levels = xcalloc(r->nlevels, sizeof(*n->levels));
+			n->host_reference = e->host_reference;
+		} else {
+			free(key);
+		}
+		struct rank_decision *dec = &r->decisions[d];
+		if (!dec->levels[e->level])
+			dec->levels[e->level] = e;
+		e->decision = dec;
+	}
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		struct rank_decision *dec = &r->decisions[d];
+		for (size_t l = 0; l < r->nlevels && !dec->entry; l++)
+			dec->entry = dec->levels[l];
+		dec->host_cpus = dec->entry->host_cpus;
+		dec->nondefault_knobs = dec->entry->nondefault_knobs;
+		for (size_t l = 0; l < r->nlevels; l++)
+			if (dec->levels[l] && dec->levels[l]->eliminated_block > dec->eliminated_block)
+				dec->eliminated_block = dec->levels[l]->eliminated_block;
+		dec->gain = dec->gain_lo = dec->gain_hi = dec->p_adj = NAN;
+		dec->best_gain = dec->best_gain_lo = dec->best_gain_hi = NAN;
+		dec->min_detectable_effect = NAN;
+		dec->needed_repetitions = -1;
+		dec->score = NAN;
+		dec->verdict = RANK_INSUFFICIENT;
+		decision_gang(dec, r->nlevels);
+	}
+}
+
+/* Has d at least 2 runs wherever it was measured, and a measurement at all? */
+static bool decision_testable(const struct rank_result *r, const struct rank_decision *d)
+{
+	bool any = false;
+	for (size_t l = 0; l < r->nlevels; l++) {
+		if (!d->levels[l])
+			continue;
+		if (d->levels[l]->s.n < 2)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* The host's default shape: one vCPU per socket, no pinning or knob changes. */
+static bool default_shape(const struct db_results_config *c, const struct rank_options *o)
+{
+	if (c->sockets != c->vcpus || c->dies != 1 || c->cores != 1 || c->threads != 1 ||
+	    (strcmp(pin_policy(c), "none") && !is_environment(o, "pinning")))
+		return false;
+	return nondefault_knobs(c, o) == 0;
+}
+
+static void choose_baseline(struct rank_result *r, const struct rank_options *o)
 {
 	for (size_t i = 0; i < r->nentries; i++)
 		if (r->entries[i].config->is_baseline) {
-			r->baseline = &r->entries[i];
+			r->baseline_decision = r->entries[i].decision;
 			r->baseline_source = "marked";
 			return;
 		}
 	/* Several default shapes (different vCPU counts): the first by idx. */
 	const struct rank_entry *pick = NULL;
 	for (size_t i = 0; i < r->nentries; i++)
-		if (default_shape(r->entries[i].config) && !r->entries[i].host_reference &&
+		if (default_shape(r->entries[i].config, o) && !r->entries[i].host_reference &&
 		    (!pick || r->entries[i].config->idx < pick->config->idx))
 			pick = &r->entries[i];
 	if (pick) {
-		r->baseline = pick;
+		r->baseline_decision = pick->decision;
 		r->baseline_source = "host default shape";
 	}
 }
 
-/* Names of the metric family "<prefix>.<test>" present in successful runs. */
+/* ---- comparisons ---------------------------------------------------------- */
+
+/* A comparison in the metric's direction, on the log scale: positive is better. */
+struct cmp {
+	bool ok;
+	double lg, lo, hi;	/* log gain and its interval */
+	double p;		/* raw two-sided p (NAN: worst of several levels) */
+	double mde;		/* log-scale min detectable effect */
+	int needed;		/* more runs per configuration to settle; -1: unknown */
+};
+
+static double gain_of(double lg)
+{
+	return expm1(lg);
+}
+
+static enum rank_verdict verdict_of(double glo, double ghi, double delta)
+{
+	if (isnan(glo) || isnan(ghi))
+		return RANK_INSUFFICIENT;
+	if (glo > -delta && ghi < delta)
+		return RANK_EQUIVALENT;
+	if (glo > 0)
+		return RANK_BETTER;
+	if (ghi < 0)
+		return RANK_WORSE;
+	return RANK_UNDECIDED;
+}
+
+/*
+ * More runs per configuration for the interval to settle: exclude 0 (an
+ * effect as large as seen) or fit inside +-delta (what is left of delta),
+ * whichever needs fewer, at the same level and RANK_POWER.
+ */
+static int needed_more(double sd_log, double lg, double alpha, double delta, size_t have)
+{
+	double target = fmax(fabs(lg), log1p(delta) - fabs(lg));
+	size_t n = stats_runs_needed(sd_log, target, alpha, RANK_POWER, RANK_MAX_REPETITIONS);
+	if (n > RANK_MAX_REPETITIONS)
+		return RANK_MAX_REPETITIONS + 1;
+	return n > have ? (int)(n - have) : 1;
+}
+
+/* x against ref, direction-aware, interval at alpha. */
+static void cmp_values(const double *x, size_t nx, const double *y, size_t ny, bool hib,
+		       double alpha, double delta, struct cmp *c, struct stats_ratio *raw)
+{
+	struct stats_ratio t;
+	memset(c, 0, sizeof(*c));
+	c->lg = c->lo = c->hi = c->p = c->mde = NAN;
+	c->needed = -1;
+	c->ok = stats_log_welch(x, nx, y, ny, alpha, &t) == 0;
+	if (raw)
+		*raw = t;
+	if (!c->ok)
+		return;
+	c->lg = hib ? t.log_diff : -t.log_diff;
+	c->lo = hib ? log(t.lo) : -log(t.hi);
+	c->hi = hib ? log(t.hi) : -log(t.lo);
+	c->p = t.p;
+	c->mde = stats_min_detectable(t.se, t.df, alpha, RANK_POWER);
+	if (verdict_of(gain_of(c->lo), gain_of(c->hi), delta) == RANK_UNDECIDED)
+		c->needed = needed_more(t.sd_log, c->lg, alpha, delta, nx < ny ? nx : ny);
+	else
+		c->needed = 0;
+}
+
+/*
+ * The objective of decision d over reference ref across the levels both
+ * were measured at: the worst level (intervals at level_alpha, so their
+ * minimum is simultaneous) or the geometric mean (interval at obj_alpha).
+ */
+static void cmp_objective(const struct rank_result *r, const struct rank_decision *d,
+			  const struct rank_decision *ref, double level_alpha, double obj_alpha,
+			  struct cmp *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->lg = out->lo = out->hi = out->p = out->mde = NAN;
+	out->needed = -1;
+	struct stats_ratio *ratios = xcalloc(r->nlevels, sizeof(*ratios));
+	size_t k = 0;
+	bool ok = true;
+	for (size_t l = 0; l < r->nlevels && ok; l++) {
+		const struct rank_entry *a = d->levels[l], *b = ref->levels[l];
+		if (!a || !b)
+			continue;
+		struct cmp c;
+		cmp_values(a->values, a->s.n, b->values, b->s.n, r->higher_is_better,
+			   level_alpha, r->equivalence, &c, &ratios[k]);
+		if (!c.ok) {
+			ok = false;
+			break;
+		}
+		k++;
+		if (r->objective == RANK_OBJECTIVE_WORST) {
+			out->lg = k == 1 ? c.lg : fmin(out->lg, c.lg);
+			out->lo = k == 1 ? c.lo : fmin(out->lo, c.lo);
+			out->hi = k == 1 ? c.hi : fmin(out->hi, c.hi);
+			out->mde = k == 1 ? c.mde : fmax(out->mde, c.mde);
+			out->needed = k == 1 ? c.needed : (c.needed > out->needed ? c.needed : out->needed);
+			out->p = k == 1 ? c.p : NAN;
+		}
+	}
+	if (ok && k > 0 && r->objective == RANK_OBJECTIVE_MEAN) {
+		struct stats_ratio g;
+		stats_ratio_geomean(ratios, k, obj_alpha, &g);
+		out->lg = r->higher_is_better ? g.log_diff : -g.log_diff;
+		out->lo = r->higher_is_better ? log(g.lo) : -log(g.hi);
+		out->hi = r->higher_is_better ? log(g.hi) : -log(g.lo);
+		out->p = g.p;
+		out->mde = stats_min_detectable(g.se, g.df, obj_alpha, RANK_POWER);
+		size_t have = SIZE_MAX;
+		for (size_t l = 0; l < r->nlevels; l++)
+			if (d->levels[l] && d->levels[l]->s.n < have)
+				have = d->levels[l]->s.n;
+		out->needed = verdict_of(gain_of(out->lo), gain_of(out->hi), r->equivalence) ==
+			      RANK_UNDECIDED ? needed_more(g.sd_log / sqrt((double)k), out->lg,
+							   obj_alpha, r->equivalence, have) : 0;
+	}
+	out->ok = ok && k > 0;
+	free(ratios);
+}
+
+/* Non-host decisions other than `ref` that can be tested: the Bonferroni family. */
+static size_t family_size(const struct rank_result *r, const struct rank_decision *ref)
+{
+	size_t m = 0;
+	for (size_t d = 0; d < r->ndecisions; d++)
+		m += &r->decisions[d] != ref && !r->decisions[d].host_reference &&
+		     decision_testable(r, &r->decisions[d]);
+	return m ? m : 1;
+}
+
+static double adjust(double p, size_t m)
+{
+	return isnan(p) ? NAN : fmin(1, p * (double)m);
+}
+
+/*
+ * An untestable decision still shows its point estimate: the objective over
+ * the levels of its configurations' plain gains (no interval, no verdict).
+ */
+static void decision_point_gain(const struct rank_result *r, struct rank_decision *d)
+{
+	double sum = 0, worst = NAN;
+	size_t k = 0;
+	for (size_t l = 0; l < r->nlevels; l++) {
+		const struct rank_entry *e = d->levels[l];
+		if (!e || isnan(e->gain))
+			continue;
+		double lg = log1p(e->gain);
+		sum += lg;
+		worst = k++ ? fmin(worst, lg) : lg;
+	}
+	if (k)
+		d->gain = expm1(r->objective == RANK_OBJECTIVE_MEAN ? sum / (double)k : worst);
+}
+
+/* Every configuration against the baseline's at its level; decisions by objective. */
+static void compare_baseline(struct rank_result *r)
+{
+	const struct rank_decision *b = r->baseline_decision;
+	size_t m = family_size(r, b);
+	r->ncomparisons = m * r->nlevels;
+	r->level_alpha = RANK_ALPHA / (double)r->ncomparisons;
+	double obj_alpha = r->objective == RANK_OBJECTIVE_MEAN ? RANK_ALPHA / (double)m
+							       : r->level_alpha;
+	for (size_t i = 0; i < r->nentries; i++) {
+		struct rank_entry *e = &r->entries[i];
+		const struct rank_entry *be = b->levels[e->level];
+		if (e->decision == b) {
+			e->verdict = RANK_VERDICT_NONE;
+			if (e->s.n) {
+				e->ratio = 1;
+				e->gain = 0;	/* against itself: exactly, no interval */
+			}
+			continue;
+		}
+		if (!be || !e->s.n)
+			continue;
+		struct cmp c;
+		struct stats_ratio t;
+		cmp_values(e->values, e->s.n, be->values, be->s.n, r->higher_is_better,
+			   r->level_alpha, r->equivalence, &c, &t);
+		if (!c.ok) {
+			/* Untestable: the point estimate alone, from the plain means. */
+			if (e->s.mean > 0 && be->s.mean > 0) {
+				e->ratio = e->s.mean / be->s.mean;
+				e->gain = r->higher_is_better ? e->ratio - 1 : 1 / e->ratio - 1;
+			}
+			continue;
+		}
+		e->ratio = t.ratio;
+		e->ratio_lo = t.lo;
+		e->ratio_hi = t.hi;
+		e->gain = gain_of(c.lg);
+		e->gain_lo = gain_of(c.lo);
+		e->gain_hi = gain_of(c.hi);
+		e->p_baseline = c.p;
+		e->p_baseline_adj = adjust(c.p, r->ncomparisons);
+		e->verdict = verdict_of(e->gain_lo, e->gain_hi, r->equivalence);
+		e->beats_baseline = e->verdict == RANK_BETTER;
+		e->min_detectable_effect = gain_of(c.mde);
+		e->needed_repetitions = c.needed;
+	}
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		struct rank_decision *dec = &r->decisions[d];
+		if (dec == b) {
+			dec->verdict = RANK_VERDICT_NONE;
+			dec->gain = 0;
+			dec->score = 0;
+			continue;
+		}
+		struct cmp c;
+		cmp_objective(r, dec, b, r->level_alpha, obj_alpha, &c);
+		if (!c.ok) {
+			decision_point_gain(r, dec);
+			continue;
+		}
+		dec->score = c.lg;
+		dec->gain = gain_of(c.lg);
+		dec->gain_lo = gain_of(c.lo);
+		dec->gain_hi = gain_of(c.hi);
+		dec->p_adj = adjust(c.p, r->objective == RANK_OBJECTIVE_MEAN ? m : r->ncomparisons);
+		dec->verdict = verdict_of(dec->gain_lo, dec->gain_hi, r->equivalence);
+		dec->min_detectable_effect = gain_of(c.mde);
+		dec->needed_repetitions = c.needed;
+	}
+}
+
+/*
+ * Without a testable baseline the decisions are still ordered by their
+ * objective over a reference: the testable decision with the best mean at
+ * the first level it shares with the others (no gains are reported).
+ */
+static void score_without_baseline(struct rank_result *r)
+{
+	const struct rank_decision *ref = NULL;
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		const struct rank_decision *dec = &r->decisions[d];
+		if (dec->host_reference || !decision_testable(r, dec))
+			continue;
+		if (!ref || better(dec->entry->s.mean, ref->entry->s.mean, r->higher_is_better))
+			ref = dec;
+	}
+	if (!r->baseline_decision) {
+		/* Nothing to compare with: no verdict against a baseline. */
+		for (size_t i = 0; i < r->nentries; i++)
+			r->entries[i].verdict = RANK_VERDICT_NONE;
+		for (size_t d = 0; d < r->ndecisions; d++)
+			r->decisions[d].verdict = RANK_VERDICT_NONE;
+	}
+	if (!ref)
+		return;
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		struct cmp c;
+		cmp_objective(r, &r->decisions[d], ref, RANK_ALPHA, RANK_ALPHA, &c);
+		if (c.ok)
+			r->decisions[d].score = &r->decisions[d] == ref ? 0 : c.lg;
+	}
+}
+
+/* Every decision against the best: its tie is equivalence within +-delta. */
+static void compare_best(struct rank_result *r)
+{
+	struct rank_decision *best = NULL;
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		struct rank_decision *dec = &r->decisions[d];
+		if (!dec->host_reference && !isnan(dec->score) &&
+		    (!best || dec->score > best->score))
+			best = dec;
+	}
+	if (!best)
+		return;
+	best->is_best = true;
+	r->best_decision = best;
+	size_t m = family_size(r, best);
+	double level_alpha = RANK_ALPHA / (double)(m * r->nlevels);
+	double obj_alpha = r->objective == RANK_OBJECTIVE_MEAN ? RANK_ALPHA / (double)m
+							       : level_alpha;
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		struct rank_decision *dec = &r->decisions[d];
+		if (dec == best || dec->host_reference)
+			continue;
+		struct cmp c;
+		cmp_objective(r, dec, best, level_alpha, obj_alpha, &c);
+		if (!c.ok)
+			continue;
+		dec->best_gain = gain_of(c.lg);
+		dec->best_gain_lo = gain_of(c.lo);
+		dec->best_gain_hi = gain_of(c.hi);
+		dec->equivalent_to_best = verdict_of(dec->best_gain_lo, dec->best_gain_hi,
+						     r->equivalence) == RANK_EQUIVALENT;
+		dec->worse_than_best = dec->best_gain_hi < 0;
+	}
+	for (size_t i = 0; i < r->nentries; i++) {
+		struct rank_entry *e = &r->entries[i];
+		const struct rank_entry *be = best->levels[e->level];
+		e->is_best = e->decision == best;
+		e->tied_with_best = e->decision->equivalent_to_best;
+		if (e->decision == best || e->host_reference || !be)
+			continue;
+		struct stats_ratio t;
+		if (stats_log_welch(e->values, e->s.n, be->values, be->s.n, level_alpha, &t) == 0) {
+			e->p_best = t.p;
+			e->p_best_adj = adjust(t.p, m * r->nlevels);
+		}
+	}
+}
+
+static int cmp_decision(const void *pa, const void *pb)
+{
+	const struct rank_decision *a = pa, *b = pb;
+	if (a->host_reference != b->host_reference)
+		return a->host_reference ? 1 : -1;
+	if (isnan(a->score) != isnan(b->score))
+		return isnan(a->score) ? 1 : -1;
+	if (!isnan(a->score) && a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	return a->entry->config->idx - b->entry->config->idx;
+}
+
+/* Sorting moves the decisions: point the entries (and the result) at them again. */
+static void decisions_sort(struct rank_result *r)
+{
+	const struct rank_decision *base = r->baseline_decision;
+	char *base_key = base ? base->key : NULL;
+	qsort(r->decisions, r->ndecisions, sizeof(*r->decisions), cmp_decision);
+	r->baseline_decision = NULL;
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		struct rank_decision *dec = &r->decisions[d];
+		for (size_t l = 0; l < r->nlevels; l++)
+			if (dec->levels[l])
+				dec->levels[l]->decision = dec;
+		if (dec->key == base_key)
+			r->baseline_decision = dec;
+		if (dec->is_best)
+			r->best_decision = dec;
+	}
+}
+
+/* ---- composite of multi-metric benchmarks --------------------------------- */
+
+/* Names of the metric family "<prefix>.<test>" present in successful runs, with directions. */
 static size_t family_tests(const struct db_results *res, const char *prefix,
-			   const char ***out)
+			   const char ***out, bool **hib_out)
 {
 	const char **v = NULL;
+	bool *hib = NULL;
 	size_t n = 0, plen = strlen(prefix);
 	for (size_t i = 0; i < res->nconfigs; i++)
 		for (size_t j = 0; j < res->configs[i].nruns; j++) {
@@ -418,246 +1004,389 @@ static size_t family_tests(const struct db_results *res, const char *prefix,
 				const char *name = run->metrics[k].name;
 				if (strncmp(name, prefix, plen) || name[plen] != '.')
 					continue;
+				int dir = metric_row_direction(&run->metrics[k]);
 				size_t s = 0;
 				while (s < n && strcmp(v[s], name))
 					s++;
-				if (s == n) {
+				if (s == n && dir >= 0) {	/* figures of no merit stay out */
 					v = xrealloc(v, (n + 1) * sizeof(*v));
-					v[n++] = name;
+					hib = xrealloc(hib, (n + 1) * sizeof(*hib));
+					v[n] = name;
+					hib[n++] = dir == 1;
 				}
 			}
 		}
 	*out = v;
+	*hib_out = hib;
 	return n;
 }
 
-/* Rows of the k test values of a configuration's successful runs that have all k. */
-static double *family_rows(const struct db_results_config *c, const char **tests, size_t k,
-			   size_t *nrows)
+/* The values of one metric over a configuration's successful runs. */
+static double *metric_values(const struct db_results_config *c, const char *name, size_t *n)
 {
-	double *rows = xmalloc((c->nruns * k + 1) * sizeof(*rows));
-	size_t n = 0;
+	double *v = xmalloc((c->nruns + 1) * sizeof(*v));
+	*n = 0;
 	for (size_t i = 0; i < c->nruns; i++) {
-		const struct db_results_run *run = &c->runs[i];
-		if (!run_ok(run))
-			continue;
-		size_t j;
-		for (j = 0; j < k; j++) {
-			const struct db_results_metric *m = db_results_run_metric(run, tests[j]);
-			if (!m)
-				break;
-			rows[n * k + j] = m->value;
-		}
-		if (j == k)
-			n++;
+		const struct db_results_metric *m;
+		if (run_ok(&c->runs[i]) && (m = db_results_run_metric(&c->runs[i], name)))
+			v[(*n)++] = m->value;
 	}
-	*nrows = n;
-	return rows;
+	return v;
+}
+
+/* Per successful run with every throughput test: the geometric mean of those tests. */
+static double *composite_values(const struct db_results_config *c, const char **tests,
+				const bool *hib, size_t k, size_t *n)
+{
+	double *v = xmalloc((c->nruns + 1) * sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; i < c->nruns; i++) {
+		if (!run_ok(&c->runs[i]))
+			continue;
+		double logsum = 0;
+		size_t used = 0;
+		bool all = true;
+		for (size_t j = 0; j < k && all; j++) {
+			if (!hib[j])
+				continue;
+			const struct db_results_metric *m = db_results_run_metric(&c->runs[i], tests[j]);
+			all = m && m->value > 0;
+			if (all) {
+				logsum += log(m->value);
+				used++;
+			}
+		}
+		if (all && used)
+			v[(*n)++] = exp(logsum / (double)used);
+	}
+	return v;
 }
 
 /*
- * Multi-metric benchmarks: per-test ratios to the baseline and their
- * geometric mean (the composite), each with a bootstrap CI.  Only redis
- * is known to store one metric per test ("redis.SET", ...).
+ * Multi-metric benchmarks: per-test ratios to the baseline (each in its own
+ * direction) and the composite, the geometric mean of the throughput tests
+ * only (latencies have the other direction and would cancel gains).  Only
+ * redis stores one metric per test ("redis.SET", "redis.SET.p50_ms", ...).
  */
-static void composite_compute(struct rank_result *r, uint64_t seed)
+static void composite_compute(struct rank_result *r)
 {
 	const char **tests;
-	size_t k = family_tests(r->res, "redis", &tests);
-	if (k < 2 || !r->baseline) {
+	bool *hib;
+	size_t k = family_tests(r->res, "redis", &tests, &hib);
+	size_t nthroughput = 0;
+	for (size_t j = 0; j < k; j++)
+		nthroughput += hib[j];
+	const struct rank_decision *b = r->baseline_decision;
+	if (nthroughput < 2 || !b) {
 		free(tests);
+		free(hib);
 		return;
 	}
 	r->composite_family = "redis";
-	size_t nb;
-	double *base = family_rows(r->baseline->config, tests, k, &nb);
-	double *col_b = xmalloc((nb + 1) * sizeof(*col_b));
 	for (size_t i = 0; i < r->nentries; i++) {
 		struct rank_entry *e = &r->entries[i];
-		size_t nx;
-		double *rows = family_rows(e->config, tests, k, &nx);
-		double *col_x = xmalloc((nx + 1) * sizeof(*col_x));
+		const struct rank_entry *be = b->levels[e->level];
+		if (!be)
+			continue;
+		bool self = e == be;
+		size_t nx, nb;
+		double *cx = composite_values(e->config, tests, hib, k, &nx);
+		double *cb = composite_values(be->config, tests, hib, k, &nb);
+		struct stats_ratio t;
+		if (self) {
+			e->composite = 1;
+		} else if (stats_log_welch(cx, nx, cb, nb, r->level_alpha, &t) == 0) {
+			e->composite = t.ratio;
+			e->composite_lo = t.lo;
+			e->composite_hi = t.hi;
+		}
+		free(cx);
+		free(cb);
 		e->tests = xcalloc(k, sizeof(*e->tests));
 		e->ntests = k;
-		uint64_t s = seed + (uint64_t)e->config->idx;
-		e->composite = stats_bootstrap_ratio(rows, nx, base, nb, k, s,
-						     &e->composite_lo, &e->composite_hi);
 		for (size_t j = 0; j < k; j++) {
-			for (size_t t = 0; t < nx; t++)
-				col_x[t] = rows[t * k + j];
-			for (size_t t = 0; t < nb; t++)
-				col_b[t] = base[t * k + j];
 			struct rank_test_ratio *tr = &e->tests[j];
 			tr->name = tests[j];
-			tr->mean = stats_mean(col_x, nx);
-			tr->ratio = stats_bootstrap_ratio(col_x, nx, col_b, nb, 1, s + 7919 * (j + 1),
-							  &tr->ratio_lo, &tr->ratio_hi);
-			if (e == r->baseline)
-				tr->ratio_lo = tr->ratio_hi = NAN;	/* itself: no interval */
+			tr->higher_is_better = hib[j];
+			tr->ratio = tr->ratio_lo = tr->ratio_hi = NAN;
+			tr->gain = tr->gain_lo = tr->gain_hi = NAN;
+			double *x = metric_values(e->config, tests[j], &nx);
+			double *y = metric_values(be->config, tests[j], &nb);
+			tr->mean = stats_mean(x, nx);
+			struct cmp c;
+			cmp_values(x, nx, y, nb, hib[j], r->level_alpha, r->equivalence, &c, &t);
+			if (self) {
+				tr->ratio = 1;
+				tr->gain = 0;
+			} else if (c.ok) {
+				tr->ratio = t.ratio;
+				tr->ratio_lo = t.lo;
+				tr->ratio_hi = t.hi;
+				tr->gain = gain_of(c.lg);
+				tr->gain_lo = gain_of(c.lo);
+				tr->gain_hi = gain_of(c.hi);
+			}
+			free(x);
+			free(y);
 		}
-		if (e == r->baseline)
-			e->composite_lo = e->composite_hi = NAN;
-		free(col_x);
-		free(rows);
 	}
-	free(col_b);
-	free(base);
 	free(tests);
+	free(hib);
 }
 
-/* Welch of every other configuration against `ref`, Holm-corrected as one family. */
-static void compare_family(struct rank_result *r, const struct rank_entry *ref,
-			   bool against_best)
-{
-	double *p = xmalloc((r->nentries + 1) * sizeof(*p));
-	for (size_t i = 0; i < r->nentries; i++) {
-		struct rank_entry *e = &r->entries[i];
-		p[i] = NAN;
-		if (e == ref || (against_best && e->host_reference))
-			continue;
-		struct stats_test t;
-		stats_welch(e->values, e->s.n, ref->values, ref->s.n, &t);
-		p[i] = t.p;
-		if (against_best) {
-			e->p_best = t.p;
-			stats_mann_whitney(e->values, e->s.n, ref->values, ref->s.n, &t);
-			e->p_best_mw = t.p;
-		} else {
-			e->p_baseline = p[i];
-		}
-	}
-	stats_holm(p, r->nentries, p);
-	for (size_t i = 0; i < r->nentries; i++) {
-		struct rank_entry *e = &r->entries[i];
-		if (e == ref || (against_best && e->host_reference))
-			continue;
-		if (against_best) {
-			e->p_best_holm = p[i];
-			e->tied_with_best = !isnan(p[i]) && p[i] >= RANK_ALPHA;
-		} else {
-			e->p_baseline_holm = p[i];
-			e->beats_baseline = !isnan(p[i]) && p[i] < RANK_ALPHA &&
-					    better(e->s.mean, ref->s.mean, r->higher_is_better);
-		}
-	}
-	free(p);
-}
-
-static void ratios_compute(struct rank_result *r, uint64_t seed)
-{
-	const struct rank_entry *b = r->baseline;
-	if (!b || b->s.n == 0)
-		return;
-	for (size_t i = 0; i < r->nentries; i++) {
-		struct rank_entry *e = &r->entries[i];
-		if (e->s.n == 0)
-			continue;
-		if (e == b) {
-			/* Against itself: exactly 1, and no interval to speak of. */
-			e->ratio = 1;
-			e->gain = 0;
-			continue;
-		}
-		e->ratio = stats_bootstrap_ratio(e->values, e->s.n, b->values, b->s.n, 1,
-						 seed + (uint64_t)e->config->idx,
-						 &e->ratio_lo, &e->ratio_hi);
-		if (r->higher_is_better) {
-			e->gain = e->ratio - 1;
-			e->gain_lo = e->ratio_lo - 1;
-			e->gain_hi = e->ratio_hi - 1;
-		} else {
-			e->gain = 1 / e->ratio - 1;
-			e->gain_lo = 1 / e->ratio_hi - 1;
-			e->gain_hi = 1 / e->ratio_lo - 1;
-		}
-	}
-}
+/* ---- the recommendation ---------------------------------------------------- */
 
 /*
- * Tie-break order among candidates: fewer ganged exits (only when both have
- * data), fewer host CPUs, fewer non-default knobs, then the better mean.
+ * Cost order among decisions shown equivalent: fewer host CPUs, fewer
+ * non-default host settings, significantly fewer ganged exits (Welch p <
+ * RANK_ALPHA over their runs), then the better objective.
  */
-static bool preferred(const struct rank_entry *a, const struct rank_entry *b, bool hib)
+static bool preferred(const struct rank_decision *a, const struct rank_decision *b)
 {
-	double ga = isnan(a->gang_exits_per_s) ? a->gang_exits : a->gang_exits_per_s;
-	double gb = isnan(b->gang_exits_per_s) ? b->gang_exits : b->gang_exits_per_s;
-	if (!isnan(ga) && !isnan(gb) && ga != gb)
-		return ga < gb;
 	if (a->host_cpus != b->host_cpus)
 		return a->host_cpus < b->host_cpus;
 	if (a->nondefault_knobs != b->nondefault_knobs)
 		return a->nondefault_knobs < b->nondefault_knobs;
-	return better(a->s.mean, b->s.mean, hib);
+	struct stats_test t;
+	stats_welch(a->gang, a->ngang, b->gang, b->ngang, &t);
+	if (!isnan(t.p) && t.p < RANK_ALPHA)
+		return stats_mean(a->gang, a->ngang) < stats_mean(b->gang, b->ngang);
+	return a->score > b->score;
+}
+
+/* A decision the race already dropped as worse than the best is out of contention. */
+static void contention_add(struct rank_result *r, const struct rank_decision *d)
+{
+	if (d->eliminated_block > 0)
+		return;
+	r->contention = xrealloc(r->contention, (r->ncontention + 1) * sizeof(*r->contention));
+	r->contention[r->ncontention++] = d;
+	if (!isnan(d->min_detectable_effect) &&
+	    (isnan(r->min_detectable_effect) || d->min_detectable_effect > r->min_detectable_effect))
+		r->min_detectable_effect = d->min_detectable_effect;
+	int need = d->needed_repetitions;
+	if (d->verdict == RANK_INSUFFICIENT) {
+		/* Enough for a test at every level, at the least. */
+		need = 0;
+		for (size_t l = 0; l < r->nlevels; l++)
+			if (d->levels[l] && d->levels[l]->s.n < 2 && 2 - (int)d->levels[l]->s.n > need)
+				need = 2 - (int)d->levels[l]->s.n;
+	}
+	if (need > r->needed_repetitions)
+		r->needed_repetitions = need;
+}
+
+static void why_list(struct strbuf *why, const struct rank_result *r)
+{
+	for (size_t i = 0; i < r->ncontention; i++)
+		strbuf_addf(why, "%s%s (%s)", i ? ", " : "", r->contention[i]->key,
+			    rank_verdict_name(r->contention[i]->verdict));
+}
+
+static bool only_insufficient(const struct rank_result *r)
+{
+	for (size_t i = 0; i < r->ncontention; i++)
+		if (r->contention[i]->verdict != RANK_INSUFFICIENT)
+			return false;
+	return true;
+}
+
+static void why_settle(struct strbuf *why, const struct rank_result *r)
+{
+	if (!isnan(r->min_detectable_effect))
+		strbuf_addf(why, " These runs detect gains of about %.1f %% (power %.0f %%).",
+			    100 * r->min_detectable_effect, 100 * RANK_POWER);
+	if (r->needed_repetitions > RANK_MAX_REPETITIONS)
+		strbuf_addf(why, " More than %d further repetitions would be needed at this "
+			    "spread: quieten the host or the benchmark (see the CV warnings), or "
+			    "widen advisor.equivalence if a difference of +-%.0f %% does not matter "
+			    "to you.", RANK_MAX_REPETITIONS, 100 * r->equivalence);
+	else if (r->needed_repetitions > 0)
+		strbuf_addf(why, " About %d more repetition%s of each would %s "
+			    "(topoadvisor extend %s --repetitions %d).", r->needed_repetitions,
+			    r->needed_repetitions == 1 ? "" : "s", only_insufficient(r)
+			    ? "make them testable at least" : "settle it", r->res->exp.name,
+			    r->needed_repetitions);
+}
+
+static void recommend_with_baseline(struct rank_result *r, struct strbuf *why)
+{
+	const struct rank_decision *b = r->baseline_decision;
+	const struct rank_decision *top = NULL;
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		const struct rank_decision *dec = &r->decisions[d];
+		if (!dec->host_reference && dec->verdict == RANK_BETTER &&
+		    (!top || dec->score > top->score))
+			top = dec;
+	}
+	if (top) {
+		size_t m = family_size(r, top);
+		double level_alpha = RANK_ALPHA / (double)(m * r->nlevels);
+		double obj_alpha = r->objective == RANK_OBJECTIVE_MEAN ? RANK_ALPHA / (double)m
+								       : level_alpha;
+		const struct rank_decision *pick = top;
+		size_t ncand = 1;
+		for (size_t d = 0; d < r->ndecisions; d++) {
+			const struct rank_decision *dec = &r->decisions[d];
+			if (dec == top || dec->host_reference || dec->verdict != RANK_BETTER)
+				continue;
+			struct cmp c;
+			cmp_objective(r, dec, top, level_alpha, obj_alpha, &c);
+			if (!c.ok || verdict_of(gain_of(c.lo), gain_of(c.hi), r->equivalence) !=
+				     RANK_EQUIVALENT)
+				continue;
+			ncand++;
+			if (preferred(dec, pick))
+				pick = dec;
+		}
+		r->verdict = RANK_BETTER;
+		r->recommended_decision = pick;
+		strbuf_addf(why, "%s is better than the baseline %s: ", pick->key, b->key);
+		rank_format_gain_ci(why, pick->gain, pick->gain_lo, pick->gain_hi);
+		strbuf_addf(why, " (Welch on the log scale, Bonferroni over %zu comparisons)",
+			    r->ncomparisons);
+		if (ncand > 1)
+			strbuf_addf(why, "; of the %zu configurations within +-%.0f %% of the top "
+				    "one (%s) it costs least (fewer host CPUs, then fewer non-default "
+				    "host settings, then significantly fewer ganged exits)", ncand,
+				    100 * r->equivalence, top->key);
+		for (size_t d = 0; d < r->ndecisions; d++) {
+			const struct rank_decision *dec = &r->decisions[d];
+			if (dec != pick && dec != top && dec != b && !dec->host_reference &&
+			    !dec->worse_than_best && !dec->equivalent_to_best &&
+			    dec->verdict != RANK_WORSE && dec->verdict != RANK_EQUIVALENT)
+				contention_add(r, dec);
+		}
+		if (r->ncontention) {
+			strbuf_addstr(why, ". Not yet shown worse than the best, and could still "
+				      "be better: ");
+			why_list(why, r);
+		}
+		strbuf_addch(why, '.');
+		return;
+	}
+	size_t nother = 0;
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		const struct rank_decision *dec = &r->decisions[d];
+		if (dec == b || dec->host_reference)
+			continue;
+		nother++;
+		if (dec->verdict != RANK_EQUIVALENT && dec->verdict != RANK_WORSE)
+			contention_add(r, dec);
+	}
+	r->recommended_decision = b;
+	if (!nother) {
+		r->verdict = RANK_INSUFFICIENT;
+		strbuf_addf(why, "Only the baseline %s was measured: nothing to compare it with.",
+			    b->key);
+	} else if (!r->ncontention) {
+		r->verdict = RANK_EQUIVALENT;
+		r->nothing_beats_baseline = true;
+		strbuf_addf(why, "Nothing beats the baseline %s: every other configuration is "
+			    "shown worse than it or within +-%.0f %% of it (Welch on the log "
+			    "scale, Bonferroni over %zu comparisons): keep it.", b->key,
+			    100 * r->equivalence, r->ncomparisons);
+	} else {
+		r->verdict = RANK_UNDECIDED;
+		strbuf_addf(why, "Undecided: no configuration is shown better than the baseline "
+			    "%s, and not every one is shown worse or within +-%.0f %% of it. Still "
+			    "in contention: ", b->key, 100 * r->equivalence);
+		why_list(why, r);
+		strbuf_addch(why, '.');
+		why_settle(why, r);
+		strbuf_addstr(why, " Until then the baseline stays.");
+	}
+}
+
+static void recommend_without_baseline(struct rank_result *r, struct strbuf *why)
+{
+	const struct rank_decision *best = r->best_decision;
+	const struct rank_decision *pick = best;
+	size_t ncand = 1;
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		const struct rank_decision *dec = &r->decisions[d];
+		if (dec->equivalent_to_best && !dec->host_reference) {
+			ncand++;
+			if (preferred(dec, pick))
+				pick = dec;
+		}
+	}
+	r->recommended_decision = pick;
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		const struct rank_decision *dec = &r->decisions[d];
+		if (dec != best && !dec->host_reference && !dec->equivalent_to_best &&
+		    !dec->worse_than_best)
+			contention_add(r, dec);
+	}
+	r->verdict = r->ncontention ? RANK_UNDECIDED : RANK_BETTER;
+	if (pick == best)
+		strbuf_addf(why, "%s has the best %s", pick->key, r->metric);
+	else
+		strbuf_addf(why, "%s is within +-%.0f %% of the best (%s) and costs least of the "
+			    "%zu such configurations (fewer host CPUs, then fewer non-default host "
+			    "settings, then significantly fewer ganged exits)", pick->key,
+			    100 * r->equivalence, best->key, ncand);
+	if (r->ncontention) {
+		strbuf_addstr(why, "; undecided: not shown worse than the best nor within "
+			      "its margin: ");
+		why_list(why, r);
+		strbuf_addch(why, '.');
+		why_settle(why, r);
+	} else {
+		strbuf_addstr(why, "; every other configuration is shown worse or equivalent.");
+	}
+	strbuf_addstr(why, " There is no baseline, so no gain can be given.");
 }
 
 static void recommend(struct rank_result *r)
 {
 	struct strbuf why = STRBUF_INIT;
-	const struct rank_entry *b = r->baseline;
-	bool baseline_usable = b && b->s.n >= 2;
-	bool any_beats = false;
+	const struct rank_decision *b = r->baseline_decision;
+	r->verdict = RANK_INSUFFICIENT;
+	r->min_detectable_effect = NAN;
+	r->needed_repetitions = 0;
+	bool any_data = false;
 	for (size_t i = 0; i < r->nentries; i++)
-		any_beats |= r->entries[i].beats_baseline && !r->entries[i].host_reference;
-
-	if (baseline_usable && !any_beats) {
-		r->recommended = b;
-		r->nothing_beats_baseline = true;
-		strbuf_addf(&why, "No configuration is significantly better than the baseline "
-			    "%s (Holm-corrected Welch p < %.2f): keep the baseline.",
-			    b->config->key, RANK_ALPHA);
-		r->reason = strbuf_detach(&why);
-		return;
-	}
-	const struct rank_entry *pick = NULL;
-	size_t ncand = 0;
-	for (size_t i = 0; i < r->nentries; i++) {
-		const struct rank_entry *e = &r->entries[i];
-		if (!(e->is_best || e->tied_with_best) || e->host_reference)
-			continue;
-		if (baseline_usable && !e->beats_baseline)
-			continue;
-		ncand++;
-		if (!pick || preferred(e, pick, r->higher_is_better))
-			pick = e;
-	}
-	if (!pick && baseline_usable) {
-		/* The best itself is not significantly better: take the best that is. */
-		for (size_t i = 0; i < r->nentries && !pick; i++)
-			if (r->entries[i].beats_baseline && !r->entries[i].host_reference)
-				pick = &r->entries[i];
-		ncand = 1;
-	}
-	if (!pick)
-		pick = r->best;
-	r->recommended = pick;
-	if (!pick) {
+		any_data |= r->entries[i].s.n > 0 && !r->entries[i].host_reference;
+	if (!any_data) {
 		r->reason = xstrdup("No configuration has a successful run with this metric.");
 		return;
 	}
-	if (pick == r->best && ncand <= 1)
-		strbuf_addf(&why, "%s has the best mean %s and no other configuration is tied "
-			    "with it", pick->config->key, r->metric);
-	else if (pick == r->best)
-		strbuf_addf(&why, "%s has the best mean %s; of the %zu configurations not "
-			    "significantly different from it it also wins the tie-break "
-			    "(fewer ganged exits, then fewer host CPUs, then fewer non-default "
-			    "host settings)", pick->config->key, r->metric, ncand);
-	else
-		strbuf_addf(&why, "%s is not significantly different from the best (%s, "
-			    "Holm-corrected Welch p = %.3g) and wins the tie-break among %zu "
-			    "such configurations (fewer ganged exits, then fewer host CPUs, "
-			    "then fewer non-default host settings)", pick->config->key,
-			    r->best->config->key, pick->p_best_holm, ncand);
-	if (baseline_usable)
-		strbuf_addf(&why, "; it is significantly better than the baseline %s "
-			    "(Holm-corrected Welch p = %.3g).", b->config->key, pick->p_baseline_holm);
-	else if (b)
-		strbuf_addf(&why, "; the baseline %s has too few successful runs to test "
-			    "against.", b->config->key);
-	else
-		strbuf_addstr(&why, "; there is no baseline, so no gain can be given.");
+	if (b && !decision_testable(r, b)) {
+		/* A tentative pick only: nothing can be tested against the baseline. */
+		r->recommended_decision = r->best_decision ? r->best_decision : b;
+		for (size_t l = 0; l < r->nlevels; l++)
+			if (b->levels[l] && 2 - (int)b->levels[l]->s.n > r->needed_repetitions)
+				r->needed_repetitions = 2 - (int)b->levels[l]->s.n;
+		strbuf_addf(&why, "Insufficient: the baseline %s has fewer than 2 successful "
+			    "runs, so nothing can be tested against it; %s leads by its mean, "
+			    "which decides nothing. Run the baseline again (topoadvisor extend "
+			    "%s --repetitions %d).", b->key, r->recommended_decision->key,
+			    r->res->exp.name, r->needed_repetitions > 0 ? r->needed_repetitions : 1);
+	} else if (b) {
+		recommend_with_baseline(r, &why);
+	} else if (r->best_decision) {
+		recommend_without_baseline(r, &why);
+	} else {
+		/* Data, but no configuration with 2 runs: the best mean, tentatively. */
+		for (size_t i = 0; i < r->nentries && !r->recommended_decision; i++)
+			if (r->entries[i].s.n && !r->entries[i].host_reference)
+				r->recommended_decision = r->entries[i].decision;
+		r->needed_repetitions = 1;
+		strbuf_addf(&why, "Insufficient: no configuration has 2 successful runs to "
+			    "test; %s leads by its mean, which decides nothing.",
+			    r->recommended_decision ? r->recommended_decision->key : "none");
+	}
+	if (r->nlevels > 1)
+		strbuf_addf(&why, " Over %zu environment levels, objective %s (%s).", r->nlevels,
+			    rank_objective_name(r->objective), r->objective == RANK_OBJECTIVE_MEAN
+			    ? "the geometric mean of the levels' ratios"
+			    : "the worst level's ratio");
+	r->recommended = r->recommended_decision ? r->recommended_decision->entry : NULL;
 	r->reason = strbuf_detach(&why);
 }
+
+/* ---- evidence and warnings ------------------------------------------------ */
 
 /* Spearman of ganged exits per second (or per run) with the metric, across runs. */
 static void evidence(struct rank_result *r)
@@ -703,13 +1432,13 @@ static void warnings_collect(struct rank_result *r)
 		if (e->s.cv > RANK_MAX_CV)
 			warn(r, "high_cv", key, "%s: CV %.1f %% > %.0f %%: the runs vary a lot "
 			     "(noisy host or benchmark)", key, 100 * e->s.cv, 100 * RANK_MAX_CV);
-		/* Say how far off each outlier is: with tiny spreads |z| > 3.5 can be harmless. */
 		for (size_t j = 0; j < e->s.n; j++)
-			if (fabs(e->z[j]) > STATS_OUTLIER_Z)
+			if (e->outlier[j])
 				warn(r, "outliers", key, "%s: repetition %d is an outlier: %.6g "
-				     "(%+.1f %% from the median %.6g, modified z %.2f)", key,
-				     e->value_runs[j]->repetition, e->values[j],
-				     100 * (e->values[j] / e->s.median - 1), e->s.median, e->z[j]);
+				     "(%+.1f %% from the mean %.6g, %.2f standard deviations; Grubbs "
+				     "at %.0f %% for %zu runs)", key, e->value_runs[j]->repetition,
+				     e->values[j], 100 * (e->values[j] / e->s.mean - 1), e->s.mean,
+				     e->dev[j], 100 * STATS_OUTLIER_ALPHA, e->s.n);
 		for (size_t j = 0; j < e->config->nruns; j++) {
 			const struct db_results_run *run = &e->config->runs[j];
 			if (run_failed(run))
@@ -728,27 +1457,49 @@ static void warnings_collect(struct rank_result *r)
 				     run->repetition);
 		}
 	}
+	if (!r->direction_known)
+		warn(r, "direction_unknown", NULL, "no stored direction for %s: ranked as higher "
+		     "is better; check that this is right", r->metric);
 	if (!r->gang_data)
 		warn(r, "no_gang_data", NULL, "no ganged-exit data on this host: ganged exits "
 		     "are not applicable (not POWER8/9 KVM HV, or not collected)");
-	if (!r->baseline)
+	const struct rank_decision *b = r->baseline_decision;
+	if (!b)
 		warn(r, "no_baseline", NULL, "no baseline: no configuration is marked baseline "
-		     "and none is the host's default shape (sockets = vCPUs, no pinning, "
-		     "noise or host settings); ranking without ratios");
-	else if (r->baseline->s.n < 2)
-		warn(r, "baseline_untestable", r->baseline->config->key, "baseline %s has "
-		     "fewer than 2 successful runs: nothing can be tested against it",
-		     r->baseline->config->key);
+		     "and none is the host's default shape (sockets = vCPUs, no pinning or "
+		     "host settings); ranking without ratios");
+	else if (!decision_testable(r, b))
+		warn(r, "baseline_untestable", b->key, "baseline %s has fewer than 2 successful "
+		     "runs: nothing can be tested against it", b->key);
+	for (size_t l = 0; b && l < r->nlevels; l++)
+		if (!b->levels[l])
+			warn(r, "baseline_missing_level", b->key, "baseline %s was not measured at "
+			     "%s: nothing is compared there", b->key, r->levels[l]);
 }
 
 int rank_compute(const struct db_results *res, const char *metric, struct rank_result *out,
 		 struct ta_err *err)
 {
+	struct rank_options o;
+	rank_options_init(&o);
+	o.metric = metric;
+	return rank_compute_opts(res, &o, out, err);
+}
+
+int rank_compute_opts(const struct db_results *res, const struct rank_options *opt,
+		      struct rank_result *out, struct ta_err *err)
+{
 	memset(out, 0, sizeof(*out));
 	out->res = res;
 	out->spearman = NAN;
-	if (!metric)
-		metric = res->exp.primary_metric;
+	out->equivalence = opt->equivalence;
+	out->objective = opt->objective;
+	out->cpu_mode = opt->cpu_mode;
+	out->cpu_model = opt->cpu_model;
+	out->cpu_note = opt->cpu_note;
+	out->level_alpha = RANK_ALPHA;
+	out->min_detectable_effect = NAN;
+	const char *metric = opt->metric ? opt->metric : res->exp.primary_metric;
 	if (!metric) {
 		struct strbuf names = STRBUF_INIT;
 		metric_names(res, &names);
@@ -776,16 +1527,18 @@ int rank_compute(const struct db_results *res, const char *metric, struct rank_r
 		return -1;
 	}
 	out->metric = metric;
-	if (res->exp.primary_metric && !strcmp(metric, res->exp.primary_metric) &&
-	    res->exp.higher_is_better >= 0)
+	/* The direction stored with the metric; the experiment's for the primary
+	 * metric when the rows have none; higher is better when nothing says. */
+	if (hib < 0 && res->exp.primary_metric && !strcmp(metric, res->exp.primary_metric))
 		hib = res->exp.higher_is_better;
-	out->higher_is_better = hib != 0;	/* unknown: higher is better */
+	out->higher_is_better = hib != 0;
+	out->direction_known = hib >= 0;
 
 	out->nentries = res->nconfigs;
 	out->entries = xcalloc(res->nconfigs + 1, sizeof(*out->entries));
 	for (size_t i = 0; i < res->nconfigs; i++) {
 		const struct db_results_config *c = &res->configs[i];
-		entry_fill(&out->entries[i], c, metric);
+		entry_fill(&out->entries[i], c, metric, opt);
 		for (size_t j = 0; j < c->nruns; j++) {
 			const struct db_results_run *run = &c->runs[j];
 			out->runs_total++;
@@ -802,24 +1555,28 @@ int rank_compute(const struct db_results *res, const char *metric, struct rank_r
 		any_guest |= !is_host_run(out->entries[i].config);
 	for (size_t i = 0; i < out->nentries; i++)
 		out->entries[i].host_reference = any_guest && is_host_run(out->entries[i].config);
+	levels_assign(out, opt);
 	qsort_r(out->entries, out->nentries, sizeof(*out->entries), cmp_entry,
 		&out->higher_is_better);
-	for (size_t i = 0; i < out->nentries; i++)
-		out->entries[i].position = out->entries[i].s.n ? i + 1 : 0;
-	for (size_t i = 0; i < out->nentries && !out->best; i++) {
-		struct rank_entry *e = &out->entries[i];
-		if (e->s.n && !e->host_reference) {
-			e->is_best = true;
-			out->best = e;
-		}
+	size_t pos = 0;
+	for (size_t i = 0; i < out->nentries; i++) {
+		if (i == 0 || out->entries[i].level != out->entries[i - 1].level)
+			pos = 0;
+		out->entries[i].position = out->entries[i].s.n ? ++pos : 0;
 	}
-	if (out->best)
-		compare_family(out, out->best, true);
-	choose_baseline(out);
-	if (out->baseline && out->baseline->s.n >= 2)
-		compare_family(out, out->baseline, false);
-	ratios_compute(out, res->exp.seed);
-	composite_compute(out, res->exp.seed);
+	decisions_build(out, opt);
+	choose_baseline(out, opt);
+	if (out->baseline_decision && decision_testable(out, out->baseline_decision))
+		compare_baseline(out);
+	else
+		score_without_baseline(out);
+	compare_best(out);
+	decisions_sort(out);
+	if (out->baseline_decision)
+		out->baseline = out->baseline_decision->entry;
+	if (out->best_decision)
+		out->best = out->best_decision->entry;
+	composite_compute(out);
 	evidence(out);
 	recommend(out);
 	warnings_collect(out);
@@ -831,10 +1588,21 @@ void rank_result_release(struct rank_result *r)
 	for (size_t i = 0; i < r->nentries; i++) {
 		free(r->entries[i].values);
 		free(r->entries[i].value_runs);
-		free(r->entries[i].z);
+		free(r->entries[i].dev);
+		free(r->entries[i].outlier);
 		free(r->entries[i].tests);
 	}
 	free(r->entries);
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		free(r->decisions[d].key);
+		free(r->decisions[d].levels);
+		free(r->decisions[d].gang);
+	}
+	free(r->decisions);
+	for (size_t l = 0; l < r->nlevels; l++)
+		free(r->levels[l]);
+	free(r->levels);
+	free(r->contention);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i].message);
 	free(r->warnings);

@@ -103,31 +103,79 @@ static size_t longest_key(const struct rank_result *r)
 	return n;
 }
 
+/* The bar colours, one per role; the legend lists them in this order. */
+static const struct {
+	const char *fill, *label;
+} bar_roles[] = {
+	{ "#2ca02c", "recommended" },
+	{ "#7f7f7f", "baseline" },
+	{ "#98df8a", "best / tied with the best" },
+	{ "#aec7e8", "other configuration" },
+	{ "#e0e0e0", "eliminated by the race" },
+	{ "#ffbb78", "host reference (benchmark on the host, not a VM shape)" },
+};
+
+static size_t bar_role(const struct rank_result *r, const struct rank_entry *e)
+{
+	if (e->host_reference)
+		return 5;
+	if (e->decision == r->recommended_decision && rank_decisive(r))
+		return 0;
+	if (e->decision == r->baseline_decision)
+		return 1;
+	if (e->eliminated_block > 0)
+		return 4;
+	if (e->is_best || e->tied_with_best)
+		return 2;
+	return 3;
+}
+
+static void chart_legend(struct strbuf *o, double x, double y)
+{
+	strbuf_addstr(o, "<g id='legend'>\n");
+	for (size_t i = 0; i < sizeof(bar_roles) / sizeof(bar_roles[0]); i++) {
+		double row = y + 16 * (double)i;
+		strbuf_addf(o, "<rect x='%.0f' y='%.0f' width='12' height='12' fill='%s' "
+			    "stroke='#999'/><text class='legend' x='%.0f' y='%.0f'>%s</text>\n", x,
+			    row, bar_roles[i].fill, x + 18, row + 10, bar_roles[i].label);
+	}
+	double row = y + 16 * (double)(sizeof(bar_roles) / sizeof(bar_roles[0]));
+	strbuf_addf(o, "<circle class='key-run' cx='%.0f' cy='%.0f' r='5'/><text class='legend' "
+		    "x='%.0f' y='%.0f'>one run</text>\n<circle class='key-run key-outlier' cx='%.0f' "
+		    "cy='%.0f' r='5'/><text class='legend' x='%.0f' y='%.0f'>outlier run "
+		    "(Grubbs, 6 runs or more)</text>\n<line class='key-whisker' x1='%.0f' y1='%.0f' "
+		    "x2='%.0f' y2='%.0f'/><text class='legend' x='%.0f' y='%.0f'>95 %% CI of the "
+		    "mean</text>\n", x + 6, row + 6, x + 18, row + 10, x + 6, row + 22, x + 18,
+		    row + 26, x, row + 38, x + 12, row + 38, x + 18, row + 42);
+	strbuf_addstr(o, "</g>\n");
+}
+
 static void chart_bars(struct strbuf *o, const struct rank_result *r)
 {
 	/* Room for the longest configuration key left of the bars. */
 	const double left = fmin(fmax(label_px(longest_key(r)) + 20, 150), 560);
-	const double right = 1060, top = 20, row = 30;
+	const double right = 1060, row = 30;
+	const double legend_h = 16 * (double)(sizeof(bar_roles) / sizeof(bar_roles[0]) + 3) + 10;
+	const double top = 20 + legend_h;
 	double height = top + row * (double)r->nentries + 40;
-	double lo = 0, hi = 0;
+	/* Bars are lengths from 0: the axis always starts there (metrics are
+	 * positive); whiskers below 0 are cut at the axis. */
+	double hi = 0;
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
-		for (size_t j = 0; j < e->s.n; j++) {
-			lo = fmin(lo, e->values[j]);
+		for (size_t j = 0; j < e->s.n; j++)
 			hi = fmax(hi, e->values[j]);
-		}
-		if (!isnan(e->s.ci_hi)) {
+		if (!isnan(e->s.ci_hi))
 			hi = fmax(hi, e->s.ci_hi);
-			lo = fmin(lo, e->s.ci_lo);
-		}
 	}
 	struct axis ax = { 0, 0, left, right, 1 };
-	axis_fit(&ax, lo, hi);
+	axis_fit(&ax, 0, hi);
 	double bottom = top + row * (double)r->nentries;
 	strbuf_addf(o, "<svg id='chart-bars' xmlns='http://www.w3.org/2000/svg' width='1100' "
 		    "height='%.0f' viewBox='0 0 1100 %.0f' role='img'>\n"
 		    "<title>mean %s per configuration with 95%% CI and runs</title>\n",
 		    height, height, r->metric);
+	chart_legend(o, left, 14);
 	svg_ticks_x(o, &ax, top, bottom);
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
@@ -138,15 +186,16 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 		strbuf_addstr(o, "</text>\n");
 		if (!e->s.n)
 			continue;
-		const char *fill = e == r->recommended ? "#2ca02c" : e == r->baseline ? "#7f7f7f"
-			: e->tied_with_best || e->is_best ? "#98df8a" : "#aec7e8";
+		size_t role = bar_role(r, e);
 		double x0 = axis_map(&ax, 0), x1 = axis_map(&ax, e->s.mean);
 		strbuf_addf(o, "<rect class='bar' x='%.1f' y='%.1f' width='%.1f' height='%.1f' "
-			    "fill='%s'><title>", fmin(x0, x1), y + 5, fabs(x1 - x0), row - 10, fill);
+			    "fill='%s'><title>", fmin(x0, x1), y + 5, fabs(x1 - x0), row - 10,
+			    bar_roles[role].fill);
 		report_html_escape(o, e->config->key);
-		strbuf_addf(o, ": mean %.6g, n %zu</title></rect>\n", e->s.mean, e->s.n);
+		strbuf_addf(o, ": mean %.6g, n %zu (%s)</title></rect>\n", e->s.mean, e->s.n,
+			    bar_roles[role].label);
 		if (!isnan(e->s.ci_lo)) {
-			double a = axis_map(&ax, e->s.ci_lo), b = axis_map(&ax, e->s.ci_hi);
+			double a = axis_map(&ax, fmax(e->s.ci_lo, 0)), b = axis_map(&ax, e->s.ci_hi);
 			double ym = y + row / 2;
 			strbuf_addf(o, "<line class='whisker' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
 				    "<line class='whisker' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
@@ -154,12 +203,11 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 				    a, ym, b, ym, a, ym - 7, a, ym + 7, b, ym - 7, b, ym + 7);
 		}
 		for (size_t j = 0; j < e->s.n; j++) {
-			bool outlier = fabs(e->z[j]) > STATS_OUTLIER_Z;
 			/* Spread the dots vertically a little so equal values stay visible. */
 			double jitter = ((double)(j % 5) - 2) * 2.5;
-			strbuf_addf(o, "<circle class='run%s' cx='%.1f' cy='%.1f' r='3.5'>"
+			strbuf_addf(o, "<circle class='run%s' cx='%.1f' cy='%.1f' r='5'>"
 				    "<title>repetition %d: %.6g</title></circle>\n",
-				    outlier ? " outlier" : "", axis_map(&ax, e->values[j]),
+				    e->outlier[j] ? " outlier" : "", axis_map(&ax, e->values[j]),
 				    y + row / 2 + jitter, e->value_runs[j]->repetition, e->values[j]);
 		}
 	}
@@ -222,8 +270,9 @@ static void chart_scatter(struct strbuf *o, const struct rank_result *r)
 	const double right = fmin(820, 1100 - 30 - 0.95 * label_px(longest_key(r)));
 	double height = fmax(440, top + legend_row * (double)r->nentries + 20);
 	struct axis ax = { 0, 0, left, right, 1 }, ay = { 0, 0, bottom, top, 1 };
+	/* Both axes from 0: counts and throughputs are read as lengths. */
 	axis_fit(&ax, fmin(0, xlo), xhi);
-	axis_fit(&ay, ylo, yhi);
+	axis_fit(&ay, fmin(0, ylo), yhi);
 	strbuf_addf(o, "<svg id='chart-scatter' xmlns='http://www.w3.org/2000/svg' width='1100' "
 		    "height='%.0f' viewBox='0 0 1100 %.0f' role='img'>\n<title>%s against ",
 		    height, height, what);
@@ -238,7 +287,7 @@ static void chart_scatter(struct strbuf *o, const struct rank_result *r)
 			double x;
 			if (!scatter_x(e->value_runs[j], what, &x))
 				continue;
-			strbuf_addf(o, "<circle class='point' cx='%.1f' cy='%.1f' r='4.5' "
+			strbuf_addf(o, "<circle class='point' cx='%.1f' cy='%.1f' r='5.5' "
 				    "fill='%s'><title>", axis_map(&ax, x), axis_map(&ay, e->values[j]),
 				    color);
 			report_html_escape(o, e->config->key);
@@ -271,15 +320,21 @@ static void fmt_interval(struct strbuf *o, double lo, double hi)
 		strbuf_addf(o, "%.6g &ndash; %.6g", lo, hi);
 }
 
-static void table_ranking(struct strbuf *o, const struct rank_result *r)
+/* The configurations of one environment level. */
+static void table_level(struct strbuf *o, const struct rank_result *r, size_t level)
 {
-	strbuf_addstr(o, "<table id='ranking'>\n<thead><tr><th>rank</th><th>configuration</th>"
-		      "<th>n</th><th>mean</th><th>95% CI</th><th>CV</th><th>vs baseline</th>"
-		      "<th>gain 95% CI</th><th>p vs best (Holm)</th><th>ganged exits/s</th>"
-		      "<th>main exits</th><th>failed</th></tr></thead>\n<tbody>\n");
+	strbuf_addf(o, "<table%s class='ranking'>\n<thead><tr><th>rank</th><th>configuration</th>"
+		    "<th>n</th><th>mean</th><th>95%% CI</th><th>CV</th><th>vs baseline "
+		    "[%.4g %% CI]</th><th>verdict</th><th>status</th><th>ganged exits/s</th>"
+		    "<th>main exits</th><th>failed</th></tr></thead>\n<tbody>\n",
+		    level == 0 ? " id='ranking'" : "", 100 * (1 - r->level_alpha));
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
-		strbuf_addf(o, "<tr class='%s'>", e == r->recommended ? "recommended"
+		if (e->level != level)
+			continue;
+		strbuf_addf(o, "<tr class='%s'>", e->host_reference ? "hostref"
+			    : e->decision == r->recommended_decision && rank_decisive(r) ? "recommended"
+			    : e->eliminated_block > 0 ? "eliminated"
 			    : e->is_best || e->tied_with_best ? "tied" : "");
 		if (e->position)
 			strbuf_addf(o, "<td>%zu</td><td>", e->position);
@@ -292,8 +347,10 @@ static void table_ranking(struct strbuf *o, const struct rank_result *r)
 			if (*k == '/')
 				strbuf_addstr(o, "<wbr>");
 		}
-		if (e == r->baseline)
+		if (e->decision == r->baseline_decision)
 			strbuf_addstr(o, " <em>(baseline)</em>");
+		if (e->host_reference)
+			strbuf_addstr(o, " <em>(host reference)</em>");
 		strbuf_addf(o, "</td><td>%zu</td><td>", e->s.n);
 		if (e->s.n)
 			strbuf_addf(o, "%.6g", e->s.mean);
@@ -303,21 +360,19 @@ static void table_ranking(struct strbuf *o, const struct rank_result *r)
 		if (!isnan(e->s.cv))
 			strbuf_addf(o, "%.1f %%", 100 * e->s.cv);
 		strbuf_addstr(o, "</td><td>");
-		if (e == r->baseline)
+		if (e->decision == r->baseline_decision)
 			strbuf_addstr(o, "baseline");
 		else
-			rank_format_gain(o, e->gain);
+			rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
 		strbuf_addstr(o, "</td><td>");
-		if (!isnan(e->gain_lo)) {
-			rank_format_gain(o, e->gain_lo);
-			strbuf_addstr(o, " &ndash; ");
-			rank_format_gain(o, e->gain_hi);
-		}
-		strbuf_addstr(o, "</td><td>");
-		if (e->is_best)
-			strbuf_addstr(o, "best");
-		else if (!isnan(e->p_best_holm))
-			strbuf_addf(o, "%.3g%s", e->p_best_holm, e->tied_with_best ? " (tied)" : "");
+		if (e->decision != r->baseline_decision)
+			strbuf_addf(o, "<span class='v-%s'>%s</span>", rank_verdict_name(e->verdict),
+				    rank_verdict_name(e->verdict));
+		strbuf_addstr(o, "</td><td class='status'>");
+		struct strbuf st = STRBUF_INIT;
+		rank_entry_status(&st, r, e);
+		report_html_escape(o, strbuf_str(&st));
+		strbuf_release(&st);
 		strbuf_addstr(o, "</td><td>");
 		if (isnan(e->gang_exits_per_s))
 			strbuf_addstr(o, isnan(e->gang_exits) ? "n/a" : "&ndash;");
@@ -334,46 +389,100 @@ static void table_ranking(struct strbuf *o, const struct rank_result *r)
 	strbuf_addstr(o, "</tbody>\n</table>\n");
 }
 
+/* Decisions over the environment levels, by the objective. */
+static void table_decisions(struct strbuf *o, const struct rank_result *r)
+{
+	strbuf_addf(o, "<h2>Decisions over the %zu environment levels</h2>\n<p>Objective "
+		    "<b>%s</b>: %s. Environment levels are conditions the choice must survive; "
+		    "they are never recommended.</p>\n<table id='decisions'>\n<thead><tr>"
+		    "<th>decision</th><th>objective gain [CI]</th><th>verdict</th>", r->nlevels,
+		    rank_objective_name(r->objective), r->objective == RANK_OBJECTIVE_MEAN
+		    ? "the geometric mean of the ratios to the baseline over the levels"
+		    : "the worst ratio to the baseline over the levels");
+	for (size_t l = 0; l < r->nlevels; l++) {
+		strbuf_addstr(o, "<th>");
+		report_html_escape(o, r->levels[l]);
+		strbuf_addstr(o, "</th>");
+	}
+	strbuf_addstr(o, "</tr></thead>\n<tbody>\n");
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		const struct rank_decision *dec = &r->decisions[d];
+		strbuf_addf(o, "<tr class='%s'><td>", dec->host_reference ? "hostref"
+			    : dec == r->recommended_decision && rank_decisive(r) ? "recommended" : "");
+		report_html_escape(o, dec->key);
+		if (dec == r->baseline_decision)
+			strbuf_addstr(o, " <em>(baseline)</em>");
+		if (dec->host_reference)
+			strbuf_addstr(o, " <em>(host reference)</em>");
+		strbuf_addstr(o, "</td><td>");
+		if (dec != r->baseline_decision)
+			rank_format_gain_ci(o, dec->gain, dec->gain_lo, dec->gain_hi);
+		strbuf_addf(o, "</td><td>%s</td>", dec == r->baseline_decision ? ""
+			    : rank_verdict_name(dec->verdict));
+		for (size_t l = 0; l < r->nlevels; l++) {
+			const struct rank_entry *e = dec->levels[l];
+			strbuf_addstr(o, "<td>");
+			if (e && dec != r->baseline_decision)
+				rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
+			else if (!e)
+				strbuf_addstr(o, "not measured");
+			strbuf_addstr(o, "</td>");
+		}
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</tbody>\n</table>\n");
+}
+
 static void section_recommendation(struct strbuf *o, const struct rank_result *r)
 {
 	const struct rank_entry *e = r->recommended;
-	strbuf_addstr(o, "<section id='recommendation'>\n<h2>Recommendation</h2>\n");
+	const struct rank_decision *d = r->recommended_decision;
+	strbuf_addf(o, "<section id='recommendation'>\n<h2>Recommendation</h2>\n"
+		    "<p class='verdict v-%s'>verdict: <b>%s</b></p>\n",
+		    rank_verdict_name(r->verdict), rank_verdict_name(r->verdict));
 	if (!e) {
 		strbuf_addstr(o, "<p>");
 		report_html_escape(o, r->reason);
 		strbuf_addstr(o, "</p>\n</section>\n");
 		return;
 	}
-	strbuf_addstr(o, "<p class='pick'>");
-	report_html_escape(o, e->config->key);
+	strbuf_addstr(o, rank_decisive(r) ? "<p class='pick'>" : "<p class='pick tentative'>"
+		      "no decision yet; leading for now: ");
+	report_html_escape(o, d->key);
 	if (r->nothing_beats_baseline)
-		strbuf_addstr(o, " &mdash; nothing beats the baseline significantly: keep it");
-	else if (!isnan(e->gain)) {
-		strbuf_addstr(o, " &mdash; expected gain ");
-		rank_format_gain(o, e->gain);
-		if (!isnan(e->gain_lo)) {
-			strbuf_addstr(o, " (95% CI ");
-			rank_format_gain(o, e->gain_lo);
-			strbuf_addstr(o, " &ndash; ");
-			rank_format_gain(o, e->gain_hi);
-			strbuf_addstr(o, ")");
-		}
+		strbuf_addf(o, " &mdash; nothing beats the baseline (all shown worse or within "
+			    "&plusmn;%.0f %%): keep it", 100 * r->equivalence);
+	else if (d != r->baseline_decision && !isnan(d->gain)) {
+		strbuf_addstr(o, " &mdash; gain ");
+		rank_format_gain_ci(o, d->gain, d->gain_lo, d->gain_hi);
 	}
 	strbuf_addstr(o, "</p>\n<p>");
 	report_html_escape(o, r->reason);
 	strbuf_addstr(o, "</p>\n");
-	if (e->ntests && !r->nothing_beats_baseline) {
+	if (r->ncontention) {
+		strbuf_addstr(o, "<p>Still in contention: ");
+		for (size_t i = 0; i < r->ncontention; i++) {
+			strbuf_addstr(o, i ? ", " : "");
+			report_html_escape(o, r->contention[i]->key);
+			strbuf_addf(o, " (%s, ", rank_verdict_name(r->contention[i]->verdict));
+			rank_format_gain_ci(o, r->contention[i]->gain, r->contention[i]->gain_lo,
+				   r->contention[i]->gain_hi);
+			strbuf_addstr(o, ")");
+		}
+		strbuf_addstr(o, ".</p>\n");
+	}
+	if (e->ntests && d != r->baseline_decision) {
 		strbuf_addstr(o, "<p>Per test: ");
 		for (size_t t = 0; t < e->ntests; t++) {
 			strbuf_addstr(o, t ? ", " : "");
 			report_html_escape(o, e->tests[t].name);
 			strbuf_addch(o, ' ');
-			rank_format_gain(o, e->tests[t].ratio - 1);
+			rank_format_gain(o, e->tests[t].gain);
 		}
-		strbuf_addstr(o, "</p>\n");
+		strbuf_addstr(o, " (gains in each test's own direction).</p>\n");
 	}
 	struct strbuf tmp = STRBUF_INIT;
-	rank_xml_fragment(e->config, &tmp);
+	rank_xml_fragment(r, e->config, &tmp);
 	strbuf_addstr(o, "<h3>libvirt domain XML</h3>\n<pre id='xml'>");
 	report_html_escape(o, strbuf_str(&tmp));
 	strbuf_reset(&tmp);
@@ -399,9 +508,14 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 		"td:nth-child(2),td:nth-child(11),th:nth-child(2){text-align:left;white-space:normal}\n"
 		"th{white-space:normal}\n"
 		"tr.recommended{background:#c7f0c0}tr.tied{background:#eef9ec}\n"
+		"tr.hostref{background:#fff1e0;font-style:italic}tr.eliminated{color:#888}\n"
+		".verdict{font-size:16px}.v-better{color:#1a7f1a}.v-worse{color:#b22}\n"
+		".v-undecided,.v-insufficient{color:#a65f00}.tentative{color:#a65f00}\n"
 		"svg{font-size:12px;display:block;margin:12px 0}\n"
 		"svg .grid{stroke:#e4e4e4}svg .whisker{stroke:#222;stroke-width:1.5}\n"
-		"svg .run{fill:#333;fill-opacity:.7}svg .run.outlier{fill:#d62728}\n"
+		"svg .run,svg .key-run{fill:#222;fill-opacity:.75;stroke:#fff;stroke-width:1}"
+		"svg .run.outlier,svg .key-outlier{fill:#d62728;fill-opacity:1}\n"
+		"svg .key-whisker{stroke:#222;stroke-width:1.5}\n"
 		"svg .point{fill-opacity:.8;stroke:#fff}svg .legend{font-size:11px}\n"
 		"pre{background:#f6f6f6;padding:8px;overflow:auto}\n"
 		".pick{font-size:20px;font-weight:bold}\n"
@@ -415,8 +529,8 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 	strbuf_addstr(o, ". Metric <b>");
 	report_html_escape(o, r->metric);
 	strbuf_addf(o, "</b> (%s is better); baseline: ", r->higher_is_better ? "higher" : "lower");
-	if (r->baseline) {
-		report_html_escape(o, r->baseline->config->key);
+	if (r->baseline_decision) {
+		report_html_escape(o, r->baseline_decision->key);
 		strbuf_addf(o, " (%s)", r->baseline_source);
 	} else {
 		strbuf_addstr(o, "none");
@@ -424,10 +538,23 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 	strbuf_addstr(o, ".</p>\n");
 	section_recommendation(o, r);
 	strbuf_addstr(o, "<h2>Ranking</h2>\n");
-	table_ranking(o, r);
-	strbuf_addf(o, "<p>Tied: Holm-corrected Welch p &ge; %.2f against the best. Gain CIs: "
-		    "seeded percentile bootstrap, %d resamples.</p>\n", RANK_ALPHA,
-		    STATS_BOOTSTRAP_RESAMPLES);
+	for (size_t l = 0; l < r->nlevels; l++) {
+		if (r->nlevels > 1) {
+			strbuf_addstr(o, "<h3>Environment ");
+			report_html_escape(o, r->levels[l]);
+			strbuf_addstr(o, "</h3>\n");
+		}
+		table_level(o, r, l);
+	}
+	if (r->nlevels > 1)
+		table_decisions(o, r);
+	strbuf_addf(o, "<p>Verdicts against the baseline: Welch's t on the log scale, "
+		    "intervals at %.4g %% (Bonferroni over %zu comparisons). <b>better</b>: the "
+		    "interval is above 0; <b>equivalent</b>: inside &plusmn;%.0f %%; "
+		    "<b>worse</b>: below 0; <b>undecided</b>: none of these; "
+		    "<b>insufficient</b>: fewer than 2 successful runs. Tied: equivalent to the "
+		    "best. Host reference rows are the benchmark on the host itself.</p>\n",
+		    100 * (1 - r->level_alpha), r->ncomparisons, 100 * r->equivalence);
 	strbuf_addstr(o, "<h2>Mean per configuration (95% CI whiskers, dots = runs)</h2>\n");
 	chart_bars(o, r);
 	strbuf_addstr(o, "<h2>Exits against the metric, per run</h2>\n");

@@ -1,4 +1,4 @@
-/* stats: descriptive statistics, tests and the seeded bootstrap; see stats.h. */
+/* stats: descriptive statistics, tests, log-scale ratios, power and the seeded RNG; see stats.h. */
 #include "stats.h"
 
 #include <math.h>
@@ -235,24 +235,25 @@ double stats_t_quantile(double p, double df)
 
 /* ---- outliers ---------------------------------------------------------- */
 
-size_t stats_modified_z(const double *x, size_t n, double *z)
+double stats_grubbs_critical(size_t n, double alpha)
 {
-	if (n == 0)
-		return 0;
-	double med = stats_median(x, n);
-	double *dev = xmalloc(n * sizeof(*dev));
-	for (size_t i = 0; i < n; i++)
-		dev[i] = fabs(x[i] - med);
-	double mad = stats_median(dev, n);
-	free(dev);
+	if (n < 3)
+		return NAN;
+	double dn = (double)n;
+	double t = stats_t_quantile(1 - alpha / (2 * dn), dn - 2);
+	return (dn - 1) / sqrt(dn) * sqrt(t * t / (dn - 2 + t * t));
+}
+
+size_t stats_outliers(const double *x, size_t n, double *dev, bool *flag)
+{
+	double m = stats_mean(x, n), sd = stats_stddev(x, n);
+	double crit = n >= STATS_OUTLIER_MIN_N ? stats_grubbs_critical(n, STATS_OUTLIER_ALPHA)
+					       : INFINITY;
 	size_t flagged = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (mad > 0)
-			z[i] = 0.6745 * (x[i] - med) / mad;
-		else
-			z[i] = x[i] == med ? 0 : copysign(INFINITY, x[i] - med);
-		if (fabs(z[i]) > STATS_OUTLIER_Z)
-			flagged++;
+		dev[i] = sd > 0 ? (x[i] - m) / sd : 0;
+		flag[i] = fabs(dev[i]) > crit;
+		flagged += flag[i];
 	}
 	return flagged;
 }
@@ -263,7 +264,6 @@ void stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 		 struct stats_test *out)
 {
 	out->statistic = out->df = out->p = NAN;
-	out->exact = false;
 	if (nx < 2 || ny < 2)
 		return;
 	double mx = stats_mean(x, nx), my = stats_mean(y, ny);
@@ -316,79 +316,6 @@ double stats_rank(const double *x, size_t n, double *r)
 	return ties;
 }
 
-/*
- * P(U <= u) for sample sizes m, n without ties: counts the m-subsets of
- * ranks 1..m+n by rank sum (dynamic programming; exact in doubles up to
- * C(50,25) < 2^53).
- */
-static void mw_exact_cdf(size_t m, size_t n, double u, double *le, double *ge)
-{
-	size_t N = m + n, maxsum = m * N;
-	double *cnt = xcalloc((m + 1) * (maxsum + 1), sizeof(*cnt));
-#define CNT(k, s) cnt[(k) * (maxsum + 1) + (s)]
-	CNT(0, 0) = 1;
-	for (size_t r = 1; r <= N; r++)
-		for (size_t k = (r < m ? r : m); k >= 1; k--)
-			for (size_t s = maxsum; s >= r; s--)
-				CNT(k, s) += CNT(k - 1, s - r);
-	double total = 0, below = 0, above = 0;
-	double offset = (double)(m * (m + 1) / 2);
-	for (size_t s = 0; s <= maxsum; s++) {
-		double c = CNT(m, s);
-		if (c == 0)
-			continue;
-		double us = (double)s - offset;
-		total += c;
-		if (us <= u)
-			below += c;
-		if (us >= u)
-			above += c;
-	}
-#undef CNT
-	free(cnt);
-	*le = below / total;
-	*ge = above / total;
-}
-
-void stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
-			struct stats_test *out)
-{
-	out->statistic = out->p = NAN;
-	out->df = NAN;
-	out->exact = false;
-	if (nx == 0 || ny == 0)
-		return;
-	size_t N = nx + ny;
-	double *all = xmalloc(N * sizeof(*all)), *r = xmalloc(N * sizeof(*r));
-	memcpy(all, x, nx * sizeof(*all));
-	memcpy(all + nx, y, ny * sizeof(*all));
-	double ties = stats_rank(all, N, r);
-	double r1 = 0;
-	for (size_t i = 0; i < nx; i++)
-		r1 += r[i];
-	free(all);
-	free(r);
-	double m = (double)nx, n = (double)ny;
-	double u = r1 - m * (m + 1) / 2;
-	out->statistic = u;
-	if (ties == 0 && N <= 50) {
-		double le, ge;
-		mw_exact_cdf(nx, ny, u, &le, &ge);
-		out->p = fmin(1, 2 * fmin(le, ge));
-		out->exact = true;
-		return;
-	}
-	double z = u - m * n / 2;
-	double sigma = sqrt(m * n / 12 * ((m + n + 1) - ties / ((m + n) * (m + n - 1))));
-	if (sigma == 0) {
-		out->p = 1;
-		return;
-	}
-	double corr = z > 0 ? 0.5 : z < 0 ? -0.5 : 0;
-	z = (z - corr) / sigma;
-	out->p = fmin(1, 2 * fmin(stats_normal_cdf(z), stats_normal_cdf(-z)));
-}
-
 void stats_holm(const double *p, size_t n, double *adj)
 {
 	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
@@ -431,7 +358,114 @@ double stats_spearman(const double *x, const double *y, size_t n)
 	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
 }
 
-/* ---- seeded bootstrap ---------------------------------------------------- */
+/* ---- ratios on the log scale --------------------------------------------- */
+
+/* The two-sided p-value and the (1 - alpha) interval of out from log_diff, se and df. */
+static void ratio_finish(struct stats_ratio *out, double alpha)
+{
+	out->ratio = exp(out->log_diff);
+	if (out->se == 0) {
+		out->lo = out->hi = out->ratio;
+		out->p = out->log_diff == 0 ? 1 : 0;
+		return;
+	}
+	double t = out->log_diff / out->se;
+	out->p = stats_incbeta(out->df / 2, 0.5, out->df / (out->df + t * t));
+	double h = stats_t_quantile(1 - alpha / 2, out->df) * out->se;
+	out->lo = exp(out->log_diff - h);
+	out->hi = exp(out->log_diff + h);
+}
+
+static void ratio_undefined(struct stats_ratio *out)
+{
+	out->ratio = out->lo = out->hi = out->log_diff = out->se = out->df = out->p = NAN;
+	out->sd_log = NAN;
+}
+
+int stats_log_welch(const double *x, size_t nx, const double *y, size_t ny, double alpha,
+		    struct stats_ratio *out)
+{
+	ratio_undefined(out);
+	if (nx < 2 || ny < 2)
+		return -1;
+	double *lx = xmalloc(nx * sizeof(*lx)), *ly = xmalloc(ny * sizeof(*ly));
+	bool positive = true;
+	for (size_t i = 0; i < nx; i++) {
+		positive &= x[i] > 0;
+		lx[i] = log(x[i]);
+	}
+	for (size_t i = 0; i < ny; i++) {
+		positive &= y[i] > 0;
+		ly[i] = log(y[i]);
+	}
+	if (positive) {
+		double sx = stats_stddev(lx, nx), sy = stats_stddev(ly, ny);
+		double vx = sx * sx / (double)nx, vy = sy * sy / (double)ny;
+		out->log_diff = stats_mean(lx, nx) - stats_mean(ly, ny);
+		out->se = sqrt(vx + vy);
+		out->df = vx + vy > 0 ? (vx + vy) * (vx + vy) /
+			  (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1)) : INFINITY;
+		out->sd_log = sqrt((sx * sx + sy * sy) / 2);
+		ratio_finish(out, alpha);
+	}
+	free(lx);
+	free(ly);
+	return positive ? 0 : -1;
+}
+
+int stats_ratio_geomean(const struct stats_ratio *r, size_t k, double alpha,
+			struct stats_ratio *out)
+{
+	ratio_undefined(out);
+	if (k == 0)
+		return -1;
+	double d = 0, v = 0, dfden = 0, sd2 = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (isnan(r[i].log_diff) || isnan(r[i].se))
+			return -1;
+		double vi = r[i].se * r[i].se;
+		d += r[i].log_diff;
+		v += vi;
+		if (vi > 0)
+			dfden += vi * vi / r[i].df;
+		sd2 += r[i].sd_log * r[i].sd_log;
+	}
+	out->log_diff = d / (double)k;
+	out->se = sqrt(v) / (double)k;
+	out->df = dfden > 0 ? v * v / dfden : INFINITY;
+	out->sd_log = sqrt(sd2 / (double)k);
+	ratio_finish(out, alpha);
+	return 0;
+}
+
+double stats_min_detectable(double se, double df, double alpha, double power)
+{
+	if (isnan(se) || !(df > 0))
+		return NAN;
+	if (isinf(df))
+		return (stats_normal_quantile(1 - alpha / 2) + stats_normal_quantile(power)) * se;
+	return (stats_t_quantile(1 - alpha / 2, df) + stats_t_quantile(power, df)) * se;
+}
+
+size_t stats_runs_needed(double sd_log, double effect, double alpha, double power, size_t max)
+{
+	if (!(effect > 0) || isnan(sd_log))
+		return max + 1;
+	/* The normal approximation is a lower bound; the t version needs a few more. */
+	double z = (stats_normal_quantile(1 - alpha / 2) + stats_normal_quantile(power)) * sd_log /
+		   effect;
+	double approx = floor(2 * z * z);
+	if (approx > (double)max)
+		return max + 1;
+	for (size_t n = approx > 2 ? (size_t)approx : 2; n <= max; n++) {
+		double se = sd_log * sqrt(2.0 / (double)n);
+		if (stats_min_detectable(se, 2.0 * (double)n - 2, alpha, power) <= effect)
+			return n;
+	}
+	return max + 1;
+}
+
+/* ---- seeded RNG ------------------------------------------------------------- */
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -479,72 +513,4 @@ uint64_t stats_rng_below(struct stats_rng *r, uint64_t n)
 		}
 	}
 	return (uint64_t)(m >> 64);
-}
-
-/* The geometric mean over columns of mean(x[:,j]) / mean(y[:,j]) for the given row picks. */
-static double ratio_stat(const double *x, const size_t *xi, size_t nx, const double *y,
-			 const size_t *yi, size_t ny, size_t k)
-{
-	double logsum = 0;
-	for (size_t j = 0; j < k; j++) {
-		double sx = 0, sy = 0;
-		for (size_t i = 0; i < nx; i++)
-			sx += x[xi[i] * k + j];
-		for (size_t i = 0; i < ny; i++)
-			sy += y[yi[i] * k + j];
-		double ratio = (sx / (double)nx) / (sy / (double)ny);
-		if (k == 1)
-			return ratio;
-		logsum += log(ratio);
-	}
-	return exp(logsum / (double)k);
-}
-
-/* Type-7 (linear interpolation) quantile of sorted s[0..n). */
-static double sorted_quantile(const double *s, size_t n, double p)
-{
-	double h = (double)(n - 1) * p;
-	size_t lo = (size_t)floor(h);
-	size_t hi = lo + 1 < n ? lo + 1 : lo;
-	return s[lo] + (h - (double)lo) * (s[hi] - s[lo]);
-}
-
-double stats_bootstrap_ratio(const double *x, size_t nx, const double *y, size_t ny,
-			     size_t k, uint64_t seed, double *lo, double *hi)
-{
-	*lo = *hi = NAN;
-	if (nx == 0 || ny == 0 || k == 0)
-		return NAN;
-	for (size_t j = 0; j < k; j++) {
-		double sx = 0, sy = 0;
-		for (size_t i = 0; i < nx; i++)
-			sx += x[i * k + j];
-		for (size_t i = 0; i < ny; i++)
-			sy += y[i * k + j];
-		if (!(sx > 0 && sy > 0))
-			return NAN;	/* ratios of non-positive means mean nothing */
-	}
-	size_t *xi = xmalloc(nx * sizeof(*xi)), *yi = xmalloc(ny * sizeof(*yi));
-	for (size_t i = 0; i < nx; i++)
-		xi[i] = i;
-	for (size_t i = 0; i < ny; i++)
-		yi[i] = i;
-	double point = ratio_stat(x, xi, nx, y, yi, ny, k);
-	double *boot = xmalloc(STATS_BOOTSTRAP_RESAMPLES * sizeof(*boot));
-	struct stats_rng rng;
-	stats_rng_seed(&rng, seed);
-	for (size_t b = 0; b < STATS_BOOTSTRAP_RESAMPLES; b++) {
-		for (size_t i = 0; i < nx; i++)
-			xi[i] = stats_rng_below(&rng, nx);
-		for (size_t i = 0; i < ny; i++)
-			yi[i] = stats_rng_below(&rng, ny);
-		boot[b] = ratio_stat(x, xi, nx, y, yi, ny, k);
-	}
-	qsort(boot, STATS_BOOTSTRAP_RESAMPLES, sizeof(*boot), cmp_double);
-	*lo = sorted_quantile(boot, STATS_BOOTSTRAP_RESAMPLES, 0.025);
-	*hi = sorted_quantile(boot, STATS_BOOTSTRAP_RESAMPLES, 0.975);
-	free(boot);
-	free(xi);
-	free(yi);
-	return point;
 }

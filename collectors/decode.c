@@ -1,15 +1,24 @@
 /* decode: pages and records to gang events; see decode.h. */
 #include "decode.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/bcur.h"
 #include "../util/strbuf.h"
 
 /* trace-cmd's COMMIT_MASK: the high bits of commit flag missed events. */
 #define COMMIT_MASK ((1u << 27) - 1)
 #define MISSED_EVENTS (1u << 31)
 #define MISSED_STORED (1u << 30)
+
+const char *const decoder_events[DECODER_NEVENTS][2] = {
+	{ "kvm_hv", "kvmppc_run_core" },
+	{ "kvm_hv", "kvm_guest_exit" },
+	{ "kvm", "kvm_exit" },
+	{ "kvm", "kvm_userspace_exit" },
+};
 
 static int field_from(struct tep_format_field *f, struct field_ref *out)
 {
@@ -105,38 +114,23 @@ bool decoder_has_events(const struct decoder *d)
 	       d->id_userspace_exit >= 0;
 }
 
-static uint64_t load_num(const unsigned char *p, int size, bool swap)
-{
-	uint8_t b1;
-	uint16_t b2;
-	uint32_t b4;
-	uint64_t b8;
-	switch (size) {
-	case 1:
-		memcpy(&b1, p, 1);
-		return b1;
-	case 2:
-		memcpy(&b2, p, 2);
-		return swap ? __builtin_bswap16(b2) : b2;
-	case 4:
-		memcpy(&b4, p, 4);
-		return swap ? __builtin_bswap32(b4) : b4;
-	default:
-		memcpy(&b8, p, 8);
-		return swap ? __builtin_bswap64(b8) : b8;
-	}
-}
-
-int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data)
+/* decoder_field, inlined into decoder_decode: it runs for every field of every record. */
+static inline __attribute__((always_inline)) int64_t
+field_get(const struct decoder *d, const struct field_ref *f, const void *data)
 {
 	if (!f->size)
 		return 0;
-	uint64_t v = load_num((const unsigned char *)data + f->offset, f->size, d->swap);
+	uint64_t v = bcur_load((const unsigned char *)data + f->offset, f->size, d->swap);
 	if (f->is_signed && f->size < 8) {
 		int shift = 64 - 8 * f->size;
 		return (int64_t)(v << shift) >> shift;
 	}
 	return (int64_t)v;
+}
+
+int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data)
+{
+	return field_get(d, f, data);
 }
 
 static bool fits(const struct field_ref *f, int size)
@@ -149,42 +143,42 @@ int decoder_decode(struct decoder *d, const void *data, int size, struct gang_ev
 	/* No event of ours in this trace: common_type was never resolved. */
 	if (!d->type.size || size < d->type.offset + d->type.size)
 		return 0;
-	int id = (int)load_num((const unsigned char *)data + d->type.offset, d->type.size, d->swap);
+	int id = (int)bcur_load((const unsigned char *)data + d->type.offset, d->type.size, d->swap);
 	if (id != d->id_run_core && id != d->id_guest_exit && id != d->id_kvm_exit &&
 	    id != d->id_userspace_exit)
 		return 0;
 	if (!fits(&d->pid, size))
 		goto short_record;
-	ev->pid = (int32_t)decoder_field(d, &d->pid, data);
+	ev->pid = (int32_t)field_get(d, &d->pid, data);
 	ev->tgid = 0;
 	if (id == d->id_run_core) {
 		if (!fits(&d->rc_n_runnable, size) || !fits(&d->rc_runner_vcpu, size) ||
 		    !fits(&d->rc_where, size) || !fits(&d->rc_tgid, size))
 			goto short_record;
 		ev->kind = GANG_EV_RUN_CORE;
-		ev->u.run_core.n_runnable = decoder_field(d, &d->rc_n_runnable, data);
-		ev->u.run_core.runner_vcpu = decoder_field(d, &d->rc_runner_vcpu, data);
-		ev->u.run_core.where = decoder_field(d, &d->rc_where, data);
-		ev->u.run_core.tgid = decoder_field(d, &d->rc_tgid, data);
+		ev->u.run_core.n_runnable = field_get(d, &d->rc_n_runnable, data);
+		ev->u.run_core.runner_vcpu = field_get(d, &d->rc_runner_vcpu, data);
+		ev->u.run_core.where = field_get(d, &d->rc_where, data);
+		ev->u.run_core.tgid = field_get(d, &d->rc_tgid, data);
 	} else if (id == d->id_guest_exit) {
 		if (!fits(&d->ge_vcpu_id, size) || !fits(&d->ge_trap, size) ||
 		    !fits(&d->ge_ceded, size))
 			goto short_record;
 		ev->kind = GANG_EV_GUEST_EXIT;
-		ev->u.guest_exit.vcpu_id = d->ge_vcpu_id.size ? decoder_field(d, &d->ge_vcpu_id, data)
+		ev->u.guest_exit.vcpu_id = d->ge_vcpu_id.size ? field_get(d, &d->ge_vcpu_id, data)
 							       : GANG_VCPU_UNKNOWN;
-		ev->u.guest_exit.trap = decoder_field(d, &d->ge_trap, data);
-		ev->u.guest_exit.ceded = decoder_field(d, &d->ge_ceded, data);
+		ev->u.guest_exit.trap = field_get(d, &d->ge_trap, data);
+		ev->u.guest_exit.ceded = field_get(d, &d->ge_ceded, data);
 	} else if (id == d->id_kvm_exit) {
 		if (!fits(&d->ke_reason, size) || !fits(&d->ke_isa, size) ||
 		    !fits(&d->ke_vcpu, size))
 			goto short_record;
 		ev->kind = GANG_EV_KVM_EXIT;
-		ev->u.kvm_exit.reason = decoder_field(d, &d->ke_reason, data);
+		ev->u.kvm_exit.reason = field_get(d, &d->ke_reason, data);
 		/* KVM_ISA_VMX 1, KVM_ISA_SVM 2; kernels without the field are VMX-era. */
-		ev->u.kvm_exit.isa = d->ke_isa.size && decoder_field(d, &d->ke_isa, data) == 2
+		ev->u.kvm_exit.isa = d->ke_isa.size && field_get(d, &d->ke_isa, data) == 2
 					     ? EXIT_SRC_SVM : EXIT_SRC_VMX;
-		ev->u.kvm_exit.vcpu_id = d->ke_vcpu.size ? decoder_field(d, &d->ke_vcpu, data)
+		ev->u.kvm_exit.vcpu_id = d->ke_vcpu.size ? field_get(d, &d->ke_vcpu, data)
 							 : GANG_VCPU_UNKNOWN;
 	} else {
 		if (!fits(&d->ue_reason, size) || !fits(&d->ue_errno, size) ||
@@ -192,16 +186,34 @@ int decoder_decode(struct decoder *d, const void *data, int size, struct gang_ev
 			goto short_record;
 		ev->kind = GANG_EV_USERSPACE_EXIT;
 		/* KVM_RUN's return: when negative, exit_reason is left from the run before. */
-		int64_t error = decoder_field(d, &d->ue_errno, data);
+		int64_t error = field_get(d, &d->ue_errno, data);
 		ev->u.userspace_exit.reason = error < 0 ? error
-						       : decoder_field(d, &d->ue_reason, data);
-		ev->u.userspace_exit.vcpu_id = d->ue_vcpu.size ? decoder_field(d, &d->ue_vcpu, data)
+						       : field_get(d, &d->ue_reason, data);
+		ev->u.userspace_exit.vcpu_id = d->ue_vcpu.size ? field_get(d, &d->ue_vcpu, data)
 							       : GANG_VCPU_UNKNOWN;
 	}
 	return 1;
 short_record:
 	d->malformed++;
 	return -1;
+}
+
+static bool comm_known(const char *c)
+{
+	return c && c[0] && strcmp(c, "<...>");
+}
+
+void decoder_name_procs(struct gang_result *r, const char *(*comm_of)(void *ctx, int32_t pid),
+			void *ctx)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct gang_proc *pr = &r->procs[i];
+		const char *comm = pr->tgid > 0 ? comm_of(ctx, pr->tgid) : NULL;
+		if (!comm_known(comm) && pr->runner_pid > 0)
+			comm = comm_of(ctx, pr->runner_pid);
+		if (comm_known(comm))
+			snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
+	}
 }
 
 int page_reader_init(struct page_reader *r, struct tep_handle *tep, uint32_t page_size)

@@ -19,6 +19,10 @@
 #include "../util/err.h"
 #include "gang.h"
 
+/* The events the decoder understands, {system, name}: all a reader must parse. */
+#define DECODER_NEVENTS 4
+extern const char *const decoder_events[DECODER_NEVENTS][2];
+
 struct field_ref {
 	int offset, size;	/* size 0: the field is absent */
 	bool is_signed;
@@ -56,6 +60,14 @@ int decoder_decode(struct decoder *d, const void *data, int size, struct gang_ev
 
 /* Reads a field of a record (sign-extended when the format says signed). */
 int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data);
+
+/*
+ * Names the processes of r: the tgid's own name, else its runner thread's
+ * (QEMU names its vCPU threads); comm_of returns NULL or "<...>" when it
+ * does not know a pid.
+ */
+void decoder_name_procs(struct gang_result *r, const char *(*comm_of)(void *ctx, int32_t pid),
+			void *ctx);
 
 /*
  * page_reader: walks the records of one ring-buffer page (sub-buffer) in

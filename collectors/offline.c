@@ -6,23 +6,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <trace-cmd.h>
 #include <zstd.h>
 
+#include "../util/bcur.h"
 #include "../util/strbuf.h"
 #include "decode.h"
+#include "evfmt.h"
+#include "perfdata.h"
 #include "tdat.h"
 
 #define MAX_CHUNK (64u << 20)
+/* Pages a CPU stream has read are given back in steps of this size. */
+#define DROP_STEP (8u << 20)
+/* The event-format sandbox child is killed after this long. */
+#define FORMATS_TIMEOUT_S 10
 
 /* One CPU's data: a byte source of whole pages plus the page walker. */
 struct cpu_stream {
 	int cpu;
 	const unsigned char *src;	/* uncompressed data, or the chunk list */
 	uint64_t len, pos;
+	uint64_t dropped;		/* bytes of src already given back to the kernel */
 	bool compressed;
 	uint64_t chunks_left;
 	unsigned char *chunk;		/* current decompressed chunk */
@@ -59,8 +67,8 @@ static int stream_next_chunk(struct reader *rd, struct cpu_stream *s)
 	const struct tdat_file *f = rd->f;
 	if (s->len - s->pos < 8)
 		return stream_fail(rd, s, "a compressed chunk header is cut off");
-	uint32_t zsize = (uint32_t)tdat_read_num(f, s->src + s->pos, 4);
-	uint32_t size = (uint32_t)tdat_read_num(f, s->src + s->pos + 4, 4);
+	uint32_t zsize = (uint32_t)bcur_num_at(s->src + s->pos, 4, f->big_endian);
+	uint32_t size = (uint32_t)bcur_num_at(s->src + s->pos + 4, 4, f->big_endian);
 	s->pos += 8;
 	if (zsize > s->len - s->pos)
 		return stream_fail(rd, s, "a compressed chunk runs past its data");
@@ -87,9 +95,27 @@ static int stream_next_chunk(struct reader *rd, struct cpu_stream *s)
  * Loads pages until one has a record: 1 = s->pr.ev is valid, 0 = the CPU is
  * exhausted, -1 = corrupt data (err set).
  */
+/*
+ * Gives back the mapped pages a stream has read: they are never read again,
+ * and keeping them would make the peak RSS follow the file size.
+ */
+static void stream_drop_behind(struct reader *rd, struct cpu_stream *s)
+{
+	if (s->pos - s->dropped < DROP_STEP)
+		return;
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)(s->src + s->dropped) + pg - 1) & ~(pg - 1);
+	uintptr_t hi = (uintptr_t)(s->src + s->pos) & ~(pg - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	s->dropped = s->pos;
+	(void)rd;
+}
+
 static int stream_fill(struct reader *rd, struct cpu_stream *s)
 {
 	uint32_t ps = rd->f->page_size;
+	stream_drop_behind(rd, s);
 	for (;;) {
 		const unsigned char *page;
 		uint32_t len;
@@ -134,7 +160,7 @@ static int stream_open(struct reader *rd, struct cpu_stream *s, const struct tda
 	if (s->compressed && s->len) {
 		if (s->len < 4)
 			return stream_fail(rd, s, "the chunk count is cut off");
-		s->chunks_left = tdat_read_num(rd->f, s->src, 4);
+		s->chunks_left = bcur_num_at(s->src, 4, rd->f->big_endian);
 		s->pos = 4;
 		if (s->chunks_left > (s->len - 4) / 8)
 			return stream_fail(rd, s, "the chunk count exceeds the data");
@@ -272,80 +298,110 @@ static void clock_name(const char *raw, char *out, size_t len)
 	}
 }
 
-/*
- * libtracecmd/libtraceevent crash on some corrupted event formats (seen:
- * a NULL strcmp inside tep_parse_event on a damaged zstd section), and a
- * zstd section without checksum can decompress to garbage.  So the headers
- * are parsed once in a throw-away child first: if it dies, the file is
- * rejected; if it survives, the same deterministic parse is safe here.
- */
-static int formats_sandbox(const char *path, struct ta_err *err)
+static const char *layout_comm(void *layout, int32_t pid)
 {
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		return err_set(err, EXIT_FAILURE_RUN, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		if (null >= 0) {
-			dup2(null, STDOUT_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		tracecmd_set_loglevel(TEP_LOG_NONE);
-		struct tracecmd_input *h = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-		if (!h)
-			_exit(3);
-		tracecmd_close(h);
-		_exit(0);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return err_set(err, EXIT_FAILURE_RUN, "waitpid: %s", strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-		return err_set(err, EXIT_BAD_INPUT,
-			       "%s: libtracecmd cannot read its headers and event formats; the "
-			       "file is corrupted or truncated", path);
-	return err_set(err, EXIT_BAD_INPUT,
-		       "%s: corrupted event formats (parsing them crashed libtracecmd: %s %d); "
-		       "re-record the trace", path, WIFSIGNALED(status) ? "signal" : "status",
-		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	static char buf[64];
+	return evfmt_comm(layout, pid, buf, sizeof(buf));
 }
 
-static int open_formats(const char *path, struct tracecmd_input **h, struct ta_err *err)
+/*
+ * Maps path read-only after refusing anything but a regular file: a FIFO
+ * would block the open (hence O_NONBLOCK) and then the read forever.
+ */
+static int map_input(const char *path, const unsigned char **map, size_t *size,
+		     struct ta_err *err)
 {
-	if (formats_sandbox(path, err) < 0)
-		return -1;
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	*h = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!*h)
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return err_set(err, err_open_code(errno),
+			       "cannot open %s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
 		return err_set(err, EXIT_BAD_INPUT,
-			       "%s: libtracecmd cannot read its headers and event formats; the "
-			       "file is corrupted or truncated", path);
+			       "%s is not a regular file (a FIFO, device or directory); give the "
+			       "recorded trace.dat or perf.data file", path);
+	}
+	if (st.st_size < 16) {
+		close(fd);
+		return err_set(err, EXIT_BAD_INPUT, "%s is not a trace file (only %lld bytes)",
+			       path, (long long)st.st_size);
+	}
+	void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return err_set(err, EXIT_FAILURE_RUN, "cannot map %s: %s", path, strerror(errno));
+	*map = m;
+	*size = st.st_size;
 	return 0;
+}
+
+static int analyze_perf(const char *path, const unsigned char *map, size_t size,
+			const struct offline_opts *opts, struct gang_result *res,
+			struct offline_info *info, struct ta_err *err)
+{
+	struct perfdata_info pi;
+	if (opts->buffer && strcmp(opts->buffer, "top"))
+		return err_set(err, EXIT_BAD_INPUT, "%s is a perf.data file, which has no buffer "
+			       "'%s' (-B applies to trace-cmd files)", path, opts->buffer);
+	if (perfdata_analyze(path, map, size, opts->algorithm, !opts->in_process_formats, res, &pi,
+			     err) < 0)
+		return -1;
+	snprintf(info->format, sizeof(info->format), "perf.data%s%s",
+		 pi.pipe_mode ? " (pipe)" : "", pi.big_endian ? " big-endian" : "");
+	snprintf(info->compression, sizeof(info->compression), "none");
+	info->records = pi.records;
+	info->malformed = pi.malformed;
+	info->unordered = pi.unordered;
+	return 0;
+}
+
+static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
+			const struct offline_opts *opts, struct gang_result *res,
+			struct offline_info *info, struct ta_err *err);
+
+int offline_analyze_buffer(const char *name, const unsigned char *map, size_t size,
+			   const struct offline_opts *opts, struct gang_result *res,
+			   struct offline_info *info, struct ta_err *err)
+{
+	memset(res, 0, sizeof(*res));
+	memset(info, 0, sizeof(*info));
+	return perfdata_magic(map, size) ? analyze_perf(name, map, size, opts, res, info, err)
+					 : analyze_tdat(name, map, size, opts, res, info, err);
 }
 
 int offline_analyze(const char *path, const struct offline_opts *opts, struct gang_result *res,
 		    struct offline_info *info, struct ta_err *err)
 {
+	const unsigned char *map = NULL;
+	size_t size = 0;
+	memset(res, 0, sizeof(*res));
+	memset(info, 0, sizeof(*info));
+	if (map_input(path, &map, &size, err) < 0)
+		return -1;
+	int rc = offline_analyze_buffer(path, map, size, opts, res, info, err);
+	munmap((void *)map, size);
+	return rc;
+}
+
+static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
+			const struct offline_opts *opts, struct gang_result *res,
+			struct offline_info *info, struct ta_err *err)
+{
 	struct tdat_file f;
-	struct tracecmd_input *h = NULL;
+	struct tep_handle *tep = NULL;
 	struct decoder dec;
 	int rc = -1;
 
-	memset(res, 0, sizeof(*res));
-	memset(info, 0, sizeof(*info));
-	if (tdat_open(path, &f, err) < 0)
+	if (tdat_open(path, map, size, &f, err) < 0)
 		return -1;
-	if (open_formats(path, &h, err) < 0)
-		goto out;
-	struct tep_handle *tep = tracecmd_get_tep(h);
-	if (decoder_init(&dec, tep, err) < 0) {
+	if ((!opts->in_process_formats &&
+	     evfmt_sandbox(&f.formats, FORMATS_TIMEOUT_S, err) < 0) ||
+	    !(tep = evfmt_tep(&f.formats, err)) || decoder_init(&dec, tep, err) < 0) {
 		err_prefix(err, "%s", path);
 		goto out;
 	}
+	snprintf(info->format, sizeof(info->format), "trace.dat v%d", f.version);
 
 	info->version = f.version;
 	snprintf(info->compression, sizeof(info->compression), "%s",
@@ -416,15 +472,7 @@ int offline_analyze(const char *path, const struct offline_opts *opts, struct ga
 	}
 	res->span_seconds = best.last_ts > best.first_ts
 				    ? (double)(best.last_ts - best.first_ts) / 1e9 : 0;
-	for (size_t i = 0; i < res->nprocs; i++) {
-		/* The tgid's own name, else its runner thread's (QEMU names vCPU threads). */
-		const char *comm = res->procs[i].tgid > 0
-					   ? tep_data_comm_from_pid(tep, res->procs[i].tgid) : NULL;
-		if ((!comm || !strcmp(comm, "<...>")) && res->procs[i].runner_pid > 0)
-			comm = tep_data_comm_from_pid(tep, res->procs[i].runner_pid);
-		if (comm && strcmp(comm, "<...>"))
-			snprintf(res->procs[i].comm, sizeof(res->procs[i].comm), "%s", comm);
-	}
+	decoder_name_procs(res, layout_comm, &f.formats);
 	snprintf(info->buffer, sizeof(info->buffer), "%s", b->name);
 	clock_name(b->clock, info->clock, sizeof(info->clock));
 	info->records = best.records;
@@ -432,8 +480,8 @@ int offline_analyze(const char *path, const struct offline_opts *opts, struct ga
 	info->malformed = best.malformed;
 	rc = 0;
 out:
-	if (h)
-		tracecmd_close(h);
+	if (tep)
+		tep_free(tep);
 	tdat_close(&f);
 	return rc;
 }

@@ -1,18 +1,15 @@
 /* tdat: trace-cmd file layout parser; see tdat.h. */
 #include "tdat.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <zstd.h>
 
 #include "../util/strbuf.h"
+#include "../util/bcur.h"
+#include "evfmt.h"
 
 /* Option ids (trace-cmd.dat.v7(5)). */
 enum {
@@ -20,73 +17,26 @@ enum {
 	OPT_CPUSTAT = 2,
 	OPT_BUFFER = 3,
 	OPT_TRACECLOCK = 4,
+	OPT_CPUCOUNT = 8,
+	OPT_STRINGS = 15,
+	OPT_HEADER_INFO = 16,
+	OPT_EVENT_FORMATS = 18,
+	OPT_CMDLINES = 21,
+	/* trace-cmd 3.1 knows 0..22; anything far past that is a damaged id. */
+	OPT_ID_LIMIT = 256,
 };
 
 #define MAX_CPUS 65536
-#define MAX_SECTION (256u << 20)	/* a decompressed options section */
+/* Decompressed sizes: options hold stats texts, the header sections formats. */
+#define MAX_OPTIONS_SECTION (16u << 20)
+#define MAX_FORMAT_SECTION (64u << 20)
+#define MAX_OPTION_SECTIONS 4096
 
-/* A bounds-checked reader over a byte range; the first overrun sticks. */
-struct cursor {
-	const struct tdat_file *f;
-	const unsigned char *p;
-	size_t len, pos;
-	uint64_t base;		/* file offset of p[0], for messages (0 if decompressed) */
-	bool bad;
-};
-
-uint64_t tdat_read_num(const struct tdat_file *f, const void *p, int size)
-{
-	const unsigned char *b = p;
-	uint64_t v = 0;
-	for (int i = 0; i < size; i++) {
-		int idx = f->big_endian ? i : size - 1 - i;
-		v = (v << 8) | b[idx];
-	}
-	return v;
-}
-
-static uint64_t cur_num(struct cursor *c, int size)
-{
-	if (c->bad || c->len - c->pos < (size_t)size) {
-		c->bad = true;
-		return 0;
-	}
-	uint64_t v = tdat_read_num(c->f, c->p + c->pos, size);
-	c->pos += size;
-	return v;
-}
-
-static const unsigned char *cur_bytes(struct cursor *c, uint64_t n)
-{
-	if (c->bad || c->len - c->pos < n) {
-		c->bad = true;
-		return NULL;
-	}
-	const unsigned char *p = c->p + c->pos;
-	c->pos += n;
-	return p;
-}
-
-/* A NUL-terminated string inside the range (returned in place). */
-static const char *cur_str(struct cursor *c)
-{
-	if (c->bad)
-		return NULL;
-	const unsigned char *end = memchr(c->p + c->pos, '\0', c->len - c->pos);
-	if (!end) {
-		c->bad = true;
-		return NULL;
-	}
-	const char *s = (const char *)c->p + c->pos;
-	c->pos = end - c->p + 1;
-	return s;
-}
-
-static int cur_fail(struct cursor *c, struct ta_err *err, const char *what)
+static int cur_fail(const struct bcur *c, struct ta_err *err, const char *what)
 {
 	return err_set(err, EXIT_BAD_INPUT,
 		       "truncated or corrupted trace file: %s runs past the end (at offset %llu)",
-		       what, (unsigned long long)(c->base + c->pos));
+		       what, (unsigned long long)bcur_offset(c));
 }
 
 static struct tdat_buffer *buffer_add(struct tdat_file *f, const char *name)
@@ -190,68 +140,39 @@ static void stats_apply(struct tdat_file *f, struct stats_list *l)
 
 /* --- version 6 ------------------------------------------------------- */
 
-static int skip_sized(struct cursor *c, int size_bytes, struct ta_err *err, const char *what)
-{
-	uint64_t n = cur_num(c, size_bytes);
-	if (!cur_bytes(c, n))
-		return cur_fail(c, err, what);
-	return 0;
-}
-
-static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl,
+static int parse_v6(struct tdat_file *f, struct bcur *c, struct stats_list *sl,
 		    struct ta_err *err)
 {
-	const unsigned char *tag = cur_bytes(c, 12);
-	if (!tag || memcmp(tag, "header_page", 12))
-		return c->bad ? cur_fail(c, err, "the header")
-			      : err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no header_page");
-	if (skip_sized(c, 8, err, "header_page"))
+	/* A v6 file starts with the tracing-data layout itself. */
+	if (evfmt_scan(f->map, f->size, 0, &f->formats, err) < 0)
 		return -1;
-	tag = cur_bytes(c, 13);
-	if (!tag || memcmp(tag, "header_event", 13))
-		return c->bad ? cur_fail(c, err, "the header")
-			      : err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no header_event");
-	if (skip_sized(c, 8, err, "header_event"))
-		return -1;
-
-	uint64_t n = cur_num(c, 4);
-	for (uint64_t i = 0; i < n && !c->bad; i++)
-		if (skip_sized(c, 8, err, "the ftrace event formats"))
-			return -1;
-	uint64_t nsys = cur_num(c, 4);
-	for (uint64_t s = 0; s < nsys && !c->bad; s++) {
-		cur_str(c);
-		uint64_t nev = cur_num(c, 4);
-		for (uint64_t i = 0; i < nev && !c->bad; i++)
-			if (skip_sized(c, 8, err, "the event formats"))
-				return -1;
-	}
-	if (c->bad)
-		return cur_fail(c, err, "the event formats");
-	if (skip_sized(c, 4, err, "kallsyms") || skip_sized(c, 4, err, "printk formats") ||
-	    skip_sized(c, 8, err, "the saved command lines"))
-		return -1;
-
-	uint64_t cpus = cur_num(c, 4);
+	c->pos = f->formats.end;
+	uint64_t cpus = bcur_num(c, 4);
 	if (c->bad)
 		return cur_fail(c, err, "the CPU count");
-	if (cpus > MAX_CPUS)
-		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: %llu CPUs",
-			       (unsigned long long)cpus);
+	if (cpus == 0 || cpus > MAX_CPUS)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: a CPU count of %llu "
+			       "(at offset %llu)", (unsigned long long)cpus,
+			       (unsigned long long)(c->pos - 4));
 
 	struct tdat_buffer *top = buffer_add(f, "");
 	buffer_set_cpus(top, (int)cpus);
 	struct { uint64_t off; const char *name; } inst[64];
 	int ninst = 0;
 
-	tag = cur_bytes(c, 10);
+	const unsigned char *tag = bcur_bytes(c, 10);
 	if (tag && !memcmp(tag, "options  ", 10)) {
 		for (;;) {
-			uint64_t id = cur_num(c, 2);
+			uint64_t id = bcur_num(c, 2);
 			if (c->bad || id == OPT_DONE)
 				break;
-			uint64_t sz = cur_num(c, 4);
-			const unsigned char *d = cur_bytes(c, sz);
+			if (id >= OPT_ID_LIMIT)
+				return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: option "
+					       "id %#llx at offset %llu is unknown",
+					       (unsigned long long)id,
+					       (unsigned long long)(c->pos - 2));
+			uint64_t sz = bcur_num(c, 4);
+			const unsigned char *d = bcur_bytes(c, sz);
 			if (!d)
 				break;
 			if (id == OPT_CPUSTAT)
@@ -262,11 +183,11 @@ static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 				if (!memchr(d + 8, '\0', sz - 8))
 					return err_set(err, EXIT_BAD_INPUT,
 						       "corrupted trace file: bad BUFFER option");
-				inst[ninst].off = tdat_read_num(f, d, 8);
+				inst[ninst].off = bcur_num_at(d, 8, f->big_endian);
 				inst[ninst++].name = (const char *)d + 8;
 			}
 		}
-		tag = cur_bytes(c, 10);
+		tag = bcur_bytes(c, 10);
 	}
 	if (!tag)
 		return cur_fail(c, err, "the options");
@@ -277,28 +198,28 @@ static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no flyrecord data");
 	for (uint64_t i = 0; i < cpus; i++) {
 		top->cpus[i].cpu = (int)i;
-		top->cpus[i].offset = cur_num(c, 8);
-		top->cpus[i].size = cur_num(c, 8);
+		top->cpus[i].offset = bcur_num(c, 8);
+		top->cpus[i].size = bcur_num(c, 8);
 	}
 	if (c->bad)
 		return cur_fail(c, err, "the CPU data index");
 
 	/* v6 instances: BUFFER gives where that instance's per-CPU index starts. */
 	for (int i = 0; i < ninst; i++) {
-		struct cursor ic = { .f = f, .p = f->map, .len = f->size, .pos = inst[i].off };
+		struct bcur ic = { .big_endian = f->big_endian, .p = f->map, .len = f->size, .pos = inst[i].off };
 		if (inst[i].off > f->size)
 			return err_set(err, EXIT_BAD_INPUT,
 				       "corrupted trace file: buffer '%s' lies beyond the end",
 				       inst[i].name);
 		struct tdat_buffer *b = buffer_add(f, inst[i].name);
 		buffer_set_cpus(b, (int)cpus);
-		const unsigned char *t = cur_bytes(&ic, 10);
+		const unsigned char *t = bcur_bytes(&ic, 10);
 		if (t && memcmp(t, "flyrecord", 10))
 			ic.pos -= 10;	/* some writers omit the tag for instances */
 		for (uint64_t k = 0; k < cpus; k++) {
 			b->cpus[k].cpu = (int)k;
-			b->cpus[k].offset = cur_num(&ic, 8);
-			b->cpus[k].size = cur_num(&ic, 8);
+			b->cpus[k].offset = bcur_num(&ic, 8);
+			b->cpus[k].size = bcur_num(&ic, 8);
 		}
 		if (ic.bad)
 			return cur_fail(&ic, err, "a buffer's CPU data index");
@@ -310,27 +231,27 @@ static int parse_v6(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 
 /* Section payload: decompressed into *owned when the section is compressed. */
 static int section_payload(struct tdat_file *f, uint64_t off, unsigned expect_id,
-			   struct cursor *out, void **owned, struct ta_err *err)
+			   uint32_t max_size, struct bcur *out, void **owned, struct ta_err *err)
 {
-	struct cursor c = { .f = f, .p = f->map, .len = f->size, .pos = off };
+	struct bcur c = { .big_endian = f->big_endian, .p = f->map, .len = f->size, .pos = off };
 	*owned = NULL;
 	if (off > f->size)
 		return err_set(err, EXIT_BAD_INPUT,
 			       "truncated or corrupted trace file: a section at offset %llu "
 			       "lies beyond the end (%zu bytes)", (unsigned long long)off, f->size);
-	uint64_t id = cur_num(&c, 2), flags = cur_num(&c, 2);
-	cur_num(&c, 4);
-	uint64_t size = cur_num(&c, 8);
+	uint64_t id = bcur_num(&c, 2), flags = bcur_num(&c, 2);
+	bcur_num(&c, 4);
+	uint64_t size = bcur_num(&c, 8);
 	if (c.bad)
 		return cur_fail(&c, err, "a section header");
 	if (id != expect_id)
 		return err_set(err, EXIT_BAD_INPUT,
 			       "corrupted trace file: expected section %u at offset %llu, found %llu",
 			       expect_id, (unsigned long long)off, (unsigned long long)id);
-	const unsigned char *data = cur_bytes(&c, size);
+	const unsigned char *data = bcur_bytes(&c, size);
 	if (!data)
 		return cur_fail(&c, err, "a section");
-	*out = (struct cursor){ .f = f, .p = data, .len = size, .base = off + 16 };
+	*out = (struct bcur){ .big_endian = f->big_endian, .p = data, .len = size, .base = off + 16 };
 	if (!(flags & 1))
 		return 0;
 	if (strcmp(f->compression, "zstd"))
@@ -338,12 +259,12 @@ static int section_payload(struct tdat_file *f, uint64_t off, unsigned expect_id
 			       "trace file compressed with '%s': only zstd is supported "
 			       "(convert it with 'trace-cmd convert --compression none')",
 			       f->compression);
-	struct cursor h = *out;
-	uint64_t csize = cur_num(&h, 4), usize = cur_num(&h, 4);
-	const unsigned char *z = cur_bytes(&h, csize);
+	struct bcur h = *out;
+	uint64_t csize = bcur_num(&h, 4), usize = bcur_num(&h, 4);
+	const unsigned char *z = bcur_bytes(&h, csize);
 	if (!z)
 		return cur_fail(&h, err, "a compressed section");
-	if (usize > MAX_SECTION)
+	if (usize > max_size)
 		return err_set(err, EXIT_BAD_INPUT,
 			       "corrupted trace file: section at offset %llu claims %llu bytes",
 			       (unsigned long long)off, (unsigned long long)usize);
@@ -357,48 +278,166 @@ static int section_payload(struct tdat_file *f, uint64_t off, unsigned expect_id
 			       ZSTD_isError(got) ? ZSTD_getErrorName(got) : "");
 	}
 	*owned = buf;
-	*out = (struct cursor){ .f = f, .p = buf, .len = usize };
+	*out = (struct bcur){ .big_endian = f->big_endian, .p = buf, .len = usize };
 	return 0;
 }
 
 static int parse_buffer_option(struct tdat_file *f, const unsigned char *d, uint64_t sz,
-			       struct tdat_buffer **made, struct ta_err *err)
+			       uint64_t cpu_count, struct ta_err *err)
 {
-	struct cursor c = { .f = f, .p = d, .len = sz };
-	cur_num(&c, 8);		/* the flyrecord section; CPU offsets below are absolute */
-	const char *name = cur_str(&c);
-	const char *clock = cur_str(&c);
-	uint64_t page = cur_num(&c, 4);
-	uint64_t n = cur_num(&c, 4);
+	struct bcur c = { .big_endian = f->big_endian, .p = d, .len = sz };
+	uint64_t fly = bcur_num(&c, 8);	/* the buffer's flyrecord section */
+	const char *name = bcur_str(&c);
+	const char *clock = bcur_str(&c);
+	uint64_t page = bcur_num(&c, 4);
+	uint64_t n = bcur_num(&c, 4);
 	if (c.bad)
 		return cur_fail(&c, err, "a BUFFER option");
-	if (n > MAX_CPUS)
-		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' has %llu CPUs",
-			       name, (unsigned long long)n);
+	if (n > MAX_CPUS || (cpu_count && n > cpu_count))
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' has %llu "
+			       "CPUs", name, (unsigned long long)n);
 	if (page != f->page_size)
 		return err_set(err, EXIT_BAD_INPUT,
 			       "buffer '%s' uses %llu-byte pages, the file %u: not supported",
 			       name, (unsigned long long)page, f->page_size);
+	/* The CPU data must lie inside the flyrecord section the option names. */
+	struct bcur h = { .big_endian = f->big_endian, .p = f->map, .len = f->size, .pos = fly };
+	if (fly > f->size)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' data at "
+			       "offset %llu lies beyond the end", name, (unsigned long long)fly);
+	uint64_t sid = bcur_num(&h, 2);
+	bcur_num(&h, 2);
+	bcur_num(&h, 4);
+	uint64_t fsize = bcur_num(&h, 8);
+	if (h.bad || sid != OPT_BUFFER || fsize > f->size - h.pos)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' names no "
+			       "valid data section at offset %llu", name, (unsigned long long)fly);
+	if (fsize && !n)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: buffer '%s' has %llu "
+			       "bytes of data but a CPU count of 0", name,
+			       (unsigned long long)fsize);
+	uint64_t lo = h.pos, hi = h.pos + fsize;
 	struct tdat_buffer *b = buffer_add(f, name);
 	b->clock = xstrdup(clock);
 	buffer_set_cpus(b, (int)n);
 	for (uint64_t i = 0; i < n; i++) {
-		b->cpus[i].cpu = (int)cur_num(&c, 4);
-		b->cpus[i].offset = cur_num(&c, 8);
-		b->cpus[i].size = cur_num(&c, 8);
+		b->cpus[i].cpu = (int)bcur_num(&c, 4);
+		b->cpus[i].offset = bcur_num(&c, 8);
+		b->cpus[i].size = bcur_num(&c, 8);
+		if (c.bad)
+			break;
+		/* trace-cmd 3.1 leaves the 4-byte chunk count out of compressed sizes. */
+		uint64_t end = b->cpus[i].offset + b->cpus[i].size;
+		if (b->cpus[i].offset < lo || b->cpus[i].offset > hi ||
+		    end > hi + (f->compressed ? 4 : 0) || (cpu_count && b->cpus[i].cpu >= (int)cpu_count))
+			return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: CPU %d data of "
+				       "buffer '%s' (offset %llu, %llu bytes) lies outside its data "
+				       "section (offset %llu, %llu bytes)", b->cpus[i].cpu, name,
+				       (unsigned long long)b->cpus[i].offset,
+				       (unsigned long long)b->cpus[i].size,
+				       (unsigned long long)lo, (unsigned long long)fsize);
 	}
 	if (c.bad)
 		return cur_fail(&c, err, "a BUFFER option");
-	*made = b;
 	return 0;
 }
 
-static int parse_v7(struct tdat_file *f, struct cursor *c, struct stats_list *sl,
+/* Section offsets of the event formats' pieces, from the options. */
+struct v7_formats {
+	uint64_t header_info, event_formats, cmdlines;
+};
+
+/* Loads one format section into *owned (always a copy: sections may be compressed). */
+static int format_section(struct tdat_file *f, uint64_t off, unsigned id, const char *what,
+			  struct bcur *out, struct ta_err *err)
+{
+	void *owned;
+	if (!off)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no %s section", what);
+	if (section_payload(f, off, id, MAX_FORMAT_SECTION, out, &owned, err) < 0)
+		return -1;
+	if (owned) {
+		f->owned = xrealloc(f->owned, (f->nowned + 1) * sizeof(*f->owned));
+		f->owned[f->nowned++] = owned;
+	}
+	return 0;
+}
+
+static int v7_load_formats(struct tdat_file *f, const struct v7_formats *v, struct ta_err *err)
+{
+	struct evfmt_layout *l = &f->formats;
+	struct bcur c;
+	l->big_endian = f->big_endian;
+	l->long_size = f->long_size;
+	l->page_size = f->page_size;
+	if (format_section(f, v->header_info, OPT_HEADER_INFO, "header info", &c, err) < 0)
+		return -1;
+	if (evfmt_header_part(&c, "header_page", &l->header_page, &l->header_page_len, err) < 0)
+		return -1;
+	if (format_section(f, v->event_formats, OPT_EVENT_FORMATS, "event formats", &c, err) < 0)
+		return -1;
+	l->events = c.p;
+	l->events_len = c.len;
+	if (v->cmdlines) {
+		if (format_section(f, v->cmdlines, OPT_CMDLINES, "saved command lines", &c,
+				   err) < 0)
+			return -1;
+		l->cmdlines_len = bcur_num(&c, 8);
+		l->cmdlines = (const char *)bcur_bytes(&c, l->cmdlines_len);
+		if (!l->cmdlines)
+			return cur_fail(&c, err, "the saved command lines");
+	}
+	return 0;
+}
+
+/*
+ * A v7 file is a run of sections from the end of its header to the end of
+ * the file, back to back (trace-cmd finds its string sections by walking
+ * them so).  Checking that they tile the file catches every truncation and
+ * any section size that does not fit, including in sections nothing else
+ * points to.
+ */
+static int v7_sections_tile(const struct tdat_file *f, uint64_t start, struct ta_err *err)
+{
+	/* Section names are ids into the STRINGS sections, which come last. */
+	uint64_t pos = start, max_string = 0, strings = 0, named_at = 0;
+	bool strings_compressed = false;
+	while (pos < f->size) {
+		if (f->size - pos < 16)
+			return err_set(err, EXIT_BAD_INPUT, "truncated trace file: a section header "
+				       "at offset %llu is cut off", (unsigned long long)pos);
+		uint64_t id = bcur_num_at(f->map + pos, 2, f->big_endian);
+		uint64_t size = bcur_num_at(f->map + pos + 8, 8, f->big_endian);
+		if (size > f->size - pos - 16)
+			return err_set(err, EXIT_BAD_INPUT, "truncated or corrupted trace file: "
+				       "section %llu at offset %llu (%llu bytes) runs past the end of "
+				       "the file (%zu bytes)", (unsigned long long)id,
+				       (unsigned long long)pos, (unsigned long long)size, f->size);
+		uint64_t flags = bcur_num_at(f->map + pos + 2, 2, f->big_endian);
+		uint64_t name = bcur_num_at(f->map + pos + 4, 4, f->big_endian);
+		if (id == OPT_STRINGS) {
+			strings += size;
+			strings_compressed |= flags & 1;
+		} else if (name >= max_string) {
+			max_string = name;
+			named_at = pos;
+		}
+		pos += 16 + size;
+	}
+	if (max_string && (strings_compressed ? !strings : max_string >= strings))
+		return err_set(err, EXIT_BAD_INPUT, "truncated or corrupted trace file: the section "
+			       "at offset %llu is named by string %llu, but the string sections "
+			       "hold %llu bytes", (unsigned long long)named_at,
+			       (unsigned long long)max_string, (unsigned long long)strings);
+	return 0;
+}
+
+static int parse_v7(struct tdat_file *f, struct bcur *c, struct stats_list *sl,
 		    struct ta_err *err)
 {
-	const char *zname = cur_str(c);
-	const char *zver = cur_str(c);
-	uint64_t off = cur_num(c, 8);
+	const char *zname = bcur_str(c);
+	const char *zver = bcur_str(c);
+	uint64_t off = bcur_num(c, 8);
 	if (c->bad || !zver)
 		return cur_fail(c, err, "the header");
 	snprintf(f->compression, sizeof(f->compression), "%s", zname);
@@ -407,44 +446,97 @@ static int parse_v7(struct tdat_file *f, struct cursor *c, struct stats_list *sl
 		return err_set(err, EXIT_BAD_INPUT,
 			       "trace file compressed with '%s': only zstd is supported "
 			       "(convert it with 'trace-cmd convert --compression none')", zname);
+	if (!off)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: the header's options "
+			       "pointer is 0 (at offset %llu)", (unsigned long long)(c->pos - 8));
+	if (v7_sections_tile(f, c->pos, err) < 0)
+		return -1;
 
-	struct tdat_buffer *made;
-	for (int sections = 0; off; sections++) {
-		if (sections > 4096)
-			return err_set(err, EXIT_BAD_INPUT,
-				       "corrupted trace file: options sections form a loop");
-		struct cursor s;
+	struct v7_formats fmt = { 0 };
+	uint64_t visited[MAX_OPTION_SECTIONS], cpu_count = 0;
+	size_t nvisited = 0;
+	/* BUFFER options are checked once the CPU count (any section) is known. */
+	struct { const unsigned char *d; uint64_t sz; } *bufs = NULL;
+	size_t nbufs = 0;
+	void **owned_all = NULL;
+	size_t nowned = 0;
+	int rc = 0;
+	while (off && rc == 0) {
+		for (size_t i = 0; i < nvisited; i++)
+			if (visited[i] == off)
+				rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: the options "
+					     "section at offset %llu points back into the chain",
+					     (unsigned long long)off);
+		if (rc == 0 && nvisited == MAX_OPTION_SECTIONS)
+			rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: over %d options "
+				     "sections", MAX_OPTION_SECTIONS);
+		if (rc < 0)
+			break;
+		visited[nvisited++] = off;
+		struct bcur s;
 		void *owned;
-		if (section_payload(f, off, OPT_DONE, &s, &owned, err) < 0)
-			return -1;
+		if (section_payload(f, off, OPT_DONE, MAX_OPTIONS_SECTION, &s, &owned, err) < 0) {
+			rc = -1;
+			break;
+		}
+		owned_all = xrealloc(owned_all, (nowned + 1) * sizeof(*owned_all));
+		owned_all[nowned++] = owned;
+		uint64_t at = off;
 		off = 0;
 		for (;;) {
-			uint64_t id = cur_num(&s, 2), sz = cur_num(&s, 4);
-			const unsigned char *d = cur_bytes(&s, sz);
+			uint64_t id = bcur_num(&s, 2), sz = bcur_num(&s, 4);
+			const unsigned char *d = bcur_bytes(&s, sz);
 			if (!d) {
-				int rc = cur_fail(&s, err, "an option");
-				free(owned);
-				return rc;
-			}
-			if (id == OPT_DONE) {
-				off = sz == 8 ? tdat_read_num(f, d, 8) : 0;
+				rc = cur_fail(&s, err, "an option");
 				break;
 			}
-			if (id == OPT_BUFFER) {
-				if (parse_buffer_option(f, d, sz, &made, err) < 0) {
-					free(owned);
-					return -1;
-				}
+			if (id == OPT_DONE) {
+				off = sz == 8 ? bcur_num_at(d, 8, f->big_endian) : 0;
+				break;
+			}
+			uint64_t ptr = sz == 8 ? bcur_num_at(d, 8, f->big_endian) : 0;
+			if (id >= OPT_ID_LIMIT) {
+				rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: option id "
+					     "%#llx in the options section at offset %llu is unknown",
+					     (unsigned long long)id, (unsigned long long)at);
+				break;
+			} else if (id == OPT_BUFFER) {
+				bufs = xrealloc(bufs, (nbufs + 1) * sizeof(*bufs));
+				bufs[nbufs].d = d;
+				bufs[nbufs++].sz = sz;
 			} else if (id == OPT_CPUSTAT) {
 				stats_add(sl, (const char *)d, strnlen((const char *)d, sz));
+			} else if (id == OPT_CPUCOUNT) {
+				cpu_count = sz == 4 ? bcur_num_at(d, 4, f->big_endian) : 0;
+				if (!cpu_count || cpu_count > MAX_CPUS) {
+					rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: a CPU "
+						     "count of %llu in the options section at offset "
+						     "%llu", (unsigned long long)cpu_count,
+						     (unsigned long long)at);
+					break;
+				}
+			} else if (id == OPT_HEADER_INFO) {
+				fmt.header_info = ptr;
+			} else if (id == OPT_EVENT_FORMATS) {
+				fmt.event_formats = ptr;
+			} else if (id == OPT_CMDLINES) {
+				fmt.cmdlines = ptr;
 			}
 		}
-		free(owned);
 	}
-	/* A recording without a single event has no BUFFER option at all. */
-	if (!f->nbuffers)
-		buffer_set_cpus(buffer_add(f, ""), 0);
-	return 0;
+	for (size_t i = 0; rc == 0 && i < nbufs; i++)
+		rc = parse_buffer_option(f, bufs[i].d, bufs[i].sz, cpu_count, err);
+	if (rc == 0 && !nbufs)
+		rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: no BUFFER option (trace-cmd "
+			     "writes one per buffer, even an empty one); the options chain is cut "
+			     "or damaged");
+	if (rc == 0)
+		rc = v7_load_formats(f, &fmt, err);
+	for (size_t i = 0; i < nowned; i++)
+		free(owned_all[i]);
+	free(owned_all);
+	free(bufs);
+	return rc;
 }
 
 /* Puts the top buffer first so "default" means the usual place. */
@@ -459,50 +551,35 @@ static void buffers_order(struct tdat_file *f)
 		}
 }
 
-int tdat_open(const char *path, struct tdat_file *f, struct ta_err *err)
+int tdat_open(const char *path, const unsigned char *map, size_t size, struct tdat_file *f,
+	      struct ta_err *err)
 {
 	memset(f, 0, sizeof(*f));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, err_open_code(errno), "cannot open %s: %s", path,
-			       strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return err_set(err, EXIT_BAD_INPUT, "%s is not a regular file", path);
-	}
-	if (st.st_size < 32) {
-		close(fd);
-		return err_set(err, EXIT_BAD_INPUT,
-			       "%s is not a trace-cmd file (only %lld bytes)", path,
-			       (long long)st.st_size);
-	}
-	void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return err_set(err, EXIT_FAILURE_RUN, "cannot map %s: %s", path, strerror(errno));
-	f->map = m;
-	f->size = st.st_size;
+	if (size < 32)
+		return err_set(err, EXIT_BAD_INPUT, "%s is not a trace-cmd file (only %zu bytes)",
+			       path, size);
+	f->map = map;
+	f->size = size;
 
-	struct cursor c = { .f = f, .p = f->map, .len = f->size };
+	struct bcur c = { .big_endian = f->big_endian, .p = f->map, .len = f->size };
 	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	const unsigned char *p = cur_bytes(&c, sizeof(magic));
+	const unsigned char *p = bcur_bytes(&c, sizeof(magic));
 	if (!p || memcmp(p, magic, sizeof(magic))) {
 		tdat_close(f);
 		return err_set(err, EXIT_BAD_INPUT,
 			       "%s is not a trace-cmd file (bad magic); record one with "
 			       "'trace-cmd record -e kvm_hv ...'", path);
 	}
-	const char *ver = cur_str(&c);
-	const unsigned char *eb = cur_bytes(&c, 2);
+	const char *ver = bcur_str(&c);
+	const unsigned char *eb = bcur_bytes(&c, 2);
 	if (!ver || !eb) {
 		tdat_close(f);
 		return err_set(err, EXIT_BAD_INPUT, "%s: truncated trace-cmd header", path);
 	}
 	f->version = atoi(ver);
-	f->big_endian = eb[0] != 0;
+	f->big_endian = c.big_endian = eb[0] != 0;
 	f->long_size = eb[1];
-	f->page_size = (uint32_t)cur_num(&c, 4);
+	f->page_size = (uint32_t)bcur_num(&c, 4);
 	int rc;
 	struct stats_list sl = { 0 };
 	if (f->version != 6 && f->version != 7)
@@ -534,8 +611,9 @@ int tdat_open(const char *path, struct tdat_file *f, struct ta_err *err)
 
 void tdat_close(struct tdat_file *f)
 {
-	if (f->map)
-		munmap((void *)f->map, f->size);
+	for (size_t i = 0; i < f->nowned; i++)
+		free(f->owned[i]);
+	free(f->owned);
 	for (size_t i = 0; i < f->nbuffers; i++) {
 		free(f->buffers[i].cpus);
 		free(f->buffers[i].name);

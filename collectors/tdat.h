@@ -2,11 +2,15 @@
  * tdat: the layout of a trace-cmd file (trace.dat), versions 6 and 7.
  *
  * Parses and bounds-checks everything the offline reader relies on before
- * libtracecmd or our page walker touches the file: the initial format, every
- * header section (v6) or options section (v7, zstd-compressed or not), the
- * per-instance BUFFER descriptions (top buffer and `trace-cmd record -B`
- * buffers) and the per-CPU stats.  A truncated or corrupted file fails here
- * with a message saying what is wrong and at which offset.
+ * the page walker touches the file: the initial format, every header
+ * section (v6) or options section (v7, zstd-compressed or not), where the
+ * event formats lie (header_page, event formats and saved cmdlines; kallsyms
+ * and printk formats are skipped unread), the per-instance BUFFER
+ * descriptions (top buffer and `trace-cmd record -B` buffers, each checked
+ * against the data section it names) and the per-CPU stats.  Option chains
+ * may not loop, option ids and CPU counts must be plausible, decompressed
+ * sections are bounded.  A truncated or corrupted file fails here with a
+ * message saying what is wrong and at which offset.
  *
  * Formats: trace-cmd.dat.v6(5), trace-cmd.dat.v7(5).
  */
@@ -18,6 +22,7 @@
 #include <stdint.h>
 
 #include "../util/err.h"
+#include "evfmt.h"
 
 struct tdat_cpu {
 	int cpu;
@@ -35,7 +40,7 @@ struct tdat_buffer {
 };
 
 struct tdat_file {
-	const unsigned char *map;	/* the whole file, read-only */
+	const unsigned char *map;	/* the whole file, read-only (the caller's) */
 	size_t size;
 	int version;			/* 6 or 7 */
 	bool big_endian;
@@ -45,14 +50,19 @@ struct tdat_file {
 	bool compressed;		/* CPU data is stored in zstd chunks */
 	struct tdat_buffer *buffers;	/* top buffer first when it exists */
 	size_t nbuffers;
+	struct evfmt_layout formats;	/* header_page, event formats, cmdlines */
+	void **owned;			/* decompressed format sections */
+	size_t nowned;
 };
 
-/* Maps and parses path; on failure *f is left empty and err says why. */
-int tdat_open(const char *path, struct tdat_file *f, struct ta_err *err);
+/*
+ * Parses the trace-cmd file in map (size bytes, mapped by the caller and
+ * kept until tdat_close; path for messages).  On failure *f is left empty
+ * and err says why.
+ */
+int tdat_open(const char *path, const unsigned char *map, size_t size, struct tdat_file *f,
+	      struct ta_err *err);
 void tdat_close(struct tdat_file *f);
-
-/* Reads a u16/u32/u64 in the file's byte order from p (no alignment needed). */
-uint64_t tdat_read_num(const struct tdat_file *f, const void *p, int size);
 
 /*
  * Sum of "overrun", "commit overrun" and "dropped events" in a stats text;

@@ -1000,10 +1000,10 @@ static int parse_benchmark(struct yr_reader *L, const yaml_node_t *root, struct 
 }
 
 /* A plain number 0..1. */
-static int get_fraction(struct yr_reader *L, const yaml_node_t *v, const char *key,
-			double *out)
+/* A decimal number lo..hi (a plain scalar), e.g. a fraction. */
+static int get_fraction(struct yr_reader *L, const yaml_node_t *v, const char *key, double lo,
+			double hi, const char *what, double *out)
 {
-	static const char what[] = "a fraction 0..1 (e.g. 0.001)";
 	const char *s;
 	if (yr_get_plain(L, v, key, what, &s) < 0)
 		return -1;
@@ -1012,7 +1012,7 @@ static int get_fraction(struct yr_reader *L, const yaml_node_t *v, const char *k
 	double f = strtod(s, &end);
 	if (errno || *end || end == s || !isfinite(f))
 		return yr_fail(L, v, key, "expected %s, got %s", what, YR_DESCRIBE(v));
-	if (f < 0 || f > 1)
+	if (f < lo || f > hi)
 		return yr_fail(L, v, key, "%s is out of range; expected %s", s, what);
 	*out = f;
 	return 0;
@@ -1040,8 +1040,72 @@ static int parse_collect(struct yr_reader *L, const yaml_node_t *n, struct sweep
 	    yr_get_int(L, v, "collect.buffer_kib", 64, 4194304, &c->buffer_kib) < 0)
 		rc = -1;
 	if ((v = yr_map_get(L, n, "max_lost_fraction")) &&
-	    get_fraction(L, v, "collect.max_lost_fraction", &c->max_lost_fraction) < 0)
+	    get_fraction(L, v, "collect.max_lost_fraction", 0, 1, "a fraction 0..1 (e.g. 0.001)",
+			 &c->max_lost_fraction) < 0)
 		rc = -1;
+	return rc;
+}
+
+static const char *const objective_names[] = { [OBJECTIVE_WORST] = "worst",
+					       [OBJECTIVE_MEAN] = "mean", NULL };
+
+/*
+ * advisor: objective, equivalence and the environment factors.  An
+ * environment factor is noise, pinning or a host knob the sweep varies;
+ * topology is what the advisor recommends and cannot be one.
+ */
+static int parse_advisor(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
+{
+	static const char *const keys[] = { "objective", "equivalence", "environment", NULL };
+	if (yr_map_check(L, n, "advisor", keys, "a mapping (objective, equivalence, "
+			 "environment)") < 0)
+		return -1;
+	struct advisor_settings *a = &cfg->advisor;
+	yaml_node_t *v;
+	int e, rc = 0;
+	if ((v = yr_map_get(L, n, "objective"))) {
+		if (yr_get_enum(L, v, "advisor.objective", objective_names, &e) < 0)
+			rc = -1;
+		else
+			a->objective = (enum advisor_objective)e;
+	}
+	if ((v = yr_map_get(L, n, "equivalence")) &&
+	    get_fraction(L, v, "advisor.equivalence", 0.0001, 0.5, "a fraction above 0 and at "
+			 "most 0.5 (e.g. 0.02 for +-2 %)", &a->equivalence) < 0)
+		rc = -1;
+	if (!(v = yr_map_get(L, n, "environment")))
+		return rc;
+	struct yr_items f;
+	if (yr_items(L, v, "advisor.environment", &f) < 0) {
+		free(f.nodes);
+		return -1;
+	}
+	a->environment = xcalloc(f.n + 1, sizeof(*a->environment));
+	for (size_t i = 0; i < f.n; i++) {
+		char key[YR_KEY_MAX];
+		const char *name;
+		yr_item_key(key, "advisor.environment", &f, i);
+		if (yr_get_plain(L, f.nodes[i], key, "a factor name (noise, pinning or a host "
+				 "knob)", &name) < 0) {
+			rc = -1;
+			continue;
+		}
+		bool known = !strcmp(name, "noise") || !strcmp(name, "pinning");
+		for (size_t k = 0; k < cfg->nknobs && !known; k++)
+			known = !strcmp(cfg->knobs[k].name, name);
+		bool twice = false;
+		for (size_t k = 0; k < a->nenvironment && !twice; k++)
+			twice = !strcmp(a->environment[k], name);
+		if (!known)
+			rc = yr_fail(L, f.nodes[i], key, "'%s' is not a factor this sweep varies as "
+				     "a condition; name noise, pinning or one of its host knobs "
+				     "(topology is what the advisor chooses)", name);
+		else if (twice)
+			rc = yr_fail(L, f.nodes[i], key, "'%s' is listed twice", name);
+		else
+			a->environment[a->nenvironment++] = xstrdup(name);
+	}
+	free(f.nodes);
 	return rc;
 }
 
@@ -1258,6 +1322,8 @@ static void config_defaults(struct sweep_config *cfg)
 	cfg->repetitions = 3;
 	cfg->order = ORDER_RANDOMIZED;
 	cfg->strategy = STRATEGY_FULL;
+	cfg->advisor.objective = OBJECTIVE_WORST;
+	cfg->advisor.equivalence = 0.02;
 }
 
 /* Walks the whole schema, recording every error; -1 when there was any. */
@@ -1266,7 +1332,7 @@ static int parse_root(struct yr_reader *L, const yaml_node_t *root, struct sweep
 	static const char *const keys[] = { "name", "description", "libvirt", "guest",
 					    "topology", "pinning", "host", "noise", "benchmark",
 					    "baseline", "collect", "repetitions", "order", "seed",
-					    "strategy", NULL };
+					    "strategy", "advisor", NULL };
 	if (yr_map_check(L, root, "", keys, "a mapping with at least name, topology and "
 			 "benchmark") < 0)
 		return -1;
@@ -1322,6 +1388,8 @@ static int parse_root(struct yr_reader *L, const yaml_node_t *root, struct sweep
 	if ((v = yr_map_get(L, root, "strategy")) &&
 	    yr_get_enum(L, v, "strategy", strategy_names, &e) == 0)
 		cfg->strategy = (enum strategy)e;
+	if ((v = yr_map_get(L, root, "advisor")) && factors == 0)
+		parse_advisor(L, v, cfg);
 	return L->nfailed ? -1 : 0;
 }
 
@@ -1375,6 +1443,9 @@ void config_free(struct sweep_config *cfg)
 		return;
 	free(cfg->path);
 	free(cfg->text);
+	for (size_t i = 0; i < cfg->advisor.nenvironment; i++)
+		free(cfg->advisor.environment[i]);
+	free(cfg->advisor.environment);
 	free(cfg->name);
 	free(cfg->description);
 	free(cfg->uri);
@@ -1543,4 +1614,9 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out)
 	if (cfg->seed_given)
 		strbuf_addf(out, "seed: %llu\n", cfg->seed);
 	strbuf_addf(out, "strategy: %s\n", strategy_names[cfg->strategy]);
+	strbuf_addf(out, "advisor: objective=%s equivalence=%g environment=noise",
+		    objective_names[cfg->advisor.objective], cfg->advisor.equivalence);
+	for (size_t i = 0; i < cfg->advisor.nenvironment; i++)
+		strbuf_addf(out, ",%s", cfg->advisor.environment[i]);
+	strbuf_addch(out, '\n');
 }

@@ -135,6 +135,17 @@ struct collect {
 	double max_lost_fraction;	/* a run losing more events fails */
 };
 
+/* advisor.objective: how a decision's ratios over environment levels combine. */
+enum advisor_objective { OBJECTIVE_WORST, OBJECTIVE_MEAN };
+
+/* advisor: how rank and recommend decide (docs/config.md, docs/advisor.md). */
+struct advisor_settings {
+	enum advisor_objective objective;	/* default worst */
+	double equivalence;		/* delta of "equivalent", a fraction; default 0.02 */
+	char **environment;		/* factors that are conditions, besides noise */
+	size_t nenvironment;
+};
+
 struct sweep_config {
 	char *path;		/* file it was read from */
 	bool files_checked;	/* referenced files (template) were readable at load */
@@ -178,6 +189,8 @@ struct sweep_config {
 	size_t nbaseline;
 
 	struct collect collect;
+
+	struct advisor_settings advisor;
 
 	int repetitions;
 	enum run_order order;

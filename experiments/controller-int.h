@@ -26,6 +26,7 @@ struct ctl {
 	size_t guest_slot;		/* its slot in kept[] */
 	struct reuse_cache cache;	/* guest.reuse: which group each slot holds */
 	struct guest_state **kept;	/* [cache.cap]: booted guests, running or suspended */
+	bool trace_host_runs;		/* trace benchmarks run on the host (root only) */
 };
 
 /* Output of one command, wherever it ran. */

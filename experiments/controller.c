@@ -516,8 +516,12 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		}
 	}
 
-	if (in_guest(c, pc) && (cfg->collect.gang_exits || cfg->collect.exit_reasons)) {
-		int32_t tgid = ctl_guest_qemu_pid(c);
+	/* A guest's exits are its QEMU process's; a benchmark run on the host
+	 * (guest.runner: host, host references) is traced host-wide, since it
+	 * may be a KVM program itself and its pid is not known before it runs. */
+	if ((in_guest(c, pc) || c->trace_host_runs) &&
+	    (cfg->collect.gang_exits || cfg->collect.exit_reasons)) {
+		int32_t tgid = in_guest(c, pc) ? ctl_guest_qemu_pid(c) : 0;
 		/* Only the events asked for: a sweep must not fail on an event
 		 * it does not use appearing or vanishing (kvm_hv reloaded). */
 		struct live_opts lo = { .events = (cfg->collect.gang_exits ? LIVE_EV_GANG : 0) |
@@ -675,6 +679,10 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	}
 	if (geteuid() == 0 && live_cleanup_stale() > 0 && !opts->quiet)
 		fprintf(stderr, "removed trace instances left by an earlier sweep\n");
+	c.trace_host_runs = geteuid() == 0;
+	if (!c.trace_host_runs && (c.cfg->collect.gang_exits || c.cfg->collect.exit_reasons) &&
+	    (c.cfg->runner == RUNNER_HOST || c.cfg->host_baseline) && !opts->quiet)
+		fprintf(stderr, "not tracing the benchmarks run on the host: tracing needs root\n");
 	if (c.cfg->runner == RUNNER_AGENT && ctl_guest_start_sweep(&c, err) < 0)
 		goto out;
 	if (db_runs_list(db, exp_id, true, &todo, &ntodo, err) < 0 ||

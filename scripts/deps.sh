@@ -34,10 +34,13 @@ check|demo|bench)
 	# because there is no systemd here.  qemu-system-ppc + qemu-slof (pseries
 	# firmware) and binutils (readelf) build and boot the ppc64 test guest;
 	# gcc-powerpc64le-linux-gnu cross-builds topoadvisor and the KVM test
-	# guest for the emulated POWER8 host (make cross-ppc64el).  iputils-ping:
-	# `ping -f` (busybox's ping has no flood mode), a noise load the seeds
-	# run inside the measured guest.
-	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd
+	# guest for the emulated POWER8 host (make cross-ppc64el).
+	# linux-perf records perf.data and runs the seed's script (perf script -s);
+	# clang with libclang-rt-14-dev (only recommended by clang, and it holds
+	# libFuzzer) builds the readers' fuzzing harness.  iputils-ping: `ping -f`
+	# (busybox's ping has no flood mode), a noise load the seeds run inside
+	# the measured guest.
+	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd linux-perf clang libclang-rt-14-dev
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 libvirt-daemon-system libvirt-daemon-system-sysv qemu-system-ppc qemu-slof binutils
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time

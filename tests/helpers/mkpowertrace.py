@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes a small trace-cmd v6 file as a big-endian POWER8 host would.
+"""Writes a small trace-cmd v6 file (or perf.data) as a big-endian POWER8 host would.
 
-usage: mkpowertrace.py OUT [--lost N] [--little] [--x86]
+usage: mkpowertrace.py OUT [--lost N] [--little] [--x86] [--perf | --perf-pipe]
 
 64 KiB pages, 64-bit longs, the kernel's own kvm_hv field types (int, pid_t,
 unsigned long, u8) and a doubled runner_vcpu in the print format, on two
@@ -13,6 +13,11 @@ tests/integration/exits-bigendian.sh):
              EXTERNAL 2
   tgid -5:   1 core run, 0 gang exits, one exit with trap -1 on vCPU -1
 --lost N writes per-CPU stats with N overruns (the counts become lower bounds).
+--perf writes the same events as `perf record -e kvm_hv:...` would (perf.data
+file mode, the host's byte order, the samples in two FINISHED_ROUND rounds
+with each CPU's events together, COMM records naming the threads); with
+--lost N a LOST record of N events (exact for perf.data).  --perf-pipe:
+the same in pipe mode (`perf record -o -`).
 --x86 writes an x86 host's file instead (little-endian, 4 KiB pages, the
 kernel's kvm:kvm_exit and kvm:kvm_userspace_exit formats, threads 6001 on
 vCPU 0 and 6002 on vCPU 1):
@@ -105,10 +110,12 @@ def record(step):
     return d + b"\0" * (-len(d) % 4)
 
 percpu = {0: [], 1: []}
+stamped = []
 ts = 1000000000
 for s in steps:
     ts += 1000
     percpu[s[1][1]].append((ts, record(s)))
+    stamped.append((ts, s, record(s)))
 
 def page(events):
     body, prev = b"", events[0][0]
@@ -134,6 +141,71 @@ for f in ((KVM_EXIT, USER_EXIT) if x86 else (RUN_CORE, GUEST_EXIT)):
 h += u32(0) + u32(0)                                   # kallsyms, printk
 cmdlines = "4242 qemu-system-ppc\n5001 CPU 0/KVM\n5002 CPU 2/KVM\n"
 h += u64(len(cmdlines)) + cmdlines.encode()
+
+def perf_data(pipe):
+    """perf.data (tools/perf/Documentation/perf.data-file-format.txt)."""
+    tracing = b"\x17\x08\x44tracing" + cstr("0.6") + h[len(b"\x17\x08\x44tracing") + 2:]
+    sample_type = 1 | 2 | 4 | 128 | 256 | 1024 | 65536   # IP TID TIME CPU PERIOD RAW IDENTIFIER
+    ids = {1001: 11, 1002: 12, 103: 13, 42: 14}
+    configs = (103, 42) if x86 else (1001, 1002)
+    # sample_id_all (bit 18 of the flag bits; bit-fields start at the top on a
+    # big-endian host): without it perf would not order events by time.
+    flags = 1 << (45 if big else 18)
+    def attr(config):
+        a = struct.pack(E + "IIQQQQQ", 2, 128, config, 1, sample_type, 4 | 16, flags)
+        return a + b"\0" * (128 - len(a))
+    def rec(rtype, body):
+        return struct.pack(E + "IHH", rtype, 0, 8 + len(body)) + body
+    def sample_id(pid, tid, t, cpu):   # the trailer sample_id_all adds to other records
+        return struct.pack(E + "II", pid, tid) + u64(t) + struct.pack(E + "II", cpu, 0) + u64(11)
+    def sample(t, step, data):
+        pid, cpu = step[1]
+        tgid = 4242 if pid in (5001, 5002) else pid
+        data += b"\0" * ((-(4 + len(data))) % 8)
+        etype = struct.unpack(E + "H", data[:2])[0]
+        return rec(9, u64(ids[etype]) + u64(0xc000000000008000) + struct.pack(E + "II", tgid, pid)
+                   + u64(t) + struct.pack(E + "II", cpu, 0) + u64(1) + u32(len(data)) + data)
+    body = b""
+    ts0 = stamped[0][0] - 1
+    for pid, tid, comm in ((4242, 4242, "qemu-system-ppc"), (4242, 5001, "CPU 0/KVM"),
+                           (4242, 5002, "CPU 2/KVM")):
+        c = struct.pack(E + "II", pid, tid) + cstr(comm)
+        body += rec(3, c + b"\0" * (-len(c) % 8) + sample_id(pid, tid, ts0, 0))
+    events = [(t, s, d) for t, s, d in stamped]
+    half = len(events) // 2
+    for part in (events[:half], events[half:]):        # two rounds, CPU by CPU
+        for cpu in (0, 1):
+            body += b"".join(sample(t, s, d) for t, s, d in part if s[1][1] == cpu)
+        body += rec(68, b"")
+    if lost:
+        body += rec(2, u64(11) + u64(lost) + sample_id(0, 0, ts, 0))
+    if pipe:
+        out_ = struct.pack(E + "QQ", 0x32454c4946524550, 16)
+        for c in configs:
+            out_ += rec(64, attr(c) + u64(ids[c]))
+        pad = tracing + b"\0" * (-len(tracing) % 8)
+        out_ += struct.pack(E + "IHHI", 66, 0, 12, len(pad)) + pad
+        return out_ + body
+    attrs_off = 104
+    id_off = attrs_off + len(configs) * 144
+    data_off = id_off + 8 * len(configs)
+    feat_off = data_off + len(body)
+    # Features TRACING_DATA (bit 1) and HOSTNAME (bit 3): perf takes a
+    # byte-swapped file without HOSTNAME for a pre-2012 one.
+    host = b"power8"
+    host = u32(64) + host + b"\0" * (64 - len(host))
+    tracing_off = feat_off + 32
+    host_off = tracing_off + len(tracing)
+    hdr = struct.pack(E + "QQQ", 0x32454c4946524550, 104, 144)
+    hdr += u64(attrs_off) + u64(len(configs) * 144) + u64(data_off) + u64(len(body))
+    hdr += u64(0) + u64(0) + u64(1 << 1 | 1 << 3) + u64(0) * 3
+    attrs = b"".join(attr(c) + u64(id_off + 8 * i) + u64(8) for i, c in enumerate(configs))
+    idtab = b"".join(u64(ids[c]) for c in configs)
+    feats = u64(tracing_off) + u64(len(tracing)) + u64(host_off) + u64(len(host))
+    return hdr + attrs + idtab + body + feats + tracing + host
+if "--perf" in sys.argv or "--perf-pipe" in sys.argv:
+    open(out, "wb").write(perf_data("--perf-pipe" in sys.argv))
+    sys.exit(0)
 h += u32(2)                                            # CPUs
 h += b"options  \0"
 for cpu in (0, 1):

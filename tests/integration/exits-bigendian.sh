@@ -3,7 +3,9 @@
 # unsigned long/u8 fields, two CPUs, two vcores of one VM at once) gives the
 # known answers with both gang rules, the same as its little-endian twin;
 # recorded overruns make the counts lower bounds; damaged copies are rejected
-# cleanly.  Needs no root: the files are generated.
+# cleanly.  The same events as perf.data (file and pipe mode, both byte
+# orders) give the same answers, and structurally damaged perf.data is
+# refused with what and where.  Needs no root: the files are generated.
 set -u
 TA=${TOPOADVISOR:-$TA_TOP/topoadvisor}
 command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
@@ -52,6 +54,57 @@ check "$WORK/lost.dat" vcore 4 7
 "$TA" exits "$WORK/lost.dat" | grep -q "lower bound" || fail "no lower-bound warning in text"
 echo "ok: big-endian POWER file, both rules, losses"
 
+# The same events as perf.data: file and pipe mode, both byte orders.
+for v in "be.perf:--perf" "le.perf:--perf --little" "bep.perf:--perf-pipe" \
+	 "lep.perf:--perf-pipe --little"; do
+	# shellcheck disable=SC2086
+	gen "$WORK/${v%%:*}" ${v#*:}
+	check "$WORK/${v%%:*}" vcore 4 0
+	check "$WORK/${v%%:*}" seed 2 0
+done
+gen "$WORK/lost.perf" --perf --lost 7
+check "$WORK/lost.perf" vcore 4 7
+echo "ok: perf.data, file and pipe mode, both byte orders, losses"
+
+# Structurally damaged perf.data: each case exit 2 with what and where.
+for src in be.perf le.perf; do
+	for case in "data-beyond:data section lies beyond" "attr-size0:attribute size is impossible" \
+		    "record-size0:shorter than its header (at offset" \
+		    "no-tracing:before the event formats" "raw-huge:raw data runs past" \
+		    "ids-beyond:ids section lies beyond" "compressed:perf record -z" \
+		    "callchain-huge:call chain runs past"; do
+		python3 "$TA_TOP/tests/helpers/perfpatch.py" "$WORK/$src" "$WORK/h.perf" "${case%%:*}" \
+			|| fail "perfpatch ${case%%:*}"
+		timeout 20 "$TA" exits "$WORK/h.perf" >"$WORK/out" 2>"$WORK/err"
+		rc=$?
+		[ $rc -eq 2 ] || fail "$src ${case%%:*}: exit $rc, want 2: $(cat "$WORK/out" "$WORK/err")"
+		grep -q -- "${case#*:}" "$WORK/err" || fail "$src ${case%%:*}: message: $(cat "$WORK/err")"
+	done
+done
+# Every truncation of a trace.dat (v6; v7 plain and zstd, made by trace-cmd
+# convert where installed) or a file-mode perf.data is refused: never a
+# shorter valid recording.
+gen "$WORK/x86-6.dat" --x86
+set -- "$WORK/be.dat" "$WORK/le.dat" "$WORK/x86-6.dat" "$WORK/be.perf" "$WORK/le.perf" \
+	"$WORK/lost.perf"
+if command -v trace-cmd >/dev/null; then
+	trace-cmd convert -i "$WORK/le.dat" --file-version 7 --compression none \
+		-o "$WORK/le7.dat" >/dev/null 2>&1 && set -- "$@" "$WORK/le7.dat"
+	trace-cmd convert -i "$WORK/le.dat" --file-version 7 --compression zstd \
+		-o "$WORK/le7z.dat" >/dev/null 2>&1 && set -- "$@" "$WORK/le7z.dat"
+fi
+# The recordings of a real POWER8/POWER9 kvm_hv (v7 zstd, trace-cmd:ppc64el) too.
+for real in "$TA_TOP"/tests/fixtures/real/*/trace.dat; do
+	[ -f "$real" ] && set -- "$@" "$real"
+done
+"$TA_BUILD/tests/helpers/prefixes" "$@" || fail "a truncated file read as a valid recording"
+
+# A pipe recording cut before its tracing data is not an empty recording.
+head -c 304 "$WORK/bep.perf" >"$WORK/cut.perf"
+"$TA" exits "$WORK/cut.perf" >/dev/null 2>"$WORK/err"
+[ $? -eq 2 ] || fail "a pipe recording cut before its formats should exit 2"
+echo "ok: damaged perf.data refused with what and where"
+
 # An x86 host's file: kvm:kvm_exit (VMX and SVM) and kvm:kvm_userspace_exit.
 gen "$WORK/x86.dat" --x86
 "$TA" --json exits "$WORK/x86.dat" >"$WORK/x86.json" || fail "exits x86 failed"
@@ -73,14 +126,21 @@ echo "ok: x86 exit reasons"
 
 mkdir "$WORK/bad"
 python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/be.dat" "$WORK/bad" 60
+python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/be.perf" "$WORK/bad" 60
+python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/bep.perf" "$WORK/bad" 60
 export ASAN_OPTIONS=exitcode=99 UBSAN_OPTIONS=halt_on_error=1:exitcode=98
 ok=0 rejected=0
 for f in "$WORK"/bad/*; do
 	timeout 60 "$TA" exits "$f" >/dev/null 2>"$WORK/err"
 	rc=$?
 	case $rc in
-	0) ok=$((ok + 1)) ;;
-	2) rejected=$((rejected + 1)) ;;
+	0)
+		# A cut perf.data (file mode) is always an error, never a short result.
+		case $f in *be.perf.cut*) fail "$f: a truncated perf.data was read as valid" ;; esac
+		ok=$((ok + 1)) ;;
+	2)
+		grep -q "$f" "$WORK/err" || fail "$f: message does not name the file: $(cat "$WORK/err")"
+		rejected=$((rejected + 1)) ;;
 	*) cat "$WORK/err"; cp "$f" /tmp/topoadvisor-be-failure.dat
 	   fail "$f: exit $rc (kept as /tmp/topoadvisor-be-failure.dat)" ;;
 	esac

@@ -1,7 +1,10 @@
 #!/bin/sh
 # Truncated and corrupted trace files (v6, v7 uncompressed, v7 zstd) never
 # crash, hang or trip the sanitizers: each either reads (exit 0) or fails with
-# exit 2 and a message naming the file.
+# exit 2 and a message naming the file.  The hostile cases found by an audit
+# (a self-pointing options section, BUFFER option id 0xffff, a CPU count of
+# 0, options pointers of 0) and special files (a FIFO, a device, a
+# directory) are each refused at once with exit 2.
 set -u
 . "$TA_TOP/tests/helpers/kvmhv-lib.sh"
 command -v trace-cmd >/dev/null || ta_skip "trace-cmd not installed (scripts/deps.sh)"
@@ -19,6 +22,26 @@ for v in "6:--file-version 6" "7:--compression none" "7z:"; do
 	"$TA" exits "$WORK/ok$name.dat" >/dev/null || ta_fail "the intact v$name file must read"
 	python3 "$TA_TOP/tests/helpers/corrupt.py" "$WORK/ok$name.dat" "$WORK/bad" 30
 done
+refuse() { # FILE MESSAGE-PATTERN
+	timeout 20 "$TA" exits "$1" >"$WORK/out" 2>"$WORK/err"
+	rc=$?
+	[ $rc -eq 2 ] || ta_fail "$1: exit $rc, want 2 ($(cat "$WORK/err" "$WORK/out" | head -3))"
+	grep -q -- "$2" "$WORK/err" || ta_fail "$1: message '$(cat "$WORK/err")' lacks '$2'"
+}
+for z in 7 7z; do
+	for case in selfloop:"points back" buffer-id:"0xffff" cpucount0:"CPU count of 0" \
+		    header-ptr0:"pointer is 0" next-ptr0:"no BUFFER option"; do
+		python3 "$TA_TOP/tests/helpers/v7patch.py" "$WORK/ok$z.dat" "$WORK/h.dat" "${case%%:*}" \
+			|| ta_fail "v7patch ${case%%:*}"
+		refuse "$WORK/h.dat" "${case#*:}"
+	done
+done
+mkfifo "$WORK/fifo"
+refuse "$WORK/fifo" "not a regular file"
+refuse /dev/null "not a regular file"
+refuse "$WORK" "not a regular file"
+echo "ok: hostile v7 files and special files refused"
+
 # Sanitizer reports must not look like our own exit codes.
 export ASAN_OPTIONS=exitcode=99:detect_leaks=1 LSAN_OPTIONS="$LSAN_OPTIONS:exitcode=97" UBSAN_OPTIONS=halt_on_error=1:exitcode=98
 ok=0 rejected=0

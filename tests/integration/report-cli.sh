@@ -14,7 +14,7 @@ tmp=$(mktemp -d /tmp/ta-report-cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
 db="$tmp/f.db"
-for f in redis-seeds failed-runs all-tied; do
+for f in redis-seeds failed-runs all-tied high-variance one-of-five; do
 	"$fixture_bin" --write-fixture "$f" "$db" >/dev/null || fail "writing fixture $f"
 done
 ta() { "$TOPOADVISOR" --db "$db" "$@"; }
@@ -40,10 +40,32 @@ get=$(sqlite3 :memory: "SELECT json_extract(value, '\$.gain') FROM
 [ "$(sqlite3 :memory: "SELECT $get BETWEEN 0.75 AND 0.86")" = 1 ] || fail "GET gain $get"
 [ "$(jq_sql "$tmp/rec.json" "json_extract(j, '\$.evidence.gang_exits_applicable')")" = 1 ] ||
 	fail "gang exits applicable"
+[ "$(jq_sql "$tmp/rec.json" "json_extract(j, '\$.verdict')")" = better ] || fail "verdict not better"
+[ "$(jq_sql "$tmp/rec.json" "json_extract(j, '\$.recommended.verdict')")" = better ] ||
+	fail "recommended configuration's verdict"
+
+# undecided: says so, names the contention and what would settle it, exit 0.
+ta recommend high-variance >"$tmp/und.txt" || fail "recommend high-variance exited $?"
+grep -q '^verdict: undecided$' "$tmp/und.txt" || { cat "$tmp/und.txt"; fail "not undecided"; }
+grep -q '^no decision yet; leading for now: 2x1x1$' "$tmp/und.txt" || fail "leader not named as such"
+grep -q '^recommended:' "$tmp/und.txt" && fail "undecided printed as a recommendation"
+grep -q 'needed_repetitions: [0-9]' "$tmp/und.txt" || fail "no needed_repetitions"
+grep -q 'min_detectable_effect: [0-9.]* %' "$tmp/und.txt" || fail "no min_detectable_effect"
+ta --json recommend high-variance >"$tmp/und.json" || fail "recommend --json high-variance"
+[ "$(jq_sql "$tmp/und.json" "json_extract(j, '\$.verdict') || ' ' || json_extract(j, '\$.decisive')")" = "undecided 0" ] ||
+	fail "undecided JSON verdict"
+[ "$(jq_sql "$tmp/und.json" "json_extract(j, '\$.contention[0].key')")" = 1x2x1 ] || fail "contention"
+[ "$(jq_sql "$tmp/und.json" "json_extract(j, '\$.needed_repetitions') > 0")" = 1 ] || fail "needed_repetitions"
+
+# one successful run of five is never the recommendation.
+ta --json recommend one-of-five >"$tmp/one.json" || fail "recommend one-of-five"
+[ "$(jq_sql "$tmp/one.json" "json_extract(j, '\$.recommended.key') <> '1x2x1/lucky' AND json_extract(j, '\$.decisive') = 0")" = 1 ] ||
+	fail "a 1-of-5 configuration recommended decisively"
 
 # all tied: says so and keeps the baseline.
 ta recommend all-tied >"$tmp/tied.txt" || fail "recommend all-tied exited $?"
-grep -q 'nothing beats the baseline significantly' "$tmp/tied.txt" || fail "not said plainly"
+grep -q "nothing beats the baseline (all shown worse or within" "$tmp/tied.txt" || fail "not said plainly"
+grep -q "^verdict: equivalent$" "$tmp/tied.txt" || fail "verdict not equivalent"
 grep -q '^recommended: 1x1x2$' "$tmp/tied.txt" || fail "baseline not recommended"
 
 # rank --json: every configuration, failures counted, warnings present.
@@ -55,6 +77,8 @@ ta --json rank failed-runs >"$tmp/rank.json" || fail "rank --json exited $?"
 	fail "runs_failed"
 [ "$(jq_sql "$tmp/rank.json" "json_extract(j, '\$.configurations[1].gang_exits')")" = "" ] ||
 	fail "gang_exits must be null (not applicable), not 0"
+[ "$(jq_sql "$tmp/rank.json" "json_extract(j, '\$.configurations[0].verdict')")" = better ] ||
+	fail "rank --json verdict per configuration"
 ta rank --metric requests_per_s redis-seeds | grep -q '^1 .*1x2x1/subcores=2' || fail "rank --metric"
 
 # export: one row per run x metric; runs without metrics still listed.

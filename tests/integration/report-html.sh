@@ -20,7 +20,7 @@ html="$tmp/report.html"
 [ -z "$(find "$html" -perm -o+w)" ] || fail "report is world-writable"
 
 count() { grep -o "$1" "$html" | wc -l; }
-[ "$(count "<table id='ranking'>")" -eq 1 ] || fail "ranking table"
+[ "$(count "<table id='ranking'")" -eq 1 ] || fail "ranking table"
 [ "$(count "<svg id='chart-bars'")" -eq 1 ] || fail "bar chart"
 [ "$(count "<rect class='bar'")" -eq 3 ] || fail "one bar per configuration"
 [ "$(count "<line class='whisker'")" -eq 9 ] || fail "CI whiskers (3 lines x 3 configurations)"
@@ -28,6 +28,13 @@ count() { grep -o "$1" "$html" | wc -l; }
 [ "$(count "<svg id='chart-scatter'")" -eq 1 ] || fail "scatter"
 [ "$(count "<circle class='point'")" -eq 15 ] || fail "one scatter point per run"
 grep -q "<section id='recommendation'>" "$html" || fail "recommendation"
+grep -q "verdict: <b>better</b>" "$html" || fail "no verdict in the recommendation"
+grep -q "<td><span class='v-better'>better</span></td>" "$html" || fail "no verdict column"
+grep -q "<g id='legend'>" "$html" || fail "no legend for the bar colours"
+# The bar axis starts at 0: its first tick is at the left edge of the bars.
+first_tick=$(grep -o "<text x='[0-9.]*' y='[0-9.]*' text-anchor='middle'>[-0-9.e+]*</text>" "$html" | head -n 1 |
+	sed "s/.*>\([-0-9.e+]*\)<.*/\1/")
+[ "$first_tick" = 0 ] || fail "bar axis starts at $first_tick, not 0"
 # Every scatter point inside the plot area (x 90..820, y 20..380 in report-html.c).
 outside=$(grep -o "<circle class='point' cx='[0-9.-]*' cy='[0-9.-]*'" "$html" |
 	sed "s/.*cx='\([0-9.-]*\)' cy='\([0-9.-]*\)'/\1 \2/" |
@@ -36,6 +43,19 @@ outside=$(grep -o "<circle class='point' cx='[0-9.-]*' cy='[0-9.-]*'" "$html" |
 grep -q '&lt;b&gt;not bold&lt;/b&gt; &amp; escaped' "$html" || fail "YAML not HTML-escaped"
 grep -q '<b>not bold</b>' "$html" && fail "raw YAML markup in the report"
 grep -Eqi '<script|src=|href=|@import|url\(' "$html" && fail "external resource or script"
+
+# Environment levels: one table per level, the decisions over them; a host
+# reference row labelled as such.
+"$fixture_bin" --write-fixture environment "$db" >/dev/null || fail "fixture"
+"$fixture_bin" --write-fixture host-reference "$db" >/dev/null || fail "fixture"
+"$TOPOADVISOR" --db "$db" -q report environment -o "$tmp/env.html" || fail "environment report"
+grep -q '<h3>Environment noise=none</h3>' "$tmp/env.html" || fail "no table for noise=none"
+grep -q '<h3>Environment noise=spin</h3>' "$tmp/env.html" || fail "no table for noise=spin"
+grep -q "<table id='decisions'>" "$tmp/env.html" || fail "no decisions table"
+grep -q "verdict: <b>better</b>" "$tmp/env.html" || fail "environment verdict"
+"$TOPOADVISOR" --db "$db" -q report host-reference -o "$tmp/host.html" || fail "host report"
+grep -q "<tr class='hostref'>" "$tmp/host.html" || fail "host reference row not marked"
+grep -q "host reference (not a VM shape)" "$tmp/host.html" || fail "host reference not labelled"
 
 # The seeds' report: 2 configurations x 5 runs, gang exits on the x axis.
 "$TOPOADVISOR" --db "$db" -q report redis-seeds -o "$tmp/seeds.html" || fail "seeds report"

@@ -24,4 +24,23 @@ for run in 1 2 3; do
 	python3 "$TA_TOP/tests/helpers/svm-check.py" --host "host run $run" \
 		"$tmp/live.json" "$tmp/live.json" || fail "wrong live answer (above)"
 done
+
+# A sweep whose benchmark runs on the host (guest.runner: host) traces it
+# host-wide: each run stores the program's own exits.
+cat >"$tmp/sweep.yaml" <<EOF
+name: host-kvm
+guest: {runner: host}
+topology: [1x1x1]
+repetitions: 2
+benchmark:
+  kind: command
+  argv: [$prog, "300", "40", "1"]
+  parse: 'outs=(?<outs>\\d+)'
+  metric: {name: outs}
+EOF
+TOPOADVISOR_LOCK=$tmp/lock "$TOPOADVISOR" --db "$tmp/db" -q run "$tmp/sweep.yaml" >/dev/null 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "the host-runner sweep failed"; }
+got=$(sqlite3 "$tmp/db" "SELECT run_id || ':' || count FROM exit_counts
+	WHERE source = 'kvm' AND reason = 'IO' ORDER BY run_id")
+[ "$(echo $got)" = "1:300 2:300" ] || fail "host-runner runs stored IO exits '$got', expected 300 each"
 pass

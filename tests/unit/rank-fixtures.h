@@ -40,6 +40,9 @@ struct fx_config {
 	double gang_per_s;
 	int64_t lost_events;		/* on repetition 0 */
 	int topology_bad;		/* 1 + repetition with topology_ok = 0, 0: none */
+	double gang_sd;			/* spread of gang_per_s over the runs */
+	const char *noise;		/* NULL: none */
+	double extra;			/* > 0: one more ok run with this value */
 };
 
 /* Seconds of the synthetic benchmark window (gang_exits = per_s * window). */
@@ -75,8 +78,8 @@ static int64_t fx_config_add(struct db *db, int64_t exp, int idx, const struct f
 		strbuf_addstr(&factors, c->factors);
 	} else {
 		strbuf_addf(&factors, "{\"topology\":\"%dx%dx%d\",\"pinning\":\"%s\","
-			    "\"noise\":\"none\"", c->sockets, c->cores, c->threads,
-			    c->pinning ? c->pinning : "none");
+			    "\"noise\":\"%s\"", c->sockets, c->cores, c->threads,
+			    c->pinning ? c->pinning : "none", c->noise ? c->noise : "none");
 		if (c->subcores > 0)
 			strbuf_addf(&factors, ",\"subcores_per_core\":%d", c->subcores);
 		if (c->dmt)
@@ -99,8 +102,9 @@ static int64_t fx_config_add(struct db *db, int64_t exp, int idx, const struct f
 	struct db_plan_config fc = {
 		.idx = (size_t)idx, .key = c->key, .vcpus = c->sockets * c->cores * c->threads,
 		.sockets = c->sockets, .dies = 1, .cores = c->cores, .threads = c->threads,
-		.pinning = c->pinning, .knob_names = knob_names, .knob_values = knob_values,
-		.nknobs = nknobs, .factors_json = strbuf_str(&factors), .is_baseline = c->baseline,
+		.pinning = c->pinning, .noise = c->noise, .knob_names = knob_names,
+		.knob_values = knob_values, .nknobs = nknobs, .factors_json = strbuf_str(&factors),
+		.is_baseline = c->baseline,
 	};
 	int64_t id;
 	fx_check(db_fixture_config_add(db, exp, &fc, &id, &err), &err);
@@ -137,14 +141,15 @@ static void fx_add(struct db *db, int64_t exp, int idx, const struct fx_config *
 {
 	struct ta_err err = { 0 };
 	int64_t cid = fx_config_add(db, exp, idx, c);
-	int rep = 0, runs = c->runs ? c->runs : 5;
+	int rep = 0, runs = (c->runs ? c->runs : 5) + (c->extra > 0);
 	for (; rep < runs; rep++) {
 		int64_t run = fx_run_add(db, cid, rep, rep * 10 + idx, "ok", NULL,
 					 rep + 1 == c->topology_bad ? 0 : 1,
 					 rep == 0 ? c->lost_events : 0);
-		fx_metric(db, run, metric, c->mean + c->sd * fx_offsets[rep % 5], unit, hib);
+		double v = rep == 5 && c->extra > 0 ? c->extra : c->mean + c->sd * fx_offsets[rep % 5];
+		fx_metric(db, run, metric, v, unit, hib);
 		if (c->has_gang) {
-			fx_gang(db, run, c->gang_per_s);
+			fx_gang(db, run, c->gang_per_s + c->gang_sd * fx_offsets[rep % 5]);
 			fx_check(db_fixture_exit_add(db, run, "kvm_hv", -1, "H_DOORBELL",
 						     (int64_t)(c->gang_per_s * 30), &err), &err);
 			fx_check(db_fixture_exit_add(db, run, "kvm_hv", 0, "EXTERNAL", 700, &err),
@@ -180,17 +185,17 @@ static int64_t fixture_clear_winner(struct db *db)
 	return e;
 }
 
-/* Three shapes with identical run values: all tied, nothing beats the marked baseline. */
+/* Three shapes with identical run values (sd 0.5 %): all equivalent, nothing beats the marked baseline. */
 static int64_t fixture_all_tied(struct db *db)
 {
 	int64_t e = fx_experiment(db, "all-tied", "records_per_s", 1, fx_yaml);
 	struct fx_config c[] = {
 		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2,
-		  .mean = 100, .sd = 2, .baseline = true },
+		  .mean = 100, .sd = 0.5, .baseline = true },
 		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1,
-		  .mean = 100, .sd = 2 },
+		  .mean = 100, .sd = 0.5 },
 		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1,
-		  .mean = 100, .sd = 2 },
+		  .mean = 100, .sd = 0.5 },
 	};
 	for (int i = 0; i < 3; i++)
 		fx_add(db, e, i, &c[i], "records_per_s", "records/s", 1);
@@ -234,8 +239,8 @@ static int64_t fixture_failed_runs(struct db *db)
 }
 
 /*
- * A tie between three shapes 1 apart in 150 (sd 3): all tied with the best,
- * all better than the baseline.  dmt0 has the best mean but a non-default
+ * A tie between three shapes 1 apart in 150 (sd 0.5): all within +-2 % of
+ * the best, all better than the baseline.  dmt0 has the best mean but a non-default
  * knob; many has more ganged exits; plain wins (same exits, no knob).  With
  * `pin_fewer_cpus`, `pinned` (8 vCPUs on 4 explicit host CPUs) joins and
  * wins on host CPUs.
@@ -248,15 +253,16 @@ static int64_t fixture_tie_break(struct db *db, bool pin_fewer_cpus)
 		{ .key = "8x1x1/base", .sockets = 8, .cores = 1, .threads = 1,
 		  .mean = 100, .sd = 2, .baseline = true, .has_gang = true, .gang_per_s = 500 },
 		{ .key = "1x4x2/dmt0", .sockets = 1, .cores = 4, .threads = 2,
-		  .mean = 151, .sd = 3, .dmt = "0", .has_gang = true, .gang_per_s = 200 },
+		  .mean = 151, .sd = 0.5, .dmt = "0", .has_gang = true, .gang_per_s = 200 },
 		{ .key = "1x4x2/many", .sockets = 1, .cores = 4, .threads = 2,
-		  .mean = 150.5, .sd = 3, .has_gang = true, .gang_per_s = 900 },
+		  .mean = 150.5, .sd = 0.5, .has_gang = true, .gang_per_s = 900 },
 		{ .key = "1x4x2/plain", .sockets = 1, .cores = 4, .threads = 2,
-		  .mean = 150, .sd = 3, .dmt = "6", .has_gang = true, .gang_per_s = 200 },
+		  .mean = 150, .sd = 0.5, .dmt = "6", .has_gang = true, .gang_per_s = 200 },
 		{ .key = "1x4x2/pinned", .sockets = 1, .cores = 4, .threads = 2,
-		  .mean = 149.5, .sd = 3, .pinning = "pairs", .has_gang = true, .gang_per_s = 200,
+		  .mean = 149.5, .sd = 0.5, .pinning = "pairs", .has_gang = true, .gang_per_s = 200,
 		  .factors = "{\"topology\":\"1x4x2\",\"pinning\":\"pairs\",\"noise\":\"none\","
-			     "\"pinning_cpus\":[\"0\",\"0\",\"1\",\"1\",\"2-3\",\"2-3\",\"3\",\"3\"]}" },
+			     "\"pinning_cpus\":[\"0\",\"0\",\"1\",\"1\",\"2-3\",\"2-3\",\"3\",\"3\"],"
+			     "\"emulator_cpus\":\"4-5\"}" },
 	};
 	for (int i = 0; i < (pin_fewer_cpus ? 5 : 4); i++)
 		fx_add(db, e, i, &c[i], "records_per_s", "records/s", 1);
@@ -281,7 +287,7 @@ static double fx_normal(struct stats_rng *rng)
  * means (relative noise `rel_sd`), requests_per_s = their geometric mean.
  */
 static void fx_redis_config(struct db *db, int64_t exp_id, int idx, const struct fx_config *c,
-			    const double *means, double rel_sd, double gang_total,
+			    const double *means, double rel_sd, double gang_total, bool p50,
 			    struct stats_rng *rng)
 {
 	int64_t cid = fx_config_add(db, exp_id, idx, c);
@@ -294,6 +300,11 @@ static void fx_redis_config(struct db *db, int64_t exp_id, int idx, const struct
 			double v = means[t] * (1 + rel_sd * fx_normal(rng));
 			fx_metric(db, run, name, v, "requests/s", 1);
 			logsum += log(v);
+			if (p50) {
+				/* Latency falls as throughput rises: lower is better. */
+				snprintf(name, sizeof(name), "redis.%s.p50_ms", redis_tests[t]);
+				fx_metric(db, run, name, 1e5 / v, "ms", 0);
+			}
 		}
 		fx_metric(db, run, "requests_per_s", exp(logsum / NREDIS), "requests/s", 1);
 		if (!isnan(gang_total)) {
@@ -330,15 +341,16 @@ static int64_t fixture_redis_seeds(struct db *db)
 			       .threads = 2, .subcores = 1, .baseline = true };
 	struct fx_config b = { .key = "1x2x1/subcores=2", .sockets = 1, .cores = 2,
 			       .threads = 1, .subcores = 2 };
-	fx_redis_config(db, e, 0, &a, one_core_two_threads, 0.005, 1192893, &rng);
-	fx_redis_config(db, e, 1, &b, two_subcores, 0.005, 0, &rng);
+	fx_redis_config(db, e, 0, &a, one_core_two_threads, 0.005, 1192893, false, &rng);
+	fx_redis_config(db, e, 1, &b, two_subcores, 0.005, 0, false, &rng);
 	return e;
 }
 
 /*
  * A multi-metric redis sweep of three shapes with no ganged-exit data (an
  * x86 host): 2x1x1 is the host default shape; 1x2x1 is better on every test
- * by 10 %, 1x1x2 worse by 5 %.
+ * by 10 %, 1x1x2 worse by 5 %.  Each test also has a p50 latency
+ * (redis.TEST.p50_ms, lower is better) that falls as throughput rises.
  */
 static int64_t fixture_redis_multi(struct db *db)
 {
@@ -358,23 +370,23 @@ static int64_t fixture_redis_multi(struct db *db)
 		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1 },
 		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2 },
 	};
-	fx_redis_config(db, e, 0, &c[0], base, 0.01, NAN, &rng);
-	fx_redis_config(db, e, 1, &c[1], better, 0.01, NAN, &rng);
-	fx_redis_config(db, e, 2, &c[2], worse, 0.01, NAN, &rng);
+	fx_redis_config(db, e, 0, &c[0], base, 0.01, NAN, true, &rng);
+	fx_redis_config(db, e, 1, &c[1], better, 0.01, NAN, true, &rng);
+	fx_redis_config(db, e, 2, &c[2], worse, 0.01, NAN, true, &rng);
 	return e;
 }
 
 /*
  * No baseline (none marked, no default shape): 1x2x1 has the better mean,
- * 1x1x2 is tied with it and has fewer ganged exits.
+ * 1x1x2 is within +-2 % of it and has fewer ganged exits.
  */
 static int64_t fixture_no_baseline(struct db *db)
 {
 	int64_t e = fx_experiment(db, "no-baseline", "records_per_s", 1, fx_yaml);
 	struct fx_config c[] = {
-		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 150, .sd = 3,
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 150, .sd = 0.5,
 		  .has_gang = true, .gang_per_s = 300 },
-		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 149.5, .sd = 3,
+		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 149.5, .sd = 0.5,
 		  .has_gang = true, .gang_per_s = 100 },
 	};
 	for (int i = 0; i < 2; i++)
@@ -393,29 +405,252 @@ static int64_t fixture_only_failed(struct db *db)
 	return e;
 }
 
+/* Adds configurations c[0..n) with sd = rel_sd * mean when sd is 0. */
+static int64_t fx_simple(struct db *db, const char *name, const char *metric, int hib,
+			 struct fx_config *c, size_t n)
+{
+	int64_t e = fx_experiment(db, name, metric, hib, fx_yaml);
+	for (size_t i = 0; i < n; i++)
+		fx_add(db, e, (int)i, &c[i], metric, hib ? "records/s" : "s", hib);
+	return e;
+}
+
+/*
+ * Significantly worse than the baseline never beats it: "slow" is 20 %
+ * worse (higher is better, or 20 % slower when lower is better), "same" is
+ * within 0.1 %: nothing beats the baseline, shown.
+ */
+static int64_t fixture_worse(struct db *db, bool lower_is_better)
+{
+	struct fx_config c[] = {
+		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1, .mean = 100, .sd = 0.5,
+		  .baseline = true },
+		{ .key = "1x2x1/slow", .sockets = 1, .cores = 2, .threads = 1,
+		  .mean = lower_is_better ? 120 : 80, .sd = 0.5 },
+		{ .key = "1x1x2/same", .sockets = 1, .cores = 1, .threads = 2, .mean = 100.1,
+		  .sd = 0.3 },
+	};
+	return fx_simple(db, lower_is_better ? "worse-lower" : "worse", lower_is_better ?
+			 "seconds" : "records_per_s", !lower_is_better, c, 3);
+}
+
+/* The baseline has one successful run (and four failed): nothing can be tested. */
+static int64_t fixture_baseline_one_run(struct db *db)
+{
+	struct fx_config c[] = {
+		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1, .mean = 100, .sd = 1,
+		  .baseline = true, .runs = 1, .failed = 4 },
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 120, .sd = 1 },
+		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 110, .sd = 1 },
+	};
+	return fx_simple(db, "baseline-one-run", "records_per_s", 1, c, 3);
+}
+
+/*
+ * The decoy: a cheaper shape (2 vCPUs) 10 % better than the 4-vCPU
+ * baseline beside a 4-vCPU one 20 % better.  With `equivalent`, the cheap
+ * one is 119.5, within +-2 % of the best, and wins on host CPUs.
+ */
+static int64_t fixture_decoy(struct db *db, bool equivalent)
+{
+	struct fx_config c[] = {
+		{ .key = "4x1x1", .sockets = 4, .cores = 1, .threads = 1, .mean = 100, .sd = 1,
+		  .baseline = true },
+		{ .key = "1x2x1/cheap", .sockets = 1, .cores = 2, .threads = 1,
+		  .mean = equivalent ? 119.5 : 110, .sd = 0.5 },
+		{ .key = "1x4x1/big", .sockets = 1, .cores = 4, .threads = 1, .mean = 120, .sd = 0.5 },
+	};
+	return fx_simple(db, equivalent ? "decoy-equivalent" : "decoy", "records_per_s", 1, c, 3);
+}
+
+/* One successful run of five, far ahead: never recommended decisively. */
+static int64_t fixture_one_of_five(struct db *db)
+{
+	struct fx_config c[] = {
+		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1, .mean = 100, .sd = 0.3,
+		  .baseline = true },
+		{ .key = "1x2x1/lucky", .sockets = 1, .cores = 2, .threads = 1, .mean = 200, .sd = 1,
+		  .runs = 1, .failed = 4 },
+		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 100.1, .sd = 0.3 },
+	};
+	return fx_simple(db, "one-of-five", "records_per_s", 1, c, 3);
+}
+
+/*
+ * Two noise levels (none, spin); the baseline names noise none (with
+ * `unmarked`, nothing is marked and the host's default shape 2x1x1 is the
+ * baseline, whatever the noise).  "burst" is +30 % without noise and -5 %
+ * with it, "steady" +5 % at both: the worst case picks steady, the
+ * geometric mean (1.111 against 1.05) burst.
+ */
+static int64_t fixture_environment(struct db *db, bool unmarked)
+{
+	static const struct {
+		const char *shape;
+		int s, c, t;
+		double none, spin;
+	} d[] = {
+		{ "2x1x1", 2, 1, 1, 100, 80 },
+		{ "1x2x1", 1, 2, 1, 130, 76 },	/* burst */
+		{ "1x1x2", 1, 1, 2, 105, 84 },	/* steady */
+	};
+	int64_t e = fx_experiment(db, unmarked ? "environment-default" : "environment",
+				  "records_per_s", 1, fx_yaml);
+	int idx = 0;
+	for (size_t i = 0; i < 3; i++)
+		for (int n = 0; n < 2; n++) {
+			char key[64];
+			snprintf(key, sizeof(key), "%s/pin=none/noise=%s", d[i].shape,
+				 n ? "spin" : "none");
+			double mean = n ? d[i].spin : d[i].none;
+			struct fx_config c = { .key = key, .sockets = d[i].s, .cores = d[i].c,
+					       .threads = d[i].t, .mean = mean, .sd = 0.005 * mean,
+					       .noise = n ? "spin" : "none",
+					       .baseline = !unmarked && i == 0 && n == 0 };
+			fx_add(db, e, idx++, &c, "records_per_s", "records/s", 1);
+		}
+	return e;
+}
+
+/*
+ * A host knob the sweep can mark as environment (thp: always, never).
+ * 1x2x1 is +20 % at thp=always and -10 % at thp=never; as a decision knob
+ * 1x2x1/thp=always wins, as an environment factor 1x2x1 is worse in the
+ * worst case and the baseline stays.  The stored sweep marks it so.
+ */
+static int64_t fixture_environment_knob(struct db *db)
+{
+	static const struct {
+		const char *shape;
+		int s, c, t;
+		double always, never;
+	} d[] = {
+		{ "2x1x1", 2, 1, 1, 100, 100 },
+		{ "1x2x1", 1, 2, 1, 120, 90 },
+	};
+	static const char yaml[] =
+		"name: environment-knob\nbenchmark:\n  kind: ebizzy\n"
+		"libvirt: {domain_type: qemu, arch: x86_64}\n"
+		"topology: [2x1x1, 1x2x1]\nhost: {thp: [always, never]}\n"
+		"baseline: {topology: 2x1x1, thp: always}\n"
+		"advisor: {environment: [thp], objective: worst, equivalence: 0.03}\n";
+	int64_t e = fx_experiment(db, "environment-knob", "records_per_s", 1, yaml);
+	int idx = 0;
+	for (size_t i = 0; i < 2; i++)
+		for (int n = 0; n < 2; n++) {
+			char key[64], factors[160];
+			const char *thp = n ? "never" : "always";
+			snprintf(key, sizeof(key), "%s/pin=none/thp=%s/noise=none", d[i].shape, thp);
+			snprintf(factors, sizeof(factors), "{\"topology\":\"%s\",\"pinning\":\"none\","
+				 "\"thp\":\"%s\",\"noise\":\"none\",\"host_defaults\":{\"thp\":\"always\"}}",
+				 d[i].shape, thp);
+			double mean = n ? d[i].never : d[i].always;
+			struct fx_config c = { .key = key, .sockets = d[i].s, .cores = d[i].c,
+					       .threads = d[i].t, .mean = mean, .sd = 0.005 * mean,
+					       .factors = factors, .baseline = i == 0 && n == 0 };
+			fx_add(db, e, idx++, &c, "records_per_s", "records/s", 1);
+		}
+	return e;
+}
+
+/* Six runs of which one is 30 % off: flagged, reported, not in the status. */
+static int64_t fixture_outlier(struct db *db)
+{
+	struct fx_config c[] = {
+		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1, .mean = 100, .sd = 1,
+		  .baseline = true },
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 100, .sd = 1,
+		  .extra = 130 },
+	};
+	return fx_simple(db, "outlier", "records_per_s", 1, c, 2);
+}
+
+/*
+ * Two equivalent shapes whose ganged exits differ by noise only (200 and
+ * 230 per second, sd 60): the exits do not break the tie, the better mean
+ * does (fewer exits would have picked "quiet").
+ */
+static int64_t fixture_gang_noise(struct db *db)
+{
+	struct fx_config c[] = {
+		{ .key = "8x1x1/base", .sockets = 8, .cores = 1, .threads = 1, .mean = 100,
+		  .sd = 1, .baseline = true, .has_gang = true, .gang_per_s = 500 },
+		{ .key = "1x4x2/fast", .sockets = 1, .cores = 4, .threads = 2, .mean = 150.3,
+		  .sd = 0.5, .has_gang = true, .gang_per_s = 230, .gang_sd = 60 },
+		{ .key = "1x4x2/quiet", .sockets = 1, .cores = 4, .threads = 2, .mean = 150,
+		  .sd = 0.5, .has_gang = true, .gang_per_s = 200, .gang_sd = 60 },
+	};
+	return fx_simple(db, "gang-noise", "records_per_s", 1, c, 3);
+}
+
+/*
+ * guest.host_baseline: the benchmark on the host itself (factors.runner
+ * host) is far ahead of every guest; it is a reference, never the best.
+ */
+static int64_t fixture_host_reference(struct db *db)
+{
+	struct fx_config c[] = {
+		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1, .mean = 100, .sd = 0.5,
+		  .baseline = true },
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 110, .sd = 0.5 },
+		{ .key = "host/pin=none/noise=none", .sockets = 2, .cores = 1, .threads = 1,
+		  .mean = 150, .sd = 0.5, .factors = "{\"topology\":\"2x1x1\",\"pinning\":"
+		  "\"none\",\"runner\":\"host\",\"noise\":\"none\"}" },
+	};
+	return fx_simple(db, "host-reference", "records_per_s", 1, c, 3);
+}
+
+/* No baseline and one successful run each: nothing can be tested. */
+static int64_t fixture_single_runs(struct db *db)
+{
+	struct fx_config c[] = {
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 150, .sd = 1,
+		  .runs = 1 },
+		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 120, .sd = 1,
+		  .runs = 1 },
+	};
+	return fx_simple(db, "single-runs", "records_per_s", 1, c, 2);
+}
+
+/* The fixtures by name: a builder, or a two-way builder and its argument. */
+static const struct {
+	const char *name;
+	int64_t (*build)(struct db *db);
+	int64_t (*build2)(struct db *db, bool arg);
+	bool arg;
+} fx_table[] = {
+	{ "clear-winner", fixture_clear_winner, NULL, false },
+	{ "all-tied", fixture_all_tied, NULL, false },
+	{ "high-variance", fixture_high_variance, NULL, false },
+	{ "failed-runs", fixture_failed_runs, NULL, false },
+	{ "tie-break", NULL, fixture_tie_break, false },
+	{ "tie-break-cpus", NULL, fixture_tie_break, true },
+	{ "redis-seeds", fixture_redis_seeds, NULL, false },
+	{ "redis-multi", fixture_redis_multi, NULL, false },
+	{ "no-baseline", fixture_no_baseline, NULL, false },
+	{ "only-failed", fixture_only_failed, NULL, false },
+	{ "worse", NULL, fixture_worse, false },
+	{ "worse-lower", NULL, fixture_worse, true },
+	{ "baseline-one-run", fixture_baseline_one_run, NULL, false },
+	{ "decoy", NULL, fixture_decoy, false },
+	{ "decoy-equivalent", NULL, fixture_decoy, true },
+	{ "one-of-five", fixture_one_of_five, NULL, false },
+	{ "environment", NULL, fixture_environment, false },
+	{ "environment-default", NULL, fixture_environment, true },
+	{ "environment-knob", fixture_environment_knob, NULL, false },
+	{ "outlier", fixture_outlier, NULL, false },
+	{ "gang-noise", fixture_gang_noise, NULL, false },
+	{ "single-runs", fixture_single_runs, NULL, false },
+	{ "host-reference", fixture_host_reference, NULL, false },
+};
+
 /* Builds fixture `name` into db; returns its experiment id, or -1 for an unknown name. */
 static int64_t fixture_build(struct db *db, const char *name)
 {
-	if (!strcmp(name, "clear-winner"))
-		return fixture_clear_winner(db);
-	if (!strcmp(name, "all-tied"))
-		return fixture_all_tied(db);
-	if (!strcmp(name, "high-variance"))
-		return fixture_high_variance(db);
-	if (!strcmp(name, "failed-runs"))
-		return fixture_failed_runs(db);
-	if (!strcmp(name, "tie-break"))
-		return fixture_tie_break(db, false);
-	if (!strcmp(name, "tie-break-cpus"))
-		return fixture_tie_break(db, true);
-	if (!strcmp(name, "redis-seeds"))
-		return fixture_redis_seeds(db);
-	if (!strcmp(name, "redis-multi"))
-		return fixture_redis_multi(db);
-	if (!strcmp(name, "no-baseline"))
-		return fixture_no_baseline(db);
-	if (!strcmp(name, "only-failed"))
-		return fixture_only_failed(db);
+	for (size_t i = 0; i < sizeof(fx_table) / sizeof(fx_table[0]); i++)
+		if (!strcmp(fx_table[i].name, name))
+			return fx_table[i].build ? fx_table[i].build(db)
+						 : fx_table[i].build2(db, fx_table[i].arg);
 	return -1;
 }
 

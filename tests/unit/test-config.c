@@ -889,6 +889,51 @@ static void test_rules(void **state)
 	strbuf_release(&big);
 }
 
+/* advisor: objective, equivalence and the environment factors, with their errors. */
+static void test_advisor(void **state)
+{
+	(void)state;
+	static const char ok[] = HEAD "benchmark: {kind: ebizzy}\nhost: {thp: [always, never]}\n"
+		"noise: [none, {name: spin, kind: spin}]\n"
+		"advisor: {objective: mean, equivalence: 0.05, environment: [thp, pinning]}\n";
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("m.yaml", ok, strlen(ok), &err);
+	if (!cfg)
+		fail_msg("should parse: %s", err.msg);
+	assert_int_equal(cfg->advisor.objective, OBJECTIVE_MEAN);
+	assert_true(cfg->advisor.equivalence == 0.05);
+	assert_int_equal(cfg->advisor.nenvironment, 2);
+	assert_string_equal(cfg->advisor.environment[0], "thp");
+	assert_string_equal(cfg->advisor.environment[1], "pinning");
+	struct strbuf dump = STRBUF_INIT;
+	config_dump(cfg, &dump);
+	assert_non_null(strstr(dump.buf, "advisor: objective=mean equivalence=0.05 "
+				       "environment=noise,thp,pinning\n"));
+	strbuf_release(&dump);
+	config_free(cfg);
+	/* Defaults: worst case, +-2 %, noise only. */
+	static const char plain[] = HEAD "benchmark: {kind: ebizzy}\n";
+	cfg = config_parse("m.yaml", plain, strlen(plain), &err);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->advisor.objective, OBJECTIVE_WORST);
+	assert_true(cfg->advisor.equivalence == 0.02);
+	assert_int_equal(cfg->advisor.nenvironment, 0);
+	config_free(cfg);
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {objective: best}\n",
+			   "advisor.objective:");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {equivalence: 2}\n",
+			   "advisor.equivalence: 2 is out of range");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {equivalence: x}\n",
+			   "advisor.equivalence: expected a fraction");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {environment: [topology]}\n",
+			   "advisor.environment[0]: 'topology' is not a factor this sweep varies");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {environment: thp}\n",
+			   "advisor.environment: 'thp' is not a factor");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {environment: [noise, noise]}\n",
+			   "'noise' is listed twice");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {delta: 1}\n", "advisor");
+}
+
 static void test_cpuset(void **state)
 {
 	int n = -1, top = -1;
@@ -946,6 +991,7 @@ int main(void)
 		cmocka_unit_test(test_template),
 		cmocka_unit_test(test_parse_equals_load),
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_advisor),
 		cmocka_unit_test(test_cpuset),
 		cmocka_unit_test(test_names),
 	};

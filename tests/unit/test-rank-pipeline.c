@@ -257,7 +257,7 @@ static void test_commands_and_xml(void **state)
 	assert_string_equal(strbuf_str(&sb),
 			    "ppc64_cpu --subcores-per-core=2\nppc64_cpu --smt=off\n");
 	strbuf_reset(&sb);
-	rank_xml_fragment(e->config, &sb);
+	rank_xml_fragment(&p->r, e->config, &sb);
 	assert_non_null(strstr(sb.buf, "<vcpu placement='static'>2</vcpu>"));
 	assert_non_null(strstr(sb.buf, "cores='2' threads='1'/>"));
 	assert_null(strstr(sb.buf, "cputune"));

@@ -115,12 +115,20 @@ static void test_clear_winner(void **state)
 	const struct rank_entry *w = entry(r, "1x2x1");
 	assert_true(w->is_best);
 	assert_false(entry(r, "1x1x2")->tied_with_best);
-	assert_true(entry(r, "1x1x2")->p_best_holm < 1e-6);
+	assert_true(entry(r, "1x1x2")->p_best_adj < 1e-6);
 	assert_close(w->s.mean, 150, 1e-9);
 	assert_close(w->s.stddev, 1.5, 1e-9);
-	assert_close(w->gain, 0.5, 1e-12);
+	/* The ratio of geometric means: 150/100 up to the sd's second order. */
+	assert_close(w->gain, 0.5, 1e-3);
 	assert_true(w->gain_lo > 0.47 && w->gain_lo < 0.5 && w->gain_hi > 0.5 && w->gain_hi < 0.53);
 	assert_true(w->beats_baseline);
+	assert_int_equal(w->verdict, RANK_BETTER);
+	assert_int_equal(r->verdict, RANK_BETTER);
+	assert_int_equal(entry(r, "2x1x1")->verdict, RANK_VERDICT_NONE);
+	/* Bonferroni over the two comparisons with the baseline. */
+	assert_int_equal(r->ncomparisons, 2);
+	assert_close(r->level_alpha, 0.025, 1e-15);
+	assert_close(w->p_baseline_adj, fmin(1, 2 * w->p_baseline), 1e-15);
 	assert_ptr_equal(r->recommended, w);
 	assert_false(r->nothing_beats_baseline);
 	/* Fewer ganged exits, more throughput: strongly negative correlation. */
@@ -139,7 +147,7 @@ static void test_clear_winner(void **state)
 			 warnings_of(r, "no_gang_data") + warnings_of(r, "failed_run"), 0);
 
 	struct strbuf sb = STRBUF_INIT;
-	rank_xml_fragment(w->config, &sb);
+	rank_xml_fragment(r, w->config, &sb);
 	assert_non_null(strstr(sb.buf, "<vcpu placement='static'>2</vcpu>"));
 	assert_non_null(strstr(sb.buf, "<topology sockets='1' dies='1' cores='2' threads='1'/>"));
 	assert_null(strstr(sb.buf, "cputune"));
@@ -155,30 +163,51 @@ static void test_all_tied(void **state)
 	const struct rank_result *r = &s->r;
 	assert_string_equal(r->baseline->config->key, "1x1x2");
 	assert_string_equal(r->baseline_source, "marked");
+	/* Exactly equal values: ratio exactly 1, p exactly 1, shown within +-2 %. */
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
-		assert_true(e->is_best || (e->tied_with_best && e->p_best_holm == 1));
+		assert_true(e->is_best || (e->tied_with_best && e->p_best_adj == 1));
 		assert_false(e->beats_baseline);
+		if (e != r->baseline) {
+			assert_int_equal(e->verdict, RANK_EQUIVALENT);
+			assert_close(e->ratio, 1, 0);
+			assert_close(e->gain, 0, 0);
+			assert_close(e->p_baseline, 1, 1e-12);
+		}
 	}
+	assert_int_equal(r->verdict, RANK_EQUIVALENT);
 	assert_true(r->nothing_beats_baseline);
 	assert_ptr_equal(r->recommended, r->baseline);
-	assert_non_null(strstr(r->reason, "No configuration is significantly better"));
+	assert_int_equal(r->ncontention, 0);
+	assert_non_null(strstr(r->reason, "Nothing beats the baseline 1x1x2"));
 	assert_int_equal(warnings_of(r, "no_gang_data"), 1);
 }
 
+/* 15 % on sd 20 with n = 5: neither shown better nor equivalent: undecided. */
 static void test_high_variance(void **state)
 {
 	struct fx_state *s = *state = fx_load("high-variance", NULL);
 	const struct rank_result *r = &s->r;
 	const struct rank_entry *hi = entry(r, "1x2x1");
-	/* Ranked first by mean, but 15 % on sd 20 with n = 5 is not significant. */
 	assert_int_equal(hi->position, 1);
-	assert_close(hi->gain, 0.15, 1e-12);
-	assert_true(hi->p_baseline_holm > 0.05);
+	assert_close(hi->gain, 0.15, 0.01);
+	assert_true(hi->p_baseline_adj > 0.05);
 	assert_true(hi->gain_lo < 0 && hi->gain_hi > 0.15);
-	assert_true(entry(r, "2x1x1")->tied_with_best);
-	assert_true(r->nothing_beats_baseline);
+	assert_int_equal(hi->verdict, RANK_UNDECIDED);
+	assert_false(entry(r, "2x1x1")->tied_with_best);	/* not shown equivalent */
+	assert_int_equal(r->verdict, RANK_UNDECIDED);
+	/* "keep the baseline" is not claimed: it only stays until settled. */
+	assert_false(r->nothing_beats_baseline);
 	assert_string_equal(r->recommended->config->key, "2x1x1");
+	assert_int_equal(r->ncontention, 1);
+	assert_string_equal(r->contention[0]->key, "1x2x1");
+	/* Runs of CV ~ 18 % at n = 5 only detect large gains... */
+	assert_true(r->min_detectable_effect > 0.3);
+	/* ...and settling needs more runs, as many as the sample size formula says. */
+	assert_true(r->needed_repetitions > 0);
+	assert_int_equal(r->needed_repetitions, hi->needed_repetitions);
+	assert_non_null(strstr(r->reason, "Still in contention: 1x2x1 (undecided)"));
+	assert_non_null(strstr(r->reason, "--repetitions"));
 	assert_int_equal(warnings_of(r, "high_cv"), 2);
 }
 
@@ -193,7 +222,13 @@ static void test_failed_runs(void **state)
 	assert_int_equal(f->s.n, 3);	/* failed runs do not count */
 	assert_int_equal(f->nfailed, 2);
 	assert_close(f->s.mean, 160, 1e-9);
-	assert_close(f->gain, 200.0 / 160 - 1, 1e-12);	/* 25 % faster */
+	assert_close(f->gain, 200.0 / 160 - 1, 1e-3);	/* 25 % faster */
+	/* Lower is better: the gain interval is the inverted ratio interval. */
+	assert_true(f->ratio < 1);
+	assert_close(f->gain_lo, 1 / f->ratio_hi - 1, 1e-12);
+	assert_close(f->gain_hi, 1 / f->ratio_lo - 1, 1e-12);
+	assert_true(f->gain_lo > 0 && f->gain_lo < f->gain && f->gain < f->gain_hi);
+	assert_int_equal(f->verdict, RANK_BETTER);
 	assert_int_equal(r->runs_total, 12);	/* 5 + (3 ok + 2 failed) + 2 */
 	assert_int_equal(r->runs_failed, 2);
 	assert_int_equal(warnings_of(r, "failed_run"), 2);
@@ -201,7 +236,8 @@ static void test_failed_runs(void **state)
 	assert_int_equal(warnings_of(r, "topology_mismatch"), 1);
 	assert_int_equal(warnings_of(r, "few_repetitions"), 1);	/* 1x2x1 (3 ok) is fine */
 	assert_string_equal(r->recommended->config->key, "1x1x2");
-	assert_close(r->recommended->gain, 200.0 / 150 - 1, 1e-12);
+	assert_int_equal(r->verdict, RANK_BETTER);
+	assert_close(r->recommended->gain, 200.0 / 150 - 1, 1e-3);
 	bool few_named = false;
 	for (size_t i = 0; i < r->nwarnings; i++)
 		if (!strcmp(r->warnings[i].kind, "few_repetitions"))
@@ -209,18 +245,20 @@ static void test_failed_runs(void **state)
 	assert_true(few_named);
 }
 
-static void test_tie_break_gang_then_knobs(void **state)
+static void test_tie_break_knobs_then_gang(void **state)
 {
 	struct fx_state *s = *state = fx_load("tie-break", NULL);
 	const struct rank_result *r = &s->r;
-	/* dmt0 is best by mean; all three are tied with it. */
+	/* dmt0 is best by mean; the two others are within +-2 % of it. */
 	assert_string_equal(r->best->config->key, "1x4x2/dmt0");
 	assert_true(entry(r, "1x4x2/many")->tied_with_best);
 	assert_true(entry(r, "1x4x2/plain")->tied_with_best);
 	assert_int_equal(entry(r, "1x4x2/dmt0")->nondefault_knobs, 1);
 	assert_int_equal(entry(r, "1x4x2/plain")->nondefault_knobs, 0);	/* 6 is the default */
-	/* many loses on ganged exits, dmt0 on its non-default knob. */
+	/* dmt0 loses on its non-default knob, many on (significantly) more ganged exits. */
 	assert_string_equal(r->recommended->config->key, "1x4x2/plain");
+	assert_int_equal(r->verdict, RANK_BETTER);
+	assert_non_null(strstr(r->reason, "of the 3 configurations within +-2 % of the top one"));
 	struct strbuf sb = STRBUF_INIT;
 	rank_host_commands(entry(r, "1x4x2/dmt0")->config, &sb);
 	assert_string_equal(strbuf_str(&sb),
@@ -231,17 +269,52 @@ static void test_tie_break_gang_then_knobs(void **state)
 static void test_tie_break_cpus(void **state)
 {
 	struct fx_state *s = *state = fx_load("tie-break-cpus", NULL);
-	const struct rank_result *r = &s->r;
+	struct rank_result *r = &s->r;
 	const struct rank_entry *p = entry(r, "1x4x2/pinned");
 	assert_int_equal(p->host_cpus, 4);
 	assert_true(p->tied_with_best);
 	assert_ptr_equal(r->recommended, p);
+	/* domain_type auto (the fixture's sweep): the mode was chosen per run, and
+	 * the fragment says which it would have been. */
+	struct rank_options o;
+	rank_options_from_sweep(&s->res, &o);
+	assert_null(o.cpu_mode);
+	assert_non_null(o.cpu_note);
+	r->cpu_note = o.cpu_note;
+	struct strbuf note = STRBUF_INIT;
+	rank_xml_fragment(r, p->config, &note);
+	assert_non_null(strstr(note.buf, "<!-- domain_type auto: KVM runs had "
+					 "mode='host-passthrough'"));
+	strbuf_release(&note);
+	r->cpu_note = NULL;
+	rank_options_release(&o);
+	/* The fragment holds what the runs used: pins, emulator pin, CPU model. */
+	r->cpu_mode = "custom";
+	r->cpu_model = "Westmere";
 	struct strbuf sb = STRBUF_INIT;
-	rank_xml_fragment(p->config, &sb);
+	rank_xml_fragment(r, p->config, &sb);
 	assert_non_null(strstr(sb.buf, "<vcpupin vcpu='0' cpuset='0'/>"));
 	assert_non_null(strstr(sb.buf, "<vcpupin vcpu='4' cpuset='2-3'/>"));
 	assert_non_null(strstr(sb.buf, "<vcpupin vcpu='7' cpuset='3'/>"));
+	assert_non_null(strstr(sb.buf, "<emulatorpin cpuset='4-5'/>"));
+	assert_non_null(strstr(sb.buf, "<cpu mode='custom' match='exact' check='none'>\n"
+				       "  <model fallback='forbid'>Westmere</model>\n"
+				       "  <topology sockets='1' dies='1' cores='4' threads='2'/>"));
+	strbuf_reset(&sb);
+	r->cpu_mode = "host-passthrough";
+	r->cpu_model = NULL;
+	rank_xml_fragment(r, p->config, &sb);
+	assert_non_null(strstr(sb.buf, "<cpu mode='host-passthrough' check='none'>\n  <topology"));
 	strbuf_release(&sb);
+}
+
+/* Ganged exits that differ by noise only do not break a tie. */
+static void test_tie_break_gang_noise(void **state)
+{
+	struct fx_state *s = *state = fx_load("gang-noise", NULL);
+	const struct rank_result *r = &s->r;
+	assert_true(entry(r, "1x4x2/quiet")->tied_with_best);
+	assert_string_equal(r->recommended->config->key, "1x4x2/fast");
 }
 
 static void test_redis_seeds(void **state)
@@ -283,9 +356,20 @@ static void test_redis_seeds(void **state)
 	struct json_writer w;
 	json_init(&w, &js, false);
 	rank_json_recommendation(&w, r);
-	assert_non_null(strstr(js.buf, "\"metric\":\"redis.GET\",\"gain\":0.8"));
+	assert_non_null(strstr(js.buf, "\"metric\":\"redis.GET\",\"higher_is_better\":true,"
+				       "\"gain\":0.8"));
+	assert_non_null(strstr(js.buf, "\"verdict\":\"better\",\"decisive\":true"));
 	assert_non_null(strstr(js.buf, "\"host_commands\":[\"ppc64_cpu --subcores-per-core=2\"]"));
 	strbuf_release(&js);
+}
+
+static const struct rank_test_ratio *test_of(const struct rank_entry *e, const char *name)
+{
+	for (size_t i = 0; i < e->ntests; i++)
+		if (!strcmp(e->tests[i].name, name))
+			return &e->tests[i];
+	fail_msg("no test %s", name);
+	return NULL;
 }
 
 static void test_redis_multi(void **state)
@@ -294,10 +378,23 @@ static void test_redis_multi(void **state)
 	const struct rank_result *r = &s->r;
 	assert_string_equal(r->baseline->config->key, "2x1x1");
 	assert_string_equal(r->composite_family, "redis");
+	/* The composite takes the throughput tests only: the p50 latencies (which
+	 * fall by 1/1.1) would pull it back to 1 if taken as higher-is-better. */
 	assert_close(entry(r, "1x2x1")->composite, 1.10, 0.01);
 	assert_close(entry(r, "1x1x2")->composite, 0.95, 0.01);
 	assert_close(entry(r, "2x1x1")->composite, 1, 1e-12);
 	assert_true(entry(r, "1x2x1")->composite_lo > 1.05);
+	/* Each test's gain in its own direction: latency 1/1.1 is a +10 % gain. */
+	const struct rank_test_ratio *p50 = test_of(entry(r, "1x2x1"), "redis.SET.p50_ms");
+	const struct rank_test_ratio *set = test_of(entry(r, "1x2x1"), "redis.SET");
+	assert_false(p50->higher_is_better);
+	assert_true(set->higher_is_better);
+	assert_close(set->gain, 0.10, 0.02);
+	/* p50 = 1e5 / throughput per run: on the log scale exactly the inverse. */
+	assert_close(p50->ratio, 1 / set->ratio, 1e-9);
+	assert_close(p50->gain, set->gain, 1e-9);
+	assert_close(p50->gain_lo, set->gain_lo, 1e-9);
+	assert_true(p50->gain_lo > 0 && p50->gain_hi > p50->gain);
 	assert_string_equal(r->recommended->config->key, "1x2x1");
 	assert_true(isnan(entry(r, "1x2x1")->gang_exits));	/* not applicable, never 0 */
 	assert_null(r->correlation_x);
@@ -309,6 +406,13 @@ static void test_redis_multi(void **state)
 	assert_string_equal(byget.entries[0].config->key, "1x2x1");
 	assert_close(byget.entries[0].s.mean, 33000, 33000 * 0.02);
 	rank_result_release(&byget);
+	/* By a latency: its stored direction, so the faster shape gains. */
+	assert_int_equal(rank_compute(&s->res, "redis.GET.p50_ms", &byget, &err), 0);
+	assert_false(byget.higher_is_better);
+	assert_string_equal(byget.entries[0].config->key, "1x2x1");
+	assert_close(entry(&byget, "1x2x1")->gain, 0.10, 0.02);
+	assert_string_equal(byget.recommended->config->key, "1x2x1");
+	rank_result_release(&byget);
 }
 
 static void test_no_baseline(void **state)
@@ -318,11 +422,259 @@ static void test_no_baseline(void **state)
 	assert_null(r->baseline);
 	assert_int_equal(warnings_of(r, "no_baseline"), 1);
 	assert_string_equal(r->best->config->key, "1x2x1");
-	/* Tied with the best and fewer ganged exits: the tie-break picks it. */
+	/* Within +-2 % of the best and fewer ganged exits: the tie-break picks it. */
+	assert_true(entry(r, "1x1x2")->tied_with_best);
 	assert_string_equal(r->recommended->config->key, "1x1x2");
 	assert_true(isnan(r->recommended->gain) && isnan(r->recommended->ratio));
 	assert_false(r->nothing_beats_baseline);
+	assert_int_equal(r->verdict, RANK_BETTER);
+	assert_int_equal(entry(r, "1x2x1")->verdict, RANK_VERDICT_NONE);	/* no baseline to test against */
 	assert_non_null(strstr(r->reason, "no baseline"));
+}
+
+/* Significantly worse never beats the baseline, in either direction. */
+static void test_worse_never_beats(void **state)
+{
+	const char *names[] = { "worse", "worse-lower" };
+	for (size_t i = 0; i < 2; i++) {
+		struct fx_state *s = fx_load(names[i], NULL);
+		const struct rank_result *r = &s->r;
+		const struct rank_entry *slow = entry(r, "1x2x1/slow");
+		assert_int_equal(slow->verdict, RANK_WORSE);
+		assert_false(slow->beats_baseline);
+		assert_true(slow->gain_hi < 0);
+		/* Two-sided p is tiny, yet it is not a gain. */
+		assert_true(slow->p_baseline_adj < 1e-6);
+		assert_int_equal(entry(r, "1x1x2/same")->verdict, RANK_EQUIVALENT);
+		assert_int_equal(r->verdict, RANK_EQUIVALENT);
+		assert_true(r->nothing_beats_baseline);
+		assert_string_equal(r->recommended->config->key, "2x1x1");
+		*state = s;
+		fx_teardown(state);
+	}
+}
+
+static void test_baseline_one_run(void **state)
+{
+	struct fx_state *s = *state = fx_load("baseline-one-run", NULL);
+	const struct rank_result *r = &s->r;
+	assert_string_equal(r->baseline->config->key, "2x1x1");
+	assert_int_equal(r->baseline->s.n, 1);
+	assert_int_equal(r->verdict, RANK_INSUFFICIENT);
+	assert_false(r->nothing_beats_baseline);
+	for (size_t i = 0; i < r->nentries; i++) {
+		assert_false(r->entries[i].beats_baseline);
+		if (&r->entries[i] != r->baseline)
+			assert_int_equal(r->entries[i].verdict, RANK_INSUFFICIENT);
+	}
+	/* The leader is named, not recommended: one more baseline run settles testing. */
+	assert_string_equal(r->recommended->config->key, "1x2x1");
+	assert_int_equal(r->needed_repetitions, 1);
+	assert_non_null(strstr(r->reason, "Insufficient"));
+	assert_int_equal(warnings_of(r, "baseline_untestable"), 1);
+	struct strbuf sb = STRBUF_INIT;
+	rank_text_recommendation(&sb, r);
+	assert_non_null(strstr(sb.buf, "verdict: insufficient\nno decision yet; leading for now: "
+				       "1x2x1\n"));
+	assert_null(strstr(sb.buf, "recommended:"));
+	strbuf_release(&sb);
+}
+
+static void test_host_reference(void **state)
+{
+	struct fx_state *s = *state = fx_load("host-reference", NULL);
+	const struct rank_result *r = &s->r;
+	const struct rank_entry *h = entry(r, "host/pin=none/noise=none");
+	assert_true(h->host_reference);
+	assert_false(h->is_best);
+	/* Compared with the baseline (the virtualization overhead), outside the family. */
+	assert_int_equal(h->verdict, RANK_BETTER);
+	assert_int_equal(r->ncomparisons, 1);
+	assert_string_equal(r->best->config->key, "1x2x1");
+	assert_string_equal(r->recommended->config->key, "1x2x1");
+	struct strbuf sb = STRBUF_INIT;
+	rank_entry_status(&sb, r, h);
+	assert_string_equal(sb.buf, "host reference (not a VM shape)");
+	strbuf_release(&sb);
+}
+
+/* No baseline, one run each: the leader by mean is named, nothing is decided. */
+static void test_single_runs(void **state)
+{
+	struct fx_state *s = *state = fx_load("single-runs", NULL);
+	const struct rank_result *r = &s->r;
+	assert_null(r->baseline);
+	assert_null(r->best);
+	assert_int_equal(r->verdict, RANK_INSUFFICIENT);
+	assert_string_equal(r->recommended->config->key, "1x2x1");
+	assert_non_null(strstr(r->reason, "Insufficient: no configuration has 2 successful runs"));
+	assert_int_equal(r->needed_repetitions, 1);
+}
+
+static void test_decoy(void **state)
+{
+	struct fx_state *s = *state = fx_load("decoy", NULL);
+	const struct rank_result *r = &s->r;
+	/* Both are better than the baseline; they are not equivalent to each
+	 * other, so the cheaper +10 % shape does not win on host CPUs. */
+	assert_int_equal(entry(r, "1x2x1/cheap")->verdict, RANK_BETTER);
+	assert_int_equal(entry(r, "1x2x1/cheap")->host_cpus, 2);
+	assert_false(entry(r, "1x2x1/cheap")->tied_with_best);
+	assert_string_equal(r->recommended->config->key, "1x4x1/big");
+	fx_teardown(state);
+	/* Within +-2 % of the best: now the cost decides. */
+	s = *state = fx_load("decoy-equivalent", NULL);
+	assert_true(entry(&s->r, "1x2x1/cheap")->tied_with_best);
+	assert_string_equal(s->r.recommended->config->key, "1x2x1/cheap");
+	assert_int_equal(s->r.verdict, RANK_BETTER);
+}
+
+static void test_one_of_five(void **state)
+{
+	struct fx_state *s = *state = fx_load("one-of-five", NULL);
+	const struct rank_result *r = &s->r;
+	const struct rank_entry *lucky = entry(r, "1x2x1/lucky");
+	assert_int_equal(lucky->s.n, 1);
+	assert_int_equal(lucky->verdict, RANK_INSUFFICIENT);
+	assert_false(lucky->beats_baseline);
+	/* 1x1x2 is equivalent, but lucky could still beat the baseline. */
+	assert_int_equal(r->verdict, RANK_UNDECIDED);
+	assert_false(r->nothing_beats_baseline);
+	assert_ptr_not_equal(r->recommended, lucky);
+	assert_int_equal(r->ncontention, 1);
+	assert_string_equal(r->contention[0]->key, "1x2x1/lucky");
+	assert_int_equal(r->needed_repetitions, 1);
+	/* Its point estimate is shown, without an interval. */
+	assert_close(r->contention[0]->gain, 1.0, 0.01);
+	assert_true(isnan(r->contention[0]->gain_lo));
+	assert_non_null(strstr(r->reason, "would make them testable at least"));
+}
+
+static void test_environment(void **state)
+{
+	struct fx_state *s = *state = fx_load("environment", NULL);
+	const struct rank_result *r = &s->r;
+	assert_int_equal(r->nlevels, 2);
+	assert_string_equal(r->levels[0], "noise=none");
+	assert_string_equal(r->levels[1], "noise=spin");
+	assert_int_equal(r->ndecisions, 3);
+	assert_string_equal(r->baseline_decision->key, "2x1x1/pin=none");
+	/* Within each level against the baseline's configuration at that level. */
+	assert_close(entry(r, "1x2x1/pin=none/noise=spin")->gain, 76.0 / 80 - 1, 1e-3);
+	assert_int_equal(entry(r, "1x2x1/pin=none/noise=spin")->verdict, RANK_WORSE);
+	assert_int_equal(entry(r, "1x2x1/pin=none/noise=none")->verdict, RANK_BETTER);
+	/* 2 decisions x 2 levels compared. */
+	assert_int_equal(r->ncomparisons, 4);
+	/* Worst case: burst is -5 % under noise; steady +5 % everywhere. */
+	assert_int_equal(r->objective, RANK_OBJECTIVE_WORST);
+	assert_string_equal(r->recommended_decision->key, "1x1x2/pin=none");
+	assert_int_equal(r->verdict, RANK_BETTER);
+	assert_close(r->recommended_decision->gain, 0.05, 1e-3);
+	/* A decision, never an environment level. */
+	assert_null(strstr(r->recommended_decision->key, "noise"));
+	fx_teardown(state);
+
+	/* Unmarked: the host's default shape is the baseline decision, at every level. */
+	s = *state = fx_load("environment-default", NULL);
+	assert_string_equal(s->r.baseline_source, "host default shape");
+	assert_string_equal(s->r.baseline_decision->key, "2x1x1/pin=none");
+	assert_ptr_equal(entry(&s->r, "2x1x1/pin=none/noise=spin")->decision, s->r.baseline_decision);
+	assert_string_equal(s->r.recommended_decision->key, "1x1x2/pin=none");
+	fx_teardown(state);
+
+	/* The geometric mean: sqrt(1.3 * 0.95) = 1.111 beats 1.05. */
+	s = *state = fx_load("environment", NULL);
+	struct rank_options o;
+	rank_options_init(&o);
+	o.objective = RANK_OBJECTIVE_MEAN;
+	struct ta_err err = { 0 };
+	rank_result_release(&s->r);
+	assert_int_equal(rank_compute_opts(&s->res, &o, &s->r, &err), 0);
+	assert_string_equal(s->r.recommended_decision->key, "1x2x1/pin=none");
+	assert_close(s->r.recommended_decision->gain, sqrt(1.3 * 0.95) - 1, 2e-3);
+	assert_int_equal(s->r.verdict, RANK_BETTER);
+}
+
+static void test_environment_knob(void **state)
+{
+	struct fx_state *s = *state = fx_load("environment-knob", NULL);
+	/* Unmarked, thp is a decision knob: the thp=always shape wins. */
+	assert_int_equal(s->r.nlevels, 1);
+	assert_string_equal(s->r.recommended->config->key, "1x2x1/pin=none/thp=always/noise=none");
+	/* The stored sweep marks it as environment: a condition, and 1x2x1 is
+	 * 10 % worse at thp=never. */
+	struct rank_options o;
+	rank_options_from_sweep(&s->res, &o);
+	assert_int_equal(o.nenvironment, 1);
+	assert_string_equal(o.environment[0], "thp");
+	assert_true(o.equivalence == 0.03);
+	/* x86 under TCG: the guests had the Westmere model that shows them threads. */
+	assert_string_equal(o.cpu_mode, "custom");
+	assert_string_equal(o.cpu_model, "Westmere");
+	struct ta_err err = { 0 };
+	rank_result_release(&s->r);
+	assert_int_equal(rank_compute_opts(&s->res, &o, &s->r, &err), 0);
+	rank_options_release(&o);
+	const struct rank_result *r = &s->r;
+	assert_int_equal(r->nlevels, 2);
+	assert_string_equal(r->levels[1], "noise=none/thp=never");
+	assert_int_equal(r->ndecisions, 2);
+	assert_string_equal(r->decisions[1].key, "1x2x1/pin=none");
+	assert_int_equal(r->decisions[1].verdict, RANK_WORSE);
+	assert_int_equal(r->verdict, RANK_EQUIVALENT);
+	assert_string_equal(r->recommended_decision->key, "2x1x1/pin=none");
+}
+
+static void test_outliers_not_status(void **state)
+{
+	struct fx_state *s = *state = fx_load("outlier", NULL);
+	const struct rank_result *r = &s->r;
+	const struct rank_entry *e = entry(r, "1x2x1");
+	assert_int_equal(e->s.n, 6);
+	assert_int_equal(e->noutliers, 1);
+	assert_true(e->outlier[5] && !e->outlier[0]);
+	assert_int_equal(warnings_of(r, "outliers"), 1);
+	/* Five runs never flag: the baseline has none. */
+	assert_int_equal(entry(r, "2x1x1")->noutliers, 0);
+	struct strbuf sb = STRBUF_INIT;
+	rank_text(&sb, r);
+	assert_null(strstr(sb.buf, "outlier,"));
+	char *row = strstr(sb.buf, "\n2     1x2x1");
+	if (!row)
+		row = strstr(sb.buf, "\n1     1x2x1");
+	assert_non_null(row);
+	char *eol = strchr(row + 1, '\n');
+	*eol = '\0';
+	assert_null(strstr(row, "outlier"));
+	strbuf_release(&sb);
+}
+
+/* Status column and JSON verdicts as users read them. */
+static void test_output(void **state)
+{
+	struct fx_state *s = *state = fx_load("high-variance", NULL);
+	struct rank_result *r = &s->r;
+	struct strbuf sb = STRBUF_INIT;
+	struct json_writer w;
+	json_init(&w, &sb, false);
+	rank_json_recommendation(&w, r);
+	assert_non_null(strstr(sb.buf, "\"verdict\":\"undecided\",\"decisive\":false"));
+	assert_non_null(strstr(sb.buf, "\"contention\":[{\"key\":\"1x2x1\",\"verdict\":\"undecided\""));
+	assert_non_null(strstr(sb.buf, "\"needed_repetitions\":"));
+	strbuf_reset(&sb);
+	json_init(&w, &sb, false);
+	rank_json(&w, r);
+	assert_non_null(strstr(sb.buf, "\"key\":\"1x2x1\",\"decision\":\"1x2x1\","
+				       "\"environment\":\"noise=none\""));
+	assert_non_null(strstr(sb.buf, "\"verdict\":\"baseline\""));
+	assert_non_null(strstr(sb.buf, "\"eliminated_block\":0"));
+	strbuf_reset(&sb);
+	/* A race's elimination shows in the status column. */
+	struct rank_entry *hi = (struct rank_entry *)entry(r, "1x2x1");
+	hi->eliminated_block = 4;
+	rank_entry_status(&sb, r, hi);
+	assert_string_equal(sb.buf, "eliminated after block 4");
+	strbuf_release(&sb);
 }
 
 static void test_unknown_metric(void **state)
@@ -386,7 +738,7 @@ static void test_unsafe_stored_values(void **state)
 			    "echo never > /sys/kernel/mm/transparent_hugepage/enabled\n"
 			    "ppc64_cpu --smt=off\n");
 	strbuf_reset(&sb);
-	rank_xml_fragment(&c, &sb);
+	rank_xml_fragment(NULL, &c, &sb);
 	assert_non_null(strstr(sb.buf, "<vcpupin vcpu='0' cpuset='0-1'/>"));
 	assert_non_null(strstr(sb.buf, "vCPU 1: stored cpuset is malformed"));
 	assert_null(strstr(sb.buf, "evil"));
@@ -431,8 +783,19 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_all_tied, fx_teardown),
 		cmocka_unit_test_teardown(test_high_variance, fx_teardown),
 		cmocka_unit_test_teardown(test_failed_runs, fx_teardown),
-		cmocka_unit_test_teardown(test_tie_break_gang_then_knobs, fx_teardown),
+		cmocka_unit_test_teardown(test_tie_break_knobs_then_gang, fx_teardown),
 		cmocka_unit_test_teardown(test_tie_break_cpus, fx_teardown),
+		cmocka_unit_test_teardown(test_tie_break_gang_noise, fx_teardown),
+		cmocka_unit_test_teardown(test_worse_never_beats, fx_teardown),
+		cmocka_unit_test_teardown(test_baseline_one_run, fx_teardown),
+		cmocka_unit_test_teardown(test_single_runs, fx_teardown),
+		cmocka_unit_test_teardown(test_host_reference, fx_teardown),
+		cmocka_unit_test_teardown(test_decoy, fx_teardown),
+		cmocka_unit_test_teardown(test_one_of_five, fx_teardown),
+		cmocka_unit_test_teardown(test_environment, fx_teardown),
+		cmocka_unit_test_teardown(test_environment_knob, fx_teardown),
+		cmocka_unit_test_teardown(test_outliers_not_status, fx_teardown),
+		cmocka_unit_test_teardown(test_output, fx_teardown),
 		cmocka_unit_test_teardown(test_redis_seeds, fx_teardown),
 		cmocka_unit_test_teardown(test_redis_multi, fx_teardown),
 		cmocka_unit_test_teardown(test_no_baseline, fx_teardown),

@@ -8,11 +8,11 @@
  *  - R 4.x on the `sleep` data set (Cushny & Peebles; extra by group):
  *    t.test(extra ~ group, data = sleep)  -> t = -1.860813, df = 17.77647,
  *        p-value = 0.07939414;
- *    wilcox.test(extra ~ group, data = sleep) -> W = 25.5, p = 0.06932758;
  *    t.test(sleep$extra[1:10]) -> 95 % CI -0.5297804 2.0297804, sd 1.789010.
- *  - exact Mann-Whitney by counting: samples 1..5 vs 6..10 give U = 0 and
- *    p = 2 / C(10,5) = 2/252; 1..3 vs 4..6: p = 2 / C(6,3) = 0.1.
- *  - Holm, Spearman and modified z: worked by hand in the comments below.
+ *  - Grubbs' critical values: NIST/SEMATECH e-Handbook 1.3.5.17 table.
+ *  - log-scale Welch: samples built so the logs have a known mean and sd
+ *    (log_samples), so df, se, interval and p follow in closed form.
+ *  - Holm and Spearman: worked by hand in the comments below.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -134,33 +134,6 @@ static void test_welch(void **state)
 	assert_close(t.p, 1, 0);
 }
 
-static void test_mann_whitney(void **state)
-{
-	(void)state;
-	struct stats_test t;
-	/* sleep has ties: normal approximation with tie and continuity correction. */
-	stats_mann_whitney(sleep1, 10, sleep2, 10, &t);
-	assert_close(t.statistic, 25.5, 0);
-	assert_false(t.exact);
-	assert_close(t.p, 0.06932758, 1e-7);
-
-	const double lo5[] = { 1, 2, 3, 4, 5 }, hi5[] = { 6, 7, 8, 9, 10 };
-	stats_mann_whitney(lo5, 5, hi5, 5, &t);
-	assert_true(t.exact);
-	assert_close(t.statistic, 0, 0);
-	assert_close(t.p, 2.0 / 252, 1e-15);
-	stats_mann_whitney(hi5, 5, lo5, 5, &t);
-	assert_close(t.statistic, 25, 0);
-	assert_close(t.p, 2.0 / 252, 1e-15);
-	stats_mann_whitney(lo5, 3, lo5 + 3, 2, &t);	/* {1,2,3} vs {4,5}: p = 2/10 */
-	assert_close(t.p, 0.2, 1e-15);
-	/* Interleaved: U = 2 of 4 for {1,4} vs {2,3}: the centre, p = 1. */
-	const double x[] = { 1, 4 }, y[] = { 2, 3 };
-	stats_mann_whitney(x, 2, y, 2, &t);
-	assert_close(t.statistic, 2, 0);
-	assert_close(t.p, 1, 1e-15);
-}
-
 static void test_holm(void **state)
 {
 	(void)state;
@@ -199,49 +172,133 @@ static void test_spearman(void **state)
 	assert_true(isnan(stats_spearman(k, x, 3)));
 }
 
-static void test_modified_z(void **state)
+/* Grubbs' two-sided 5 % critical values (Grubbs 1969 / NIST handbook table). */
+static void test_outliers(void **state)
 {
 	(void)state;
-	/* median 12, |dev| = {2,1,0,1,88}, MAD = 1: z(100) = 0.6745 * 88. */
-	const double x[] = { 10, 11, 12, 13, 100 };
-	double z[5];
-	assert_int_equal(stats_modified_z(x, 5, z), 1);
-	assert_close(z[4], 0.6745 * 88, 1e-12);
-	assert_close(z[0], -1.349, 1e-12);
-	const double same[] = { 4, 4, 4, 4, 9 };
-	assert_int_equal(stats_modified_z(same, 5, z), 1);
-	assert_true(isinf(z[4]) && z[4] > 0);
-	assert_close(z[0], 0, 0);
+	assert_close(stats_grubbs_critical(3, 0.05), 1.155, 0.001);
+	assert_close(stats_grubbs_critical(6, 0.05), 1.887, 0.001);
+	assert_close(stats_grubbs_critical(10, 0.05), 2.290, 0.001);
+	assert_true(isnan(stats_grubbs_critical(2, 0.05)));
+	/* Seven runs, one far off: only it is flagged, with its deviation. */
+	const double x[] = { 10, 10.1, 9.9, 10, 10.05, 9.95, 30 };
+	double dev[7];
+	bool flag[7];
+	assert_int_equal(stats_outliers(x, 7, dev, flag), 1);
+	assert_true(flag[6] && !flag[0] && !flag[5]);
+	assert_close(dev[6], (30 - stats_mean(x, 7)) / stats_stddev(x, 7), 1e-12);
+	/* Below STATS_OUTLIER_MIN_N runs nothing is flagged, however far. */
+	assert_int_equal(stats_outliers(x + 2, 5, dev, flag), 0);
+	assert_true(dev[4] > 1.7);
+	/* A constant sample: no deviation, no flag. */
+	const double same[] = { 4, 4, 4, 4, 4, 4, 4 };
+	assert_int_equal(stats_outliers(same, 7, dev, flag), 0);
+	assert_close(dev[3], 0, 0);
 }
 
-static void test_bootstrap(void **state)
+/* x = c exp(sd o_i), y = exp(sd o_i): logs with known mean and sd 0.1. */
+static void log_samples(double c, double sd, double *x, double *y)
+{
+	static const double o[] = { -0.6324555320336759, 0.6324555320336759, 0,
+				    -1.2649110640673518, 1.2649110640673518 };
+	for (int i = 0; i < 5; i++) {
+		x[i] = c * exp(sd * o[i]);
+		y[i] = exp(sd * o[i]);
+	}
+}
+
+static void test_log_welch(void **state)
 {
 	(void)state;
-	const double x[] = { 200, 210, 190, 205, 195 }, y[] = { 100, 102, 98, 101, 99 };
-	double lo, hi, lo2, hi2;
-	double r = stats_bootstrap_ratio(x, 5, y, 5, 1, 42, &lo, &hi);
-	assert_close(r, 200.0 / 100.0, 1e-15);
-	assert_true(lo < r && r < hi);
-	assert_true(lo > 1.85 && hi < 2.15);
-	/* Same seed, same interval; another seed, another (but close) one. */
-	stats_bootstrap_ratio(x, 5, y, 5, 1, 42, &lo2, &hi2);
-	assert_close(lo2, lo, 0);
-	assert_close(hi2, hi, 0);
-	stats_bootstrap_ratio(x, 5, y, 5, 1, 43, &lo2, &hi2);
-	assert_true(lo2 != lo || hi2 != hi);
-	assert_close(lo2, lo, 0.02);
-	/* Constant samples: the interval collapses onto the ratio. */
-	const double c1[] = { 3, 3, 3 }, c2[] = { 2, 2 };
-	stats_bootstrap_ratio(c1, 3, c2, 2, 1, 1, &lo, &hi);
-	assert_close(lo, 1.5, 1e-15);
-	assert_close(hi, 1.5, 1e-15);
-	/* k = 2 columns: geometric mean of 2 and 8 is 4. */
-	const double m1[] = { 2, 8, 2, 8 }, m2[] = { 1, 1, 1, 1 };
-	assert_close(stats_bootstrap_ratio(m1, 2, m2, 2, 2, 7, &lo, &hi), 4, 1e-14);
-	assert_close(lo, 4, 1e-14);
-	/* Non-positive means: no ratio. */
-	const double neg[] = { -1, -2 };
-	assert_true(isnan(stats_bootstrap_ratio(neg, 2, y, 5, 1, 1, &lo, &hi)));
+	double x[5], y[5];
+	struct stats_ratio r;
+	/* Equal sizes and variances: df = 8, se = 0.1 sqrt(2/5); a ratio at
+	 * exactly t(0.975, 8) = 2.306004135 standard errors has p = 0.05 and its
+	 * 95 % interval starts at exactly 1. */
+	double se = 0.1 * sqrt(2.0 / 5);
+	double c = exp(2.306004135 * se);
+	log_samples(c, 0.1, x, y);
+	assert_int_equal(stats_log_welch(x, 5, y, 5, 0.05, &r), 0);
+	assert_close(r.ratio, c, 1e-12);
+	assert_close(r.df, 8, 1e-9);
+	assert_close(r.se, se, 1e-12);
+	assert_close(r.sd_log, 0.1, 1e-12);
+	assert_close(r.p, 0.05, 1e-8);
+	assert_close(r.lo, 1, 1e-8);
+	assert_close(r.hi, c * c, 1e-8);
+	/* The interval is symmetric on the log scale around the ratio. */
+	assert_close(log(r.hi) - log(r.ratio), log(r.ratio) - log(r.lo), 1e-12);
+	/* One method: p < alpha exactly when the interval excludes 1, on many samples. */
+	struct stats_rng rng;
+	stats_rng_seed(&rng, 99);
+	for (int k = 0; k < 2000; k++) {
+		double a[4], b[6];
+		for (int i = 0; i < 4; i++)
+			a[i] = 100 + (double)(stats_rng_below(&rng, 2001)) / 100;
+		for (int i = 0; i < 6; i++)
+			b[i] = 100 + (double)(stats_rng_below(&rng, 2001)) / 100 + 3;
+		for (double alpha = 0.01; alpha < 0.2; alpha += 0.04) {
+			assert_int_equal(stats_log_welch(a, 4, b, 6, alpha, &r), 0);
+			bool excl = r.lo > 1 || r.hi < 1;
+			if (fabs(r.p - alpha) > 1e-9)
+				assert_true(excl == (r.p < alpha));
+		}
+	}
+	/* Exactly equal constant samples: ratio 1, no width, p 1; different: p 0. */
+	const double k1[] = { 5, 5, 5 }, k2[] = { 5, 5 }, k3[] = { 4, 4 };
+	assert_int_equal(stats_log_welch(k1, 3, k2, 2, 0.05, &r), 0);
+	assert_close(r.ratio, 1, 0);
+	assert_close(r.lo, 1, 0);
+	assert_close(r.hi, 1, 0);
+	assert_close(r.p, 1, 0);
+	assert_int_equal(stats_log_welch(k1, 3, k3, 2, 0.05, &r), 0);
+	assert_close(r.ratio, 1.25, 1e-15);
+	assert_close(r.p, 0, 0);
+	/* One run, or a value not > 0: no test, every field NAN. */
+	assert_int_equal(stats_log_welch(x, 1, y, 5, 0.05, &r), -1);
+	assert_true(isnan(r.ratio) && isnan(r.p) && isnan(r.lo));
+	const double neg[] = { 1, -1, 2 };
+	assert_int_equal(stats_log_welch(neg, 3, y, 5, 0.05, &r), -1);
+}
+
+static void test_ratio_geomean(void **state)
+{
+	(void)state;
+	double x[5], y[5], x2[5], y2[5];
+	struct stats_ratio lv[2], g;
+	log_samples(2, 0.1, x, y);
+	log_samples(8, 0.1, x2, y2);
+	assert_int_equal(stats_log_welch(x, 5, y, 5, 0.05, &lv[0]), 0);
+	assert_int_equal(stats_log_welch(x2, 5, y2, 5, 0.05, &lv[1]), 0);
+	assert_int_equal(stats_ratio_geomean(lv, 2, 0.05, &g), 0);
+	/* sqrt(2 * 8) = 4; variances add: se = sqrt(2) se / 2; df doubles. */
+	assert_close(g.ratio, 4, 1e-12);
+	assert_close(g.se, sqrt(2) * lv[0].se / 2, 1e-12);
+	assert_close(g.df, 16, 1e-9);
+	double h = stats_t_quantile(0.975, 16) * g.se;
+	assert_close(g.lo, 4 * exp(-h), 1e-12);
+	lv[1].se = NAN;
+	assert_int_equal(stats_ratio_geomean(lv, 2, 0.05, &g), -1);
+}
+
+static void test_power(void **state)
+{
+	(void)state;
+	/* Normal limit: (z(0.975) + z(0.8)) se = (1.959964 + 0.841621) * 0.1. */
+	assert_close(stats_min_detectable(0.1, INFINITY, 0.05, 0.8), 0.2801585, 1e-6);
+	assert_close(stats_min_detectable(0.1, 10, 0.05, 0.8),
+		     (2.228138852 + 0.879057828) * 0.1, 1e-6);
+	/* The smallest n that detects the effect; n - 1 does not. */
+	size_t n = stats_runs_needed(0.05, 0.1, 0.05, 0.8, 1000);
+	assert_true(n >= 3 && n < 10);
+	assert_true(stats_min_detectable(0.05 * sqrt(2.0 / (double)n), 2.0 * (double)n - 2, 0.05,
+					 0.8) <= 0.1);
+	assert_true(stats_min_detectable(0.05 * sqrt(2.0 / (double)(n - 1)),
+					 2.0 * (double)n - 4, 0.05, 0.8) > 0.1);
+	/* Smaller effects need more runs; beyond max: max + 1. */
+	assert_true(stats_runs_needed(0.05, 0.02, 0.05, 0.8, 1000) > n);
+	assert_int_equal(stats_runs_needed(0.05, 1e-6, 0.05, 0.8, 1000), 1001);
+	assert_int_equal(stats_runs_needed(0.05, 0, 0.05, 0.8, 50), 51);
 }
 
 static void test_rng(void **state)
@@ -270,11 +327,12 @@ int main(void)
 		cmocka_unit_test(test_t_distribution),
 		cmocka_unit_test(test_normal_and_beta),
 		cmocka_unit_test(test_welch),
-		cmocka_unit_test(test_mann_whitney),
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_spearman),
-		cmocka_unit_test(test_modified_z),
-		cmocka_unit_test(test_bootstrap),
+		cmocka_unit_test(test_outliers),
+		cmocka_unit_test(test_log_welch),
+		cmocka_unit_test(test_ratio_geomean),
+		cmocka_unit_test(test_power),
 		cmocka_unit_test(test_rng),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,887 @@
+/* perfdata: perf.data reader; see perfdata.h. */
+#include "perfdata.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../util/bcur.h"
+#include "../util/strbuf.h"
+#include "decode.h"
+#include "evfmt.h"
+
+/* tools/perf/Documentation/perf.data-file-format.txt, include/uapi/linux/perf_event.h */
+#define FILE_HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
+#define ATTR_SIZE_VER0 64
+#define FEAT_TRACING_DATA 1
+
+enum {
+	REC_LOST = 2, REC_COMM = 3, REC_SAMPLE = 9, REC_LOST_SAMPLES = 13,
+	REC_HEADER_ATTR = 64, REC_HEADER_TRACING_DATA = 66, REC_FINISHED_ROUND = 68,
+	REC_AUXTRACE = 71, REC_COMPRESSED = 81,
+};
+
+enum {
+	S_IP = 1 << 0, S_TID = 1 << 1, S_TIME = 1 << 2, S_ADDR = 1 << 3, S_READ = 1 << 4,
+	S_CALLCHAIN = 1 << 5, S_ID = 1 << 6, S_CPU = 1 << 7, S_PERIOD = 1 << 8,
+	S_STREAM_ID = 1 << 9, S_RAW = 1 << 10, S_IDENTIFIER = 1 << 16,
+};
+
+enum {
+	R_TOTAL_TIME_ENABLED = 1 << 0, R_TOTAL_TIME_RUNNING = 1 << 1, R_ID = 1 << 2,
+	R_GROUP = 1 << 3, R_LOST = 1 << 4,
+};
+
+#define TYPE_TRACEPOINT 2
+#define MAX_ATTRS 65536
+#define MAX_IDS (1u << 20)
+#define MAX_COMMS 65536
+#define ID_CACHE 64
+#define SPARE_RUNS 8
+/*
+ * Runs waiting to be merged cost a few words each; a file without
+ * FINISHED_ROUND records (old or damaged) that keeps time going backwards
+ * has everything waiting fed once this many runs wait (perf itself would
+ * queue the whole file).
+ */
+#define PENDING_RUNS 65536
+/* The format-parsing child is killed after this long. */
+#define FORMATS_TIMEOUT_S 10
+/*
+ * Pages already read are dropped from the mapping in steps of DROP_STEP;
+ * those of runs still waiting are kept for RESIDENT_WINDOW behind the
+ * reader, and past that dropped too (the merge faults them in again from
+ * the page cache), so big rounds (perf record -m on many CPUs) cost page
+ * faults, not memory.
+ */
+#define DROP_STEP (16u << 20)
+#define RESIDENT_WINDOW (32u << 20)
+#define RUN_DROP_STEP (2u << 20)
+
+struct pattr {
+	uint32_t type;
+	uint64_t sample_type, read_format;
+	/* Sample layout: offsets in the payload (-1: absent) up to READ. */
+	int tid_off, time_off, cpu_off, fixed;
+};
+
+struct id_map {
+	uint64_t id;
+	uint32_t attr;
+};
+
+/* Thread names from COMM records: open addressing, pid -> last comm, grown by doubling. */
+struct comm_slot {
+	int32_t pid;		/* 0: empty */
+	char comm[16];
+};
+
+/*
+ * A run: a stretch of the file whose samples are in time order, as perf
+ * writes one CPU's part of a round.  Nothing is copied: the first pass
+ * over the records only marks where runs begin and end; the runs are then
+ * merged in place (a heap of runs keyed by their next event), each sample
+ * decoded once, when it is due.  Memory is O(runs), a few per round.
+ */
+struct run {
+	size_t pos, end;	/* the rest of the run: file offsets */
+	size_t given_back;	/* the run's pages before this are dropped */
+	struct gang_event head;	/* its next event (valid while in the heap) */
+	uint64_t id;		/* creation order: equal times keep file order */
+	bool in_heap;
+};
+
+/* One parsed PERF_RECORD_SAMPLE. */
+struct sample_view {
+	const struct pattr *a;
+	uint64_t ts, pid, cpu;
+	const unsigned char *raw;	/* the tracepoint record, NULL if none */
+	uint32_t raw_size;
+};
+
+struct pd {
+	const char *path;
+	const unsigned char *map;
+	size_t size;
+	bool be, sandbox;
+	bool swap;			/* the file's byte order is not ours */
+	struct ta_err *err;
+
+	struct pattr *attrs;
+	size_t nattrs;
+	struct id_map *ids;
+	size_t nids;
+	bool ids_sorted;
+	struct id_cache {
+		uint64_t id;
+		const struct pattr *attr;
+	} id_cache[ID_CACHE];		/* attr_of_id's; cleared when attrs move */
+	int id_pos;		/* u64 index of the id in a sample, -1: all attrs alike */
+
+	struct tep_handle *tep;
+	struct decoder dec;
+	bool have_dec;
+
+	struct comm_slot *comms;
+	size_t ncomms, capcomms;	/* capcomms: a power of two, >= 2 * ncomms */
+
+	struct gang_counter *g;
+	struct run **heap;		/* runs with an event due, earliest on top */
+	size_t nheap, capheap;
+	struct run *cur;		/* the run the first pass extends */
+	uint64_t cur_last;		/* time of its last sample */
+	struct run *spare[SPARE_RUNS];	/* finished runs for reuse */
+	size_t nspare;
+	uint64_t nruns, max_ts, next_flush, last_fed;
+	bool fed_any;
+
+	uint64_t samples, first_ts, last_ts;
+	uint64_t lost_records;		/* sum of LOST records */
+	uint64_t lost_samples;		/* sum of LOST_SAMPLES of tracepoint attributes */
+	bool have_lost_samples;
+	bool have_ts;
+	uint64_t unordered;
+	size_t drop_checked;		/* reader position of the last drop_behind */
+	size_t low_dropped;		/* all below was given back and is never read again */
+};
+
+bool perfdata_magic(const unsigned char *head, size_t len)
+{
+	return len >= 8 && (!memcmp(head, "PERFILE2", 8) || !memcmp(head, "2ELIFREP", 8));
+}
+
+/* A number of the file's byte order. */
+static inline uint64_t num(const struct pd *p, const unsigned char *at, int size)
+{
+	return bcur_load(at, size, p->swap);
+}
+
+static int bad(struct pd *p, uint64_t off, const char *fmt, const char *what)
+{
+	char msg[512];
+	snprintf(msg, sizeof(msg), fmt, what);
+	return err_set(p->err, EXIT_BAD_INPUT,
+		       "%s: corrupted perf.data: %s (at offset %llu); the file may be truncated "
+		       "or damaged (check it with 'perf report --header-only -i %s')",
+		       p->path, msg, (unsigned long long)off, p->path);
+}
+
+/* --- attributes and ids ---------------------------------------------- */
+
+static int attr_add(struct pd *p, const unsigned char *a, size_t len, uint64_t off)
+{
+	if (len < ATTR_SIZE_VER0)
+		return bad(p, off, "%s", "an event attribute is shorter than the smallest "
+			   "perf_event_attr");
+	if (p->nattrs >= MAX_ATTRS)
+		return bad(p, off, "%s", "more than 65536 event attributes");
+	p->attrs = xrealloc(p->attrs, (p->nattrs + 1) * sizeof(*p->attrs));
+	memset(p->id_cache, 0, sizeof(p->id_cache));
+	struct pattr *t = &p->attrs[p->nattrs++];
+	t->type = (uint32_t)num(p, a, 4);
+	t->sample_type = num(p, a + 24, 8);
+	t->read_format = num(p, a + 32, 8);
+	/* Everything before READ has a fixed size: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD. */
+	uint64_t st = t->sample_type;
+	int at = 0;
+	at += st & S_IDENTIFIER ? 8 : 0;
+	at += st & S_IP ? 8 : 0;
+	t->tid_off = st & S_TID ? at : -1;
+	at += st & S_TID ? 8 : 0;
+	t->time_off = st & S_TIME ? at : -1;
+	at += st & S_TIME ? 8 : 0;
+	at += (st & S_ADDR ? 8 : 0) + (st & S_ID ? 8 : 0) + (st & S_STREAM_ID ? 8 : 0);
+	t->cpu_off = st & S_CPU ? at : -1;
+	at += st & S_CPU ? 8 : 0;
+	at += st & S_PERIOD ? 8 : 0;
+	t->fixed = at;
+	return 0;
+}
+
+static int ids_add(struct pd *p, const unsigned char *ids, uint64_t n, uint64_t off)
+{
+	if (n > MAX_IDS - p->nids)
+		return bad(p, off, "%s", "more than a million sample ids");
+	p->ids = xrealloc(p->ids, (p->nids + n + 1) * sizeof(*p->ids));
+	for (uint64_t i = 0; i < n; i++) {
+		p->ids[p->nids].id = num(p, ids + 8 * i, 8);
+		p->ids[p->nids++].attr = (uint32_t)(p->nattrs - 1);
+	}
+	p->ids_sorted = false;
+	memset(p->id_cache, 0, sizeof(p->id_cache));
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct id_map *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Index of the sample's id among its leading u64s, or -1 when it has none. */
+static int attr_id_pos(const struct pattr *a)
+{
+	uint64_t st = a->sample_type;
+	if (st & S_IDENTIFIER)
+		return 0;
+	if (!(st & S_ID))
+		return -1;
+	return !!(st & S_IP) + !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ADDR);
+}
+
+/* How samples name their attribute: all alike (-1) or an id at one place. */
+static int attrs_settle(struct pd *p, uint64_t off)
+{
+	qsort(p->ids, p->nids, sizeof(*p->ids), id_cmp);
+	p->ids_sorted = true;
+	p->id_pos = -1;
+	bool alike = true;
+	for (size_t i = 1; i < p->nattrs; i++)
+		if (p->attrs[i].sample_type != p->attrs[0].sample_type ||
+		    p->attrs[i].read_format != p->attrs[0].read_format)
+			alike = false;
+	if (alike)
+		return 0;
+	int pos = attr_id_pos(&p->attrs[0]);
+	for (size_t i = 1; i < p->nattrs && pos >= 0; i++)
+		if (attr_id_pos(&p->attrs[i]) != pos)
+			pos = -1;
+	if (pos < 0)
+		return bad(p, off, "%s", "the event attributes have different sample layouts "
+			   "and their samples carry no common id");
+	p->id_pos = pos;
+	return 0;
+}
+
+static inline const struct pattr *attr_of_id(struct pd *p, uint64_t id)
+{
+	/* A few ids (events x CPUs) take turns: a direct-mapped cache. */
+	struct id_cache *c = &p->id_cache[id % ID_CACHE];
+	if (c->attr && c->id == id)
+		return c->attr;
+	size_t lo = 0, hi = p->nids;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->nids || p->ids[lo].id != id)
+		return NULL;
+	c->id = id;
+	return c->attr = &p->attrs[p->ids[lo].attr];
+}
+
+/* --- the event table ------------------------------------------------- */
+
+static int formats_load(struct pd *p, const unsigned char *data, size_t len, uint64_t off)
+{
+	struct evfmt_layout l;
+	if (p->tep)
+		return bad(p, off, "%s", "a second tracing-data record");
+	if (evfmt_scan(data, len, off, &l, p->err) < 0 ||
+	    (p->sandbox && evfmt_sandbox(&l, FORMATS_TIMEOUT_S, p->err) < 0) ||
+	    !(p->tep = evfmt_tep(&l, p->err)) ||
+	    decoder_init(&p->dec, p->tep, p->err) < 0) {
+		err_prefix(p->err, "%s", p->path);
+		return -1;
+	}
+	if (l.big_endian != p->be)
+		return bad(p, off, "%s", "the tracing data's byte order is not the file's");
+	p->have_dec = true;
+	return 0;
+}
+
+/* --- ordering -------------------------------------------------------- */
+
+static bool run_less(const struct run *a, const struct run *b)
+{
+	return a->head.ts != b->head.ts ? a->head.ts < b->head.ts : a->id < b->id;
+}
+
+static void rheap_up(struct pd *p, size_t i)
+{
+	struct run *r = p->heap[i];
+	while (i && run_less(r, p->heap[(i - 1) / 2])) {
+		p->heap[i] = p->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	p->heap[i] = r;
+}
+
+static void rheap_down(struct pd *p, size_t i)
+{
+	struct run *r = p->heap[i];
+	for (;;) {
+		size_t l = 2 * i + 1, m = l;
+		if (l >= p->nheap)
+			break;
+		if (l + 1 < p->nheap && run_less(p->heap[l + 1], p->heap[l]))
+			m = l + 1;
+		if (!run_less(p->heap[m], r))
+			break;
+		p->heap[i] = p->heap[m];
+		i = m;
+	}
+	p->heap[i] = r;
+}
+
+static void rheap_add(struct pd *p, struct run *r)
+{
+	if (p->nheap == p->capheap) {
+		p->capheap = p->capheap ? 2 * p->capheap : 64;
+		p->heap = xrealloc(p->heap, p->capheap * sizeof(*p->heap));
+	}
+	p->heap[p->nheap++] = r;
+	r->in_heap = true;
+	rheap_up(p, p->nheap - 1);
+}
+
+/* Retires a finished run: into the spare pool, or freed when that is full. */
+static void run_retire(struct pd *p, struct run *r)
+{
+	if (p->nspare < SPARE_RUNS)
+		p->spare[p->nspare++] = r;
+	else
+		free(r);
+}
+
+static struct run *run_new(struct pd *p, size_t pos)
+{
+	struct run *r = p->nspare ? p->spare[--p->nspare] : xmalloc(sizeof(*r));
+	memset(r, 0, sizeof(*r));
+	r->pos = r->end = r->given_back = pos;
+	r->id = p->nruns++;
+	return r;
+}
+
+/* --- records --------------------------------------------------------- */
+
+static struct comm_slot *comm_slot(struct comm_slot *t, size_t cap, int32_t pid)
+{
+	size_t mask = cap - 1, i = ((uint32_t)pid * 2654435761u) & mask;
+	while (t[i].pid && t[i].pid != pid)
+		i = (i + 1) & mask;
+	return &t[i];
+}
+
+static void comm_set(struct pd *p, int32_t pid, const char *comm)
+{
+	if (pid <= 0)
+		return;
+	struct comm_slot *s = p->comms ? comm_slot(p->comms, p->capcomms, pid) : NULL;
+	if (!s || !s->pid) {
+		if (p->ncomms >= MAX_COMMS)
+			return;	/* names are cosmetic; the table stays bounded */
+		if (2 * (p->ncomms + 1) > p->capcomms) {
+			size_t cap = p->capcomms ? 2 * p->capcomms : 64;
+			struct comm_slot *t = xcalloc(cap, sizeof(*t));
+			for (size_t i = 0; i < p->capcomms; i++)
+				if (p->comms[i].pid)
+					*comm_slot(t, cap, p->comms[i].pid) = p->comms[i];
+			free(p->comms);
+			p->comms = t;
+			p->capcomms = cap;
+		}
+		s = comm_slot(p->comms, p->capcomms, pid);
+		s->pid = pid;
+		p->ncomms++;
+	}
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+}
+
+static const char *comm_get(void *ctx, int32_t pid)
+{
+	const struct pd *p = ctx;
+	if (!p->comms || pid <= 0)
+		return NULL;
+	const struct comm_slot *s = comm_slot(p->comms, p->capcomms, pid);
+	return s->pid ? s->comm : NULL;
+}
+
+/* Bytes a PERF_SAMPLE_READ block takes, or -1 when it would not fit in left. */
+static int64_t read_size(struct pd *p, uint64_t rf, const unsigned char *at, uint64_t left)
+{
+	uint64_t per = 8 + (rf & R_ID ? 8 : 0) + (rf & R_LOST ? 8 : 0);
+	uint64_t times = (rf & R_TOTAL_TIME_ENABLED ? 8 : 0) + (rf & R_TOTAL_TIME_RUNNING ? 8 : 0);
+	if (!(rf & R_GROUP))
+		return per + times <= left ? (int64_t)(per + times) : -1;
+	if (left < 8)
+		return -1;
+	uint64_t nr = num(p, at, 8);
+	if (nr > (left - 8 - (times < left - 8 ? times : left - 8)) / per || 8 + times > left)
+		return -1;
+	return (int64_t)(8 + times + nr * per);
+}
+
+/*
+ * Parses a sample (rec, size bytes, at file offset off) as its attribute's
+ * sample_type says, checking every length against the record.
+ */
+static inline __attribute__((always_inline)) int
+sample_parse(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off,
+	     struct sample_view *v)
+{
+	const unsigned char *q = rec + 8;
+	uint64_t left = size - 8;
+	if (!p->nattrs)
+		return bad(p, off, "%s", "a sample comes before any event attribute");
+	if (!p->ids_sorted && attrs_settle(p, off) < 0)
+		return -1;
+	const struct pattr *a = &p->attrs[0];
+	if (p->id_pos >= 0) {
+		if (left < 8 * (uint64_t)(p->id_pos + 1))
+			return bad(p, off, "%s", "a sample is too short for its id");
+		uint64_t id = num(p, q + 8 * p->id_pos, 8);
+		if (!(a = attr_of_id(p, id)))
+			return bad(p, off, "%s", "a sample's id belongs to no event attribute");
+	}
+	uint64_t st = a->sample_type;
+	if (left < (uint64_t)a->fixed)
+		return bad(p, off, "%s", "a sample is shorter than its sample_type says");
+	v->a = a;
+	v->pid = a->tid_off >= 0 ? num(p, q + a->tid_off, 4) : 0;
+	v->ts = a->time_off >= 0 ? num(p, q + a->time_off, 8) : 0;
+	v->cpu = a->cpu_off >= 0 ? num(p, q + a->cpu_off, 4) : 0;
+	v->raw = NULL;
+	q += a->fixed;
+	left -= a->fixed;
+	if (st & S_READ) {
+		int64_t n = read_size(p, a->read_format, q, left);
+		if (n < 0)
+			return bad(p, off, "%s", "a sample's read values run past the record");
+		q += n;
+		left -= n;
+	}
+	if (st & S_CALLCHAIN) {
+		uint64_t nr = left >= 8 ? num(p, q, 8) : UINT64_MAX;
+		if (left < 8 || nr > (left - 8) / 8)
+			return bad(p, off, "%s", "a sample's call chain runs past the record");
+		q += 8 + 8 * nr;
+		left -= 8 + 8 * nr;
+	}
+	if (!(st & S_RAW) || a->type != TYPE_TRACEPOINT)
+		return 0;
+	if (left < 4)
+		return bad(p, off, "%s", "a sample's raw data is cut off");
+	uint64_t raw = num(p, q, 4);
+	if (raw > left - 4)
+		return bad(p, off, "%s", "a sample's raw data runs past the record");
+	v->raw = q + 4;
+	v->raw_size = (uint32_t)raw;
+	return 0;
+}
+
+static void drop_range(const struct pd *p, size_t from, size_t to)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)(p->map + from) + pg - 1) & ~(pg - 1);
+	uintptr_t hi = (uintptr_t)(p->map + to) & ~(pg - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/*
+ * Bytes that follow a record outside its own size: the tracing data after
+ * HEADER_TRACING_DATA, the trace data after AUXTRACE (checked by the first
+ * pass against the end of the data).
+ */
+static uint64_t record_payload(const struct pd *p, const unsigned char *rec, uint32_t type,
+			       uint32_t size)
+{
+	if (type == REC_HEADER_TRACING_DATA && size >= 12)
+		return num(p, rec + 8, 4);
+	if (type == REC_AUXTRACE && size >= 16)
+		return num(p, rec + 8, 8);
+	return 0;
+}
+
+/*
+ * Moves r to its next event of ours (decoded into r->head); false when the
+ * run has none left.  The records were checked by the first pass.
+ */
+static bool run_advance(struct pd *p, struct run *r)
+{
+	/* Runs do not overlap: what a run has read is read by no one again. */
+	if (r->pos - r->given_back >= RUN_DROP_STEP) {
+		drop_range(p, r->given_back, r->pos);
+		r->given_back = r->pos;
+	}
+	while (r->pos < r->end) {
+		const unsigned char *rec = p->map + r->pos;
+		uint32_t type = (uint32_t)num(p, rec, 4), size = (uint32_t)num(p, rec + 6, 2);
+		size_t at = r->pos;
+		r->pos += size + record_payload(p, rec, type, size);
+		struct sample_view v = { 0 };
+		if (type != REC_SAMPLE || sample_parse(p, rec, size, at, &v) < 0 || !v.raw ||
+		    decoder_decode(&p->dec, v.raw, (int)v.raw_size, &r->head) <= 0)
+			continue;
+		r->head.cpu = (int)v.cpu;
+		r->head.ts = v.ts;
+		r->head.tgid = (int32_t)v.pid;
+		return true;
+	}
+	return false;
+}
+
+static void q_pop_feed(struct pd *p)
+{
+	struct run *r = p->heap[0];
+	if (p->fed_any && r->head.ts < p->last_fed)
+		p->unordered++;
+	p->last_fed = r->head.ts;
+	p->fed_any = true;
+	gang_feed(p->g, &r->head);
+	if (run_advance(p, r)) {
+		rheap_down(p, 0);
+		return;
+	}
+	r->in_heap = false;
+	p->heap[0] = p->heap[--p->nheap];
+	if (p->nheap)
+		rheap_down(p, 0);
+	if (r != p->cur)
+		run_retire(p, r);
+}
+
+/* Feeds every waiting event not newer than limit. */
+static void q_flush(struct pd *p, uint64_t limit)
+{
+	while (p->nheap && p->heap[0]->head.ts <= limit)
+		q_pop_feed(p);
+}
+
+/* Where the earliest waiting run resumes (the file before it is done with). */
+static size_t q_low_water(const struct pd *p, size_t walked)
+{
+	size_t low = walked;
+	for (size_t i = 0; i < p->nheap; i++)
+		if (p->heap[i]->pos < low)
+			low = p->heap[i]->pos;
+	if (p->cur && p->cur->pos < low)
+		low = p->cur->pos;
+	return low;
+}
+
+/*
+ * First pass over a sample at pos (next: the record after it): statistics,
+ * and the run it belongs to (a new one when time goes backwards).
+ */
+static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t pos, size_t next)
+{
+	struct sample_view v = { 0 };
+	if (sample_parse(p, rec, size, pos, &v) < 0)
+		return -1;
+	p->samples++;
+	if (v.a->time_off >= 0) {
+		if (!p->have_ts || v.ts < p->first_ts)
+			p->first_ts = v.ts;
+		if (!p->have_ts || v.ts > p->last_ts)
+			p->last_ts = v.ts;
+		p->have_ts = true;
+		if (v.ts > p->max_ts)
+			p->max_ts = v.ts;
+	}
+	if (!v.raw)
+		return 0;
+	if (!p->have_dec)
+		return bad(p, pos, "%s", "a tracepoint sample comes before the event formats");
+	struct run *r = p->cur;
+	if (r && v.ts < p->cur_last) {
+		if (!r->in_heap)
+			run_retire(p, r);
+		r = NULL;
+	}
+	if (!r)
+		r = p->cur = run_new(p, pos);
+	p->cur_last = v.ts;
+	r->end = next;
+	if (!r->in_heap && run_advance(p, r))
+		rheap_add(p, r);
+	if (p->nheap > PENDING_RUNS)
+		q_flush(p, UINT64_MAX);
+	return 0;
+}
+
+/*
+ * The attribute a non-sample record belongs to, from its sample_id trailer
+ * (sample_id_all): IDENTIFIER is its last u64, else ID comes before
+ * STREAM_ID and CPU.  NULL when the record does not say.
+ */
+static const struct pattr *trailer_attr(struct pd *p, const unsigned char *rec, uint32_t size)
+{
+	if (p->nattrs == 1)
+		return &p->attrs[0];
+	uint64_t st = p->attrs[0].sample_type;
+	if (p->id_pos < 0 && p->nattrs)
+		return &p->attrs[0];	/* all attributes alike: any will do */
+	uint32_t back = st & S_IDENTIFIER ? 8
+		      : st & S_ID ? 8 * (1 + !!(st & S_STREAM_ID) + !!(st & S_CPU)) : 0;
+	if (!back || size < 16 + back)
+		return NULL;
+	return attr_of_id(p, num(p, rec + size - back, 8));
+}
+
+/*
+ * perf 6.x writes LOST_SAMPLES per event at the end of a recording from the
+ * kernel's exact per-event count (read_format LOST); the ring buffer's LOST
+ * records count the same losses again, with side-band records mixed in.
+ * So when LOST_SAMPLES exist, those of tracepoint events are the loss.
+ */
+static int lost_samples(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off)
+{
+	if (!p->ids_sorted && p->nattrs && attrs_settle(p, off) < 0)
+		return -1;
+	const struct pattr *a = trailer_attr(p, rec, size);
+	p->have_lost_samples = true;
+	if (!a || a->type == TYPE_TRACEPOINT)
+		p->lost_samples += num(p, rec + 8, 8);
+	return 0;
+}
+
+/*
+ * Gives back the pages behind the reader at pos.  Below the earliest
+ * waiting run nothing is read again; between it and RESIDENT_WINDOW behind
+ * the reader, pages are dropped too and the merge faults them in again, so
+ * that stretch is dropped anew each time (the earliest run only moves on).
+ */
+static void drop_behind(struct pd *p, size_t pos)
+{
+	if (pos - p->drop_checked < DROP_STEP)
+		return;
+	p->drop_checked = pos;
+	size_t low = q_low_water(p, pos);
+	size_t upto = pos - low > RESIDENT_WINDOW ? pos - RESIDENT_WINDOW : low;
+	if (upto > p->low_dropped)
+		drop_range(p, p->low_dropped, upto);
+	p->low_dropped = low & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
+}
+
+/* Walks the records in [pos, end); pipe mode also finds attrs and formats there. */
+static int records_walk(struct pd *p, size_t pos, size_t end)
+{
+	while (pos < end) {
+		if (end - pos < 8)
+			return bad(p, pos, "%s", "a record header is cut off");
+		const unsigned char *rec = p->map + pos;
+		uint32_t type = (uint32_t)num(p, rec, 4);
+		uint32_t size = (uint32_t)num(p, rec + 6, 2);
+		if (size < 8)
+			return bad(p, pos, "%s", "a record is shorter than its header");
+		if (size > end - pos)
+			return bad(p, pos, "%s", "a record runs past the end of the data");
+		size_t next = pos + size;
+		switch (type) {
+		case REC_SAMPLE:
+			if (sample(p, rec, size, pos, next) < 0)
+				return -1;
+			break;
+		case REC_COMM: {
+			if (size < 17 || !memchr(rec + 16, '\0', size - 16))
+				return bad(p, pos, "%s", "a COMM record has no name");
+			comm_set(p, (int32_t)num(p, rec + 12, 4), (const char *)rec + 16);
+			break;
+		}
+		case REC_LOST:
+			if (size < 24)
+				return bad(p, pos, "%s", "a LOST record is cut off");
+			p->lost_records += num(p, rec + 16, 8);
+			break;
+		case REC_LOST_SAMPLES:
+			if (size < 16)
+				return bad(p, pos, "%s", "a LOST_SAMPLES record is cut off");
+			if (lost_samples(p, rec, size, pos) < 0)
+				return -1;
+			break;
+		case REC_FINISHED_ROUND:
+			q_flush(p, p->next_flush);
+			p->next_flush = p->max_ts;
+			break;
+		case REC_HEADER_ATTR: {
+			if (size < 8 + ATTR_SIZE_VER0)
+				return bad(p, pos, "%s", "a HEADER_ATTR record is cut off");
+			uint64_t asize = num(p, rec + 12, 4);
+			if (asize < ATTR_SIZE_VER0 || asize > size - 8 || (size - 8 - asize) % 8)
+				return bad(p, pos, "%s", "a HEADER_ATTR record has an impossible "
+					   "attribute size");
+			if (attr_add(p, rec + 8, asize, pos) < 0 ||
+			    ids_add(p, rec + 8 + asize, (size - 8 - asize) / 8, pos) < 0)
+				return -1;
+			break;
+		}
+		case REC_HEADER_TRACING_DATA:
+		case REC_AUXTRACE: {
+			/* Their payload (tracing data, AUX data) follows the record. */
+			if (size < (type == REC_AUXTRACE ? 16 : 12))
+				return bad(p, pos, "%s", type == REC_AUXTRACE
+					   ? "an AUXTRACE record is cut off"
+					   : "a tracing-data record is cut off");
+			uint64_t extra = record_payload(p, rec, type, size);
+			if (extra > end - next)
+				return bad(p, pos, "%s", type == REC_AUXTRACE
+					   ? "AUXTRACE data runs past the end of the data"
+					   : "the tracing data runs past the end of the file");
+			if (type == REC_HEADER_TRACING_DATA &&
+			    formats_load(p, p->map + next, extra, next) < 0)
+				return -1;
+			next += extra;
+			break;
+		}
+		case REC_COMPRESSED:
+			return err_set(p->err, EXIT_BAD_INPUT,
+				       "%s: recorded with 'perf record -z' (compressed records), "
+				       "which is not supported; record without -z", p->path);
+		default:
+			break;
+		}
+		pos = next;
+		drop_behind(p, pos);
+	}
+	return 0;
+}
+
+/* --- file mode ------------------------------------------------------- */
+
+struct section {
+	uint64_t off, size;
+};
+
+static int section_at(struct pd *p, const unsigned char *at, struct section *s,
+		      const char *what, uint64_t where)
+{
+	s->off = num(p, at, 8);
+	s->size = num(p, at + 8, 8);
+	if (s->off > p->size || s->size > p->size - s->off)
+		return bad(p, where, "the %s section lies beyond the end of the file", what);
+	return 0;
+}
+
+static int file_mode(struct pd *p, size_t *data_start, size_t *data_end)
+{
+	if (p->size < FILE_HEADER_SIZE)
+		return bad(p, 0, "%s", "the file header is cut off");
+	uint64_t hsize = num(p, p->map + 8, 8);
+	uint64_t attr_size = num(p, p->map + 16, 8);
+	if (hsize != FILE_HEADER_SIZE)
+		return bad(p, 8, "%s", "the header size is not 104 (an unknown perf.data version)");
+	struct section attrs, data, types;
+	if (section_at(p, p->map + 24, &attrs, "attributes", 24) < 0 ||
+	    section_at(p, p->map + 40, &data, "data", 40) < 0 ||
+	    section_at(p, p->map + 56, &types, "event types", 56) < 0)
+		return -1;
+	if (attr_size < ATTR_SIZE_VER0 + 16 || attr_size > 4096)
+		return bad(p, 16, "%s", "the attribute size is impossible");
+	if (attrs.size % attr_size)
+		return bad(p, 32, "%s", "the attributes section is not a whole number of "
+			   "attributes");
+	if (attrs.size / attr_size > MAX_ATTRS)
+		return bad(p, 32, "%s", "more than 65536 event attributes");
+	for (uint64_t off = attrs.off; off < attrs.off + attrs.size; off += attr_size) {
+		const unsigned char *a = p->map + off;
+		struct section ids;
+		if (attr_add(p, a, attr_size - 16, off) < 0 ||
+		    section_at(p, a + attr_size - 16, &ids, "ids", off + attr_size - 16) < 0)
+			return -1;
+		if (ids.size % 8)
+			return bad(p, off + attr_size - 16, "%s", "an attribute's id list is not "
+				   "a whole number of ids");
+		if (ids_add(p, p->map + ids.off, ids.size / 8, ids.off) < 0)
+			return -1;
+	}
+
+	/* Feature sections follow the data: one {offset, size} per set bit. */
+	uint64_t feat = data.off + data.size;
+	unsigned nfeat = 0, index = 0;
+	bool tracing = false;
+	for (int w = 0; w < 4; w++) {
+		uint64_t bits = num(p, p->map + 72 + 8 * w, 8);
+		for (int b = 0; b < 64; b++)
+			if (bits >> b & 1) {
+				if (w == 0 && b == FEAT_TRACING_DATA) {
+					tracing = true;
+					index = nfeat;
+				}
+				nfeat++;
+			}
+	}
+	if (nfeat && (feat > p->size || (p->size - feat) / 16 < nfeat))
+		return bad(p, feat, "%s", "the feature index lies beyond the end of the file");
+	for (unsigned i = 0; i < nfeat; i++) {
+		struct section fs;
+		if (section_at(p, p->map + feat + 16 * i, &fs, "feature", feat + 16 * i) < 0)
+			return -1;
+	}
+	if (tracing) {
+		struct section td;
+		if (section_at(p, p->map + feat + 16 * index, &td, "tracing data",
+			       feat + 16 * index) < 0 ||
+		    formats_load(p, p->map + td.off, td.size, td.off) < 0)
+			return -1;
+	}
+	*data_start = data.off;
+	*data_end = data.off + data.size;
+	return 0;
+}
+
+int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
+		     enum gang_algorithm algo, bool sandbox, struct gang_result *res,
+		     struct perfdata_info *info, struct ta_err *err)
+{
+	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1,
+			.sandbox = sandbox };
+	memset(res, 0, sizeof(*res));
+	memset(info, 0, sizeof(*info));
+	if (!perfdata_magic(map, size))
+		return err_set(err, EXIT_BAD_INPUT, "%s is not a perf.data file", path);
+	p.be = !memcmp(map, "2ELIFREP", 8);
+	p.swap = bcur_swap(p.be);
+	info->big_endian = p.be;
+	p.g = gang_new(algo);
+	size_t start = 0, end = 0;
+	int rc;
+	if (size >= 16 && num(&p, map + 8, 8) == PIPE_HEADER_SIZE) {
+		info->pipe_mode = true;
+		rc = records_walk(&p, PIPE_HEADER_SIZE, size);
+	} else {
+		rc = file_mode(&p, &start, &end);
+		if (rc == 0)
+			rc = records_walk(&p, start, end);
+	}
+	bool tracepoints = false;
+	for (size_t i = 0; i < p.nattrs; i++)
+		tracepoints |= p.attrs[i].type == TYPE_TRACEPOINT;
+	if (rc == 0 && tracepoints && !p.have_dec)
+		rc = bad(&p, size, "%s", "tracepoint events were recorded but the tracing data "
+			 "(their formats) is missing");
+	if (rc == 0) {
+		q_flush(&p, UINT64_MAX);
+		gang_result_get(p.g, res);
+		res->records = info->records = p.samples;
+		res->lost_events = p.have_lost_samples ? p.lost_samples : p.lost_records;
+		res->lost_known = true;
+		res->run_core_format = p.have_dec && p.dec.id_run_core >= 0;
+		res->span_seconds = p.have_ts && p.last_ts > p.first_ts
+					    ? (double)(p.last_ts - p.first_ts) / 1e9 : 0;
+		decoder_name_procs(res, comm_get, &p);
+		info->malformed = p.dec.malformed;
+		info->unordered = p.unordered;
+	}
+	gang_free(p.g);
+	if (p.tep)
+		tep_free(p.tep);
+	free(p.attrs);
+	free(p.ids);
+	free(p.comms);
+	for (size_t i = 0; i < p.nheap; i++)
+		if (p.heap[i] != p.cur)
+			free(p.heap[i]);
+	free(p.cur);
+	for (size_t i = 0; i < p.nspare; i++)
+		free(p.spare[i]);
+	free(p.heap);
+	return rc;
+}
