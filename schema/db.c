@@ -218,9 +218,9 @@ static struct db *open_common(const char *path, bool create, int target, struct 
 		} else if (!(errno == EEXIST && lstat(path, &lst) == 0 && S_ISREG(lst.st_mode))) {
 			err_prefix(err, "creating the database");
 			return NULL;
-		}
-		else
+		} else {
 			err_clear(err);	/* another command created it meanwhile: open theirs */
+		}
 	}
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
