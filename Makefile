@@ -107,6 +107,12 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	@$(if $(Q),echo "  HELPER  $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
 
+# The ebizzy stand-in the guest image carries (scripts/guest-image.sh builds
+# its own static copy); built here too so the parser tests run it on the host.
+EBIZZY := $(BUILD)/guest-tools/ebizzy
+$(EBIZZY): experiments/guest-tools/ebizzy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -g -pthread -o $@ $<
 
 # The x86 KVM guest program run inside the nested-SVM test host: static (that
 # host has only the libraries the tool needs), without sanitizers, and built
@@ -162,7 +168,7 @@ check: deps
 	$(MAKE) $(BUILD)/$(BIN) units fuzzer
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_BINS)
+units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_BINS) $(EBIZZY)
 
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD) $(BUILD)/tests/helpers/cputime

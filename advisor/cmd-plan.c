@@ -9,6 +9,7 @@
 #include "../experiments/config.h"
 #include "../experiments/controller.h"
 #include "../experiments/plan.h"
+#include "../experiments/reuse.h"
 #include "../util/json.h"
 #include "cmd.h"
 #include "race-run.h"
@@ -92,12 +93,39 @@ static void plan_factor_lines(struct strbuf *out, const struct sweep_config *cfg
 	strbuf_addch(out, '\n');
 }
 
+/* How many guests the sweep boots: one per guest run, or per reuse group with guest.reuse. */
+static void plan_boots_line(struct strbuf *out, const struct plan *p)
+{
+	const struct sweep_config *cfg = p->cfg;
+	size_t guest_runs = 0;
+	for (size_t i = 0; i < p->nruns; i++)
+		guest_runs += !p->configs[p->runs[i].config].host_runner;
+	if (cfg->runner != RUNNER_AGENT || !guest_runs)
+		return;
+	if (!cfg->reuse_guest) {
+		strbuf_addf(out, "\nGuest boots: %zu (one per guest run; guest.reuse: true boots "
+			    "one per shape and pinning)", guest_runs);
+		return;
+	}
+	size_t cap = reuse_capacity(p, host_mem_available_mib());
+	size_t boots = reuse_boots(p, cap);
+	size_t groups = reuse_groups(p);
+	strbuf_addf(out, "\nGuest boots: %zu for %zu guest runs if none fails (guest.reuse: "
+		    "%zu shape/pinning groups, up to %zu guests kept, idle ones suspended",
+		    boots, guest_runs, groups, cap);
+	if (boots > groups)
+		strbuf_addstr(out, "; more boots because host knobs that need no guests "
+			      "change, or memory keeps fewer guests than groups");
+	strbuf_addch(out, ')');
+}
+
 static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 {
 	const struct sweep_config *cfg = p->cfg;
-	strbuf_addf(out, "Sweep '%s' (%s): %s, metric %s (%s is better)\n", cfg->name,
+	strbuf_addf(out, "Sweep '%s' (%s): %s, metric %s (%s)\n", cfg->name,
 		    cfg->path, bench_kind_name(cfg->bench.kind), cfg->bench.metric.name,
-		    cfg->bench.metric.higher_is_better ? "higher" : "lower");
+		    !cfg->bench.metric.direction_given ? "the direction its parser declares"
+		    : cfg->bench.metric.higher_is_better ? "higher is better" : "lower is better");
 	if (p->cross_host)
 		strbuf_addf(out, "Planning for a %s host from another architecture: checks "
 			    "against this host's CPUs are skipped; run 'topoadvisor plan' on "
@@ -122,6 +150,7 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 		    cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
 	if (cfg->order == ORDER_RANDOMIZED)
 		strbuf_addstr(out, cfg->seed_given ? "" : " (seed chosen at run time)");
+	plan_boots_line(out, p);
 	struct race_estimate est;
 	race_estimate(p, &est);
 	if (est.first_test)
@@ -152,7 +181,11 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 	json_key(&w, "name"); json_str(&w, cfg->name);
 	json_key(&w, "benchmark"); json_str(&w, bench_kind_name(cfg->bench.kind));
 	json_key(&w, "metric"); json_str(&w, cfg->bench.metric.name);
-	json_key(&w, "higher_is_better"); json_bool(&w, cfg->bench.metric.higher_is_better);
+	json_key(&w, "higher_is_better");
+	if (cfg->bench.metric.direction_given)
+		json_bool(&w, cfg->bench.metric.higher_is_better);
+	else
+		json_null(&w);
 	json_key(&w, "cross_host"); json_bool(&w, p->cross_host);
 	json_key(&w, "configurations");
 	json_arr_begin(&w);
@@ -179,6 +212,9 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 		json_key(&w, "expected_runs"); json_double(&w, est.expected_runs);
 		json_obj_end(&w);
 	}
+	json_key(&w, "guest_boots");
+	json_uint(&w, reuse_boots(p, cfg->reuse_guest
+				     ? reuse_capacity(p, host_mem_available_mib()) : 1));
 	json_key(&w, "order");
 	json_str(&w, cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
 	json_key(&w, "seed");
@@ -233,7 +269,7 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 const struct cmd_entry cmd_plan_entry = {
 	.no_db = 1,
 	.name = "plan",
-	.summary = "validate and expand a sweep: configurations, dropped combinations, estimate",
+	.summary = "validate and expand a sweep: configurations, dropped combinations, boots, estimate",
 	.args_usage = "CONFIG",
 	.options = plan_options,
 	.min_args = 1,

@@ -131,7 +131,8 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 		.name = cfg->name, .parent_id = parent_id, .config_yaml = cfg->text,
 		.config_len = cfg->text_len, .config_path = cfg->path, .host_facts = facts,
 		.seed = seed, .primary_metric = cfg->bench.metric.name,
-		.higher_is_better = cfg->bench.metric.higher_is_better,
+		.higher_is_better = !cfg->bench.metric.direction_given ? -1
+				    : cfg->bench.metric.higher_is_better,
 	};
 	int64_t exp_id;
 	int rc;

@@ -90,8 +90,10 @@ struct noise {
 	enum noise_kind kind;
 	char *name;		/* unique; defaults to the kind */
 	char *cpus;		/* host cpuset the load is pinned to (NULL: unpinned) */
-	int threads;		/* spin: busy threads (default: one per CPU in cpus,
-				   1 when cpus is unset); 0 for other kinds */
+	char *vcpus;		/* spin, command: run inside the measured guest on these
+				   guest vCPUs instead (NULL: on the host); never with cpus */
+	int threads;		/* spin: busy threads (default: one per CPU in cpus or
+				   vcpus, 1 when neither is set); 0 for other kinds */
 	struct argv_list argv;	/* command: the load; guest: run in the noise guest */
 	int line, col;
 };
@@ -99,6 +101,8 @@ struct noise {
 struct metric_spec {
 	char *name;		/* primary metric */
 	bool higher_is_better;
+	bool direction_given;	/* false: the parser's declared direction decides
+				   (another metric of a parsing kind, no direction written) */
 	char *unit;
 };
 
@@ -106,6 +110,8 @@ struct benchmark {
 	enum bench_kind kind;
 	struct argv_list argv;		/* the client / the benchmark */
 	struct argv_list server_argv;	/* client/server benchmarks (redis) */
+	char *vcpus;			/* guest vCPUs the benchmark (and its server) run
+					   on, with taskset; NULL: unpinned */
 	int duration;			/* seconds; 0 = as long as it takes */
 	int timeout;			/* seconds before a run is failed */
 	struct metric_spec metric;

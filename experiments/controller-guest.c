@@ -1,7 +1,8 @@
 /*
  * controller-guest: the guest side of a run — connect, clear leftovers,
  * build the domain for a configuration, boot it, wait for the agent, check
- * the topology it sees, run commands, read vCPU statistics, destroy.
+ * the topology it sees, run commands and background loads, read vCPU
+ * statistics, keep (suspended) or destroy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "controller-int.h"
 #include "domain.h"
 #include "guest.h"
+#include "guestbg.h"
 #include "hostprobe.h"
 
 #define TOPOLOGY_TIMEOUT_S 30
@@ -24,6 +26,8 @@ struct guest_state {
 	struct guest *g;
 	struct vcpustats before;
 	bool have_before;
+	bool suspended;			/* kept for reuse while another guest runs */
+	struct guestbg load, server;	/* this run's in-guest noise and server */
 };
 
 /* One connection and the host CPUs, for the whole sweep. */
@@ -66,13 +70,26 @@ int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
 	resolved_type = guest_type_resolve(cfg->domain_type, arch, &why);
 	if (cfg->domain_type == DOMAIN_AUTO && why && !c->opts->quiet)
 		fprintf(stderr, "domain type: %s\n", why);
+	size_t cap = 1;
+	if (cfg->reuse_guest) {
+		cap = reuse_capacity(c->plan, host_mem_available_mib());
+		if (!c->opts->quiet)
+			fprintf(stderr, "guest.reuse: one guest per shape and pinning, up to %zu "
+				"kept (suspended while another runs); %zu boots if no run fails\n",
+				cap, reuse_boots(c->plan, cap));
+	}
+	reuse_cache_init(&c->cache, cap);
+	c->kept = xcalloc(cap, sizeof(*c->kept));
 	return 0;
 }
 
 void ctl_guest_end_sweep(struct ctl *c)
 {
-	ctl_guest_down(c);
+	ctl_guest_down_all(c);
 	ctl_noise_guest_down(c);
+	reuse_cache_release(&c->cache);
+	free(c->kept);
+	c->kept = NULL;
 	free(host_cpus);
 	host_cpus = NULL;
 	nhost_cpus = 0;
@@ -139,7 +156,21 @@ static void destroy(struct guest_state *gs)
 		fprintf(stderr, "topoadvisor: warning: %s\n", err.msg);
 	if (gs->have_before)
 		vcpustats_release(&gs->before);
+	guestbg_release(&gs->load);
+	guestbg_release(&gs->server);
 	free(gs);
+}
+
+/* Destroys the guest kept in slot (the current one too, if it is that). */
+static void slot_destroy(struct ctl *c, size_t slot)
+{
+	if (!c->kept || slot >= c->cache.cap)
+		return;
+	if (c->guest && c->guest == c->kept[slot])
+		c->guest = NULL;
+	destroy(c->kept[slot]);
+	c->kept[slot] = NULL;
+	reuse_cache_drop(&c->cache, slot);
 }
 
 /* Reads the topology the guest sees and compares it with the request. */
@@ -177,27 +208,78 @@ static void check_topology(struct ctl *c, const struct plan_config *pc, struct r
 int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 		 struct run_record *rec, struct ta_err *err)
 {
-	if (c->guest && c->guest_config == pc->index) {
-		/* Reused: the previous run of this configuration checked its topology. */
-		check_topology(c, pc, rec);
-		return 0;
+	size_t slot = 0;
+	if (!c->cfg->reuse_guest) {
+		ctl_guest_down_all(c);
+	} else {
+		size_t group = reuse_group(c->plan, pc->index);
+		if (c->guest && c->cache.group[c->guest_slot] != group)
+			ctl_guest_park(c);
+		bool hit, evict;
+		slot = reuse_cache_take(&c->cache, group, &hit, &evict);
+		if (evict) {
+			destroy(c->kept[slot]);
+			c->kept[slot] = NULL;
+		}
+		struct guest_state *gs = hit ? c->kept[slot] : NULL;
+		if (gs && gs->suspended) {
+			if (virDomainResume(gs->g->dom) < 0) {
+				virErrorPtr e = virGetLastError();
+				fprintf(stderr, "topoadvisor: warning: resuming the kept guest failed "
+					"(%s); booting a new one\n", e && e->message ? e->message : "?");
+				destroy(gs);
+				c->kept[slot] = gs = NULL;
+			} else {
+				gs->suspended = false;
+			}
+		}
+		if (gs) {
+			/* Reused: checked again, the guest must still see its shape. */
+			c->guest = gs;
+			c->guest_slot = slot;
+			check_topology(c, pc, rec);
+			return 0;
+		}
 	}
-	ctl_guest_down(c);
 	struct strbuf xml = STRBUF_INIT;
-	c->guest = boot(c, pc, run_id, &xml, err);
+	struct guest_state *gs = boot(c, pc, run_id, &xml, err);
 	runrec_artifact(rec, "domain.xml", xml.buf, xml.len);
 	strbuf_release(&xml);
-	if (!c->guest)
+	if (!gs) {
+		reuse_cache_drop(&c->cache, slot);
 		return -1;
-	c->guest_config = pc->index;
-	runrec_metric(rec, "boot_seconds", c->guest->g->boot_seconds, "s", METRIC_DIR_NONE);
+	}
+	c->kept[slot] = gs;
+	c->guest = gs;
+	c->guest_slot = slot;
+	runrec_metric(rec, "boot_seconds", gs->g->boot_seconds, "s", METRIC_DIR_NONE);
 	check_topology(c, pc, rec);
 	return 0;
 }
 
 void ctl_guest_down(struct ctl *c)
 {
-	destroy(c->guest);
+	if (c->guest)
+		slot_destroy(c, c->guest_slot);
+}
+
+void ctl_guest_down_all(struct ctl *c)
+{
+	for (size_t i = 0; c->kept && i < c->cache.cap; i++)
+		slot_destroy(c, i);
+	c->guest = NULL;
+}
+
+void ctl_guest_park(struct ctl *c)
+{
+	struct guest_state *gs = c->guest;
+	if (!gs)
+		return;
+	if (!c->cfg->reuse_guest || virDomainSuspend(gs->g->dom) < 0) {
+		ctl_guest_down(c);
+		return;
+	}
+	gs->suspended = true;
 	c->guest = NULL;
 }
 
@@ -246,9 +328,37 @@ int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_
 	return 0;
 }
 
-int ctl_guest_spawn(struct ctl *c, char *const argv[], struct ta_err *err)
+int ctl_guest_load_start(struct ctl *c, const struct noise *n, struct ta_err *err)
 {
-	return agent_spawn(c->guest->g->dom, (const char *const *)argv, err);
+	return guestbg_start_noise(c->guest->g->dom, n->kind, n->vcpus, n->threads, n->argv.argv,
+				   &c->guest->load, err);
+}
+
+int ctl_guest_server_start(struct ctl *c, char *const argv[], const char *vcpus,
+			   struct ta_err *err)
+{
+	return guestbg_start(c->guest->g->dom, vcpus, argv, &c->guest->server, err);
+}
+
+int ctl_guest_load_check(struct ctl *c, struct ta_err *err)
+{
+	return c->guest ? guestbg_check(c->guest->g->dom, &c->guest->load, err) : 0;
+}
+
+int ctl_guest_bg_stop(struct ctl *c, struct ta_err *err)
+{
+	struct guest_state *gs = c->guest;
+	if (!gs)
+		return 0;
+	struct ta_err e1 = { 0 }, e2 = { 0 };
+	int r1 = guestbg_stop(gs->g->dom, &gs->server, 2000, &e1);
+	int r2 = guestbg_stop(gs->g->dom, &gs->load, 2000, &e2);
+	if (r1 == 0 && r2 == 0)
+		return 0;
+	/* Something may still run in it: never measure in this guest again. */
+	ctl_guest_down(c);
+	return err_set(err, EXIT_FAILURE_RUN, "%s%s%s", r1 < 0 ? e1.msg : "",
+		       r1 < 0 && r2 < 0 ? "; " : "", r2 < 0 ? e2.msg : "");
 }
 
 int ctl_guest_qemu_pid(struct ctl *c)

@@ -9,6 +9,7 @@
 
 #include "../util/strbuf.h"
 #include "controller.h"
+#include "reuse.h"
 #include "runrec.h"
 
 struct guest_state;	/* controller-guest.c */
@@ -21,8 +22,10 @@ struct ctl {
 	const struct controller_opts *opts;
 	volatile sig_atomic_t *cancel;
 	const char **applied;		/* knob values now on the host (NULL: untouched) */
-	struct guest_state *guest;	/* the guest kept for reuse, or NULL */
-	size_t guest_config;		/* its configuration index */
+	struct guest_state *guest;	/* the current run's guest, or NULL */
+	size_t guest_slot;		/* its slot in kept[] */
+	struct reuse_cache cache;	/* guest.reuse: which group each slot holds */
+	struct guest_state **kept;	/* [cache.cap]: booted guests, running or suspended */
 	bool trace_host_runs;		/* trace benchmarks run on the host (root only) */
 };
 
@@ -41,18 +44,35 @@ void cmd_output_release(struct cmd_output *o);
 int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err);
 /* Destroys what is left (guests, noise guest) and closes the connection. */
 void ctl_guest_end_sweep(struct ctl *c);
+/*
+ * Makes the guest for pc current: resumes the kept guest of its reuse group
+ * (guest.reuse) or boots one, suspending the previous guest when it is kept.
+ */
 int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 		 struct run_record *rec, struct ta_err *err);
 int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_output *o,
 		   struct ta_err *err);
-/* Starts argv in the guest without waiting (benchmark servers). */
-int ctl_guest_spawn(struct ctl *c, char *const argv[], struct ta_err *err);
+/*
+ * Background processes in the current guest (guestbg.h): an in-guest noise
+ * load (noise.vcpus), the benchmark server (on benchmark.vcpus), checked
+ * after the benchmark and stopped, verified gone, before the guest is kept
+ * or destroyed.  A guest whose processes would not stop is destroyed.
+ */
+int ctl_guest_load_start(struct ctl *c, const struct noise *n, struct ta_err *err);
+int ctl_guest_server_start(struct ctl *c, char *const argv[], const char *vcpus,
+			   struct ta_err *err);
+int ctl_guest_load_check(struct ctl *c, struct ta_err *err);
+int ctl_guest_bg_stop(struct ctl *c, struct ta_err *err);
 void ctl_guest_stats_begin(struct ctl *c);
 void ctl_guest_stats_end(struct ctl *c, struct run_record *rec);
 /* The QEMU process id of the guest (for the trace filter), 0 if unknown. */
 int ctl_guest_qemu_pid(struct ctl *c);
-/* Destroys the current guest (and a noise guest). */
+/* Destroys the current guest. */
 void ctl_guest_down(struct ctl *c);
+/* Destroys every guest, kept ones included (a knob change needs no guests). */
+void ctl_guest_down_all(struct ctl *c);
+/* Suspends the current guest when it is kept for reuse, else destroys it. */
+void ctl_guest_park(struct ctl *c);
 int ctl_noise_guest_up(struct ctl *c, const struct plan_config *pc, struct ta_err *err);
 void ctl_noise_guest_down(struct ctl *c);
 

@@ -24,6 +24,7 @@
 #include "hostexec.h"
 #include "knobs.h"
 #include "noise.h"
+#include "reuse.h"
 
 static volatile sig_atomic_t cancel_flag;
 
@@ -145,7 +146,8 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
 	if (for_run && controller_check_privileges(cfg, opts, err) < 0)
 		return -1;
 	for (size_t i = 0; i < cfg->nnoises; i++)
-		if (cfg->noises[i].kind == NOISE_GUEST && cfg->runner != RUNNER_AGENT)
+		if ((cfg->noises[i].kind == NOISE_GUEST || cfg->noises[i].vcpus) &&
+		    cfg->runner != RUNNER_AGENT)
 			return err_set(err, EXIT_BAD_INPUT, "%s:%d:%d: noise '%s': a guest "
 				       "noise load needs the agent runner", cfg->path,
 				       cfg->noises[i].line, cfg->noises[i].col,
@@ -236,10 +238,16 @@ static bool in_guest(const struct ctl *c, const struct plan_config *pc)
 	return c->cfg->runner == RUNNER_AGENT && !pc->host_runner;
 }
 
-/* Host CPUs the host runner pins its benchmark to (NULL: unpinned). */
-static char *host_runner_cpus(const struct plan_config *pc)
+/*
+ * Host CPUs the host runner pins its benchmark to (NULL: unpinned):
+ * benchmark.vcpus taken as host CPU numbers (the seeds' host runs pin the
+ * benchmark to the CPUs its guest had), else the explicit pinning's CPUs.
+ */
+static char *host_runner_cpus(const struct ctl *c, const struct plan_config *pc)
 {
 	const struct pinning *p = pc->pinning;
+	if (c->cfg->bench.vcpus)
+		return xstrdup(c->cfg->bench.vcpus);
 	if (p->policy != PIN_EXPLICIT)
 		return NULL;
 	struct strbuf sb = STRBUF_INIT;
@@ -257,7 +265,7 @@ static int run_cmd(struct ctl *c, const struct plan_config *pc, char *const argv
 	if (in_guest(c, pc))
 		return ctl_guest_exec(c, argv, timeout_s, o, err);
 	struct hostexec_result res;
-	char *cpus = host_runner_cpus(pc);
+	char *cpus = host_runner_cpus(c, pc);
 	int rc = hostexec_run(argv, cpus, timeout_s, c->cancel, &res, err);
 	free(cpus);
 	if (rc < 0)
@@ -278,19 +286,14 @@ static int apply_knobs(struct ctl *c, const struct plan_config *pc, struct run_r
 	if (!cfg->nknobs)
 		return 0;
 	bool same = c->applied[0] != NULL;
-	bool needs_no_guests = false;
-	for (size_t i = 0; i < cfg->nknobs; i++) {
-		if (!c->applied[i] || strcmp(c->applied[i], pc->knob_values[i])) {
+	for (size_t i = 0; i < cfg->nknobs; i++)
+		if (!c->applied[i] || strcmp(c->applied[i], pc->knob_values[i]))
 			same = false;
-			const struct knob *k = knob_find(cfg->knobs[i].name);
-			if (k && k->needs_no_guests)
-				needs_no_guests = true;
-		}
-	}
 	if (same)
 		return 0;
-	if (needs_no_guests)
-		ctl_guest_down(c);
+	/* The same rule plan's boot count follows (reuse.h). */
+	if (reuse_knobs_clear_guests(c->plan, c->applied, pc->knob_values))
+		ctl_guest_down_all(c);
 	struct knob_journal journal = { c->db, c->exp_id };
 	struct ta_err err = { 0 };
 	const char **names = xcalloc(cfg->nknobs, sizeof(*names));
@@ -359,7 +362,7 @@ static void record_bench_metric(struct run_record *rec, const struct bench_metri
 	enum metric_dir dir = m->dir;
 	const char *unit = m->unit;
 	if (!strcmp(m->name, primary->name)) {
-		if (dir == METRIC_DIR_UNKNOWN)
+		if (dir == METRIC_DIR_UNKNOWN && primary->direction_given)
 			dir = primary->higher_is_better ? METRIC_DIR_HIGHER : METRIC_DIR_LOWER;
 		if (!unit)
 			unit = primary->unit;
@@ -441,29 +444,11 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		goto out;
 	record_host_state(c, pc, rec);
 
-	if (pc->noise->kind == NOISE_GUEST) {
-		if (ctl_noise_guest_up(c, pc, &err) < 0) {
-			runrec_fail(rec, "noise guest: %s", err.msg);
-			goto out;
-		}
-		noise_guest = true;
-	} else if (pc->noise->kind != NOISE_NONE) {
-		noise = noise_start_config(pc->noise, &err);
-		if (!noise) {
-			runrec_fail(rec, "noise '%s': %s", pc->noise->name, err.msg);
-			goto out;
-		}
-	}
-
 	if (!in_guest(c, pc)) {
-		ctl_guest_down(c);	/* a guest kept for reuse must not load the host run */
-	} else {
-		if (c->guest && (!cfg->reuse_guest || c->guest_config != pc->index))
-			ctl_guest_down(c);
-		if (ctl_guest_up(c, pc, t->run_id, rec, &err) < 0) {
-			runrec_fail(rec, "guest: %s", err.msg);
-			goto out;
-		}
+		ctl_guest_park(c);	/* a guest kept for reuse must not load the host run */
+	} else if (ctl_guest_up(c, pc, t->run_id, rec, &err) < 0) {
+		runrec_fail(rec, "guest: %s", err.msg);
+		goto out;
 	}
 	if (*c->cancel)
 		goto out;
@@ -489,12 +474,39 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		cmd_output_release(&o);
 	}
 
+	/*
+	 * Noise starts only now, with the guest booted and its topology
+	 * checked, so that neither boot time nor the check depends on it.
+	 */
+	const struct noise *z = pc->noise;
+	if (z->kind == NOISE_GUEST) {
+		if (ctl_noise_guest_up(c, pc, &err) < 0) {
+			runrec_fail(rec, "noise guest: %s", err.msg);
+			goto out;
+		}
+		noise_guest = true;
+	} else if (z->vcpus && in_guest(c, pc)) {
+		if (ctl_guest_load_start(c, z, &err) < 0) {
+			runrec_fail(rec, "noise '%s' in the guest: %s", z->name, err.msg);
+			goto out;
+		}
+	} else if (z->kind != NOISE_NONE) {
+		/* A host reference runs an in-guest load on the host CPUs of those numbers. */
+		noise = z->vcpus ? noise_start(z->kind, z->vcpus, z->threads, z->argv.argv, &err)
+				 : noise_start_config(z, &err);
+		if (!noise) {
+			runrec_fail(rec, "noise '%s': %s", z->name, err.msg);
+			goto out;
+		}
+	}
+
 	if (cfg->bench.server_argv.argc) {
 		int rc;
 		if (in_guest(c, pc)) {
-			rc = ctl_guest_spawn(c, cfg->bench.server_argv.argv, &err);
+			rc = ctl_guest_server_start(c, cfg->bench.server_argv.argv, cfg->bench.vcpus,
+						    &err);
 		} else {
-			char *cpus = host_runner_cpus(pc);
+			char *cpus = host_runner_cpus(c, pc);
 			server = noise_start(NOISE_COMMAND, cpus, 0, cfg->bench.server_argv.argv, &err);
 			free(cpus);
 			rc = server ? 0 : -1;
@@ -526,10 +538,24 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	if (in_guest(c, pc) && cfg->collect.vcpu_stats)
 		ctl_guest_stats_begin(c);
 
+	/* benchmark.vcpus in the guest: the benchmark runs under taskset (busybox has it). */
+	struct argv_list pinned = { 0 };
+	char *const *bench_argv = cfg->bench.argv.argv;
+	if (in_guest(c, pc) && cfg->bench.vcpus) {
+		const char **v = xcalloc(cfg->bench.argv.argc + 4, sizeof(*v));
+		v[0] = "taskset";
+		v[1] = "-c";
+		v[2] = cfg->bench.vcpus;
+		memcpy(v + 3, cfg->bench.argv.argv, cfg->bench.argv.argc * sizeof(*v));
+		pinned.argv = (char **)v;
+		pinned.argc = cfg->bench.argv.argc + 3;
+		bench_argv = pinned.argv;
+	}
 	struct cmd_output bench;
 	double t0 = now_s();
-	int rc = run_cmd(c, pc, cfg->bench.argv.argv, cfg->bench.timeout, &bench, &err);
+	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, &bench, &err);
 	double seconds = now_s() - t0;
+	free(pinned.argv);	/* the strings are the config's */
 
 	if (trace) {
 		struct gang_result res;
@@ -584,6 +610,9 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	if (noise && noise_check(noise, &err) < 0)
 		runrec_fail(rec, "noise '%s' stopped during the run: %s", pc->noise->name,
 			    err.msg);
+	if (in_guest(c, pc) && pc->noise->vcpus && ctl_guest_load_check(c, &err) < 0)
+		runrec_fail(rec, "noise '%s' stopped during the run: %s", pc->noise->name,
+			    err.msg);
 out:
 	if (trace)
 		live_abort(trace);
@@ -593,6 +622,9 @@ out:
 		noise_stop(noise, 2000, &err);
 	if (noise_guest)
 		ctl_noise_guest_down(c);
+	/* In-guest loads and servers go, verified, before the guest is kept or destroyed. */
+	if (in_guest(c, pc) && ctl_guest_bg_stop(c, &err) < 0)
+		runrec_fail(rec, "%s", err.msg);
 	if (*c->cancel) {
 		rec->status = "interrupted";
 		if (!rec->error.len)

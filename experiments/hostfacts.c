@@ -1,6 +1,6 @@
 /*
  * host_facts_read: the few facts about this host that plan needs (the
- * architecture, online CPUs, threads per core).  Kept apart from plan.c so
+ * architecture, online CPUs, threads per core, free memory).  Kept apart from plan.c so
  * plan stays pure; the full probe is `topoadvisor probe`.
  */
 #include <stdio.h>
@@ -38,6 +38,20 @@ static int count_cpulist(const char *path, int *max_out)
 	}
 	fclose(f);
 	return count;
+}
+
+long host_mem_available_mib(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	if (!f)
+		return 0;
+	char line[256];
+	long kib = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib > 0 ? kib / 1024 : 0;
 }
 
 void host_facts_read(struct host_facts *h)

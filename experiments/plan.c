@@ -150,6 +150,22 @@ static const char *combination_invalid(const struct sweep_config *cfg,
 		}
 	}
 
+	/* Guest vCPUs named for the benchmark and in-guest loads must exist in the shape. */
+	int bench_max = cfg->bench.vcpus ? cpuset_max(cfg->bench.vcpus) : -1;
+	if (bench_max >= cs->vcpus) {
+		strbuf_addstr(what, shape);
+		strbuf_addf(why, "benchmark.vcpus \"%s\" needs vCPU %d; the shape has %d vCPUs",
+			    cfg->bench.vcpus, bench_max, cs->vcpus);
+		return strbuf_str(why);
+	}
+	int load_max = noise->vcpus ? cpuset_max(noise->vcpus) : -1;
+	if (load_max >= cs->vcpus) {
+		strbuf_addf(what, "%s/noise=%s", shape, noise->name);
+		strbuf_addf(why, "noise '%s' runs on guest vCPU %d; the shape has %d vCPUs",
+			    noise->name, load_max, cs->vcpus);
+		return strbuf_str(why);
+	}
+
 	if (pin->policy == PIN_EXPLICIT && pin->nvcpu_cpus != (size_t)cs->vcpus) {
 		strbuf_addf(what, "%s/pin=%s", shape, pin->name);
 		strbuf_addf(why, "explicit pinning '%s' lists %zu CPU sets for %d vCPUs",
@@ -380,7 +396,7 @@ static const char *baseline_value(const struct sweep_config *cfg, const char *fa
  * benchmark on the host with the baseline's (else the first) pinning and
  * knob values, sized for the largest guest.
  */
-static void add_host_references(struct plan *p)
+static void add_host_references(struct plan *p, const struct host_facts *host)
 {
 	const struct sweep_config *cfg = p->cfg;
 	int vcpus = 0;
@@ -403,6 +419,22 @@ static void add_host_references(struct plan *p)
 	struct cand_shape cs = { .shape = { .sockets = vcpus, .dies = 1, .cores = 1,
 					    .threads = 1 }, .vcpus = vcpus };
 	for (size_t ni = 0; ni < cfg->nnoises; ni++) {
+		/* On the host, guest vCPU numbers (benchmark.vcpus, in-guest loads) are host CPUs. */
+		const struct noise *z = &cfg->noises[ni];
+		int need = cfg->bench.vcpus ? cpuset_max(cfg->bench.vcpus) : -1;
+		if (z->vcpus && cpuset_max(z->vcpus) > need)
+			need = cpuset_max(z->vcpus);
+		if (!p->cross_host && host->possible_cpus > 0 && need >= host->possible_cpus) {
+			struct strbuf what = STRBUF_INIT, why = STRBUF_INIT;
+			strbuf_addf(&what, "host/noise=%s", z->name);
+			strbuf_addf(&why, "the host reference runs guest vCPU %d's work on host "
+				    "CPU %d; this host has CPUs 0-%d", need, need,
+				    host->possible_cpus - 1);
+			add_dropped(p, strbuf_str(&what), strbuf_str(&why));
+			strbuf_release(&what);
+			strbuf_release(&why);
+			continue;
+		}
 		p->configs = xrealloc(p->configs, (p->nconfigs + 1) * sizeof(*p->configs));
 		struct plan_config *c = &p->configs[p->nconfigs];
 		memset(c, 0, sizeof(*c));
@@ -452,7 +484,7 @@ struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts
 		return NULL;
 	}
 	if (cfg->host_baseline)
-		add_host_references(p);
+		add_host_references(p, host);
 	if (mark_baseline(p, err) < 0) {
 		plan_free(p);
 		return NULL;

@@ -89,5 +89,7 @@ char *plan_factors_json(const struct plan *p, const struct plan_config *c);
 
 /* Reads this host's facts (uname, sysconf, sysfs).  Never fails: unknowns are 0. */
 void host_facts_read(struct host_facts *h);
+/* MemAvailable in MiB (sizes guest.reuse's kept guests); 0 when unknown. */
+long host_mem_available_mib(void);
 
 #endif

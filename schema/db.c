@@ -99,6 +99,27 @@ static int exec_sql(struct db *db, const char *sql, struct ta_err *err)
 	return 0;
 }
 
+/*
+ * Switches a database to WAL.  The switch needs an exclusive lock, and SQLite
+ * returns SQLITE_BUSY at once, without its busy handler, when another
+ * connection holds a write lock while this one reads (deadlock avoidance): two
+ * commands opening a new database together hit that.  So retry here, for as
+ * long as the busy timeout would have waited.
+ */
+static int set_wal(struct db *db, struct ta_err *err)
+{
+	for (int waited_ms = 0;; waited_ms += 50) {
+		int rc = sqlite3_exec(db->handle, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			return 0;
+		if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+		    waited_ms >= 10000)
+			return err_set(err, EXIT_FAILURE_RUN, "%s: %s", db->path,
+				       sqlite3_errmsg(db->handle));
+		usleep(50000);
+	}
+}
+
 int db_begin(struct db *db, struct ta_err *err)
 {
 	return exec_sql(db, "BEGIN IMMEDIATE", err);
@@ -190,12 +211,16 @@ static struct db *open_common(const char *path, bool create, int target, struct 
 		/* Made here, never through a name someone planted (safefile.h);
 		 * an empty file is an empty database.  Not world-readable. */
 		int fd = safefile_create(path, 0600, err);
-		if (fd < 0) {
+		struct stat lst;
+		if (fd >= 0) {
+			close(fd);
+			created = true;
+		} else if (!(errno == EEXIST && lstat(path, &lst) == 0 && S_ISREG(lst.st_mode))) {
 			err_prefix(err, "creating the database");
 			return NULL;
+		} else {
+			err_clear(err);	/* another command created it meanwhile: open theirs */
 		}
-		close(fd);
-		created = true;
 	}
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
@@ -213,7 +238,7 @@ static struct db *open_common(const char *path, bool create, int target, struct 
 	sqlite3_busy_timeout(db->handle, 10000);
 	sqlite3_extended_result_codes(db->handle, 1);
 	if (exec_sql(db, "PRAGMA foreign_keys = ON", err) < 0 ||
-	    exec_sql(db, "PRAGMA journal_mode = WAL", err) < 0 ||
+	    set_wal(db, err) < 0 ||
 	    exec_sql(db, "PRAGMA synchronous = NORMAL", err) < 0) {
 		err_prefix(err, "%s is not a usable topoadvisor database", path);
 		db_close(db);

@@ -37,13 +37,15 @@ check|demo|bench)
 	# guest for the emulated POWER8 host (make cross-ppc64el).
 	# linux-perf records perf.data and runs the seed's script (perf script -s);
 	# clang with libclang-rt-14-dev (only recommended by clang, and it holds
-	# libFuzzer) builds the readers' fuzzing harness.
+	# libFuzzer) builds the readers' fuzzing harness.  iputils-ping: `ping -f`
+	# (busybox's ping has no flood mode), a noise load the seeds run inside
+	# the measured guest.
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd linux-perf clang libclang-rt-14-dev
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 libvirt-daemon-system libvirt-daemon-system-sysv qemu-system-ppc qemu-slof binutils
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time
 gcc-powerpc64le-linux-gnu
-stress-ng sysbench redis-server redis-tools procps
+stress-ng sysbench redis-server redis-tools iputils-ping procps
 chromium"
 	;;
 *) echo "usage: $0 [--list] [build|check|demo|bench]" >&2; exit 2 ;;

@@ -1,7 +1,11 @@
 #!/bin/sh
 # Builds a test guest image: a Debian kernel and an initramfs holding
 # busybox, qemu-ga and (x86_64) the benchmarks stress-ng, sysbench,
-# redis-server and redis-benchmark, all with their libraries.
+# redis-server, redis-benchmark and redis-cli, iputils' ping (`ping -f`, a
+# noise load) and topoadvisor's ebizzy stand-in (experiments/guest-tools/
+# ebizzy.c, built static here: Debian packages no ebizzy), all with their
+# libraries.  The guest's loopback interface is up (redis listens on
+# 127.0.0.1).
 #
 # Output, in $TOPOADVISOR_CACHE (default /var/cache/topoadvisor)/guest-ARCH:
 # vmlinuz (on ppc64 the uncompressed vmlinux ELF), initrd, stamp, and
@@ -37,6 +41,7 @@ done
 cache=${TOPOADVISOR_CACHE:-/var/cache/topoadvisor}
 out=$cache/guest-$arch
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+ebizzy_src=$(cd "$(dirname "$0")/.." && pwd)/experiments/guest-tools/ebizzy.c
 
 die() { echo "guest-image: $*" >&2; exit 1; }
 
@@ -44,13 +49,14 @@ case "$arch" in
 x86_64)
 	[ "$(uname -m)" = x86_64 ] || die "builds an x86_64 guest on x86_64 hosts only (host is $(uname -m))"
 	bins="/usr/bin/busybox /usr/sbin/qemu-ga /usr/bin/stress-ng /usr/bin/sysbench
-/usr/bin/redis-server /usr/bin/redis-benchmark"
+/usr/bin/redis-server /usr/bin/redis-benchmark /usr/bin/redis-cli /usr/bin/ping"
 	for b in $bins; do
 		[ -x "$b" ] || die "$b missing: run scripts/deps.sh check"
 	done
 	apt_opts=""
 	kmeta=linux-image-cloud-amd64
-	tools="busybox-static qemu-guest-agent stress-ng sysbench redis-server redis-tools"
+	tools="busybox-static qemu-guest-agent stress-ng sysbench redis-server redis-tools iputils-ping"
+	command -v cc >/dev/null || die "cc missing: run scripts/deps.sh check"
 	;;
 ppc64)
 	command -v readelf >/dev/null || die "readelf missing (binutils): run scripts/deps.sh check"
@@ -94,6 +100,9 @@ version_of() { # package
 stamp_new=$(
 	echo "script $(sha256sum "$self" | cut -d' ' -f1)"
 	echo "arch $arch"
+	if [ "$arch" = x86_64 ]; then
+		echo "ebizzy $(sha256sum "$ebizzy_src" | cut -d' ' -f1) $(cc -dumpfullversion 2>/dev/null || cc -dumpversion)"
+	fi
 	for p in $kpkg $tools; do
 		echo "pkg $p $(version_of "$p")"
 	done
@@ -154,6 +163,9 @@ if [ "$arch" = x86_64 ]; then
 		ldd "$b" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' |
 			while read -r lib; do copy_file "$lib" "$lib"; done
 	done
+	# Static, so it needs nothing from the image; the guest's own CPUs run it.
+	cc -std=gnu11 -O2 -static -pthread -o "$root/usr/bin/ebizzy" "$ebizzy_src" ||
+		die "cannot build $ebizzy_src (static glibc: libc6-dev)"
 else
 	# shellcheck disable=SC2086
 	fetch "$kpkg" $tools
@@ -195,6 +207,7 @@ else
 	done
 fi
 ln -s /usr/bin/busybox "$root/bin/sh"
+echo "127.0.0.1 localhost" >"$root/etc/hosts"
 
 # virtio_console is a module in these kernels; this is its dependency order
 # (there is no modules.dep in the initramfs).
@@ -209,15 +222,19 @@ for m in $mods; do echo "${m##*/}"; done >"$root/lib/modules/order"
 
 cat >"$root/init" <<'INIT'
 #!/bin/sh
-# Test guest init: mount the kernel file systems, load the virtio modules,
-# find the guest agent's port and keep qemu-ga running for ever.
+# Test guest init: mount the kernel file systems, bring the loopback
+# interface up, load the virtio modules, find the guest agent's port and
+# keep qemu-ga running for ever.
 /usr/bin/busybox --install -s /bin
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+# The real programs (iputils ping) before busybox's applets of the same name.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
+ip link set lo up || echo "init: cannot bring lo up"
+ip addr add 127.0.0.1/8 dev lo 2>/dev/null || true
 for m in $(cat /lib/modules/order); do
 	insmod "/lib/modules/$m.ko" || echo "init: insmod $m failed"
 done

@@ -41,3 +41,37 @@ ta_e2e_domains() { # pid...
 
 : "${TOPOADVISOR:?run through scripts/run-tests.sh}"
 : "${TA_TOP:?run through scripts/run-tests.sh}"
+
+# guest_sweep_setup PREFIX: for the scripts that run sweeps in real TCG
+# guests.  Skips (77) without root, x86_64, libvirt, QEMU or the guest
+# image; sets $tmp, TOPOADVISOR_LOCK, $db and $prefix (the domain name
+# prefix the script's configs use); starts libvirtd registered to this
+# script; on exit destroys the domains with that prefix, stops libvirtd if
+# no other user needs it and removes $tmp.  Then: ta (topoadvisor on $db),
+# q (sqlite3 on $db), ours (how many of our domains exist).
+guest_sweep_setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for qemu:///system"
+	[ "$(uname -m)" = x86_64 ] || skip "the test image is x86_64 only"
+	for b in /usr/sbin/libvirtd /usr/sbin/virtlogd /usr/bin/qemu-system-x86_64 /usr/bin/virsh; do
+		[ -x "$b" ] || skip "$b not installed (scripts/deps.sh check)"
+	done
+	"$TA_TOP/scripts/guest-image.sh" >/dev/null || skip "cannot build the guest image"
+	ta_tmpdir
+	export TOPOADVISOR_LOCK="$tmp/lock"
+	db=$tmp/t.db
+	prefix=$1
+	trap guest_sweep_cleanup EXIT
+	out=$("$TA_TOP/scripts/libvirtd-start.sh" --user $$) || fail "libvirtd did not start: $out"
+}
+
+guest_sweep_cleanup() {
+	for d in $(virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^$prefix"); do
+		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1
+	done
+	"$TA_TOP/scripts/libvirtd-stop.sh" --user $$ >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+
+ta() { "$TOPOADVISOR" --db "$db" "$@"; }
+q() { sqlite3 "$db" "$1"; }
+ours() { virsh -q -c qemu:///system list --all --name | grep -c "^$prefix"; }

@@ -42,6 +42,9 @@ exp=$(ta -q run --root "$root" "$tmp/sweep.yaml" 2>"$tmp/err") || { cat "$tmp/er
 	fail "not all ok: $(q "SELECT status, error FROM runs WHERE status <> 'ok' LIMIT 3")"
 # Every run has its metric, its output and timestamps.
 [ "$(q "SELECT COUNT(*) FROM metrics WHERE name = 'ops' AND value = 250")" = 32 ] || fail "ops metric"
+# A command's group gets the config's direction (higher, the default) when it is the metric.
+[ "$(q "SELECT COUNT(*) FROM metrics WHERE name = 'ops' AND direction = 'higher'")" = 32 ] ||
+	fail "ops direction: $(q "SELECT DISTINCT direction FROM metrics WHERE name = 'ops'")"
 [ "$(q "SELECT COUNT(*) FROM artifacts WHERE name = 'benchmark.stdout'")" = 32 ] || fail "stdout artifact"
 [ "$(q "SELECT COUNT(*) FROM runs WHERE started_at IS NULL OR finished_at < started_at")" = 0 ] ||
 	fail "run timestamps"

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -260,6 +261,106 @@ static void test_redis(void **state)
 	}
 }
 
+/* Lines of s (up to and without "\n") matching the ERE pattern. */
+static size_t lines_matching(const char *s, const char *pattern)
+{
+	regex_t re;
+	assert_int_equal(regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE | REG_NOSUB), 0);
+	size_t n = 0;
+	for (const char *l = s; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		char *line = strndup(l, len);
+		n += regexec(&re, line, 0, NULL, 0) == 0;
+		free(line);
+		l += len + (nl != NULL);
+	}
+	regfree(&re);
+	return n;
+}
+
+static void fixture_text(const char *rel, struct strbuf *sb)
+{
+	const char *top = getenv("TA_TOP");
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/tests/fixtures/bench/%s", top ? top : ".", rel);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(sb, buf, n);
+	fclose(f);
+}
+
+/* ebizzy 0.3's result lines ("%u records/s", "real %5.2f s", ...), and -vv's thread lines. */
+#define EBIZZY_RATE "^[0-9]+ records/s$"
+/* %5.2f: at least five characters, so " 1.00" and "10.00" */
+#define EBIZZY_TIMES "^(real|user|sys ) ( [0-9]|[0-9]{2,})\\.[0-9]{2} s$"
+#define EBIZZY_THREAD "^\\[[0-9a-f]+\\]Thread finished, [0-9]+\\.[0-9]{6} seconds [0-9]+ records$"
+
+/*
+ * The guest image's ebizzy stand-in (experiments/guest-tools/ebizzy.c):
+ * its output has the real ebizzy 0.3's lines, checked against the same
+ * patterns as the fixtures captured from the real program's format, and
+ * the one ebizzy parser reads it.
+ */
+static void test_ebizzy_standin(void **state)
+{
+	const char *build = getenv("TA_BUILD");
+	char prog[1024];
+	snprintf(prog, sizeof(prog), "%s/guest-tools/ebizzy", build ? build : "build");
+	if (access(prog, X_OK))
+		fail_msg("%s is missing: `make units` builds it", prog);
+
+	struct strbuf fx = STRBUF_INIT;
+	fixture_text("ebizzy/0.3-default.out", &fx);
+	assert_int_equal(lines_matching(strbuf_str(&fx), EBIZZY_RATE), 1);
+	assert_int_equal(lines_matching(strbuf_str(&fx), EBIZZY_TIMES), 3);
+	strbuf_reset(&fx);
+	fixture_text("ebizzy/0.3-verbose.out", &fx);
+	assert_int_equal(lines_matching(strbuf_str(&fx), EBIZZY_THREAD), 2);
+	strbuf_release(&fx);
+
+	char *argv[] = { prog, "-t", "2", "-S", "1", "-s", "65536", "-n", "4", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(run_capture(argv, &out, &err, 30), 0);
+	assert_int_equal(lines_matching(strbuf_str(&out), "."), 4);
+	assert_int_equal(lines_matching(strbuf_str(&out), EBIZZY_RATE), 1);
+	assert_int_equal(lines_matching(strbuf_str(&out), EBIZZY_TIMES), 3);
+	struct bench_metrics m;
+	parse_live(BENCH_EBIZZY, &out, &err, &m);
+	positive(&m, "records_per_s");
+	assert_true(positive(&m, "real_s") >= 0.99);	/* it ran for -S 1 */
+	assert_true(bench_metrics_find(&m, "runs")->value == 1);
+	bench_metrics_release(&m);
+
+	/* -vv: one start and one end line per thread; the ends add up to the rate. */
+	char *verbose[] = { prog, "-vv", "-t", "3", "-S", "1", "-s", "65536", "-n", "4", NULL };
+	strbuf_reset(&out);
+	strbuf_reset(&err);
+	assert_int_equal(run_capture(verbose, &out, &err, 30), 0);
+	assert_int_equal(lines_matching(strbuf_str(&out), EBIZZY_THREAD), 3);
+	assert_int_equal(lines_matching(strbuf_str(&out), "^\\[[0-9a-f]+\\]Thread started$"), 3);
+	assert_int_equal(lines_matching(strbuf_str(&out), "^threads 3$"), 1);
+	parse_live(BENCH_EBIZZY, &out, &err, &m);
+	double rate = positive(&m, "records_per_s"), real = positive(&m, "real_s");
+	double sum = 0;
+	for (const char *p = strbuf_str(&out); (p = strstr(p, " seconds ")); p++)
+		sum += strtod(p + 9, NULL);
+	assert_true(fabs(sum / real - rate) <= 0.02 * rate + 1);
+	bench_metrics_release(&m);
+
+	char *bad[] = { prog, "-t", "0", NULL };
+	strbuf_reset(&out);
+	strbuf_reset(&err);
+	assert_int_equal(run_capture(bad, &out, &err, 30), 1);
+	assert_non_null(strstr(strbuf_str(&err), "Usage:"));
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_sysbench),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test_teardown(test_redis, redis_stop),
+		cmocka_unit_test(test_ebizzy_standin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,10 +134,15 @@ static void test_ebizzy(void **state)
 	assert_string_equal(k->values[0], "off");
 	assert_int_equal(cfg->nnoises, 3);
 	assert_string_equal(cfg->noises[1].name, "spin");
-	assert_int_equal(cfg->noises[1].threads, 2);
+	assert_int_equal(cfg->noises[1].threads, 2);	/* one per vCPU of vcpus */
+	/* The seed's loads run inside the guest, on the 2 vCPUs ebizzy leaves. */
+	assert_string_equal(cfg->noises[1].vcpus, "2-3");
+	assert_null(cfg->noises[1].cpus);
 	assert_string_equal(cfg->noises[2].name, "ping");
 	assert_int_equal(cfg->noises[2].kind, NOISE_COMMAND);
+	assert_string_equal(cfg->noises[2].vcpus, "2-3");
 	assert_string_equal(cfg->noises[2].argv.argv[1], "-f");
+	assert_string_equal(cfg->bench.vcpus, "0-1");
 	assert_int_equal(cfg->bench.kind, BENCH_EBIZZY);
 	assert_string_equal(cfg->bench.metric.name, "records_per_s");
 	assert_true(cfg->collect.gang_exits);
@@ -164,6 +169,63 @@ static void test_redis(void **state)
 	assert_true(cfg->bench.metric.higher_is_better);
 	assert_string_equal(baseline(cfg, "topology"), "1x1x2");
 	assert_string_equal(baseline(cfg, "subcores_per_core"), "1");
+	config_free(cfg);
+}
+
+/* The seed studies sized for a 2-CPU TCG host (make demo runs the first). */
+static void test_tcg_studies(void **state)
+{
+	struct sweep_config *cfg = load_ok(path_of("configs/ebizzy-tcg.yaml"));
+	assert_int_equal(cfg->topology.nshapes, 4);
+	for (size_t i = 0; i < cfg->topology.nshapes; i++)
+		assert_int_equal(shape_vcpus(&cfg->topology.shapes[i]), 4);
+	assert_string_equal(cfg->bench.vcpus, "0-1");
+	assert_int_equal(cfg->nnoises, 3);
+	assert_null(cfg->noises[0].vcpus);
+	for (size_t i = 1; i < 3; i++) {
+		assert_string_equal(cfg->noises[i].vcpus, "2-3");
+		assert_null(cfg->noises[i].cpus);
+	}
+	assert_int_equal(cfg->noises[1].kind, NOISE_SPIN);
+	assert_int_equal(cfg->noises[1].threads, 2);
+	assert_string_equal(cfg->noises[2].argv.argv[0], "ping");
+	assert_string_equal(cfg->noises[2].argv.argv[1], "-f");
+	assert_true(cfg->reuse_guest);
+	assert_true(cfg->bench.metric.direction_given);
+	config_free(cfg);
+
+	cfg = load_ok(path_of("configs/redis-tcg.yaml"));
+	assert_int_equal(cfg->topology.nshapes, 2);
+	assert_shape(&cfg->topology.shapes[0], "1x1x2");
+	assert_shape(&cfg->topology.shapes[1], "1x2x1");
+	assert_string_equal(cfg->bench.metric.name, "redis.GET");
+	assert_true(cfg->bench.metric.higher_is_better);
+	assert_string_equal(cfg->bench.metric.unit, "requests/s");
+	assert_true(cfg->reuse_guest);
+	config_free(cfg);
+}
+
+/* Another metric of a parsing kind, no direction written: the parser's stored direction decides. */
+static void test_metric_direction_from_parser(void **state)
+{
+	const char *y = "name: t\ntopology: [1x1x1]\n"
+			"benchmark: {kind: sysbench, metric: latency_avg_ms}\n";
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("m.yaml", y, strlen(y), &err);
+	assert_non_null(cfg);
+	assert_false(cfg->bench.metric.direction_given);
+	config_free(cfg);
+	y = "name: t\ntopology: [1x1x1]\n"
+	    "benchmark: {kind: sysbench, metric: {name: latency_avg_ms, direction: lower}}\n";
+	cfg = config_parse("m.yaml", y, strlen(y), &err);
+	assert_non_null(cfg);
+	assert_true(cfg->bench.metric.direction_given);
+	assert_false(cfg->bench.metric.higher_is_better);
+	config_free(cfg);
+	y = "name: t\ntopology: [1x1x1]\nbenchmark: {kind: sysbench}\n";
+	cfg = config_parse("m.yaml", y, strlen(y), &err);
+	assert_non_null(cfg);
+	assert_true(cfg->bench.metric.direction_given);
 	config_free(cfg);
 }
 
@@ -756,6 +818,17 @@ static void test_rules(void **state)
 	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], metric: n, "
 			   "parse: '(?<n>a)(?<n>b)'}\n", "two named subpatterns have the same name");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy, parse: 'x'}\n", "only kind command uses parse");
+	/* In-guest loads and benchmark pinning (guest vCPUs). */
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy, vcpus: \"1-0\"}\n",
+			   "benchmark.vcpus: expected guest vCPUs like");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy, vcpus: 1}\nguest: {runner: host}\n",
+			   "benchmark.vcpus: guest vCPUs need the agent runner");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nnoise: [{kind: spin, cpus: \"0\", vcpus: \"1\"}]\n",
+			   "noise[0].vcpus: a load runs either on host cpus or inside the guest");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nnoise: [{kind: guest, argv: [x], vcpus: \"1\"}]\n",
+			   "noise[0].vcpus: only spin and command loads run inside the measured guest");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nnoise: [{kind: spin, vcpus: x}]\n",
+			   "noise[0].vcpus: expected guest vCPUs");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nguest: {runner: host, host_baseline: true}\n",
 			   "guest.host_baseline: with runner host every run is on the host already");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy, argv: ebizzy -S 5}\n",
@@ -935,6 +1008,8 @@ int main(void)
 		cmocka_unit_test(test_quickstart),
 		cmocka_unit_test(test_ebizzy),
 		cmocka_unit_test(test_redis),
+		cmocka_unit_test(test_tcg_studies),
+		cmocka_unit_test(test_metric_direction_from_parser),
 		cmocka_unit_test(test_kernel_build),
 		cmocka_unit_test(test_invalid_fixtures),
 		cmocka_unit_test(test_invalid_from_memory),

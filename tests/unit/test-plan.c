@@ -397,6 +397,40 @@ static void test_store_plan(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Guest vCPUs named by benchmark.vcpus and in-guest loads must exist in
+ * each shape; a host reference runs them on host CPUs of those numbers.
+ */
+static void test_guest_vcpus(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: v\ntopology: [1x1x2, 1x2x2, 4x1x1]\nguest: {host_baseline: true}\n"
+		"noise: [none, {kind: spin, name: far, vcpus: \"3\"}]\n"
+		"benchmark: {kind: ebizzy, vcpus: \"0-1\", duration: 2}\n");
+	struct plan *p = expand_ok(cfg, &x86_host, 1);
+	assert_true(has_config(p, "1x1x2/pin=none/noise=none"));
+	assert_false(has_config(p, "1x1x2/pin=none/noise=far"));
+	assert_non_null(strstr(dropped_reason(p, "1x1x2/noise=far"),
+			       "noise 'far' runs on guest vCPU 3; the shape has 2 vCPUs"));
+	assert_true(has_config(p, "1x2x2/pin=none/noise=far"));
+	assert_true(has_config(p, "4x1x1/pin=none/noise=far"));
+	/* This host has CPUs 0-1: the host reference cannot run vCPU 3's load. */
+	assert_true(has_config(p, "host/pin=none/noise=none"));
+	assert_false(has_config(p, "host/pin=none/noise=far"));
+	assert_non_null(strstr(dropped_reason(p, "host/noise=far"), "host CPU 3"));
+	plan_free(p);
+	config_free(cfg);
+
+	cfg = parse("name: v\ntopology: [1x1x1, 1x1x2]\n"
+		    "benchmark: {kind: ebizzy, vcpus: \"1\", duration: 2}\n");
+	p = expand_ok(cfg, &x86_host, 1);
+	assert_int_equal(p->nconfigs, 1);
+	assert_non_null(strstr(dropped_reason(p, "1x1x1"),
+			       "benchmark.vcpus \"1\" needs vCPU 1; the shape has 1 vCPUs"));
+	plan_free(p);
+	config_free(cfg);
+}
+
 /* Removes dir/NAME and its -wal/-shm files, then dir. */
 static void db_files_remove(const char *dir, const char *name)
 {
@@ -526,6 +560,7 @@ static void test_knob_columns_migrated(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_guest_vcpus),
 		cmocka_unit_test(test_cross_product_and_keys),
 		cmocka_unit_test(test_randomized_blocks),
 		cmocka_unit_test(test_sequential_order),

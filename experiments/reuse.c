@@ -1,0 +1,138 @@
+/*
+ * reuse: guest reuse groups, the kept-guest cache and the boot count; see
+ * reuse.h.
+ */
+#include "reuse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/knob-table.h"
+#include "../util/strbuf.h"
+
+static bool same_domain(const struct plan_config *a, const struct plan_config *b)
+{
+	return a->pinning == b->pinning && a->vcpus == b->vcpus &&
+	       a->shape.sockets == b->shape.sockets && a->shape.dies == b->shape.dies &&
+	       a->shape.cores == b->shape.cores && a->shape.threads == b->shape.threads;
+}
+
+size_t reuse_group(const struct plan *p, size_t config)
+{
+	const struct plan_config *c = &p->configs[config];
+	if (c->host_runner)
+		return REUSE_NO_GROUP;
+	for (size_t i = 0; i < config; i++)
+		if (!p->configs[i].host_runner && same_domain(&p->configs[i], c))
+			return i;
+	return config;
+}
+
+size_t reuse_groups(const struct plan *p)
+{
+	size_t groups = 0;
+	for (size_t i = 0; i < p->nconfigs; i++)
+		groups += reuse_group(p, i) == i;
+	return groups;
+}
+
+size_t reuse_capacity(const struct plan *p, long mem_available_mib)
+{
+	size_t groups = reuse_groups(p);
+	if (mem_available_mib <= 0 || groups <= 1)
+		return 1;
+	long per = p->cfg->memory_mib + REUSE_GUEST_OVERHEAD_MIB;
+	long fit = mem_available_mib / 2 / per;
+	if (fit < 1)
+		return 1;
+	return (size_t)fit < groups ? (size_t)fit : groups;
+}
+
+void reuse_cache_init(struct reuse_cache *rc, size_t cap)
+{
+	rc->cap = cap ? cap : 1;
+	rc->group = xcalloc(rc->cap, sizeof(*rc->group));
+	rc->used = xcalloc(rc->cap, sizeof(*rc->used));
+	for (size_t i = 0; i < rc->cap; i++)
+		rc->group[i] = REUSE_NO_GROUP;
+	rc->clock = 0;
+}
+
+void reuse_cache_release(struct reuse_cache *rc)
+{
+	free(rc->group);
+	free(rc->used);
+	memset(rc, 0, sizeof(*rc));
+}
+
+size_t reuse_cache_take(struct reuse_cache *rc, size_t group, bool *hit, bool *evict)
+{
+	size_t slot = 0;
+	*hit = *evict = false;
+	for (size_t i = 0; i < rc->cap; i++) {
+		if (rc->group[i] == group) {
+			*hit = true;
+			slot = i;
+			break;
+		}
+		/* An empty slot first, else the least recently used. */
+		bool empty = rc->group[i] == REUSE_NO_GROUP, best_empty = rc->group[slot] == REUSE_NO_GROUP;
+		if ((empty && !best_empty) || (empty == best_empty && rc->used[i] < rc->used[slot]))
+			slot = i;
+	}
+	if (!*hit) {
+		*evict = rc->group[slot] != REUSE_NO_GROUP;
+		rc->group[slot] = group;
+	}
+	rc->used[slot] = ++rc->clock;
+	return slot;
+}
+
+void reuse_cache_drop(struct reuse_cache *rc, size_t slot)
+{
+	if (slot < rc->cap)
+		rc->group[slot] = REUSE_NO_GROUP;
+}
+
+bool reuse_knobs_clear_guests(const struct plan *p, const char **from, const char **to)
+{
+	const struct sweep_config *cfg = p->cfg;
+	for (size_t i = 0; i < cfg->nknobs; i++) {
+		if (from && from[i] && !strcmp(from[i], to[i]))
+			continue;
+		const struct knob *k = knob_find(cfg->knobs[i].name);
+		if (k && k->needs_no_guests)
+			return true;
+	}
+	return false;
+}
+
+size_t reuse_boots(const struct plan *p, size_t capacity)
+{
+	size_t boots = 0;
+	if (p->cfg->runner != RUNNER_AGENT)
+		return 0;
+	if (!p->cfg->reuse_guest) {
+		for (size_t i = 0; i < p->nruns; i++)
+			boots += !p->configs[p->runs[i].config].host_runner;
+		return boots;
+	}
+	struct reuse_cache rc;
+	reuse_cache_init(&rc, capacity);
+	const char **applied = NULL;
+	for (size_t i = 0; i < p->nruns; i++) {
+		const struct plan_config *c = &p->configs[p->runs[i].config];
+		if (reuse_knobs_clear_guests(p, applied, c->knob_values))
+			for (size_t s = 0; s < rc.cap; s++)
+				reuse_cache_drop(&rc, s);
+		applied = c->knob_values;
+		size_t g = reuse_group(p, c->index);
+		if (g == REUSE_NO_GROUP)
+			continue;
+		bool hit, evict;
+		reuse_cache_take(&rc, g, &hit, &evict);
+		boots += !hit;
+	}
+	reuse_cache_release(&rc);
+	return boots;
+}

@@ -1,0 +1,83 @@
+/*
+ * reuse: which runs of a sweep can share one booted guest (guest.reuse),
+ * and how many boots a sweep makes.  Pure: no I/O.
+ *
+ * A guest depends only on its configuration's shape and pinning (the
+ * domain XML); noise loads and host knobs are per run, started and stopped
+ * around each benchmark.  So configurations with the same shape and
+ * pinning form one *reuse group* and share a guest across repetitions and
+ * across noise loads.  The randomized block order interleaves the groups,
+ * so the controller keeps one guest per group alive and *suspends* the
+ * ones not in use (a paused guest runs no vCPU and steals nothing from the
+ * measured one), up to a capacity set by the host's free memory; beyond
+ * it, the least recently used guest is destroyed.  A host knob that needs
+ * no guests running (POWER8 subcores_per_core) destroys them all when it
+ * changes; a failed run destroys its guest (a fresh one is booted next
+ * time).  Without guest.reuse every guest run boots its own guest.
+ *
+ * The controller and `plan` use the same cache (struct reuse_cache), so
+ * the boots `plan` announces are the boots a sweep without failures makes.
+ */
+#ifndef TA_REUSE_H
+#define TA_REUSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+/* No group: a host reference (guest.host_baseline) boots nothing. */
+#define REUSE_NO_GROUP ((size_t)-1)
+
+/* Extra memory per kept guest besides its RAM (QEMU, TCG code buffer), MiB. */
+#define REUSE_GUEST_OVERHEAD_MIB 256
+
+/*
+ * The group of configuration `config`: the index of the first
+ * configuration with the same shape and pinning.
+ */
+size_t reuse_group(const struct plan *p, size_t config);
+/* How many groups the plan has (guests a reusing sweep needs at once). */
+size_t reuse_groups(const struct plan *p);
+
+/*
+ * How many guests may be kept: half of mem_available_mib over each guest's
+ * memory plus overhead, at least 1 (the current guest), at most the number
+ * of groups.  mem_available_mib <= 0 (unknown): 1.
+ */
+size_t reuse_capacity(const struct plan *p, long mem_available_mib);
+
+/* The kept guests' groups, least recently used first out. */
+struct reuse_cache {
+	size_t cap;
+	size_t *group;		/* [cap]; REUSE_NO_GROUP: empty slot */
+	uint64_t *used;		/* [cap]; when the slot was last used */
+	uint64_t clock;
+};
+
+void reuse_cache_init(struct reuse_cache *rc, size_t cap);
+void reuse_cache_release(struct reuse_cache *rc);
+
+/*
+ * The slot for a run of `group`: *hit when a guest of that group is kept
+ * there; otherwise the slot to boot into, and *evict when it holds
+ * another group's guest that must be destroyed first.
+ */
+size_t reuse_cache_take(struct reuse_cache *rc, size_t group, bool *hit, bool *evict);
+/* Empties a slot (its guest was destroyed). */
+void reuse_cache_drop(struct reuse_cache *rc, size_t slot);
+
+/*
+ * Whether moving from the knob values `from` (NULL: none applied yet) to
+ * `to` changes a knob that needs no guests running: then every guest goes.
+ */
+bool reuse_knobs_clear_guests(const struct plan *p, const char **from, const char **to);
+
+/*
+ * Boots the sweep makes in plan order if every run succeeds: with
+ * cfg->reuse_guest and `capacity` kept guests, else one per guest run.
+ */
+size_t reuse_boots(const struct plan *p, size_t capacity);
+
+#endif

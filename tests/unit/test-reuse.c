@@ -1,0 +1,186 @@
+/*
+ * guest.reuse (experiments/reuse.h): which configurations share a guest,
+ * the kept-guest cache the controller uses, and the boot count `plan`
+ * prints, on real expanded plans (randomized, interleaved blocks).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/config.h"
+#include "experiments/plan.h"
+#include "experiments/reuse.h"
+
+static const struct host_facts x86_host = { ARCH_X86_64, 2, 2, 1 };
+static const struct host_facts power8_host = { ARCH_PPC64, 160, 160, 8 };
+
+struct fixture {
+	struct sweep_config *cfg;
+	struct plan *plan;
+};
+
+static void load(struct fixture *f, const char *yaml, const struct host_facts *h)
+{
+	struct ta_err err = { 0 };
+	f->cfg = config_parse("reuse.yaml", yaml, strlen(yaml), &err);
+	if (!f->cfg)
+		fail_msg("config_parse: %s", err.msg);
+	f->plan = plan_expand(f->cfg, h, 7, &err);
+	if (!f->plan)
+		fail_msg("plan_expand: %s", err.msg);
+}
+
+static void unload(struct fixture *f)
+{
+	plan_free(f->plan);
+	config_free(f->cfg);
+}
+
+#define SWEEP(reuse) \
+	"name: r\n" \
+	"guest: {runner: agent, reuse: " reuse ", host_baseline: true}\n" \
+	"topology: [1x2x1, 1x1x2, 2x1x1]\n" \
+	"noise: [none, {kind: spin, vcpus: \"1\"}]\n" \
+	"benchmark: {kind: stress-ng, duration: 2}\n" \
+	"repetitions: 3\n"
+
+static size_t config_of(const struct plan *p, const char *key)
+{
+	for (size_t i = 0; i < p->nconfigs; i++)
+		if (!strcmp(p->configs[i].key, key))
+			return i;
+	fail_msg("no configuration %s", key);
+	return 0;
+}
+
+/* Same shape and pinning share a group whatever the noise; the host reference has none. */
+static void test_groups(void **state)
+{
+	struct fixture f;
+	load(&f, SWEEP("true"), &x86_host);
+	const struct plan *p = f.plan;
+	assert_int_equal(p->nconfigs, 8);	/* 3 shapes x 2 noise + 2 host references */
+	size_t a = config_of(p, "1x2x1/pin=none/noise=none");
+	size_t b = config_of(p, "1x2x1/pin=none/noise=spin");
+	size_t c = config_of(p, "1x1x2/pin=none/noise=spin");
+	assert_int_equal(reuse_group(p, a), reuse_group(p, b));
+	assert_true(reuse_group(p, a) != reuse_group(p, c));
+	assert_int_equal(reuse_group(p, config_of(p, "host/pin=none/noise=none")), REUSE_NO_GROUP);
+	assert_int_equal(reuse_groups(p), 3);
+	unload(&f);
+}
+
+/*
+ * The interleaved order alternates shapes from run to run, yet with room
+ * for every group's guest a sweep boots once per group; with room for one
+ * it boots at every change of group; without reuse once per guest run.
+ */
+static void test_boots(void **state)
+{
+	struct fixture f;
+	load(&f, SWEEP("true"), &x86_host);
+	const struct plan *p = f.plan;
+	assert_int_equal(p->nruns, 24);
+	size_t guest_runs = 0, changes = 0, prev = REUSE_NO_GROUP;
+	for (size_t i = 0; i < p->nruns; i++) {
+		size_t g = reuse_group(p, p->runs[i].config);
+		if (g == REUSE_NO_GROUP)
+			continue;
+		guest_runs++;
+		changes += g != prev;
+		prev = g;
+	}
+	assert_int_equal(guest_runs, 18);
+	assert_true(changes > 3);	/* the order really interleaves */
+	assert_int_equal(reuse_boots(p, 3), 3);
+	assert_int_equal(reuse_boots(p, 8), 3);
+	assert_int_equal(reuse_boots(p, 1), changes);
+	size_t two = reuse_boots(p, 2);
+	assert_true(two >= 3 && two <= changes);
+	unload(&f);
+
+	load(&f, SWEEP("false"), &x86_host);
+	assert_int_equal(reuse_boots(f.plan, 3), 18);
+	unload(&f);
+}
+
+/* Memory decides how many guests are kept: half of MemAvailable, at least one, at most the groups. */
+static void test_capacity(void **state)
+{
+	struct fixture f;
+	load(&f, SWEEP("true"), &x86_host);
+	long per = f.cfg->memory_mib + REUSE_GUEST_OVERHEAD_MIB;
+	assert_int_equal(reuse_capacity(f.plan, 0), 1);
+	assert_int_equal(reuse_capacity(f.plan, per), 1);
+	assert_int_equal(reuse_capacity(f.plan, 4 * per), 2);
+	assert_int_equal(reuse_capacity(f.plan, 100 * per), 3);
+	unload(&f);
+}
+
+/* A knob that needs no guests running (POWER8 split-core) clears the cache when it changes. */
+static void test_knob_change_clears(void **state)
+{
+	struct fixture f;
+	load(&f, "name: r\nlibvirt: {arch: ppc64}\n"
+		 "guest: {runner: agent, reuse: true}\n"
+		 "topology: [1x2x1]\nhost: {subcores_per_core: [1, 2], smt: off}\n"
+		 "benchmark: {kind: stress-ng, duration: 2}\nrepetitions: 3\n", &power8_host);
+	const struct plan *p = f.plan;
+	assert_int_equal(reuse_groups(p), 1);
+	const char *sub = NULL;
+	size_t changes = 0;
+	for (size_t i = 0; i < p->nruns; i++) {
+		const char *v = p->configs[p->runs[i].config].knob_values[0];
+		changes += !sub || strcmp(sub, v);
+		sub = v;
+	}
+	assert_true(changes >= 2);
+	assert_int_equal(reuse_boots(p, 4), changes);
+	assert_true(reuse_knobs_clear_guests(p, NULL, p->configs[0].knob_values));
+	assert_false(reuse_knobs_clear_guests(p, p->configs[0].knob_values,
+					      p->configs[0].knob_values));
+	unload(&f);
+}
+
+/* The cache: a hit keeps the slot; a miss fills an empty slot, then evicts the least recently used. */
+static void test_cache(void **state)
+{
+	struct reuse_cache rc;
+	bool hit, evict;
+	reuse_cache_init(&rc, 2);
+	size_t s0 = reuse_cache_take(&rc, 10, &hit, &evict);
+	assert_false(hit);
+	assert_false(evict);
+	size_t s1 = reuse_cache_take(&rc, 20, &hit, &evict);
+	assert_false(hit);
+	assert_false(evict);
+	assert_true(s0 != s1);
+	assert_int_equal(reuse_cache_take(&rc, 10, &hit, &evict), s0);
+	assert_true(hit);
+	/* 20 is now the least recently used: 30 takes its slot. */
+	assert_int_equal(reuse_cache_take(&rc, 30, &hit, &evict), s1);
+	assert_false(hit);
+	assert_true(evict);
+	reuse_cache_drop(&rc, s0);
+	assert_int_equal(reuse_cache_take(&rc, 40, &hit, &evict), s0);
+	assert_false(evict);
+	reuse_cache_release(&rc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_boots),
+		cmocka_unit_test(test_capacity),
+		cmocka_unit_test(test_knob_change_clears),
+		cmocka_unit_test(test_cache),
+	};
+	return cmocka_run_group_tests_name("reuse", tests, NULL, NULL);
+}
