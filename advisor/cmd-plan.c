@@ -94,22 +94,47 @@ static void plan_factor_lines(struct strbuf *out, const struct sweep_config *cfg
 }
 
 /* How many guests the sweep boots: one per guest run, or per reuse group with guest.reuse. */
-static void plan_boots_line(struct strbuf *out, const struct plan *p)
+/* The guest runs of a plan and the boots they make (all 0 for a host runner). */
+struct plan_boots {
+	size_t guest_runs, boots, groups, capacity;
+};
+
+static void plan_boots_count(const struct plan *p, struct plan_boots *b)
 {
 	const struct sweep_config *cfg = p->cfg;
-	size_t guest_runs = 0;
+	*b = (struct plan_boots){ 0 };
+	if (cfg->runner != RUNNER_AGENT)
+		return;
 	for (size_t i = 0; i < p->nruns; i++)
-		guest_runs += !p->configs[p->runs[i].config].host_runner;
-	if (cfg->runner != RUNNER_AGENT || !guest_runs)
+		b->guest_runs += !p->configs[p->runs[i].config].host_runner;
+	b->boots = b->guest_runs;
+	if (cfg->reuse_guest && b->guest_runs) {
+		b->capacity = reuse_capacity(p, host_mem_available_mib());
+		b->boots = reuse_boots(p, b->capacity);
+		b->groups = reuse_groups(p);
+	}
+}
+
+/* The plan's estimate, with runs in a reused guest charged what they cost. */
+static double plan_duration(const struct plan *p, const struct plan_boots *b)
+{
+	return p->estimated_seconds - (double)(b->guest_runs - b->boots) *
+		(PLAN_RUN_OVERHEAD_SECONDS - PLAN_REUSED_RUN_OVERHEAD_SECONDS);
+}
+
+static void plan_boots_line(struct strbuf *out, const struct plan *p,
+			    const struct plan_boots *b)
+{
+	const struct sweep_config *cfg = p->cfg;
+	size_t guest_runs = b->guest_runs;
+	if (!guest_runs)
 		return;
 	if (!cfg->reuse_guest) {
 		strbuf_addf(out, "\nGuest boots: %zu (one per guest run; guest.reuse: true boots "
 			    "one per shape and pinning)", guest_runs);
 		return;
 	}
-	size_t cap = reuse_capacity(p, host_mem_available_mib());
-	size_t boots = reuse_boots(p, cap);
-	size_t groups = reuse_groups(p);
+	size_t cap = b->capacity, boots = b->boots, groups = b->groups;
 	strbuf_addf(out, "\nGuest boots: %zu for %zu guest runs if none fails (guest.reuse: "
 		    "%zu shape/pinning groups, up to %zu guests kept, idle ones suspended",
 		    boots, guest_runs, groups, cap);
@@ -143,24 +168,30 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 			strbuf_addf(out, "  %s: %s\n", p->dropped[i].what, p->dropped[i].reason);
 	}
 
+	struct plan_boots b;
+	plan_boots_count(p, &b);
 	char dur[32];
-	format_duration(dur, sizeof(dur), p->estimated_seconds);
+	format_duration(dur, sizeof(dur), plan_duration(p, &b));
 	strbuf_addf(out, "\n%zu configurations x %d repetitions = %zu runs, %s order",
 		    p->nconfigs, cfg->repetitions, p->nruns,
 		    cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
 	if (cfg->order == ORDER_RANDOMIZED)
 		strbuf_addstr(out, cfg->seed_given ? "" : " (seed chosen at run time)");
-	plan_boots_line(out, p);
+	plan_boots_line(out, p, &b);
 	struct race_estimate est;
 	race_estimate(p, &est);
 	if (est.first_test)
 		strbuf_addf(out, "\nrace: at most %zu runs, about %.0f expected (first test after "
 			    "block %d; simulated with 5 %% run-to-run spread and true differences "
 			    "of 0-10 %%)", est.max_runs, est.expected_runs, est.first_test);
+	char reused[48] = "";
+	if (b.boots < b.guest_runs)
+		snprintf(reused, sizeof(reused), ", ~%.0f s in a reused guest",
+			 PLAN_REUSED_RUN_OVERHEAD_SECONDS);
 	if (cfg->bench.duration > 0)
 		strbuf_addf(out, "\nEstimated duration: %s (%d s benchmark + ~%.0f s per run for "
-			    "guest start and teardown)\n", dur, cfg->bench.duration,
-			    PLAN_RUN_OVERHEAD_SECONDS);
+			    "guest start and teardown%s)\n", dur, cfg->bench.duration,
+			    PLAN_RUN_OVERHEAD_SECONDS, reused);
 	else
 		strbuf_addf(out, "\nEstimated duration: at most %s (the benchmark runs to "
 			    "completion, bounded by its %d s timeout)\n", dur, cfg->bench.timeout);
@@ -212,9 +243,9 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 		json_key(&w, "expected_runs"); json_double(&w, est.expected_runs);
 		json_obj_end(&w);
 	}
-	json_key(&w, "guest_boots");
-	json_uint(&w, reuse_boots(p, cfg->reuse_guest
-				     ? reuse_capacity(p, host_mem_available_mib()) : 1));
+	struct plan_boots b;
+	plan_boots_count(p, &b);
+	json_key(&w, "guest_boots"); json_uint(&w, b.boots);
 	json_key(&w, "order");
 	json_str(&w, cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
 	json_key(&w, "seed");
@@ -231,7 +262,7 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 		json_obj_end(&w);
 	}
 	json_arr_end(&w);
-	json_key(&w, "estimated_seconds"); json_double(&w, p->estimated_seconds);
+	json_key(&w, "estimated_seconds"); json_double(&w, plan_duration(p, &b));
 	json_key(&w, "estimate_is_upper_bound"); json_bool(&w, cfg->bench.duration <= 0);
 	json_obj_end(&w);
 }

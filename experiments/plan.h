@@ -64,6 +64,9 @@ struct plan {
 
 /* Seconds a run costs beyond the benchmark itself (boot, agent, teardown). */
 #define PLAN_RUN_OVERHEAD_SECONDS 8.0
+/* The same for a run in a guest kept from an earlier run (guest.reuse):
+ * resume, topology check, suspend (measured 0.4-2.3 s under TCG). */
+#define PLAN_REUSED_RUN_OVERHEAD_SECONDS 2.0
 
 /*
  * Expands cfg for host `host` with `seed` (used for the randomized order).
