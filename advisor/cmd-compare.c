@@ -82,18 +82,6 @@ static void compare_text(struct strbuf *out, const struct compare_result *c)
 		      "(host load, firmware, kernel), then 'topoadvisor extend' both\n");
 }
 
-static void json_ci(struct json_writer *w, double lo, double hi)
-{
-	if (isnan(lo)) {
-		json_null(w);
-		return;
-	}
-	json_arr_begin(w);
-	json_double(w, lo);
-	json_double(w, hi);
-	json_arr_end(w);
-}
-
 static void compare_json(struct json_writer *w, const struct compare_result *c)
 {
 	json_obj_begin(w);
@@ -114,7 +102,7 @@ static void compare_json(struct json_writer *w, const struct compare_result *c)
 		json_key(w, "mean_first"); json_double(w, e->first->s.mean);
 		json_key(w, "mean_second"); json_double(w, e->second->s.mean);
 		json_key(w, "ratio"); json_double(w, e->r.ratio);
-		json_key(w, "ratio_ci"); json_ci(w, e->r.lo, e->r.hi);
+		json_key(w, "ratio_ci"); json_interval(w, e->r.lo, e->r.hi);
 		json_key(w, "p"); json_double(w, e->r.p);
 		json_key(w, "verdict"); json_str(w, compare_verdict_name(e->r.verdict));
 		json_obj_end(w);

@@ -29,24 +29,6 @@ void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi)
 	}
 }
 
-/* [lo, hi] as a JSON pair, or null when undefined. */
-static void json_interval(struct json_writer *w, double lo, double hi)
-{
-	if (isnan(lo) || isnan(hi)) {
-		json_null(w);
-		return;
-	}
-	json_arr_begin(w);
-	json_double(w, lo);
-	json_double(w, hi);
-	json_arr_end(w);
-}
-
-static void json_nullable_double(struct json_writer *w, double v)
-{
-	json_double(w, v);	/* non-finite values are written as null */
-}
-
 /* needed_repetitions as JSON: null when unknown (< 0). */
 static void json_needed(struct json_writer *w, int n)
 {
@@ -80,13 +62,13 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "factors"); json_raw(w, c->factors_json);
 	json_key(w, "baseline"); json_bool(w, e->decision == r->baseline_decision);
 	json_key(w, "n"); json_int(w, (int64_t)e->s.n);
-	json_key(w, "mean"); json_nullable_double(w, e->s.mean);
-	json_key(w, "median"); json_nullable_double(w, e->s.median);
-	json_key(w, "stddev"); json_nullable_double(w, e->s.stddev);
-	json_key(w, "cv"); json_nullable_double(w, e->s.cv);
+	json_key(w, "mean"); json_double(w, e->s.mean);
+	json_key(w, "median"); json_double(w, e->s.median);
+	json_key(w, "stddev"); json_double(w, e->s.stddev);
+	json_key(w, "cv"); json_double(w, e->s.cv);
 	json_key(w, "ci95"); json_interval(w, e->s.ci_lo, e->s.ci_hi);
-	json_key(w, "min"); json_nullable_double(w, e->s.min);
-	json_key(w, "max"); json_nullable_double(w, e->s.max);
+	json_key(w, "min"); json_double(w, e->s.min);
+	json_key(w, "max"); json_double(w, e->s.max);
 	json_key(w, "values");
 	json_arr_begin(w);
 	for (size_t i = 0; i < e->s.n; i++) {
@@ -101,14 +83,14 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_arr_end(w);
 	json_key(w, "verdict");
 	json_str(w, e->decision == r->baseline_decision ? "baseline" : rank_verdict_name(e->verdict));
-	json_key(w, "ratio"); json_nullable_double(w, e->ratio);
+	json_key(w, "ratio"); json_double(w, e->ratio);
 	json_key(w, "ratio_ci"); json_interval(w, e->ratio_lo, e->ratio_hi);
-	json_key(w, "gain"); json_nullable_double(w, e->gain);
+	json_key(w, "gain"); json_double(w, e->gain);
 	json_key(w, "gain_ci"); json_interval(w, e->gain_lo, e->gain_hi);
-	json_key(w, "p_vs_baseline"); json_nullable_double(w, e->p_baseline);
-	json_key(w, "p_vs_baseline_adjusted"); json_nullable_double(w, e->p_baseline_adj);
+	json_key(w, "p_vs_baseline"); json_double(w, e->p_baseline);
+	json_key(w, "p_vs_baseline_adjusted"); json_double(w, e->p_baseline_adj);
 	json_key(w, "beats_baseline"); json_bool(w, e->beats_baseline);
-	json_key(w, "min_detectable_effect"); json_nullable_double(w, e->min_detectable_effect);
+	json_key(w, "min_detectable_effect"); json_double(w, e->min_detectable_effect);
 	json_key(w, "needed_repetitions"); json_needed(w, e->needed_repetitions);
 	json_key(w, "best"); json_bool(w, e->is_best);
 	json_key(w, "host_reference"); json_bool(w, e->host_reference);
@@ -118,9 +100,9 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 		json_int(w, e->config->eliminated_block);
 	else
 		json_null(w);
-	json_key(w, "p_vs_best"); json_nullable_double(w, e->p_best);
-	json_key(w, "p_vs_best_adjusted"); json_nullable_double(w, e->p_best_adj);
-	json_key(w, "composite"); json_nullable_double(w, e->composite);
+	json_key(w, "p_vs_best"); json_double(w, e->p_best);
+	json_key(w, "p_vs_best_adjusted"); json_double(w, e->p_best_adj);
+	json_key(w, "composite"); json_double(w, e->composite);
 	json_key(w, "composite_ci"); json_interval(w, e->composite_lo, e->composite_hi);
 	json_key(w, "tests");
 	json_arr_begin(w);
@@ -137,8 +119,8 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 		json_obj_end(w);
 	}
 	json_arr_end(w);
-	json_key(w, "gang_exits"); json_nullable_double(w, e->gang_exits);
-	json_key(w, "gang_exits_per_s"); json_nullable_double(w, e->gang_exits_per_s);
+	json_key(w, "gang_exits"); json_double(w, e->gang_exits);
+	json_key(w, "gang_exits_per_s"); json_double(w, e->gang_exits_per_s);
 	json_key(w, "top_exits");
 	json_arr_begin(w);
 	for (size_t i = 0; i < e->ntop_exits; i++) {
@@ -168,15 +150,15 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "host_reference"); json_bool(w, d->host_reference);
 	json_key(w, "verdict");
 	json_str(w, d == r->baseline_decision ? "baseline" : rank_verdict_name(d->verdict));
-	json_key(w, "gain"); json_nullable_double(w, d->gain);
+	json_key(w, "gain"); json_double(w, d->gain);
 	json_key(w, "gain_ci"); json_interval(w, d->gain_lo, d->gain_hi);
-	json_key(w, "p_adjusted"); json_nullable_double(w, d->p_adj);
-	json_key(w, "min_detectable_effect"); json_nullable_double(w, d->min_detectable_effect);
+	json_key(w, "p_adjusted"); json_double(w, d->p_adj);
+	json_key(w, "min_detectable_effect"); json_double(w, d->min_detectable_effect);
 	json_key(w, "needed_repetitions"); json_needed(w, d->needed_repetitions);
 	json_key(w, "best"); json_bool(w, d->is_best);
 	json_key(w, "equivalent_to_best"); json_bool(w, d->equivalent_to_best);
 	json_key(w, "worse_than_best"); json_bool(w, d->worse_than_best);
-	json_key(w, "gain_vs_best"); json_nullable_double(w, d->best_gain);
+	json_key(w, "gain_vs_best"); json_double(w, d->best_gain);
 	json_key(w, "gain_vs_best_ci"); json_interval(w, d->best_gain_lo, d->best_gain_hi);
 	json_key(w, "host_cpus"); json_int(w, d->host_cpus);
 	json_key(w, "nondefault_knobs"); json_int(w, d->nondefault_knobs);
@@ -303,13 +285,13 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 		json_obj_begin(w);
 		json_key(w, "key"); json_str(w, r->contention[i]->key);
 		json_key(w, "verdict"); json_str(w, rank_verdict_name(r->contention[i]->verdict));
-		json_key(w, "gain"); json_nullable_double(w, r->contention[i]->gain);
+		json_key(w, "gain"); json_double(w, r->contention[i]->gain);
 		json_key(w, "gain_ci");
 		json_interval(w, r->contention[i]->gain_lo, r->contention[i]->gain_hi);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
-	json_key(w, "min_detectable_effect"); json_nullable_double(w, r->min_detectable_effect);
+	json_key(w, "min_detectable_effect"); json_double(w, r->min_detectable_effect);
 	json_key(w, "needed_repetitions"); json_needed(w, r->needed_repetitions);
 	json_key(w, "test_gains");
 	json_arr_begin(w);

@@ -131,6 +131,18 @@ void json_uint(struct json_writer *w, uint64_t v)
 	strbuf_addf(w->out, "%" PRIu64, v);
 }
 
+void json_interval(struct json_writer *w, double lo, double hi)
+{
+	if (!isfinite(lo) || !isfinite(hi)) {
+		json_null(w);
+		return;
+	}
+	json_arr_begin(w);
+	json_double(w, lo);
+	json_double(w, hi);
+	json_arr_end(w);
+}
+
 void json_double(struct json_writer *w, double v)
 {
 	before_value(w);

@@ -42,6 +42,9 @@ void json_uint(struct json_writer *w, uint64_t v);
 void json_double(struct json_writer *w, double v);
 void json_bool(struct json_writer *w, bool v);
 void json_null(struct json_writer *w);
+/* An interval [lo, hi] as a two-number array, or null when either end is
+ * undefined (NaN or infinite). */
+void json_interval(struct json_writer *w, double lo, double hi);
 /* Inserts already-valid JSON text (e.g. a stored JSON column) as a value. */
 void json_raw(struct json_writer *w, const char *json);
 

@@ -34,10 +34,12 @@ static void test_json_structure(void **state)
 	json_key(&w, "d"); json_double(&w, NAN);
 	json_key(&w, "e"); json_raw(&w, "{\"k\":1}");
 	json_key(&w, "f"); json_uint(&w, UINT64_MAX);
+	json_key(&w, "g"); json_interval(&w, -0.5, 2);
+	json_key(&w, "h"); json_interval(&w, 1, NAN);
 	json_obj_end(&w);
 	assert_string_equal(strbuf_str(&sb),
 		"{\"a\":-3,\"b\":[\"x\",true,null,0.1],\"c\":{},\"d\":null,\"e\":{\"k\":1},"
-		"\"f\":18446744073709551615}");
+		"\"f\":18446744073709551615,\"g\":[-0.5,2],\"h\":null}");
 	strbuf_release(&sb);
 }
 
