@@ -44,38 +44,31 @@ static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 			"1..1000 (the blocks to add)\n");
 		return EXIT_BAD_INPUT;
 	}
-	struct db *db = NULL;
-	struct db_experiment e = { 0 };
-	struct sweep_config *cfg = NULL;
-	struct hostlock lock = { .fd = -1 };
+	struct sweep_stored s;
 	int rc;
-	/* The lock first: opening the database may migrate it (dbread.h). */
-	if (sweep_lock(ctx, &lock, &err) < 0 ||
-	    sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+	if (sweep_stored_open(ctx, argv[0], &s, &err) < 0) {
 		rc = cmd_fail(&err);
-	} else if (strcmp(e.status, "done")) {
+	} else if (strcmp(s.e.status, "done")) {
 		err_set(&err, EXIT_BAD_INPUT, "experiment %lld is %s, not finished; run "
-			"'topoadvisor resume %lld' first", (long long)e.id, e.status,
-			(long long)e.id);
+			"'topoadvisor resume %lld' first", (long long)s.e.id, s.e.status,
+			(long long)s.e.id);
 		rc = cmd_fail(&err);
 	} else {
-		sweep_warn_host_changed(&e);
+		sweep_warn_host_changed(&s.e);
 		/* The sweep's summary goes to stderr: stdout is for the ranking. */
 		struct cmd_ctx sweep_ctx = *ctx;
 		sweep_ctx.json = 0;
-		rc = sweep_extend(&sweep_ctx, db, cfg, e.id, e.seed, extend_blocks, &extend_opts);
+		rc = sweep_extend(&sweep_ctx, s.db, s.cfg, s.e.id, s.e.seed, extend_blocks,
+				  &extend_opts);
 		if (rc == EXIT_OK || rc == EXIT_FAILURE_RUN) {
 			char id[32];
-			snprintf(id, sizeof(id), "%lld", (long long)e.id);
+			snprintf(id, sizeof(id), "%lld", (long long)s.e.id);
 			int rank_rc = print_rank(ctx, id);
 			if (rc == EXIT_OK)
 				rc = rank_rc;
 		}
 	}
-	config_free(cfg);
-	db_experiment_release(&e);
-	db_close(db);
-	hostlock_release(&lock);
+	sweep_stored_release(&s);
 	return rc;
 }
 

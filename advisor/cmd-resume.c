@@ -43,56 +43,42 @@ static int pending_work(struct db *db, int64_t exp_id, size_t *pending, bool *ra
 static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
-	struct db *db = NULL;
-	struct db_experiment e = { 0 };
-	struct sweep_config *cfg = NULL;
+	struct sweep_stored s;
 	size_t pending = 0;
 	bool race_open = false;
-	struct hostlock lock = { .fd = -1 };
 	int rc;
-	if (sweep_lock(ctx, &lock, &err) < 0 ||
-	    sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0 ||
-	    pending_work(db, e.id, &pending, &race_open, &err) < 0) {
+	if (sweep_stored_open(ctx, argv[0], &s, &err) < 0 ||
+	    pending_work(s.db, s.e.id, &pending, &race_open, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else if (!pending && !race_open) {
 		fprintf(stderr, "experiment %lld has all %d runs it needs; nothing to resume\n",
-			(long long)e.id, e.nok);
+			(long long)s.e.id, s.e.nok);
 		rc = EXIT_OK;
 	} else {
 		if (!ctx->quiet)
 			fprintf(stderr, "experiment %lld: %zu of %d runs still to do%s\n",
-				(long long)e.id, pending, e.nruns,
+				(long long)s.e.id, pending, s.e.nruns,
 				race_open ? " (and the race goes on)" : "");
-		sweep_warn_host_changed(&e);
-		rc = sweep_resume(ctx, db, cfg, e.id, e.seed, &resume_opts);
+		sweep_warn_host_changed(&s.e);
+		rc = sweep_resume(ctx, s.db, s.cfg, s.e.id, s.e.seed, &resume_opts);
 	}
-	config_free(cfg);
-	db_experiment_release(&e);
-	db_close(db);
-	hostlock_release(&lock);
+	sweep_stored_release(&s);
 	return rc;
 }
 
 static int cmd_rerun_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
-	struct db *db = NULL;
-	struct db_experiment e = { 0 };
-	struct sweep_config *cfg = NULL;
-	struct hostlock lock = { .fd = -1 };
+	struct sweep_stored s;
 	int rc;
-	if (sweep_lock(ctx, &lock, &err) < 0 ||
-	    sweep_load_stored(ctx, argv[0], &db, &e, &cfg, &err) < 0) {
+	if (sweep_stored_open(ctx, argv[0], &s, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
-		sweep_warn_host_changed(&e);
-		rc = sweep_new(ctx, db, cfg, e.id,
-			       cfg->seed_given ? cfg->seed : sweep_random_seed(), &resume_opts);
+		sweep_warn_host_changed(&s.e);
+		rc = sweep_new(ctx, s.db, s.cfg, s.e.id,
+			       s.cfg->seed_given ? s.cfg->seed : sweep_random_seed(), &resume_opts);
 	}
-	config_free(cfg);
-	db_experiment_release(&e);
-	db_close(db);
-	hostlock_release(&lock);
+	sweep_stored_release(&s);
 	return rc;
 }
 

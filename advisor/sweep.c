@@ -253,6 +253,24 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 	return rc;
 }
 
+int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, struct sweep_stored *s,
+		      struct ta_err *err)
+{
+	*s = (struct sweep_stored){ .lock = { .fd = -1 } };
+	/* The lock first: opening the database may migrate it (dbread.h). */
+	if (sweep_lock(ctx, &s->lock, err) < 0)
+		return -1;
+	return sweep_load_stored(ctx, which, &s->db, &s->e, &s->cfg, err);
+}
+
+void sweep_stored_release(struct sweep_stored *s)
+{
+	config_free(s->cfg);
+	db_experiment_release(&s->e);
+	db_close(s->db);
+	hostlock_release(&s->lock);
+}
+
 int sweep_load_stored(const struct cmd_ctx *ctx, const char *which, struct db **db,
 		      struct db_experiment *e, struct sweep_config **cfg, struct ta_err *err)
 {

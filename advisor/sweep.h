@@ -61,6 +61,22 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
  */
 int sweep_load_stored(const struct cmd_ctx *ctx, const char *which, struct db **db,
 		      struct db_experiment *e, struct sweep_config **cfg, struct ta_err *err);
+/* What resume, rerun and extend work on: the host lock and a stored experiment. */
+struct sweep_stored {
+	struct hostlock lock;
+	struct db *db;
+	struct db_experiment e;
+	struct sweep_config *cfg;
+};
+
+/*
+ * Takes the host lock, then loads stored experiment `which` (as
+ * sweep_load_stored).  Release s with sweep_stored_release, also on failure.
+ */
+int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, struct sweep_stored *s,
+		      struct ta_err *err);
+void sweep_stored_release(struct sweep_stored *s);
+
 /* Warns on stderr when this host's facts differ from those stored with e. */
 void sweep_warn_host_changed(const struct db_experiment *e);
 
