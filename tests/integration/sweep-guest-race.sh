@@ -5,30 +5,7 @@
 # of the race; the race's state, eliminations and runs are checked, and
 # rank/recommend/show read it.
 . "$TA_TOP/tests/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root for qemu:///system"
-[ "$(uname -m)" = x86_64 ] || skip "the test image is x86_64 only"
-for b in /usr/sbin/libvirtd /usr/sbin/virtlogd /usr/bin/qemu-system-x86_64 /usr/bin/virsh; do
-	[ -x "$b" ] || skip "$b not installed (scripts/deps.sh check)"
-done
-"$TA_TOP/scripts/guest-image.sh" >/dev/null || skip "cannot build the guest image"
-
-ta_tmpdir
-export TOPOADVISOR_LOCK="$tmp/lock"
-db=$tmp/t.db
-prefix=taracetest-
-ta() { "$TOPOADVISOR" --db "$db" "$@"; }
-q() { sqlite3 "$db" "$1"; }
-ours() { virsh -q -c qemu:///system list --all --name | grep -c "^$prefix"; }
-
-cleanup() {
-	for d in $(virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^$prefix"); do
-		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1
-	done
-	"$TA_TOP/scripts/libvirtd-stop.sh" --user $$ >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-out=$("$TA_TOP/scripts/libvirtd-start.sh" --user $$) || fail "libvirtd did not start: $out"
+guest_sweep_setup taracetest-
 
 sed -e "s/^libvirt:$/libvirt:\n  name_prefix: $prefix/" \
     -e 's/"5s"/"2s"/; s/^  duration: 5/  duration: 2/' \
