@@ -29,6 +29,10 @@ int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *
 		fprintf(stderr, "topoadvisor: warning: processes of group %d left by an earlier "
 			"sweep survive SIGKILL (stuck in the kernel?); check 'ps -g %d'\n",
 			lock->survivor_group, lock->survivor_group);
+	if (lock->survivor_cgroup)
+		fprintf(stderr, "topoadvisor: warning: processes of %s left by an earlier sweep "
+			"survive SIGKILL (stuck in the kernel?); check its cgroup.procs\n",
+			lock->survivor_cgroup);
 	return 0;
 }
 

@@ -316,6 +316,13 @@ int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_
 	o->seconds = res.seconds;
 	strbuf_add(&o->out, res.out ? res.out : "", res.out_len);
 	strbuf_add(&o->errout, res.err ? res.err : "", res.err_len);
+	/* The agent says that it cut, not how much (qemu-ga keeps 16 MiB). */
+	o->out_cut = res.out_truncated;
+	if (res.out_truncated || res.err_truncated)
+		strbuf_addf(&o->cut, "%s%s%s was cut at the guest agent's output limit",
+			    res.out_truncated ? "stdout" : "",
+			    res.out_truncated && res.err_truncated ? " and " : "",
+			    res.err_truncated ? "stderr" : "");
 	if (res.cancelled)
 		strbuf_addstr(&o->what, "interrupted");
 	else if (res.timed_out)

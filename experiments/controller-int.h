@@ -36,6 +36,9 @@ struct cmd_output {
 	double seconds;
 	struct strbuf out, errout;
 	struct strbuf what;	/* "exited with status 3", … (for messages) */
+	bool out_cut;		/* stdout lost output beyond a limit */
+	struct strbuf cut;	/* "stdout was cut at …" when any stream lost output */
+	struct strbuf leftover;	/* what it left running when it ended (since ended) */
 };
 
 void cmd_output_release(struct cmd_output *o);

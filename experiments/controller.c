@@ -38,6 +38,8 @@ void cmd_output_release(struct cmd_output *o)
 	strbuf_release(&o->out);
 	strbuf_release(&o->errout);
 	strbuf_release(&o->what);
+	strbuf_release(&o->cut);
+	strbuf_release(&o->leftover);
 }
 
 static double now_s(void)
@@ -275,8 +277,58 @@ static int run_cmd(struct ctl *c, const struct plan_config *pc, char *const argv
 	o->seconds = res.seconds;
 	o->out = res.out;
 	o->errout = res.errout;
+	o->leftover = res.leftover_names;
 	hostexec_describe(&res, timeout_s, &o->what);
+	o->out_cut = res.out_dropped > 0;
+	if (res.out_dropped)
+		hostexec_describe_cut("stdout", res.out_dropped, res.out_dropped_lines, &o->cut);
+	if (res.out_dropped && res.errout_dropped)
+		strbuf_addstr(&o->cut, "; ");
+	if (res.errout_dropped)
+		hostexec_describe_cut("stderr", res.errout_dropped, res.errout_dropped_lines,
+				      &o->cut);
+	if (res.survivors)
+		strbuf_addf(&o->leftover, "%sprocesses that survive SIGKILL",
+			    o->leftover.len ? ", and " : "");
 	return 0;
+}
+
+/*
+ * Stores a command's output as artifacts NAME.stdout/.stderr; output cut at
+ * a limit ends with a line that says so, so the artifact never passes for
+ * the whole output.
+ */
+static void store_output(struct run_record *rec, const char *name, const struct cmd_output *o,
+			 bool with_stderr)
+{
+	struct strbuf a = STRBUF_INIT;
+	for (int err_stream = 0; err_stream <= (int)with_stderr; err_stream++) {
+		const struct strbuf *src = err_stream ? &o->errout : &o->out;
+		strbuf_reset(&a);
+		strbuf_add(&a, src->buf ? src->buf : "", src->len);
+		if (o->cut.len)
+			strbuf_addf(&a, "%s[topoadvisor: %s]\n",
+				    a.len && a.buf[a.len - 1] != '\n' ? "\n" : "", o->cut.buf);
+		char key[64];
+		snprintf(key, sizeof(key), "%s.%s", name, err_stream ? "stderr" : "stdout");
+		runrec_artifact(rec, key, a.buf, a.len);
+	}
+	strbuf_release(&a);
+}
+
+/*
+ * What a finished command says beyond its exit status: processes it left
+ * running (the run is not clean) and output it lost (its stdout cannot be
+ * trusted to hold the result).
+ */
+static void fail_unclean(struct run_record *rec, const char *what, const struct cmd_output *o)
+{
+	if (o->leftover.len)
+		runrec_fail(rec, "%s left processes running after it ended: %s (ended now; a "
+			    "benchmark must wait for what it starts)", what, o->leftover.buf);
+	if (o->out_cut)
+		runrec_fail(rec, "%s output: %s; its result may be among what was dropped: "
+			    "make it print less", what, o->cut.buf);
 }
 
 /* Brings the host knobs to this configuration's values (journalled first). */
@@ -460,8 +512,14 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 			goto out;
 		}
 		char name[48];
-		snprintf(name, sizeof(name), "prepare%zu.stdout", i + 1);
-		runrec_artifact(rec, name, o.out.buf, o.out.len);
+		snprintf(name, sizeof(name), "prepare%zu", i + 1);
+		store_output(rec, name, &o, false);
+		snprintf(name, sizeof(name), "preparation '%s'", cfg->prepare[i].argv[0]);
+		if (o.leftover.len) {
+			fail_unclean(rec, name, &o);
+			cmd_output_release(&o);
+			goto out;
+		}
 		if (o.exit_code != 0) {
 			struct strbuf m = STRBUF_INIT;
 			excerpt(&o, &m);
@@ -574,35 +632,42 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		runrec_fail(rec, "benchmark: %s", err.msg);
 		goto out;
 	}
-	runrec_artifact(rec, "benchmark.stdout", bench.out.buf, bench.out.len);
-	runrec_artifact(rec, "benchmark.stderr", bench.errout.buf, bench.errout.len);
+	store_output(rec, "benchmark", &bench, true);
 	runrec_metric(rec, "benchmark_seconds", seconds, "s", METRIC_DIR_NONE);
 
 	if (*c->cancel) {
 		cmd_output_release(&bench);
 		goto out;
 	}
+	fail_unclean(rec, "the benchmark", &bench);
 	if (bench.exit_code != 0) {
 		struct strbuf m = STRBUF_INIT;
 		excerpt(&bench, &m);
 		runrec_fail(rec, "benchmark %s%s", strbuf_str(&bench.what), strbuf_str(&m));
 		strbuf_release(&m);
-	} else {
+	} else if (!bench.out_cut) {
 		struct bench_metrics bm = { 0 };
 		if (benchparse_run(cfg->bench.kind, cfg->bench.parse_regex, bench.out.buf,
 				   bench.out.len, bench.errout.buf, bench.errout.len, &bm, &err) < 0) {
-			runrec_fail(rec, "benchmark output: %s", err.msg);
+			runrec_fail(rec, "benchmark output: %s%s%s", err.msg,
+				    bench.cut.len ? "; " : "", strbuf_str(&bench.cut));
 		} else {
-			for (size_t i = 0; i < bm.n; i++)
+			/* A missing primary metric names what the output did give. */
+			struct strbuf found = STRBUF_INIT;
+			for (size_t i = 0; i < bm.n; i++) {
 				record_bench_metric(rec, &bm.v[i], &cfg->bench.metric);
+				strbuf_addf(&found, "%s%s", i ? ", " : "", bm.v[i].name);
+			}
 			bench_metrics_release(&bm);
-			bool found = false;
+			bool primary = false;
 			for (size_t i = 0; i < rec->nmetrics; i++)
-				if (!strcmp(rec->metrics[i].name, cfg->bench.metric.name))
-					found = true;
-			if (!found)
+				primary |= !strcmp(rec->metrics[i].name, cfg->bench.metric.name);
+			if (!primary)
 				runrec_fail(rec, "the benchmark output has no '%s' (the primary "
-					    "metric)", cfg->bench.metric.name);
+					    "metric); it has %s%s%s", cfg->bench.metric.name,
+					    found.len ? found.buf : "no metric at all",
+					    bench.cut.len ? "; " : "", strbuf_str(&bench.cut));
+			strbuf_release(&found);
 		}
 	}
 	cmd_output_release(&bench);

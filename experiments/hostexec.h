@@ -8,9 +8,13 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../util/err.h"
 #include "../util/strbuf.h"
+
+/* Output kept per stream; what comes beyond it is counted, not kept. */
+#define HOSTEXEC_OUTPUT_CAP ((size_t)64 << 20)
 
 struct hostexec_result {
 	int exit_code;		/* when exited normally, else -1 */
@@ -18,18 +22,28 @@ struct hostexec_result {
 	bool timed_out;
 	bool cancelled;
 	double seconds;		/* wall time */
-	struct strbuf out;	/* stdout (the caller owns both: strbuf_release them) */
-	struct strbuf errout;	/* stderr */
+	/* The caller owns the strbufs: hostexec_result_release. */
+	struct strbuf out;	/* stdout, at most HOSTEXEC_OUTPUT_CAP bytes */
+	struct strbuf errout;	/* stderr, the same */
+	size_t out_dropped, errout_dropped;	/* bytes beyond the cap */
+	size_t out_dropped_lines, errout_dropped_lines;	/* line ends among them */
+	int leftovers;		/* processes of its tree alive after it ended */
+	struct strbuf leftover_names;	/* "sleep(1234), sh(1233)" */
+	bool survivors;		/* some of its tree survived SIGKILL */
 };
 
 /*
  * Runs argv (NULL-terminated) pinned to `cpus` (a cpuset string, NULL: any),
- * in its own process group, waiting at most timeout_s seconds (0: no limit).
- * On timeout or when *cancel becomes non-zero, the whole group gets SIGTERM,
- * then SIGKILL after 2 s; when it ends, whatever it left in its group is
- * killed and verified gone.  The group is recorded in the host lock while
- * it runs (hostlock.h), so a controller killed with SIGKILL leaves nothing
- * the next holder does not end.  Output beyond 64 MiB per stream is dropped.
+ * in a process tree of its own (proctree.h: a cgroup, or its process group
+ * and what is reparented to us), waiting at most timeout_s seconds (0: no
+ * limit) by the clock, whatever the command does with its descriptors or
+ * signals.  On timeout or when *cancel becomes non-zero the whole tree gets
+ * SIGTERM, then SIGKILL after 2 s.  When the command itself ends, what its
+ * tree still runs a second later is a leftover (counted and named in res),
+ * and ended; nothing of the tree outlives the call.  The tree is recorded
+ * in the host lock while it runs (hostlock.h), so a controller killed with
+ * SIGKILL leaves nothing the next holder does not end.  The command gets
+ * /dev/null as stdin and no descriptor of ours but its output pipes.
  * Returns 0 when the command ran (whatever its exit status; see res), -1 when
  * it could not be started (not found, bad CPU set …).
  */
@@ -37,7 +51,16 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 		 volatile sig_atomic_t *cancel, struct hostexec_result *res,
 		 struct ta_err *err);
 
+void hostexec_result_release(struct hostexec_result *res);
+
 /* "exited with status 3", "killed by signal 9", "timed out after 10 s" … */
 void hostexec_describe(const struct hostexec_result *res, int timeout_s, struct strbuf *out);
+
+/*
+ * "stdout was cut at the 64 MiB limit: 960.0 MiB (100000000 lines) more
+ * were dropped" for a stream that lost dropped bytes holding `lines` line ends.
+ */
+void hostexec_describe_cut(const char *stream, size_t dropped, size_t lines,
+			   struct strbuf *out);
 
 #endif

@@ -10,20 +10,24 @@
 #include <unistd.h>
 
 #include "../util/procgroup.h"
+#include "../util/proctree.h"
 #include "../util/safefile.h"
 
 #define LOCK_MAGIC "topoadvisor host lock\n"
 #define LOCK_MAX_CONTENT 65536
 
-struct tracked_group {
+/* A tree we run: its cgroup, or (no cgroup) its process group. */
+struct tracked_tree {
+	const struct proctree *tree;
+	char *cgroup;
 	pid_t pgid;
 	unsigned long long start;
 };
 
-/* The lock this process holds (one per process) and the groups it runs. */
+/* The lock this process holds (one per process) and the trees it runs. */
 static struct hostlock *held;
-static struct tracked_group *groups;
-static size_t ngroups;
+static struct tracked_tree *trees;
+static size_t ntrees;
 
 const char *hostlock_path(void)
 {
@@ -110,30 +114,47 @@ static int lock_open(const char *path, struct strbuf *content, struct ta_err *er
 	return -1;
 }
 
-/* Ends the groups an earlier holder recorded in content and left running. */
+/* Ends the trees an earlier holder recorded in content and left running. */
 static void end_leftovers(struct hostlock *lk, const char *content)
 {
 	for (const char *line = content; line && *line; line = strchr(line, '\n'),
 	     line = line ? line + 1 : NULL) {
 		int pgid;
 		unsigned long long start;
-		if (sscanf(line, "group %d %llu", &pgid, &start) != 2 || pgid <= 1)
+		int n;
+		if (!strncmp(line, "cgroup /", 8)) {
+			char *path = xstrdup(line + 7);
+			path[strcspn(path, "\n")] = '\0';
+			n = proctree_end_cgroup(path, 5000, &lk->leftover_names);
+			if (n < 0) {
+				free(lk->survivor_cgroup);
+				lk->survivor_cgroup = path;
+			} else {
+				free(path);
+			}
+		} else if (sscanf(line, "group %d %llu", &pgid, &start) == 2 && pgid > 1) {
+			n = procgroup_end_leftover(pgid, start, 5000, &lk->leftover_names);
+			if (n < 0)
+				lk->survivor_group = pgid;
+		} else {
 			continue;
-		int n = procgroup_end_leftover(pgid, start, 5000, &lk->leftover_names);
-		if (n < 0)
-			lk->survivor_group = pgid;
-		else
+		}
+		if (n > 0)
 			lk->leftovers += n;
 	}
 }
 
-/* Rewrites the held lock's content: header, our pid, the tracked groups. */
+/* Rewrites the held lock's content: header, our pid, the tracked trees. */
 static void lock_write(struct hostlock *lk)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, LOCK_MAGIC "pid %ld\n", (long)getpid());
-	for (size_t i = 0; i < ngroups; i++)
-		strbuf_addf(&sb, "group %d %llu\n", (int)groups[i].pgid, groups[i].start);
+	for (size_t i = 0; i < ntrees; i++) {
+		if (trees[i].cgroup)
+			strbuf_addf(&sb, "cgroup %s\n", trees[i].cgroup);
+		else
+			strbuf_addf(&sb, "group %d %llu\n", (int)trees[i].pgid, trees[i].start);
+	}
 	if (safefile_pwrite_all(lk->fd, sb.buf, sb.len) < 0)
 		fprintf(stderr, "topoadvisor: warning: cannot write to the host lock %s: %s\n",
 			lk->path, strerror(errno));
@@ -175,9 +196,11 @@ int hostlock_acquire(struct hostlock *lk, const char *path, struct ta_err *err)
 	if (read_content(fd, &content) == 0)
 		end_leftovers(lk, content.buf);
 	strbuf_release(&content);
-	free(groups);
-	groups = NULL;
-	ngroups = 0;
+	for (size_t i = 0; i < ntrees; i++)
+		free(trees[i].cgroup);
+	free(trees);
+	trees = NULL;
+	ntrees = 0;
 	held = lk;
 	lock_write(lk);
 	return 0;
@@ -200,25 +223,28 @@ void hostlock_release(struct hostlock *lk)
 	free(lk->path);
 	lk->path = NULL;
 	strbuf_release(&lk->leftover_names);
+	free(lk->survivor_cgroup);
+	lk->survivor_cgroup = NULL;
 }
 
-void hostlock_track_group(pid_t pgid)
+void hostlock_track_tree(const struct proctree *t)
 {
-	if (!held || pgid <= 1)
+	if (!held || (!t->cgroup && t->pgid <= 1))
 		return;
-	groups = xrealloc(groups, (ngroups + 1) * sizeof(*groups));
-	groups[ngroups].pgid = pgid;
-	groups[ngroups].start = procgroup_start_time(pgid);
-	ngroups++;
+	trees = xrealloc(trees, (ntrees + 1) * sizeof(*trees));
+	trees[ntrees] = (struct tracked_tree){ t, t->cgroup ? xstrdup(t->cgroup) : NULL,
+					       t->pgid, t->start };
+	ntrees++;
 	lock_write(held);
 }
 
-void hostlock_untrack_group(pid_t pgid)
+void hostlock_untrack_tree(const struct proctree *t)
 {
-	for (size_t i = 0; i < ngroups; i++) {
-		if (groups[i].pgid != pgid)
+	for (size_t i = 0; i < ntrees; i++) {
+		if (trees[i].tree != t)
 			continue;
-		groups[i] = groups[--ngroups];
+		free(trees[i].cgroup);
+		trees[i] = trees[--ntrees];
 		if (held)
 			lock_write(held);
 		return;

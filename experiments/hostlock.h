@@ -18,13 +18,17 @@
  *
  *	topoadvisor host lock
  *	pid PID
- *	group PGID START	one line per process group the holder runs
+ *	cgroup PATH		one line per process tree the holder runs
+ *	group PGID START	(proctree.h): its cgroup, or its process group
+ *				where there is no usable cgroup v2
  *
- * The holder records each process group it starts (noise loads, host
- * benchmarks, servers: hostlock_track_group) and forgets it once it has
- * ended it.  A controller killed with SIGKILL cannot end them: the next
- * holder does, when it takes the lock, so `resume` (or any later sweep,
- * or restore-host) leaves nothing of an earlier sweep running.
+ * The holder records each process tree it starts (noise loads, host
+ * benchmarks, preparation commands, servers: hostlock_track_tree) and
+ * forgets it once it has ended it.  A controller killed with SIGKILL cannot
+ * end them: the next holder does, when it takes the lock — the whole cgroup
+ * (daemonized descendants included), or the process group — and removes
+ * the cgroup, so `resume` (or any later sweep, or restore-host) leaves
+ * nothing of an earlier sweep running, and says what it ended.
  *
  * The descriptor is close-on-exec, and children forked without exec close
  * it (noise.h), so no child keeps the lock.
@@ -45,6 +49,7 @@ struct hostlock {
 	int leftovers;		/* processes of an earlier holder ended on acquiring */
 	struct strbuf leftover_names;	/* "sleep(1234), sh(1233)" */
 	int survivor_group;	/* a group of theirs that survived SIGKILL, else 0 */
+	char *survivor_cgroup;	/* a cgroup of theirs whose processes survived, or NULL */
 };
 
 /* $TOPOADVISOR_LOCK when set and not empty, else HOSTLOCK_DEFAULT_PATH. */
@@ -52,7 +57,7 @@ const char *hostlock_path(void);
 
 /*
  * Takes the lock at path (NULL: hostlock_path()) and ends the process
- * groups an earlier holder recorded and left running (counted in
+ * trees an earlier holder recorded and left running (counted in
  * lk->leftovers).  Fails (EXIT_FAILURE_RUN) without waiting when another
  * process holds it, naming that process, and when the file is not one we
  * may use (see above), saying what to do.
@@ -64,11 +69,12 @@ int hostlock_held(void);
 void hostlock_release(struct hostlock *lk);
 
 /*
- * Records that process group pgid (whose leader is running) belongs to
- * this holder, so that a later holder ends it should we die first; and
- * forgets it once it has been ended.  No-ops when no lock is held.
+ * Records that tree t (after its first proctree_add) belongs to this
+ * holder, so that a later holder ends it should we die first; and forgets
+ * it once it has been ended.  No-ops when no lock is held.
  */
-void hostlock_track_group(pid_t pgid);
-void hostlock_untrack_group(pid_t pgid);
+struct proctree;
+void hostlock_track_tree(const struct proctree *t);
+void hostlock_untrack_tree(const struct proctree *t);
 
 #endif

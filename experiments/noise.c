@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include "../util/cpuset.h"
-#include "../util/procgroup.h"
+#include "../util/proctree.h"
 #include "../util/strbuf.h"
 #include "hostlock.h"
 
 struct noise_load {
 	enum noise_kind kind;
-	pid_t pgid;		/* 0: no process */
+	struct proctree tree;	/* live once the load is started */
 	pid_t *pids;
 	bool *reaped;
 	size_t npids;
@@ -28,7 +28,7 @@ struct noise_load {
 };
 
 /* What a child reports through its pipe before the load runs. */
-enum child_stage { STAGE_READY, STAGE_AFFINITY, STAGE_EXEC };
+enum child_stage { STAGE_READY, STAGE_AFFINITY, STAGE_EXEC, STAGE_CONTAIN };
 
 struct child_report {
 	int stage;
@@ -51,12 +51,13 @@ static __attribute__((noreturn)) void child_fail(int fd, int stage)
 }
 
 /*
- * Own process group, death with the parent, default signal handling: the
- * controller may ignore or catch signals for itself; the load must not.
+ * The load's process tree, death with the parent, default signal handling:
+ * the controller may ignore or catch signals for itself; the load must not.
  */
-static void child_prepare(pid_t pgid, pid_t parent)
+static void child_prepare(int fd, const struct proctree *tree, pid_t pgid, pid_t parent)
 {
-	setpgid(0, pgid);
+	if (proctree_child_join(tree, pgid) < 0)
+		child_fail(fd, STAGE_CONTAIN);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(0);	/* the parent died before PDEATHSIG was armed */
@@ -70,10 +71,10 @@ static void child_prepare(pid_t pgid, pid_t parent)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static __attribute__((noreturn)) void spin_child(int fd, pid_t pgid, pid_t parent,
-						  const cpu_set_t *mask)
+static __attribute__((noreturn)) void spin_child(int fd, const struct proctree *tree,
+						  pid_t parent, const cpu_set_t *mask)
 {
-	child_prepare(pgid, parent);
+	child_prepare(fd, tree, tree->pgid, parent);
 	if (mask && sched_setaffinity(0, sizeof(*mask), mask) < 0)
 		child_fail(fd, STAGE_AFFINITY);
 	child_report_send(fd, STAGE_READY, 0);
@@ -84,10 +85,11 @@ static __attribute__((noreturn)) void spin_child(int fd, pid_t pgid, pid_t paren
 		spins++;
 }
 
-static __attribute__((noreturn)) void command_child(int fd, pid_t parent,
-						     const cpu_set_t *mask, char *const argv[])
+static __attribute__((noreturn)) void command_child(int fd, const struct proctree *tree,
+						     pid_t parent, const cpu_set_t *mask,
+						     char *const argv[])
 {
-	child_prepare(0, parent);
+	child_prepare(fd, tree, 0, parent);
 	if (mask && sched_setaffinity(0, sizeof(*mask), mask) < 0)
 		child_fail(fd, STAGE_AFFINITY);
 	/* The command gets stdin/stdout/stderr only; the pipe is already CLOEXEC. */
@@ -126,13 +128,13 @@ static bool all_reaped(const struct noise_load *nl)
 	return true;
 }
 
-/* Waits up to ms for the group to die and our children to be reaped. */
+/* Waits up to ms for the tree to die and our children to be reaped. */
 static bool wait_group(struct noise_load *nl, int ms)
 {
 	long long deadline = now_ms() + ms;
 	for (;;) {
 		reap_exited(nl);
-		if (all_reaped(nl) && !procgroup_alive(nl->pgid))
+		if (all_reaped(nl) && proctree_count(&nl->tree, NULL) == 0)
 			return true;
 		if (now_ms() >= deadline)
 			return false;
@@ -142,10 +144,20 @@ static bool wait_group(struct noise_load *nl, int ms)
 
 static void noise_free(struct noise_load *nl)
 {
+	proctree_release(&nl->tree);
 	free(nl->pids);
 	free(nl->reaped);
 	free(nl->what);
 	free(nl);
+}
+
+/* Kills what is left of the load's tree and reaps; false when some survive. */
+static bool end_tree(struct noise_load *nl)
+{
+	bool gone = proctree_end(&nl->tree, 5000, NULL) >= 0 && wait_group(nl, 5000);
+	if (gone)
+		hostlock_untrack_tree(&nl->tree);
+	return gone;
 }
 
 int noise_stop(struct noise_load *nl, int grace_ms, struct ta_err *err)
@@ -153,18 +165,14 @@ int noise_stop(struct noise_load *nl, int grace_ms, struct ta_err *err)
 	if (!nl)
 		return 0;
 	int rc = 0;
-	if (nl->pgid > 0) {
-		kill(-nl->pgid, SIGTERM);
-		if (!wait_group(nl, grace_ms)) {
-			kill(-nl->pgid, SIGKILL);
-			if (!wait_group(nl, 5000))
-				rc = err_set(err, EXIT_FAILURE_RUN,
-					     "%s: processes of group %d survive SIGKILL "
-					     "(stuck in the kernel?); check 'ps -g %d'",
-					     nl->what, (int)nl->pgid, (int)nl->pgid);
-		}
-		if (rc == 0)
-			hostlock_untrack_group(nl->pgid);
+	if (nl->tree.pgid > 0) {
+		proctree_signal(&nl->tree, SIGTERM);
+		wait_group(nl, grace_ms);	/* a load that ends on SIGTERM goes now */
+		if (!end_tree(nl))
+			rc = err_set(err, EXIT_FAILURE_RUN,
+				     "%s: processes survive SIGKILL (stuck in the kernel?); "
+				     "check %s", nl->what, nl->tree.cgroup ? nl->tree.cgroup
+									   : "'ps -g PGID'");
 	}
 	noise_free(nl);
 	return rc;
@@ -172,7 +180,7 @@ int noise_stop(struct noise_load *nl, int grace_ms, struct ta_err *err)
 
 pid_t noise_pgid(const struct noise_load *nl)
 {
-	return nl->pgid;
+	return nl->tree.pgid;
 }
 
 size_t noise_pids(const struct noise_load *nl, const pid_t **pids)
@@ -250,6 +258,9 @@ static int child_wait_ready(struct noise_load *nl, int fd, bool eof_is_ready,
 	if (r.stage == STAGE_AFFINITY)
 		return err_set(err, EXIT_FAILURE_RUN, "%s: cannot pin to the CPUs: %s",
 			       nl->what, strerror(r.errnum));
+	if (r.stage == STAGE_CONTAIN)
+		return err_set(err, EXIT_FAILURE_RUN, "%s: cannot put it in its cgroup: %s",
+			       nl->what, strerror(r.errnum));
 	return err_set(err, r.errnum == ENOENT || r.errnum == EACCES ? EXIT_BAD_INPUT
 								     : EXIT_FAILURE_RUN,
 		       "%s: cannot execute '%s': %s%s", nl->what, argv0, strerror(r.errnum),
@@ -274,17 +285,14 @@ static int start_child(struct noise_load *nl, const cpu_set_t *mask, char *const
 	if (pid == 0) {
 		close(p[0]);
 		if (nl->kind == NOISE_SPIN)
-			spin_child(p[1], nl->pgid, parent, mask);
-		command_child(p[1], parent, mask, argv);
+			spin_child(p[1], &nl->tree, parent, mask);
+		command_child(p[1], &nl->tree, parent, mask, argv);
 	}
 	close(p[1]);
-	/* Also from here, so the group exists whichever side runs first (the
-	 * child sets it too; EACCES here only means it already exec'd). */
-	setpgid(pid, nl->pgid ? nl->pgid : pid);
-	if (!nl->pgid) {
-		nl->pgid = pid;
-		hostlock_track_group(pid);	/* ended by the next holder if we die */
-	}
+	bool first = nl->tree.pgid == 0;
+	proctree_add(&nl->tree, pid);
+	if (first)
+		hostlock_track_tree(&nl->tree);	/* ended by the next holder if we die */
 	nl->pids[nl->npids] = pid;
 	nl->reaped[nl->npids] = false;
 	nl->npids++;
@@ -336,7 +344,7 @@ struct noise_load *noise_start(enum noise_kind kind, const char *cpus, int threa
 	}
 	nl->pids = xcalloc(n, sizeof(*nl->pids));
 	nl->reaped = xcalloc(n, sizeof(*nl->reaped));
-	int rc = 0;
+	int rc = proctree_init(&nl->tree, err);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		cpu_set_t mask;
 		if (cpus && kind == NOISE_SPIN) {
@@ -349,12 +357,7 @@ struct noise_load *noise_start(enum noise_kind kind, const char *cpus, int threa
 	}
 	cpuset_release(&cs);
 	if (rc < 0) {
-		/* Nothing half-started stays behind. */
-		if (nl->pgid > 0) {
-			kill(-nl->pgid, SIGKILL);
-			if (wait_group(nl, 5000))
-				hostlock_untrack_group(nl->pgid);
-		}
+		end_tree(nl);	/* nothing half-started stays behind */
 		noise_free(nl);
 		return NULL;
 	}

@@ -12,19 +12,20 @@
  * The guest kind (a second guest running a load) is the controller's job,
  * with the guest module; noise_start() refuses it.
  *
- * Every load runs in its own process group, so stopping reaches the
- * children a command starts (unless they leave the group with setsid), and
- * a terminal's Ctrl-C reaches only the controller, which then stops the
- * load itself.  Stopping sends SIGTERM to the group, waits up to a grace
- * period, then SIGKILL, and reaps, and the group is verified gone.  Loads
- * die with the controller (PR_SET_PDEATHSIG) so a crashed controller leaves
- * no spinning CPUs (nor a host lock held by a forked copy); PDEATHSIG does
- * not reach what a command forks, so every group is also recorded in the
- * host lock (hostlock_track_group) and the next holder ends what a killed
- * controller left.  Children start with default signal
- * dispositions and an empty signal mask, whatever the controller set up
- * for its own SIGINT/SIGTERM handling, and without the controller's file
- * descriptors.
+ * Every load runs in a process tree of its own (proctree.h: a cgroup where
+ * cgroup v2 is usable, else its process group and what is reparented to
+ * the controller), so stopping reaches every process it starts, also ones
+ * that leave the group (setsid) or daemonize; a terminal's Ctrl-C reaches
+ * only the controller, which then stops the load itself.  Stopping sends
+ * SIGTERM to the tree, waits up to a grace period, then SIGKILL, and reaps,
+ * and the tree is verified gone (its cgroup removed).  Loads die with the
+ * controller (PR_SET_PDEATHSIG) so a crashed controller leaves no spinning
+ * CPUs (nor a host lock held by a forked copy); PDEATHSIG does not reach
+ * what a command forks, so every tree is also recorded in the host lock
+ * (hostlock_track_tree) and the next holder ends what a killed controller
+ * left.  Children start with default signal dispositions and an empty
+ * signal mask, whatever the controller set up for its own SIGINT/SIGTERM
+ * handling, and without the controller's file descriptors.
  *
  * A failure in the child before the load runs (a bad CPU, a program that
  * cannot be executed) comes back through a close-on-exec pipe: noise_start

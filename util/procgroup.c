@@ -5,65 +5,95 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-struct proc_stat {
-	char comm[64];
-	char state;
-	int pgrp;
-	unsigned long long start;
-};
-
-/* Parses /proc/PID/stat; -1 when the process is gone. */
-static int proc_stat_read(const char *pid, struct proc_stat *ps, struct strbuf *sb)
+/* Parses the text of /proc/PID/stat; -1 when it is not one. */
+static int proc_stat_parse(const char *text, pid_t pid, struct proc_info *pi)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	strbuf_reset(sb);
-	if (strbuf_read_file(sb, path) < 0)
-		return -1;
 	/* "pid (comm) S ppid pgrp session tty tpgid flags minflt cminflt majflt
 	 * cmajflt utime stime cutime cstime priority nice threads itrealvalue
 	 * starttime": comm may hold spaces and ')'. */
-	const char *open = strchr(strbuf_str(sb), '(');
-	const char *close = strrchr(strbuf_str(sb), ')');
+	const char *open = strchr(text, '(');
+	const char *close = strrchr(text, ')');
 	if (!open || !close || close < open)
 		return -1;
 	size_t n = (size_t)(close - open - 1);
-	if (n >= sizeof(ps->comm))
-		n = sizeof(ps->comm) - 1;
-	memcpy(ps->comm, open + 1, n);
-	ps->comm[n] = '\0';
-	int ppid;
+	if (n >= sizeof(pi->comm))
+		n = sizeof(pi->comm) - 1;
+	memcpy(pi->comm, open + 1, n);
+	pi->comm[n] = '\0';
+	int ppid, pgrp;
 	if (sscanf(close + 1, " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-		   "%*d %*d %*d %*d %llu", &ps->state, &ppid, &ps->pgrp, &ps->start) != 4)
+		   "%*d %*d %*d %*d %llu", &pi->state, &ppid, &pgrp, &pi->start) != 4)
 		return -1;
+	pi->pid = pid;
+	pi->ppid = ppid;
+	pi->pgrp = pgrp;
+	return 0;
+}
+
+static int proc_stat_read(pid_t pid, struct proc_info *pi, struct strbuf *sb)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	strbuf_reset(sb);
+	if (strbuf_read_file(sb, path) < 0)
+		return -1;
+	return proc_stat_parse(strbuf_str(sb), pid, pi);
+}
+
+int procgroup_info(pid_t pid, struct proc_info *pi)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc = proc_stat_read(pid, pi, &sb);
+	strbuf_release(&sb);
+	return rc;
+}
+
+int procgroup_list(struct proc_info **list, size_t *n)
+{
+	*list = NULL;
+	*n = 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return -1;
+	size_t cap = 0;
+	struct dirent *de;
+	struct strbuf sb = STRBUF_INIT;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			*list = xrealloc(*list, cap * sizeof(**list));
+		}
+		if (proc_stat_read((pid_t)atoi(de->d_name), &(*list)[*n], &sb) == 0)
+			(*n)++;
+	}
+	strbuf_release(&sb);
+	closedir(d);
 	return 0;
 }
 
 /* Counts the live processes of group pgid, naming them in who when not NULL. */
 static int group_scan(pid_t pgid, struct strbuf *who)
 {
-	DIR *d = opendir("/proc");
-	if (!d)
+	struct proc_info *all;
+	size_t n;
+	if (procgroup_list(&all, &n) < 0)
 		return -1;
 	int found = 0;
-	struct dirent *de;
-	struct strbuf sb = STRBUF_INIT;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		struct proc_stat ps;
-		if (proc_stat_read(de->d_name, &ps, &sb) < 0 || ps.pgrp != pgid ||
-		    ps.state == 'Z' || ps.state == 'X')
+	for (size_t i = 0; i < n; i++) {
+		const struct proc_info *pi = &all[i];
+		if (pi->pgrp != pgid || pi->state == 'Z' || pi->state == 'X')
 			continue;
 		if (who)
-			strbuf_addf(who, "%s%s(%s)", who->len ? ", " : "", ps.comm, de->d_name);
+			strbuf_addf(who, "%s%s(%d)", who->len ? ", " : "", pi->comm, (int)pi->pid);
 		found++;
 	}
-	strbuf_release(&sb);
-	closedir(d);
+	free(all);
 	return found;
 }
 
@@ -78,13 +108,8 @@ bool procgroup_alive(pid_t pgid)
 
 unsigned long long procgroup_start_time(pid_t pid)
 {
-	char name[24];
-	snprintf(name, sizeof(name), "%d", (int)pid);
-	struct strbuf sb = STRBUF_INIT;
-	struct proc_stat ps;
-	int rc = proc_stat_read(name, &ps, &sb);
-	strbuf_release(&sb);
-	return rc < 0 ? 0 : ps.start;
+	struct proc_info pi;
+	return procgroup_info(pid, &pi) < 0 ? 0 : pi.start;
 }
 
 bool procgroup_wait_gone(pid_t pgid, int ms)

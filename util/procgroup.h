@@ -17,6 +17,20 @@
 
 #include "strbuf.h"
 
+/* What /proc/PID/stat says about a process. */
+struct proc_info {
+	pid_t pid, ppid, pgrp;
+	char state;			/* 'R', 'S', 'Z' (zombie), 'X' (dead) … */
+	unsigned long long start;	/* clock ticks since boot (field 22) */
+	char comm[64];
+};
+
+/* Reads /proc/PID/stat; -1 when there is no such process. */
+int procgroup_info(pid_t pid, struct proc_info *pi);
+
+/* Every process in /proc, zombies included (*list: free() it); -1 on error. */
+int procgroup_list(struct proc_info **list, size_t *n);
+
 /* Whether any live (not zombie) process is in group pgid. */
 bool procgroup_alive(pid_t pgid);
 

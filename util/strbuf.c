@@ -55,8 +55,11 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 	size_t n = sb->alloc ? sb->alloc : 64;
 	while (n < want)
 		n *= 2;
+	bool fresh = !sb->buf;
 	sb->buf = xrealloc(sb->buf, n);
 	sb->alloc = n;
+	if (fresh)
+		sb->buf[0] = '\0';	/* terminated even when nothing is added */
 }
 
 void strbuf_add(struct strbuf *sb, const void *data, size_t len)

@@ -4,7 +4,8 @@
  * SIGKILL), is 0600 and close-on-exec, and honours $TOPOADVISOR_LOCK; never
  * truncates, chmods or writes a file that is not a lock of ours (other
  * content, hard links, FIFOs); and ends the process groups a killed holder
- * recorded, but not a group whose id now names another process.
+ * recorded (their whole cgroup, or their process group), but not a group
+ * whose id now names another process, nor a cgroup that is not ours.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 
 #include "experiments/hostlock.h"
 #include "util/procgroup.h"
+#include "util/proctree.h"
 
 static char dir[64];
 static char lockpath[128];
@@ -239,8 +241,12 @@ static void test_hard_link_refused(void **state)
 	assert_non_null(strstr(err.msg, "not a regular file"));
 }
 
-/* A holder killed with SIGKILL: the next one ends what its groups left. */
-static void test_leftover_groups_ended(void **state)
+/*
+ * A holder killed with SIGKILL: the next one ends what its trees left — in
+ * a cgroup also a grandchild that left the process group (setsid), which
+ * is then named too — and records nothing more.
+ */
+static void leftover_trees_ended(enum proctree_force mode)
 {
 	int ready[2];
 	assert_int_equal(pipe(ready), 0);
@@ -249,8 +255,10 @@ static void test_leftover_groups_ended(void **state)
 	if (holder == 0) {
 		struct hostlock lk;
 		struct ta_err err = { 0 };
+		struct proctree tree;
 		close(ready[0]);
-		if (hostlock_acquire(&lk, lockpath, &err) < 0)
+		proctree_force_mode(mode);
+		if (hostlock_acquire(&lk, lockpath, &err) < 0 || proctree_init(&tree, &err) < 0)
 			_exit(1);
 		/* The load holds the lock's descriptor until it execs: wait for that. */
 		int exec_seen[2];
@@ -258,49 +266,108 @@ static void test_leftover_groups_ended(void **state)
 			_exit(1);
 		pid_t load = fork();
 		if (load == 0) {
-			setpgid(0, 0);
 			close(ready[1]);
+			if (proctree_child_join(&tree, 0) < 0)
+				_exit(126);
 			int null = open("/dev/null", O_WRONLY);
 			dup2(null, 1);
 			dup2(null, 2);
+			if (fork() == 0) {
+				setsid();
+				execlp("sleep", "sleep", "1735", (char *)NULL);
+				_exit(127);
+			}
 			execlp("sleep", "sleep", "1733", (char *)NULL);
 			_exit(127);
 		}
-		setpgid(load, load);
-		hostlock_track_group(load);
+		proctree_add(&tree, load);
+		hostlock_track_tree(&tree);
 		close(exec_seen[1]);
 		char c;
 		if (read(exec_seen[0], &c, 1) != 0)
 			_exit(1);
-		if (write(ready[1], &load, sizeof(load)) != sizeof(load))
+		int cg = tree.cgroup != NULL;
+		if (write(ready[1], &load, sizeof(load)) != sizeof(load) ||
+		    write(ready[1], &cg, sizeof(cg)) != sizeof(cg))
 			_exit(1);
 		pause();
 		_exit(0);
 	}
 	close(ready[1]);
 	pid_t load = 0;
+	int cg = 0;
 	assert_int_equal(read(ready[0], &load, sizeof(load)), sizeof(load));
+	assert_int_equal(read(ready[0], &cg, sizeof(cg)), sizeof(cg));
 	close(ready[0]);
+	/* Both sleeps run (the grandchild's exec may still be under way). */
+	for (int i = 0; i < 500 && system("pgrep -x -f 'sleep 1735' >/dev/null") != 0; i++)
+		usleep(10000);
 	kill(holder, SIGKILL);
 	assert_int_equal(waitpid(holder, NULL, 0), holder);
 	assert_true(procgroup_alive(load));	/* orphaned, still running */
+	if (mode == PROCTREE_NO_CGROUP)
+		assert_false(cg);
 
 	struct hostlock lk;
 	struct ta_err err = { 0 };
 	int rc = hostlock_acquire(&lk, lockpath, &err);
-	if (rc < 0) {
+	if (rc < 0)
 		fprintf(stderr, "%s\n", err.msg);
-		kill(-load, SIGKILL);
-	}
+	int escaped = system("pgrep -x -f 'sleep 1735' >/dev/null") == 0;
+	kill(-load, SIGKILL);
+	system("pkill -KILL -x -f 'sleep 1735'");
 	assert_int_equal(rc, 0);
-	assert_int_equal(lk.leftovers, 1);
 	assert_non_null(strstr(strbuf_str(&lk.leftover_names), "sleep"));
 	assert_false(procgroup_alive(load));
+	if (cg) {
+		/* The whole tree, the setsid one included, and the cgroup is gone. */
+		assert_int_equal(lk.leftovers, 2);
+		assert_false(escaped);
+	} else {
+		assert_int_equal(lk.leftovers, 1);	/* only a cgroup holds the other */
+	}
 	hostlock_release(&lk);
-	/* Ended groups are forgotten: the next holder finds nothing. */
+	/* Ended trees are forgotten: the next holder finds nothing. */
 	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), 0);
 	assert_int_equal(lk.leftovers, 0);
 	hostlock_release(&lk);
+}
+
+static void test_leftover_trees_ended(void **state)
+{
+	leftover_trees_ended(PROCTREE_AUTO);
+}
+
+static void test_leftover_groups_ended(void **state)
+{
+	leftover_trees_ended(PROCTREE_NO_CGROUP);
+}
+
+/* A recorded cgroup is only touched when it is one of ours, and then removed. */
+static void test_leftover_cgroup_removed(void **state)
+{
+	struct proctree tree;
+	struct ta_err err = { 0 };
+	assert_int_equal(proctree_init(&tree, &err), 0);
+	if (!tree.cgroup) {
+		proctree_release(&tree);
+		skip();
+	}
+	char *path = strdup(tree.cgroup);
+	proctree_release(&tree);
+	{ char cmd[300]; snprintf(cmd, sizeof cmd, "echo PROCS; cat %s/cgroup.procs; ls -la /proc/self/fd", path); system(cmd); }	/* left as a killed controller leaves it: empty */
+	char text[512];
+	snprintf(text, sizeof(text), "topoadvisor host lock\npid 1\ncgroup %s\n"
+		 "cgroup /sys/fs/cgroup\ncgroup /tmp\n", path);
+	write_file(lockpath, text, 0600);
+	struct hostlock lk;
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), 0);
+	assert_int_equal(lk.leftovers, 0);
+	struct stat st;
+	assert_int_equal(stat(path, &st), -1);	/* removed */
+	assert_int_equal(stat("/tmp", &st), 0);
+	hostlock_release(&lk);
+	free(path);
 }
 
 /* A recorded group whose id now names a process started later is left alone. */
@@ -338,7 +405,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_env_and_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_file_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hard_link_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leftover_trees_ended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leftover_groups_ended, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leftover_cgroup_removed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reused_group_id_spared, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

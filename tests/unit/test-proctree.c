@@ -1,0 +1,246 @@
+/*
+ * Unit tests for process trees, with real processes, in each way the host
+ * may offer containment (cgroup v2 with cgroup.kill; cgroup v2 without it,
+ * freeze + kill; no usable cgroup: process group + subreaper): a child that
+ * leaves its process group (setsid) and a daemon (double fork + setsid)
+ * are counted, named and ended with the tree; SIGTERM reaches them too;
+ * what the tree leaves is reaped here, not left as zombies; the cgroup is
+ * removed.  The cgroup modes skip where cgroup v2 is not usable (not root).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/procgroup.h"
+#include "util/proctree.h"
+
+/* Unique arguments, so that the checks see only this test's sleeps. */
+static char direct_arg[32], escaped_arg[32], daemon_arg[32];
+
+static int sleeps_running(void)
+{
+	int n = 0;
+	const char *args[] = { direct_arg, escaped_arg, daemon_arg };
+	for (size_t i = 0; i < 3; i++) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "pgrep -x -f 'sleep %s' >/dev/null", args[i]);
+		n += system(cmd) == 0;
+	}
+	return n;
+}
+
+static void kill_sleeps(void)
+{
+	const char *args[] = { direct_arg, escaped_arg, daemon_arg };
+	for (size_t i = 0; i < 3; i++) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "pkill -KILL -x -f 'sleep %s'", args[i]);
+		if (system(cmd) < 0)
+			perror("system");
+	}
+}
+
+/*
+ * The child of the tree: it starts a process that leaves the group
+ * (setsid, its parent stays) and a daemon (setsid in a grandchild whose
+ * parent exits at once), then becomes a sleep itself.
+ */
+static void start_family(struct proctree *t)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (proctree_child_join(t, 0) < 0)
+			_exit(126);
+		if (fork() == 0) {
+			setsid();
+			execlp("sleep", "sleep", escaped_arg, (char *)NULL);
+			_exit(127);
+		}
+		if (fork() == 0) {
+			if (fork() == 0) {
+				setsid();
+				execlp("sleep", "sleep", daemon_arg, (char *)NULL);
+				_exit(127);
+			}
+			_exit(0);
+		}
+		execlp("sleep", "sleep", direct_arg, (char *)NULL);
+		_exit(127);
+	}
+	proctree_add(t, pid);
+	for (int i = 0; i < 500 && sleeps_running() < 3; i++)
+		usleep(10000);
+	assert_int_equal(sleeps_running(), 3);
+}
+
+static void check_contained(enum proctree_force mode, bool term_first)
+{
+	proctree_force_mode(mode);
+	snprintf(direct_arg, sizeof(direct_arg), "%d1", 1800 + getpid() % 100);
+	snprintf(escaped_arg, sizeof(escaped_arg), "%d2", 1800 + getpid() % 100);
+	snprintf(daemon_arg, sizeof(daemon_arg), "%d3", 1800 + getpid() % 100);
+	struct proctree t;
+	struct ta_err err = { 0 };
+	assert_int_equal(proctree_init(&t, &err), 0);
+	if (mode != PROCTREE_NO_CGROUP && !t.cgroup) {
+		proctree_release(&t);
+		proctree_force_mode(PROCTREE_AUTO);
+		skip();
+	}
+	if (mode == PROCTREE_NO_CGROUP)
+		assert_null(t.cgroup);
+	char *dir = t.cgroup ? strdup(t.cgroup) : NULL;
+	start_family(&t);
+	pid_t child = t.children[0];
+
+	struct strbuf who = STRBUF_INIT;
+	int live = proctree_count(&t, &who);
+	if (live != 3)
+		fprintf(stderr, "members: %s\n", strbuf_str(&who));
+	assert_int_equal(live, 3);
+	assert_non_null(strstr(who.buf, "sleep("));
+	strbuf_reset(&who);
+
+	if (term_first) {
+		proctree_signal(&t, SIGTERM);
+		assert_true(proctree_wait_empty(&t, 10000));
+		assert_int_equal(proctree_end(&t, 5000, &who), 0);
+	} else {
+		assert_int_equal(proctree_end(&t, 5000, &who), 3);
+	}
+	int left = sleeps_running();
+	kill_sleeps();
+	assert_int_equal(left, 0);
+	/* Our own child is ours to reap; nothing else of the tree is left to. */
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	errno = 0;
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+	if (dir) {
+		struct stat st;
+		assert_int_equal(stat(dir, &st), -1);	/* the cgroup is removed */
+	}
+	free(dir);
+	strbuf_release(&who);
+	proctree_release(&t);
+	proctree_force_mode(PROCTREE_AUTO);
+}
+
+static void test_cgroup(void **state)
+{
+	check_contained(PROCTREE_AUTO, false);
+}
+
+static void test_cgroup_sigterm(void **state)
+{
+	check_contained(PROCTREE_AUTO, true);
+}
+
+static void test_cgroup_without_kill_file(void **state)
+{
+	check_contained(PROCTREE_NO_KILL_FILE, false);
+}
+
+static void test_process_group(void **state)
+{
+	check_contained(PROCTREE_NO_CGROUP, false);
+}
+
+static void test_process_group_sigterm(void **state)
+{
+	check_contained(PROCTREE_NO_CGROUP, true);
+}
+
+/* Starts `sleep ARG` in t and returns once it runs (its exec closed a pipe). */
+static pid_t start_sleep(struct proctree *t, const char *arg)
+{
+	int p[2];
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		if (proctree_child_join(t, 0) < 0)
+			_exit(126);
+		execlp("sleep", "sleep", arg, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	proctree_add(t, pid);
+	char c;
+	assert_int_equal(read(p[0], &c, 1), 0);
+	close(p[0]);
+	return pid;
+}
+
+/* Two trees at once: each counts only its own, in every mode. */
+static void check_two_trees(enum proctree_force mode)
+{
+	proctree_force_mode(mode);
+	struct proctree a, b;
+	struct ta_err err = { 0 };
+	assert_int_equal(proctree_init(&a, &err), 0);
+	assert_int_equal(proctree_init(&b, &err), 0);
+	snprintf(direct_arg, sizeof(direct_arg), "%d7", 1800 + getpid() % 100);
+	snprintf(escaped_arg, sizeof(escaped_arg), "%d8", 1800 + getpid() % 100);
+	pid_t pa = start_sleep(&a, direct_arg);
+	pid_t pb = start_sleep(&b, escaped_arg);
+	assert_int_equal(proctree_count(&a, NULL), 1);
+	assert_int_equal(proctree_count(&b, NULL), 1);
+	assert_int_equal(proctree_end(&a, 5000, NULL), 1);
+	assert_int_equal(kill(pb, 0), 0);	/* b's child is untouched */
+	assert_int_equal(proctree_end(&b, 5000, NULL), 1);
+	assert_int_equal(waitpid(pa, NULL, 0), pa);
+	assert_int_equal(waitpid(pb, NULL, 0), pb);
+	proctree_release(&a);
+	proctree_release(&b);
+	proctree_force_mode(PROCTREE_AUTO);
+}
+
+static void test_two_trees(void **state)
+{
+	check_two_trees(PROCTREE_AUTO);
+	check_two_trees(PROCTREE_NO_CGROUP);
+}
+
+/* Also after a failed assertion: no sleep and no cgroup of ours is left. */
+static int teardown(void **state)
+{
+	kill_sleeps();
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "rmdir /sys/fs/cgroup/topoadvisor-%d-* "
+		 "/sys/fs/cgroup/unified/topoadvisor-%d-* 2>/dev/null", (int)getpid(),
+		 (int)getpid());
+	if (system(cmd) < 0)
+		perror("system");
+	proctree_force_mode(PROCTREE_AUTO);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_cgroup, teardown),
+		cmocka_unit_test_teardown(test_cgroup_sigterm, teardown),
+		cmocka_unit_test_teardown(test_cgroup_without_kill_file, teardown),
+		cmocka_unit_test_teardown(test_process_group, teardown),
+		cmocka_unit_test_teardown(test_process_group_sigterm, teardown),
+		cmocka_unit_test_teardown(test_two_trees, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
