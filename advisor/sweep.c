@@ -12,6 +12,7 @@
 #include "../experiments/hostlock.h"
 #include "../experiments/plan-store.h"
 #include "../experiments/plan.h"
+#include "../schema/db-journal.h"
 #include "../schema/db-plan.h"
 #include "../schema/db-race.h"
 #include "../util/json.h"
@@ -68,6 +69,31 @@ static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t se
 		return NULL;
 	}
 	return p;
+}
+
+/*
+ * A sweep that cannot start while an earlier one's knob changes are still
+ * in the journal (its controller was killed mid-write, say) is most likely
+ * failing because of them: say how to put the host back.
+ */
+static int fail_check(const struct cmd_ctx *ctx, struct db *db, const struct sweep_opts *so,
+		      struct ta_err *err)
+{
+	struct db_journal_entry *v;
+	size_t n = 0;
+	struct ta_err jerr = { 0 };
+	if (db_journal_unrestored(db, &v, &n, &jerr) == 0) {
+		db_journal_entries_free(v, n);
+		size_t len = strlen(err->msg);
+		if (n)
+			snprintf(err->msg + len, sizeof(err->msg) - len, "\n%zu host knob change%s "
+				 "of an earlier sweep %s not restored: run 'topoadvisor --db %s "
+				 "restore-host%s%s' first", n, n == 1 ? "" : "s",
+				 n == 1 ? "is" : "are", ctx->db_path,
+				 so->sysfs_root ? " --root " : "",
+				 so->sysfs_root ? so->sysfs_root : "");
+	}
+	return cmd_fail(err);
 }
 
 /* Runs the experiment's runs; a raced experiment (a races row) through its scheduler. */
@@ -174,7 +200,7 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
 	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
-	int rc = p ? drive(ctx, db, p, exp_id, &copts) : cmd_fail(&err);
+	int rc = p ? drive(ctx, db, p, exp_id, &copts) : fail_check(ctx, db, so, &err);
 	plan_free(p);
 	hostlock_release(&lock);
 	return rc;

@@ -22,6 +22,7 @@
 #include "../collectors/benchparse.h"
 #include "../model/knob-table.h"
 #include "../util/cpuset.h"
+#include "../util/safefile.h"
 #include "../util/strbuf.h"
 #include "yaml-reader.h"
 
@@ -179,19 +180,13 @@ static int get_argv(struct yr_reader *L, const yaml_node_t *n, const char *key,
  * cleanly and do not repeat an error in other words.
  */
 
-/* NULL when path is a regular file we can read, else why not. */
+/* NULL when path is a regular file we can read, else why not (never blocks). */
 static const char *file_unreadable(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return strerror(errno);
-	struct stat st;
 	const char *why = NULL;
-	if (fstat(fd, &st) < 0)
-		why = strerror(errno);
-	else if (!S_ISREG(st.st_mode))
-		why = "not a regular file";
-	close(fd);
+	int fd = safefile_open_input(path, &why);
+	if (fd >= 0)
+		close(fd);
 	return why;
 }
 
@@ -1451,7 +1446,7 @@ struct sweep_config *config_parse(const char *path, const char *text, size_t len
 struct sweep_config *config_load(const char *path, struct ta_err *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	if (yr_read_file(path, CONFIG_MAX_BYTES, "the config", &sb, err) < 0) {
+	if (safefile_read_input(path, "the config", CONFIG_MAX_BYTES, &sb, err) < 0) {
 		strbuf_release(&sb);
 		return NULL;
 	}

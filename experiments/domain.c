@@ -13,6 +13,7 @@
 #include <libxml/tree.h>
 
 #include "../util/cpuset.h"
+#include "../util/safefile.h"
 #include "domain.h"
 
 /*
@@ -516,7 +517,16 @@ static xmlDocPtr template_load(const struct domain_request *r, struct ta_err *er
 		    XML_PARSE_NOWARNING;
 	xmlDocPtr doc;
 	if (r->template_path) {
-		doc = xmlReadFile(r->template_path, NULL, flags);
+		/* Opened here so that a FIFO or device put in its place never blocks. */
+		const char *why;
+		int fd = safefile_open_input(r->template_path, &why);
+		if (fd < 0) {
+			err_set(err, EXIT_BAD_INPUT, "%s: cannot read the domain template: %s",
+				r->template_path, why);
+			return NULL;
+		}
+		doc = xmlReadFd(fd, r->template_path, NULL, flags);
+		close(fd);
 		if (!doc) {
 			const xmlError *e = xmlGetLastError();
 			err_set(err, EXIT_BAD_INPUT, "%s:%d: not a readable XML file: %s",

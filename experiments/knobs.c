@@ -9,11 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "../schema/db-journal.h"
 #include "../util/cpuset.h"
+#include "../util/safefile.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
 
@@ -73,12 +76,25 @@ static int read_attr(const char *path, struct strbuf *out)
 	return 0;
 }
 
-/* Writes text in one write(); -1 with errno (EIO for a short write). */
+/*
+ * Writes text; -1 with errno (EIO for a short write).  A sysfs or procfs
+ * attribute takes the value in one write() (they are never truncated); a
+ * file under a test root is replaced whole (temporary file + rename), so a
+ * controller killed mid-write never leaves it empty or half written.
+ */
 static int write_attr(const char *path, const char *text)
 {
-	int fd = open_knob_file(path, O_WRONLY | O_TRUNC);
+	int fd = open_knob_file(path, O_WRONLY);
 	if (fd < 0)
 		return -1;
+	struct statfs fs;
+	struct stat st;
+	if (fstatfs(fd, &fs) == 0 && fs.f_type != SYSFS_MAGIC && fs.f_type != PROC_SUPER_MAGIC &&
+	    fstat(fd, &st) == 0) {
+		close(fd);
+		struct ta_err err = { 0 };
+		return safefile_replace(path, text, strlen(text), st.st_mode & 07777, &err);
+	}
 	size_t len = strlen(text);
 	ssize_t n = write(fd, text, len);
 	int saved = n < 0 ? errno : EIO;

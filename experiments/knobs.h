@@ -16,8 +16,12 @@
  * split-core change fails with EBUSY while any HV guest runs:
  * knob->needs_no_guests tells the caller to stop its guests first.
  *
- * Writes: open(O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK), never O_CREAT,
- * one write() (sysfs takes one write per value), then read back to verify.
+ * Writes: open(O_WRONLY | O_NOFOLLOW | O_NONBLOCK), never O_CREAT, one
+ * write() (sysfs takes one write per value; its attributes are never
+ * truncated), then read back to verify.  A file under a test ROOT (any file
+ * system but sysfs and procfs) is instead replaced whole through a
+ * temporary file and rename() (safefile.h), so a write cut short — the
+ * controller killed with SIGKILL — never leaves it empty.
  * O_NOFOLLOW applies to the last path component only, and none of the
  * knob files is a symlink on a real kernel (/sys/devices/... and
  * /sys/module/... are real directories), so it costs nothing there, while

@@ -4,6 +4,7 @@
  */
 #include "plan.h"
 
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,25 +19,68 @@ struct cand_shape {
 	int vcpus;
 };
 
+/*
+ * What plan_expand keeps while it builds the plan, so that it is linear in
+ * the combinations it makes: room in the arrays, and the dropped entries
+ * already listed (a combination dropped again for the same reason).
+ */
+struct expansion {
+	struct plan *p;
+	size_t configs_cap, dropped_cap;
+	GHashTable *seen;	/* "what\nreason" */
+};
+
+/* Makes room for n elements of size sz in *v, which has room for *cap. */
+static void grow(void *v, size_t *cap, size_t n, size_t sz)
+{
+	if (n <= *cap)
+		return;
+	*cap = *cap ? 2 * *cap : 16;
+	if (*cap < n)
+		*cap = n;
+	*(void **)v = xrealloc(*(void **)v, *cap * sz);
+}
+
+/* a * b, or SIZE_MAX when that overflows. */
+static size_t mul_sat(size_t a, size_t b)
+{
+	return a && b > SIZE_MAX / a ? SIZE_MAX : a * b;
+}
+
 static bool is_power_of_two(int v)
 {
 	return v > 0 && (v & (v - 1)) == 0;
 }
 
-static void add_dropped(struct plan *p, const char *what, const char *reason)
+static void add_dropped(struct expansion *x, const char *what, const char *reason)
 {
-	for (size_t i = 0; i < p->ndropped; i++)
-		if (!strcmp(p->dropped[i].what, what) && !strcmp(p->dropped[i].reason, reason))
-			return;
-	p->dropped = xrealloc(p->dropped, (p->ndropped + 1) * sizeof(*p->dropped));
+	struct plan *p = x->p;
+	char *key = g_strconcat(what, "\n", reason, NULL);
+	if (g_hash_table_contains(x->seen, key)) {
+		g_free(key);
+		return;
+	}
+	g_hash_table_add(x->seen, key);
+	grow(&p->dropped, &x->dropped_cap, p->ndropped + 1, sizeof(*p->dropped));
 	p->dropped[p->ndropped].what = xstrdup(what);
 	p->dropped[p->ndropped].reason = xstrdup(reason);
 	p->ndropped++;
 }
 
-static void add_shape(struct cand_shape **v, size_t *n, const struct shape *s)
+/* A new configuration at the end of p->configs, zeroed. */
+static struct plan_config *add_config(struct expansion *x)
 {
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	struct plan *p = x->p;
+	grow(&p->configs, &x->configs_cap, p->nconfigs + 1, sizeof(*p->configs));
+	struct plan_config *c = &p->configs[p->nconfigs];
+	memset(c, 0, sizeof(*c));
+	c->index = p->nconfigs;
+	return c;
+}
+
+static void add_shape(struct cand_shape **v, size_t *n, size_t *cap, const struct shape *s)
+{
+	grow(v, cap, *n + 1, sizeof(**v));
 	(*v)[*n].shape = *s;
 	(*v)[*n].vcpus = s->sockets * s->dies * s->cores * s->threads;
 	(*n)++;
@@ -47,10 +91,11 @@ static void add_shape(struct cand_shape **v, size_t *n, const struct shape *s)
  * evenly.  Combinations that do not divide are listed as dropped so the
  * user sees why a requested thread count produced nothing.
  */
-static void generate_shapes(struct plan *p, const struct topology_spec *t,
+static void generate_shapes(struct expansion *x, const struct topology_spec *t,
 			    struct cand_shape **out, size_t *n)
 {
 	char what[96], why[160];
+	size_t cap = 0;
 	for (size_t i = 0; i < t->nvcpus; i++) {
 		int v = t->vcpus[i];
 		for (size_t j = 0; j < t->nthreads; j++) {
@@ -59,7 +104,7 @@ static void generate_shapes(struct plan *p, const struct topology_spec *t,
 				snprintf(what, sizeof(what), "vcpus=%d/threads=%d", v, th);
 				snprintf(why, sizeof(why),
 					 "%d threads per core do not divide %d vCPUs", th, v);
-				add_dropped(p, what, why);
+				add_dropped(x, what, why);
 				continue;
 			}
 			int per_thread = v / th;
@@ -69,7 +114,7 @@ static void generate_shapes(struct plan *p, const struct topology_spec *t,
 						continue;
 					struct shape sh = { .sockets = s, .dies = 1,
 							    .cores = per_thread / s, .threads = th };
-					add_shape(out, n, &sh);
+					add_shape(out, n, &cap, &sh);
 				}
 				continue;
 			}
@@ -81,12 +126,12 @@ static void generate_shapes(struct plan *p, const struct topology_spec *t,
 					snprintf(why, sizeof(why),
 						 "%d sockets x %d threads do not divide %d vCPUs",
 						 s, th, v);
-					add_dropped(p, what, why);
+					add_dropped(x, what, why);
 					continue;
 				}
 				struct shape sh = { .sockets = s, .dies = 1,
 						    .cores = per_thread / s, .threads = th };
-				add_shape(out, n, &sh);
+				add_shape(out, n, &cap, &sh);
 			}
 		}
 	}
@@ -334,9 +379,10 @@ static bool next_knob_combo(const struct sweep_config *cfg, size_t *idx)
 	return false;
 }
 
-static void cross(struct plan *p, const struct host_facts *host,
+static void cross(struct expansion *x, const struct host_facts *host,
 		  const struct cand_shape *shapes, size_t nshapes)
 {
+	struct plan *p = x->p;
 	const struct sweep_config *cfg = p->cfg;
 	size_t *kidx = xcalloc(cfg->nknobs + 1, sizeof(*kidx));
 	const char **kval = xcalloc(cfg->nknobs + 1, sizeof(*kval));
@@ -357,14 +403,10 @@ static void cross(struct plan *p, const struct host_facts *host,
 									 &shapes[s], pin, kval,
 									 noise, &what, &why);
 				if (reason) {
-					add_dropped(p, strbuf_str(&what), reason);
+					add_dropped(x, strbuf_str(&what), reason);
 					continue;
 				}
-				p->configs = xrealloc(p->configs,
-						      (p->nconfigs + 1) * sizeof(*p->configs));
-				struct plan_config *c = &p->configs[p->nconfigs];
-				memset(c, 0, sizeof(*c));
-				c->index = p->nconfigs;
+				struct plan_config *c = add_config(x);
 				c->shape = shapes[s].shape;
 				c->vcpus = shapes[s].vcpus;
 				c->pinning = pin;
@@ -396,8 +438,9 @@ static const char *baseline_value(const struct sweep_config *cfg, const char *fa
  * benchmark on the host with the baseline's (else the first) pinning and
  * knob values, sized for the largest guest.
  */
-static void add_host_references(struct plan *p, const struct host_facts *host)
+static void add_host_references(struct expansion *x, const struct host_facts *host)
 {
+	struct plan *p = x->p;
 	const struct sweep_config *cfg = p->cfg;
 	int vcpus = 0;
 	for (size_t i = 0; i < p->nconfigs; i++)
@@ -430,15 +473,12 @@ static void add_host_references(struct plan *p, const struct host_facts *host)
 			strbuf_addf(&why, "the host reference runs guest vCPU %d's work on host "
 				    "CPU %d; this host has CPUs 0-%d", need, need,
 				    host->possible_cpus - 1);
-			add_dropped(p, strbuf_str(&what), strbuf_str(&why));
+			add_dropped(x, strbuf_str(&what), strbuf_str(&why));
 			strbuf_release(&what);
 			strbuf_release(&why);
 			continue;
 		}
-		p->configs = xrealloc(p->configs, (p->nconfigs + 1) * sizeof(*p->configs));
-		struct plan_config *c = &p->configs[p->nconfigs];
-		memset(c, 0, sizeof(*c));
-		c->index = p->nconfigs;
+		struct plan_config *c = add_config(x);
 		c->shape = cs.shape;
 		c->vcpus = vcpus;
 		c->pinning = pin;
@@ -457,23 +497,54 @@ static void add_host_references(struct plan *p, const struct host_facts *host)
 	free(kval);
 }
 
+/* Whether n combinations exceed the cap (err then says how they come about). */
+static bool too_many(const struct sweep_config *cfg, const char *what, size_t n,
+		     const char *how, struct ta_err *err)
+{
+	if (n <= PLAN_MAX_COMBINATIONS)
+		return false;
+	char count[32] = "more than 2^64";
+	if (n != SIZE_MAX)
+		snprintf(count, sizeof(count), "%zu", n);
+	err_set(err, EXIT_BAD_INPUT, "%s: %s %s combinations %s; at most %d are planned: "
+		"narrow the topology or the other factors, or split the sweep", cfg->path, what,
+		count, how, PLAN_MAX_COMBINATIONS);
+	return true;
+}
+
 struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts *host,
 			 uint64_t seed, struct ta_err *err)
 {
+	const struct topology_spec *t = &cfg->topology;
+	if (t->generated && too_many(cfg, "the topology generator makes", mul_sat(mul_sat(
+			t->nvcpus, t->nthreads), t->nsockets ? t->nsockets : 1),
+			"(vcpus x threads x sockets values)", err))
+		return NULL;
 	struct plan *p = xcalloc(1, sizeof(*p));
 	p->cfg = cfg;
 	p->seed = seed;
 	p->cross_host = cfg->arch != ARCH_HOST && cfg->arch != host->arch;
+	struct expansion x = { .p = p, .seen = g_hash_table_new_full(g_str_hash, g_str_equal,
+								     g_free, NULL) };
 
 	struct cand_shape *shapes = NULL;
-	size_t nshapes = 0;
-	if (cfg->topology.generated)
-		generate_shapes(p, &cfg->topology, &shapes, &nshapes);
+	size_t nshapes = 0, cap = 0;
+	if (t->generated)
+		generate_shapes(&x, t, &shapes, &nshapes);
 	else
-		for (size_t i = 0; i < cfg->topology.nshapes; i++)
-			add_shape(&shapes, &nshapes, &cfg->topology.shapes[i]);
-
-	cross(p, host, shapes, nshapes);
+		for (size_t i = 0; i < t->nshapes; i++)
+			add_shape(&shapes, &nshapes, &cap, &t->shapes[i]);
+	size_t combos = mul_sat(mul_sat(nshapes, cfg->npinnings), cfg->nnoises);
+	for (size_t k = 0; k < cfg->nknobs; k++)
+		combos = mul_sat(combos, cfg->knobs[k].nvalues);
+	if (too_many(cfg, "this sweep makes", combos, "(shapes x pinnings x host knob values "
+		     "x noise loads)", err)) {
+		free(shapes);
+		g_hash_table_destroy(x.seen);
+		plan_free(p);
+		return NULL;
+	}
+	cross(&x, host, shapes, nshapes);
 	free(shapes);
 
 	if (p->nconfigs == 0) {
@@ -484,8 +555,16 @@ struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts
 		return NULL;
 	}
 	if (cfg->host_baseline)
-		add_host_references(p, host);
+		add_host_references(&x, host);
+	g_hash_table_destroy(x.seen);
 	if (mark_baseline(p, err) < 0) {
+		plan_free(p);
+		return NULL;
+	}
+	if (mul_sat(p->nconfigs, (size_t)cfg->repetitions) > PLAN_MAX_RUNS) {
+		err_set(err, EXIT_BAD_INPUT, "%s: %zu configurations x %d repetitions make more "
+			"than %d runs; plan fewer configurations or repetitions, or split the "
+			"sweep", cfg->path, p->nconfigs, cfg->repetitions, PLAN_MAX_RUNS);
 		plan_free(p);
 		return NULL;
 	}

@@ -62,6 +62,15 @@ struct plan {
 	double estimated_seconds;
 };
 
+/*
+ * The most combinations a plan makes (the topology generator's (vcpus,
+ * threads, sockets) values; shapes x pinnings x knob values x noise loads)
+ * and the most runs; beyond them plan_expand fails (EXIT_BAD_INPUT) naming
+ * the limit.  Expansion is linear in the combinations it makes.
+ */
+#define PLAN_MAX_COMBINATIONS 100000
+#define PLAN_MAX_RUNS 1000000
+
 /* Seconds a run costs beyond the benchmark itself (boot, agent, teardown). */
 #define PLAN_RUN_OVERHEAD_SECONDS 8.0
 /* The same for a run in a guest kept from an earlier run (guest.reuse):

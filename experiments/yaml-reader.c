@@ -710,6 +710,55 @@ static int fail_parser(struct yr_reader *L, const yaml_parser_t *p, const char *
 	}
 }
 
+/*
+ * Counts anchors, aliases and nodes with libyaml's event parser (linear)
+ * before its loader builds the document: the loader looks every anchor
+ * and alias up in a list, so 90 000 anchors cost it minutes.  A syntax
+ * error ends the count early; the loader then reports it.
+ */
+static int events_check(struct yr_reader *L, const char *text, size_t len)
+{
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p))
+		return err_set(L->err, EXIT_FAILURE_RUN, "%s: out of memory", L->path);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
+	size_t anchors = 0, aliases = 0, nodes = 0;
+	int rc = 0;
+	yaml_event_t ev;
+	while (rc == 0 && yaml_parser_parse(&p, &ev)) {
+		const yaml_char_t *anchor = NULL;
+		if (ev.type == YAML_SCALAR_EVENT)
+			anchor = ev.data.scalar.anchor;
+		else if (ev.type == YAML_SEQUENCE_START_EVENT)
+			anchor = ev.data.sequence_start.anchor;
+		else if (ev.type == YAML_MAPPING_START_EVENT)
+			anchor = ev.data.mapping_start.anchor;
+		if (ev.type == YAML_ALIAS_EVENT)
+			aliases++;
+		if (anchor || ev.type == YAML_ALIAS_EVENT || ev.type == YAML_SCALAR_EVENT ||
+		    ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+			nodes++;
+		if (anchor && ++anchors > YR_MAX_ANCHORS)
+			rc = yr_fail_at(L, ev.start_mark.line, ev.start_mark.column, "",
+					"more than %d anchors (&%s is one too many); write the "
+					"values out instead", YR_MAX_ANCHORS, (const char *)anchor);
+		else if (aliases > YR_MAX_ALIASES)
+			rc = yr_fail_at(L, ev.start_mark.line, ev.start_mark.column, "",
+					"more than %d aliases; write the values out instead",
+					YR_MAX_ALIASES);
+		else if (nodes > YR_MAX_NODES)
+			rc = yr_fail_at(L, ev.start_mark.line, ev.start_mark.column, "",
+					"too many nodes (more than %d)", YR_MAX_NODES);
+		bool end = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+		if (end)
+			break;
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
 /* Parses the one document of text into L->doc; on success the caller deletes it. */
 static int load_one(struct yr_reader *L, const char *text, size_t len, const char *empty_hint)
 {
@@ -761,7 +810,7 @@ int yr_load(struct yr_reader *r, const char *path, const char *text, size_t len,
 		text += 3;
 		len -= 3;
 	}
-	if (load_one(r, text, len, empty_hint) < 0) {
+	if (events_check(r, text, len) < 0 || load_one(r, text, len, empty_hint) < 0) {
 		errors_report(r);
 		return -1;
 	}
@@ -782,37 +831,4 @@ int yr_finish(struct yr_reader *r)
 yaml_node_t *yr_root(struct yr_reader *r)
 {
 	return yaml_document_get_root_node(&r->doc);
-}
-
-int yr_read_file(const char *path, size_t max_bytes, const char *what, struct strbuf *sb,
-		 struct ta_err *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, EXIT_BAD_INPUT, "%s: cannot read %s: %s", path, what,
-			       strerror(errno));
-	for (;;) {
-		strbuf_grow(sb, 65536);
-		size_t room = sb->alloc - sb->len - 1;
-		ssize_t n = read(fd, sb->buf + sb->len, room);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int saved = errno;
-			close(fd);
-			return err_set(err, EXIT_BAD_INPUT, "%s: cannot read %s: %s", path,
-				       what, strerror(saved));
-		}
-		if (n == 0)
-			break;
-		sb->len += (size_t)n;
-		sb->buf[sb->len] = '\0';
-		if (sb->len > max_bytes) {
-			close(fd);
-			return err_set(err, EXIT_BAD_INPUT, "%s: %s is larger than %zu bytes; "
-				       "is this the right file?", path, what, max_bytes);
-		}
-	}
-	close(fd);
-	return 0;
 }

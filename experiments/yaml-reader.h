@@ -3,10 +3,12 @@
  * knowledge of what the document means.  The sweep schema (config.c) is
  * built on it.
  *
- * yr_load() parses one document with libyaml's document API and checks the
- * raw node graph once: nesting depth, tags, NUL characters, and how many
- * nodes the document expands to once aliases are followed, so an alias bomb
- * is refused before anything walks it.  The accessors then read typed
+ * yr_load() first counts anchors, aliases and nodes with libyaml's event
+ * parser, so that no input makes libyaml's loader (which looks anchors up
+ * in a list) take long; then parses one document with the document API and
+ * checks the raw node graph once: nesting depth, tags, NUL characters, and
+ * how many nodes the document expands to once aliases are followed, so an
+ * alias bomb is refused before anything walks it.  The accessors then read typed
  * values (strings, bounded integers, booleans, enums with did-you-mean,
  * names, lists), and every error names FILE:LINE:COLUMN, the dotted key
  * ("noise[2].argv[3]") and what was expected.
@@ -32,6 +34,8 @@
 /* Bounds on the node graph, generous for any real document. */
 #define YR_MAX_NODES 100000
 #define YR_MAX_DEPTH 64
+#define YR_MAX_ANCHORS 1000
+#define YR_MAX_ALIASES 10000
 /* Room for a dotted key path such as "noise[2].argv[3]". */
 #define YR_KEY_MAX 256
 /* A list beyond this is a typo or a generated file gone wrong. */
@@ -70,14 +74,6 @@ int yr_load(struct yr_reader *r, const char *path, const char *text, size_t len,
  */
 int yr_finish(struct yr_reader *r);
 yaml_node_t *yr_root(struct yr_reader *r);
-
-/*
- * Reads the file at path into sb, refusing one larger than max_bytes (read
- * at most max_bytes + 1, so /dev/zero is refused quickly).  `what` names the
- * file in messages ("the config").
- */
-int yr_read_file(const char *path, size_t max_bytes, const char *what, struct strbuf *sb,
-		 struct ta_err *err);
 
 /* ---- errors ------------------------------------------------------------ */
 

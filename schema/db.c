@@ -199,10 +199,21 @@ static int missing_error(const char *path, int e, struct ta_err *err)
 						  "or pass --db PATH)" : "");
 }
 
+/* A --db that names no file (a directory, FIFO, device) is refused before SQLite blocks on it. */
+static int not_a_file_error(const char *path, const struct stat *st, struct ta_err *err)
+{
+	return err_set(err, EXIT_BAD_INPUT, "%s: it is %s, not a database file; pass --db "
+		       "FILE", path, safefile_kind(st->st_mode));
+}
+
 static struct db *open_common(const char *path, bool create, int target, struct ta_err *err)
 {
 	struct stat stbuf;
 	bool created = false;
+	if (stat(path, &stbuf) == 0 && !S_ISREG(stbuf.st_mode)) {
+		not_a_file_error(path, &stbuf, err);
+		return NULL;
+	}
 	if (stat(path, &stbuf) < 0) {
 		if (!create || errno != ENOENT) {
 			missing_error(path, errno, err);
@@ -318,10 +329,14 @@ struct db *db_open_readonly(const char *path, struct ta_err *err)
 		missing_error(path, errno, err);
 		return NULL;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (!S_ISREG(st.st_mode)) {
+		not_a_file_error(path, &st, err);
+		return NULL;
+	}
+	const char *why;
+	int fd = safefile_open_input(path, &why);
 	if (fd < 0) {
-		err_set(err, EXIT_FAILURE_RUN, "%s: cannot read the database: %s", path,
-			strerror(errno));
+		err_set(err, EXIT_FAILURE_RUN, "%s: cannot read the database: %s", path, why);
 		return NULL;
 	}
 	close(fd);

@@ -28,10 +28,11 @@ int safefile_create(const char *path, mode_t mode, struct ta_err *err)
 	return fd;
 }
 
+/* Writes all of data at offset off (< 0: at the descriptor's position); 0 or -1 (errno). */
 static int write_all(int fd, const char *p, size_t len, off_t off)
 {
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
+		ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -41,7 +42,8 @@ static int write_all(int fd, const char *p, size_t len, off_t off)
 		}
 		p += n;
 		len -= (size_t)n;
-		off += n;
+		if (off >= 0)
+			off += n;
 	}
 	return 0;
 }
@@ -75,8 +77,9 @@ static void temp_name(const char *path, struct strbuf *out)
 		strbuf_addch(out, letters[rnd[i] % (sizeof(letters) - 1)]);
 }
 
-int safefile_replace(const char *path, const void *data, size_t len, mode_t mode,
-		     struct ta_err *err)
+/* The file is replaced through a fresh temporary file and rename(). */
+static int replace_regular(const char *path, const void *data, size_t len, mode_t mode,
+			   struct ta_err *err)
 {
 	struct strbuf tmp = STRBUF_INIT;
 	int fd = -1;
@@ -106,9 +109,102 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
 	if (rc < 0) {
 		unlink(strbuf_str(&tmp));
 		err_set(err, EXIT_FAILURE_RUN, "cannot write %s: %s", path, strerror(e));
+		errno = e;
 	}
 	strbuf_release(&tmp);
 	return rc;
+}
+
+/* Writes into a descriptor we hold (stdout, stderr); never replaces anything. */
+static int write_into_fd(const char *path, int fd, const void *data, size_t len,
+			 struct ta_err *err)
+{
+	if (write_all(fd, data, len, -1) < 0)
+		return err_set(err, EXIT_FAILURE_RUN, "cannot write %s: %s", path,
+			       strerror(errno));
+	return 0;
+}
+
+/* Writes into the character device path names (/dev/null, a terminal): opened, never made. */
+static int write_into_device(const char *path, const void *data, size_t len, struct ta_err *err)
+{
+	int fd;
+	do
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return err_set(err, EXIT_FAILURE_RUN, "cannot write %s: %s", path,
+			       strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
+		close(fd);
+		return err_set(err, EXIT_FAILURE_RUN, "cannot write %s: it changed while we "
+			       "opened it (no longer a character device)", path);
+	}
+	int rc = write_into_fd(path, fd, data, len, err);
+	if (close(fd) < 0 && rc == 0)
+		rc = err_set(err, EXIT_FAILURE_RUN, "cannot write %s: %s", path, strerror(errno));
+	return rc;
+}
+
+const char *safefile_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO (named pipe)";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISCHR(m))
+		return "a character device";
+	return "not a regular file";
+}
+
+/* Whether st is the very file our stdout or stderr is; that descriptor then. */
+static int std_stream_of(const struct stat *st)
+{
+	for (int fd = 1; fd <= 2; fd++) {
+		struct stat fs;
+		if (fstat(fd, &fs) == 0 && fs.st_dev == st->st_dev && fs.st_ino == st->st_ino)
+			return fd;
+	}
+	return -1;
+}
+
+int safefile_replace(const char *path, const void *data, size_t len, mode_t mode,
+		     struct ta_err *err)
+{
+	struct stat lst, st;
+	if (lstat(path, &lst) < 0) {
+		if (errno != ENOENT)
+			return err_set(err, err_open_code(errno), "cannot write %s: %s", path,
+				       strerror(errno));
+		return replace_regular(path, data, len, mode, err);
+	}
+	if (S_ISREG(lst.st_mode))
+		return replace_regular(path, data, len, mode, err);
+	if (S_ISLNK(lst.st_mode)) {
+		/* What it leads to decides: our own stdout/stderr (/dev/stdout) or
+		 * a device is written into; a file or nothing, the link replaced. */
+		if (stat(path, &st) < 0)
+			return replace_regular(path, data, len, mode, err);
+		int fd = std_stream_of(&st);
+		if (fd >= 0)
+			return write_into_fd(path, fd, data, len, err);
+		if (S_ISREG(st.st_mode))
+			return replace_regular(path, data, len, mode, err);
+		/* A device only through a link root or we made, never one planted. */
+		if (S_ISCHR(st.st_mode) && lst.st_uid != 0 && lst.st_uid != geteuid())
+			return err_set(err, EXIT_BAD_INPUT, "refusing to write %s: it is a "
+				       "symbolic link of another user to a device", path);
+		lst = st;
+	}
+	if (S_ISCHR(lst.st_mode))
+		return write_into_device(path, data, len, err);
+	return err_set(err, EXIT_BAD_INPUT, "refusing to write %s: it is %s, not a file; name "
+		       "a regular file (or /dev/stdout)", path, safefile_kind(lst.st_mode));
 }
 
 int safefile_open_existing(const char *path, struct stat *st, struct ta_err *err)
@@ -142,4 +238,73 @@ int safefile_open_existing(const char *path, struct stat *st, struct ta_err *err
 	if (fl >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return fd;
+}
+
+int safefile_open_input(const char *path, const char **why)
+{
+	static char kind[64];
+	struct stat st;
+	/* Looked at before it is opened: opening a device can do things. */
+	if (stat(path, &st) < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	int fd = -1;
+	if (S_ISREG(st.st_mode)) {
+		do
+			fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		while (fd < 0 && errno == EINTR);
+		if (fd < 0) {
+			*why = strerror(errno);
+			return -1;
+		}
+		if (fstat(fd, &st) < 0)
+			st.st_mode = 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);	/* swapped since we looked */
+		snprintf(kind, sizeof(kind), "it is %s, not a file", safefile_kind(st.st_mode));
+		*why = kind;
+		errno = EISDIR;
+		return -1;
+	}
+	/* O_NONBLOCK only kept a FIFO swapped in from blocking the open. */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+int safefile_read_input(const char *path, const char *what, size_t max_bytes,
+			struct strbuf *sb, struct ta_err *err)
+{
+	const char *why;
+	int fd = safefile_open_input(path, &why);
+	if (fd < 0)
+		return err_set(err, EXIT_BAD_INPUT, "%s: cannot read %s: %s", path, what, why);
+	for (;;) {
+		strbuf_grow(sb, 65536);
+		size_t room = sb->alloc - sb->len - 1;
+		ssize_t n = read(fd, sb->buf + sb->len, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+			close(fd);
+			return err_set(err, EXIT_BAD_INPUT, "%s: cannot read %s: %s", path,
+				       what, strerror(saved));
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (sb->len > max_bytes) {
+			close(fd);
+			return err_set(err, EXIT_BAD_INPUT, "%s: %s is larger than %zu bytes; "
+				       "is this the right file?", path, what, max_bytes);
+		}
+	}
+	close(fd);
+	return 0;
 }

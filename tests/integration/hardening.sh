@@ -174,7 +174,7 @@ topology: [1x1x1]
 noise: [{kind: command, name: sl, argv: [sh, -c, "sleep $mark; true"]}]
 benchmark:
   kind: command
-  argv: [sh, -c, "sleep ${mark}1 & exec $TA_TOP/tests/helpers/fake-bench 100 3"]
+  argv: [sh, -c, "sleep ${mark}1 & $TA_TOP/tests/helpers/fake-bench 100 3; kill \$!"]
   parse: 'throughput: (?<ops>[0-9.]+) ops/s'
   metric: ops
 repetitions: 2

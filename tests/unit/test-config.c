@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collectors/benchparse.h"
@@ -513,8 +514,34 @@ static void test_unreadable(void **state)
 	err = (struct ta_err){ 0 };
 	assert_null(config_load(path_of("tests/fixtures/config"), &err));
 	assert_int_equal(err.code, EXIT_BAD_INPUT);
-	assert_non_null(strstr(err.msg, "Is a directory"));
-	/* A template that is a directory is no template. */
+	assert_non_null(strstr(err.msg, "it is a directory, not a file"));
+	/* A FIFO or a device never blocks the load: refused at once. */
+	char fifo[] = "/tmp/ta-test-config-fifo.XXXXXX";
+	assert_non_null(mkdtemp(fifo));
+	char fpath[64];
+	snprintf(fpath, sizeof(fpath), "%s/f", fifo);
+	assert_int_equal(mkfifo(fpath, 0600), 0);
+	alarm(30);
+	err = (struct ta_err){ 0 };
+	assert_null(config_load(fpath, &err));
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "cannot read the config: it is a FIFO"));
+	err = (struct ta_err){ 0 };
+	assert_null(config_load("/dev/zero", &err));
+	assert_non_null(strstr(err.msg, "it is a character device"));
+	/* A template that is a FIFO or a directory is no template. */
+	struct strbuf ftext = STRBUF_INIT;
+	strbuf_addf(&ftext, "name: t\ntopology: [1x1x1]\nbenchmark: {kind: ebizzy}\n"
+		    "libvirt: {template: %s}\n", fpath);
+	err = (struct ta_err){ 0 };
+	assert_null(config_parse_flags(fixture("x.yaml"), ftext.buf, ftext.len,
+				       CONFIG_CHECK_FILES, &err));
+	assert_non_null(strstr(err.msg, "libvirt.template: cannot read"));
+	assert_non_null(strstr(err.msg, "it is a FIFO"));
+	alarm(0);
+	strbuf_release(&ftext);
+	unlink(fpath);
+	rmdir(fifo);
 	struct strbuf text = STRBUF_INIT;
 	strbuf_addstr(&text, "name: t\ntopology: [1x1x1]\nbenchmark: {kind: ebizzy}\n"
 		      "libvirt: {template: .}\n");
@@ -522,7 +549,7 @@ static void test_unreadable(void **state)
 	assert_null(config_parse_flags(fixture("x.yaml"), text.buf, text.len, CONFIG_CHECK_FILES,
 				       &err));
 	assert_non_null(strstr(err.msg, "x.yaml:4:21: libvirt.template: cannot read"));
-	assert_non_null(strstr(err.msg, "not a regular file"));
+	assert_non_null(strstr(err.msg, "it is a directory, not a file"));
 	strbuf_release(&text);
 }
 
@@ -808,6 +835,23 @@ static void test_rules(void **state)
 	}
 	assert_parse_error(strbuf_str(&bomb), "m.yaml:9:7: x.a4: aliases expand to too many nodes");
 	strbuf_release(&bomb);
+	/* 90 000 anchors (libyaml's loader takes minutes on them) or 20 000
+	 * aliases: counted and refused before the loader sees them. */
+	struct strbuf many = STRBUF_INIT;
+	strbuf_addstr(&many, HEAD "benchmark: {kind: ebizzy}\nx: [");
+	for (int i = 0; i < 90000; i++)
+		strbuf_addf(&many, "%s&a%d 1", i ? ", " : "", i);
+	strbuf_addstr(&many, "]\n");
+	alarm(60);
+	assert_parse_error(strbuf_str(&many), "more than 1000 anchors (&a1000 is one too many)");
+	strbuf_reset(&many);
+	strbuf_addstr(&many, HEAD "benchmark: {kind: ebizzy}\ny: &y 1\nx: [");
+	for (int i = 0; i < 20000; i++)
+		strbuf_addf(&many, "%s*y", i ? ", " : "");
+	strbuf_addstr(&many, "]\n");
+	assert_parse_error(strbuf_str(&many), "more than 10000 aliases");
+	alarm(0);
+	strbuf_release(&many);
 
 	assert_parse_error(HEAD "benchmark: {kind: command, argv: [x], parse: '(?<n>[0-9]+)'}\n",
 			   "benchmark.metric: required key missing");

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -504,6 +506,48 @@ static void test_restore_after_crash(void **state)
 	assert_string_equal(get(f->root, KVM "one_vm_per_core"), "N");
 }
 
+/*
+ * A write cut short (here: the file size limit, as a SIGKILL mid-write would
+ * cut it) leaves the knob file with its old value, never empty.
+ */
+static void test_interrupted_write_keeps_value(void **state)
+{
+	struct fixture *f = *state;
+	const char *names[] = { "kvm_hv.dynamic_mt_modes", "numa_balancing" };
+	const char *values[] = { "2", "0" };
+	for (size_t i = 0; i < 2; i++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			signal(SIGXFSZ, SIG_IGN);
+			struct rlimit none = { 0, 0 };
+			setrlimit(RLIMIT_FSIZE, &none);
+			struct ta_err cerr = { 0 };
+			const struct knob *k = knob_find(names[i]);
+			_exit(k && knob_apply(k, f->root, values[i], &cerr) < 0 ? 0 : 1);
+		}
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);	/* the write failed */
+	}
+	assert_string_equal(get(f->root, KVM "dynamic_mt_modes"), "6");
+	assert_string_equal(get(f->root, "proc/sys/kernel/numa_balancing"), "1");
+	/* Without the limit the same writes go through. */
+	struct ta_err err = { 0 };
+	assert_int_equal(knob_apply(knob_find(names[0]), f->root, values[0], &err), 0);
+	assert_string_equal(get(f->root, KVM "dynamic_mt_modes"), "2");
+	/* And leave no temporary file beside the knob. */
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/" KVM, f->root);
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *de;
+	while ((de = readdir(d)))
+		assert_false(de->d_name[0] == '.' && strlen(de->d_name) > 2);
+	closedir(d);
+}
+
 static void test_restore_goes_on_after_failure(void **state)
 {
 	struct fixture *f = *state;
@@ -696,6 +740,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_journal_refused_in_transaction, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_restore_after_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interrupted_write_keeps_value, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_restore_goes_on_after_failure, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_restore_unchanged_is_marked, setup, teardown),

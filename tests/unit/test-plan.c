@@ -260,6 +260,73 @@ static void test_plan_errors(void **state)
 			  BENCH "baseline: {topology: 1x2x1}\n", "matches 2 configurations");
 }
 
+/* A topology generator of LIST values (1..n) for vcpus and threads. */
+static char *generator_yaml(int n, const char *extra)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "name: g\ntopology: {vcpus: [");
+	for (int i = 1; i <= n; i++)
+		strbuf_addf(&sb, "%s%d", i > 1 ? ", " : "", i);
+	strbuf_addstr(&sb, "], threads: [");
+	for (int i = 1; i <= n; i++)
+		strbuf_addf(&sb, "%s%d", i > 1 ? ", " : "", i);
+	strbuf_addf(&sb, "]}\n%s" BENCH "repetitions: 1\n", extra);
+	return strbuf_detach(&sb);
+}
+
+/*
+ * Big sweeps: expansion is linear (256 x 256 generator values took a
+ * minute when every dropped combination was looked up in a list) and
+ * capped with the limit named (1024 x 1024 never ended).
+ */
+static void test_big_sweeps(void **state)
+{
+	alarm(60);	/* far more than the fraction of a second it takes */
+	char *yaml = generator_yaml(256, "");
+	struct sweep_config *cfg = parse(yaml);
+	struct plan *p = expand_ok(cfg, &x86_host, 1);
+	/* Every (v, t) with t not dividing v is dropped once, with its reason. */
+	size_t divides = 0;
+	for (int v = 1; v <= 256; v++)
+		for (int t = 1; t <= 256; t++)
+			divides += v % t == 0;
+	assert_int_equal(p->ndropped, 256 * 256 - divides);
+	assert_non_null(strstr(dropped_reason(p, "vcpus=7/threads=2"), "do not divide"));
+	assert_true(has_config(p, "1x1x256/pin=none/noise=none"));
+	plan_free(p);
+	config_free(cfg);
+	free(yaml);
+
+	yaml = generator_yaml(1024, "");
+	cfg = parse(yaml);
+	struct ta_err err = { 0 };
+	assert_null(plan_expand(cfg, &x86_host, 1, &err));
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "the topology generator makes 1048576 combinations"));
+	assert_non_null(strstr(err.msg, "at most 100000"));
+	config_free(cfg);
+	free(yaml);
+
+	/* 5136 shapes x 3 pinnings x 8 noise loads: beyond the cap, also named. */
+	yaml = generator_yaml(256, "noise: [none, spin, {kind: spin, name: s2}, "
+			      "{kind: spin, name: s3}, {kind: spin, name: s4}, {kind: spin, "
+			      "name: s5}, {kind: spin, name: s6}, {kind: spin, name: s7}]\n"
+			      "pinning: [none, compact, spread]\n");
+	cfg = parse(yaml);
+	err = (struct ta_err){ 0 };
+	struct plan *big = plan_expand(cfg, &x86_host, 1, &err);
+	if (big) {
+		fprintf(stderr, "planned %zu configurations\n", big->nconfigs);
+		plan_free(big);
+	}
+	assert_null(big);
+	assert_non_null(strstr(err.msg, "this sweep makes 123264 combinations"));
+	assert_non_null(strstr(err.msg, "(shapes x pinnings x host knob values x noise loads)"));
+	config_free(cfg);
+	free(yaml);
+	alarm(0);
+}
+
 static void test_baseline_on_knob(void **state)
 {
 	struct sweep_config *cfg = parse(
@@ -570,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_pinning_rules),
 		cmocka_unit_test(test_cross_host),
 		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_big_sweeps),
 		cmocka_unit_test(test_baseline_on_knob),
 		cmocka_unit_test(test_host_references),
 		cmocka_unit_test(test_store_plan),

@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "util/json.h"
@@ -312,6 +315,102 @@ static void test_safefile(void **state)
 	assert_int_equal(rmdir(sfdir), 0);
 }
 
+/*
+ * Output names that are not files: a character device (a /dev/null twin
+ * made with mknod, so the system's is never at stake) and a link of ours to
+ * it, and our own stdout through a link, are written into and stay what
+ * they are; a FIFO, a directory and a socket are refused without waiting.
+ */
+static void test_safefile_devices(void **state)
+{
+	strcpy(sfdir, "/tmp/ta-test-safefile.XXXXXX");
+	assert_non_null(mkdtemp(sfdir));
+	char dev[128], link_[128], fifo[128], sock[128], so[128];
+	struct ta_err err = { 0 };
+	struct stat st;
+	sf_path(dev, sizeof(dev), "null");
+	sf_path(link_, sizeof(link_), "link");
+	sf_path(fifo, sizeof(fifo), "fifo");
+	sf_path(sock, sizeof(sock), "sock");
+	sf_path(so, sizeof(so), "stdout");
+	alarm(30);	/* blocking on the FIFO would be a failure, not a hang */
+	if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+		assert_int_equal(safefile_replace(dev, "x", 1, 0644, &err), 0);
+		assert_int_equal(lstat(dev, &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+		assert_int_equal(symlink(dev, link_), 0);
+		assert_int_equal(safefile_replace(link_, "x", 1, 0644, &err), 0);
+		assert_int_equal(lstat(link_, &st), 0);
+		assert_true(S_ISLNK(st.st_mode));
+		assert_int_equal(lstat(dev, &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+		unlink(link_);
+		unlink(dev);
+	} else {
+		fprintf(stderr, "note: mknod not permitted here; device cases skipped\n");
+	}
+	/* Our stdout made a pipe: the report goes into it, the link stays. */
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	int saved = dup(1);
+	assert_int_equal(dup2(p[1], 1), 1);
+	assert_int_equal(symlink("/proc/self/fd/1", so), 0);
+	int rc = safefile_replace(so, "report", 6, 0644, &err);
+	dup2(saved, 1);
+	close(saved);
+	close(p[1]);
+	assert_int_equal(rc, 0);
+	char buf[16] = { 0 };
+	assert_int_equal(read(p[0], buf, sizeof(buf)), 6);
+	assert_string_equal(buf, "report");
+	close(p[0]);
+	assert_int_equal(lstat(so, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	unlink(so);
+	/* FIFO, directory, socket: refused, untouched. */
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(safefile_replace(fifo, "x", 1, 0644, &err), -1);
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "FIFO"));
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(safefile_replace(sfdir, "x", 1, 0644, &err), -1);
+	assert_non_null(strstr(err.msg, "directory"));
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	assert_true(strlen(sock) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(safefile_replace(sock, "x", 1, 0644, &err), -1);
+	assert_non_null(strstr(err.msg, "socket"));
+	close(s);
+	unlink(sock);
+
+	/* Input: a FIFO, a device, a directory are refused at once. */
+	const char *why = NULL;
+	assert_int_equal(safefile_open_input(fifo, &why), -1);
+	assert_non_null(strstr(why, "FIFO"));
+	assert_int_equal(safefile_open_input("/dev/null", &why), -1);
+	assert_non_null(strstr(why, "character device"));
+	assert_int_equal(safefile_open_input(sfdir, &why), -1);
+	assert_non_null(strstr(why, "directory"));
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(safefile_read_input(fifo, "the config", 100, &sb, &err), -1);
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "cannot read the config: it is a FIFO"));
+	unlink(fifo);
+	write_text(fifo, "0123456789");
+	assert_int_equal(safefile_read_input(fifo, "the config", 9, &sb, &err), -1);
+	assert_non_null(strstr(err.msg, "larger than 9 bytes"));
+	strbuf_reset(&sb);
+	assert_int_equal(safefile_read_input(fifo, "the config", 10, &sb, &err), 0);
+	assert_string_equal(sb.buf, "0123456789");
+	strbuf_release(&sb);
+	unlink(fifo);
+	alarm(0);
+	assert_int_equal(rmdir(sfdir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_strbuf_printable),
 		cmocka_unit_test(test_safefile),
+		cmocka_unit_test(test_safefile_devices),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
