@@ -137,7 +137,7 @@ static inline __attribute__((always_inline)) void *htab_find(const struct htab *
 static inline __attribute__((always_inline)) void *htab_get(struct htab *t, const void *key,
 							     size_t ksize)
 {
-	size_t s;
+	size_t s = 0;	/* set by htab_find when it finds nothing */
 	void *e = htab_find(t, key, ksize, &s);
 	return e ? e : htab_insert(t, key, s);
 }
