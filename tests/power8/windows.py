@@ -12,8 +12,15 @@ runnable: one that leaves for user space is no longer counted):
   busy_ceded  one vCPU's exit says ceded, the other's not: forced = 1, the
               rule (n_runnable - cedes > 1) does not count it
   busy_busy   neither ceded: counted as a ganged exit
-  both_ran    busy_busy and both vCPUs took an interrupt of their own in the
-              guest (trap != 0): both threads were executing guest code
+  both_in_guest  busy_busy and both vCPUs took an interrupt of their own
+              (trap != 0): both hardware threads were in the guest's context
+              when the core exited.  That is the kernel's view, no proof that
+              a thread executed guest code: on QEMU without the SMT patch a
+              secondary that never ran a guest instruction still leaves on
+              the hypervisor decrementer.  Proof is in the program's counters
+              and in exits only executed code makes (SYSCALL, ceded).  Nor
+              is the pc: TCG takes interrupts where a translated block
+              begins, so a tight loop always exits at its first address.
 
 usage: windows.py TRACE.dat [TGID]    prints one JSON object (per tgid if
                                        no TGID is given)
@@ -70,7 +77,7 @@ def summarize(path):
             if n == 2 and ceded == 0:
                 s["busy_busy"] += 1
                 if len(exits) == 2 and all(e["trap"] != "0" for e in exits):
-                    s["both_ran"] += 1
+                    s["both_in_guest"] += 1
         elif ev == "kvm_guest_exit" and pid in runs:
             tgid = runs[pid][0]
             runs[pid][1].append(f)
