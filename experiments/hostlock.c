@@ -12,6 +12,7 @@
 #include "../util/procgroup.h"
 #include "../util/proctree.h"
 #include "../util/safefile.h"
+#include "../util/warn.h"
 
 #define LOCK_MAGIC "topoadvisor host lock\n"
 #define LOCK_MAX_CONTENT 65536
@@ -156,8 +157,7 @@ static void lock_write(struct hostlock *lk)
 			strbuf_addf(&sb, "group %d %llu\n", (int)trees[i].pgid, trees[i].start);
 	}
 	if (safefile_pwrite_all(lk->fd, sb.buf, sb.len) < 0)
-		fprintf(stderr, "topoadvisor: warning: cannot write to the host lock %s: %s\n",
-			lk->path, strerror(errno));
+		warn_emit("cannot write to the host lock %s: %s", lk->path, strerror(errno));
 	strbuf_release(&sb);
 }
 

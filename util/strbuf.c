@@ -55,11 +55,8 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 	size_t n = sb->alloc ? sb->alloc : 64;
 	while (n < want)
 		n *= 2;
-	bool fresh = !sb->buf;
 	sb->buf = xrealloc(sb->buf, n);
 	sb->alloc = n;
-	if (fresh)
-		sb->buf[0] = '\0';	/* terminated even when nothing is added */
 }
 
 void strbuf_add(struct strbuf *sb, const void *data, size_t len)
@@ -144,10 +141,10 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 			errno = e;
 			return -1;
 		}
+		sb->buf[sb->len + (size_t)n] = '\0';	/* also for an empty file */
 		if (n == 0)
 			break;
 		sb->len += (size_t)n;
-		sb->buf[sb->len] = '\0';
 	}
 	close(fd);
 	return 0;
