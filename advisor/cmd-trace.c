@@ -86,7 +86,12 @@ static int run_command(int argc, char **argv, struct ta_err *err)
 	pid_t pid;
 	char **args = xcalloc(argc + 1, sizeof(*args));
 	memcpy(args, argv, argc * sizeof(*args));
-	int rc = posix_spawnp(&pid, args[0], NULL, NULL, args, environ);
+	/* The command gets stdin/stdout/stderr, not our trace descriptors. */
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	int rc = posix_spawnp(&pid, args[0], &fa, NULL, args, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	free(args);
 	if (rc)
 		return err_set(err, EXIT_BAD_INPUT, "cannot run '%s': %s", argv[0], strerror(rc));

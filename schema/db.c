@@ -67,8 +67,22 @@ int db_schema_version(void)
 	return n;
 }
 
+/* What to do about a damaged file, for every message that says it is one. */
+#define DAMAGED_HINT "; restore it from a backup, or copy what is still readable into a " \
+		     "new file: sqlite3 %s .recover | sqlite3 NEW.db"
+
+/* Whether SQLite's last error on db says the file is damaged. */
+static bool damaged(struct db *db)
+{
+	int rc = sqlite3_extended_errcode(db->handle) & 0xff;
+	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
 int db_error(struct db *db, const char *what, struct ta_err *err)
 {
+	if (damaged(db))
+		return err_set(err, EXIT_FAILURE_RUN, "%s: %s: %s: the database file is damaged"
+			       DAMAGED_HINT, db->path, what, sqlite3_errmsg(db->handle), db->path);
 	return err_set(err, EXIT_FAILURE_RUN, "%s: %s: %s", db->path, what,
 		       sqlite3_errmsg(db->handle));
 }
@@ -93,11 +107,51 @@ static int exec_sql(struct db *db, const char *sql, struct ta_err *err)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db->handle, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		err_set(err, EXIT_FAILURE_RUN, "%s: %s", db->path, msg ? msg : "SQL error");
+		if (damaged(db))
+			err_set(err, EXIT_FAILURE_RUN, "%s: %s: the database file is damaged"
+				DAMAGED_HINT, db->path, msg ? msg : "SQL error", db->path);
+		else
+			err_set(err, EXIT_FAILURE_RUN, "%s: %s", db->path, msg ? msg : "SQL error");
 		sqlite3_free(msg);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A command that writes must not build on a damaged file: PRAGMA
+ * quick_check walks every b-tree page (0.2 s of CPU for 100 000 runs, 117 MB;
+ * integrity_check, which also compares every index with its table, costs
+ * three times that).  Read-only commands skip it and report SQLITE_CORRUPT
+ * when they meet it (db_error).
+ */
+static int check_intact(struct db *db, struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "PRAGMA quick_check(3)", err);
+	if (!st)
+		return -1;
+	struct strbuf problems = STRBUF_INIT;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* "ok", or problems, one a row, under a "*** in database main ***" line. */
+		const char *text = (const char *)sqlite3_column_text(st, 0);
+		for (const char *line = text; line && *line && strcmp(line, "ok");) {
+			size_t n = strcspn(line, "\n");
+			if (strncmp(line, "*** ", 4))
+				strbuf_addf(&problems, "%s%.*s", problems.len ? "; " : "",
+					    (int)n, line);
+			line += n + (line[n] == '\n');
+		}
+	}
+	if (rc != SQLITE_DONE)
+		db_error(db, "checking the database", err);
+	else if (problems.len)
+		err_set(err, EXIT_FAILURE_RUN, "%s: the database file is damaged (PRAGMA "
+			"quick_check: %s)" DAMAGED_HINT, db->path, problems.buf, db->path);
+	sqlite3_finalize(st);
+	int failed = rc != SQLITE_DONE || problems.len;
+	strbuf_release(&problems);
+	return failed ? -1 : 0;
 }
 
 /*
@@ -253,6 +307,10 @@ static struct db *open_common(const char *path, bool create, int target, struct 
 	    set_wal(db, err) < 0 ||
 	    exec_sql(db, "PRAGMA synchronous = NORMAL", err) < 0) {
 		err_prefix(err, "%s is not a usable topoadvisor database", path);
+		db_close(db);
+		return NULL;
+	}
+	if (!created && check_intact(db, err) < 0) {
 		db_close(db);
 		return NULL;
 	}

@@ -12,6 +12,14 @@
 #    stores its cause, commands without a database list no --db
 # (10, events a sweep did not ask for, is in trace-events.sh: it needs root
 #  tracing and the emulated kvm_hv events.)
+# 11 report -o into a character device or our stdout writes into it, never
+#    replaces it; a FIFO, a directory are refused
+# 12 FIFOs, devices, directories as config, template or --db: refused at once
+# 13 plan is linear and capped; YAML anchors are counted before libyaml loads
+# 14 a damaged database: write commands refuse it, read-only ones say so
+# 15 resume refused over unrestored knob changes names restore-host
+# (processes, timeouts, output limits: hardening-procs.sh)
+# Everything that used to hang runs under timeout(1), so it fails, not hangs.
 # Non-root parts run as nobody (setpriv) and skip only those parts without it.
 . "$TA_TOP/tests/lib.sh"
 ta_tmpdir
@@ -202,6 +210,108 @@ grep -q "ended .* left running by an earlier sweep: .*sleep" "$tmp/err" ||
 ta -q run "$tmp/orphans.yaml" >/dev/null 2>&1 || fail "3: second sweep failed"
 [ -z "$(our_sleeps)" ] || fail "3: a finished sweep left processes running"
 grep -q "^group" "$TOPOADVISOR_LOCK" && fail "3: ended groups still recorded in the lock"
+
+# --- 11: report -o into devices and streams, never replacing them ----------
+tk() { timeout -s KILL 60 "$TOPOADVISOR" --db "$db" "$@"; }
+if mknod "$tmp/nulldev" c 1 3 2>/dev/null; then
+	tk -q report "$exp" -o "$tmp/nulldev" || fail "11: report into a character device failed"
+	[ -c "$tmp/nulldev" ] || fail "11: the character device was replaced"
+else
+	echo "note: mknod not permitted; the device case is covered by test-util only"
+fi
+# What /dev/stdout is (a link to /proc/self/fd/1), as a link of our own.
+ln -s /proc/self/fd/1 "$tmp/stdout"
+tk -q report "$exp" -o "$tmp/stdout" | grep -q "<html" || fail "11: no report on our stdout"
+[ -L "$tmp/stdout" ] || fail "11: the link to our stdout was replaced"
+mkfifo "$tmp/fifo"
+tk report "$exp" -o "$tmp/fifo" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || { cat "$tmp/err"; fail "11: report into a FIFO exited $rc, expected 2"; }
+grep -q "it is a FIFO (named pipe), not a file" "$tmp/err" || { cat "$tmp/err"; fail "11: message"; }
+[ -p "$tmp/fifo" ] || fail "11: the FIFO was replaced"
+tk report "$exp" -o "$tmp" >/dev/null 2>"$tmp/err" && fail "11: report into a directory"
+grep -q "it is a directory" "$tmp/err" || { cat "$tmp/err"; fail "11: directory message"; }
+
+# --- 12: inputs that are not files -----------------------------------------
+tk plan "$tmp/fifo" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || { cat "$tmp/err"; fail "12: plan of a FIFO exited $rc (137: it blocked)"; }
+grep -q "cannot read the config: it is a FIFO" "$tmp/err" || { cat "$tmp/err"; fail "12: config message"; }
+sed "s|^guest: {runner: host}|libvirt: {template: $tmp/fifo}|" "$tmp/quick.yaml" >"$tmp/tpl.yaml"
+tk plan "$tmp/tpl.yaml" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || { cat "$tmp/err"; fail "12: a FIFO template: plan exited $rc (137: it blocked)"; }
+grep -q "libvirt.template: cannot read .*it is a FIFO" "$tmp/err" || { cat "$tmp/err"; fail "12: template message"; }
+for c in list "show $exp" "rank $exp"; do
+	for bad in "$tmp/fifo" "$tmp"; do
+		timeout -s KILL 60 "$TOPOADVISOR" --db "$bad" $c >/dev/null 2>"$tmp/err"
+		rc=$?
+		[ $rc -eq 2 ] || { cat "$tmp/err"; fail "12: --db $bad $c exited $rc (137: it blocked)"; }
+		grep -q "not a database file; pass --db FILE" "$tmp/err" || { cat "$tmp/err"; fail "12: --db message"; }
+	done
+done
+
+# --- 13: big sweeps and anchors ---------------------------------------------
+python3 - "$tmp" <<'PY'
+import sys
+d = sys.argv[1]
+base = open(d + "/quick.yaml").read()
+v = ", ".join(str(i) for i in range(1, 1025))
+open(d + "/gen.yaml", "w").write(base.replace("topology: [1x1x1]", "topology: {vcpus: [%s], threads: [%s]}" % (v, v)))
+a = ", ".join("&a%d 1" % i for i in range(90000))
+open(d + "/anchors.yaml", "w").write(base + "x: [" + a + "]\n")
+PY
+tk plan "$tmp/gen.yaml" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || { head -c 300 "$tmp/err"; fail "13: plan of 1024 x 1024 generator values exited $rc (137: never ended)"; }
+grep -q "makes 1048576 combinations .*at most 100000" "$tmp/err" || { cat "$tmp/err"; fail "13: the cap is not named"; }
+tk plan "$tmp/anchors.yaml" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || { head -c 300 "$tmp/err"; fail "13: 90 000 anchors: plan exited $rc (137: over 60 s in libyaml)"; }
+grep -q "more than 1000 anchors" "$tmp/err" || { cat "$tmp/err"; fail "13: anchor message"; }
+
+# --- 14: a damaged database ---------------------------------------------------
+cp "$db" "$tmp/damaged.db"
+sqlite3 "$tmp/damaged.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+page=$(sqlite3 "$tmp/damaged.db" "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_metrics_1'")
+size=$(sqlite3 "$tmp/damaged.db" "PRAGMA page_size")
+python3 -c "import sys; f = open(sys.argv[1], 'r+b'); f.seek((int(sys.argv[2]) - 1) * int(sys.argv[3])); f.write(b'U' * int(sys.argv[3]))" \
+	"$tmp/damaged.db" "$page" "$size"
+timeout -s KILL 60 "$TOPOADVISOR" --db "$tmp/damaged.db" -q rerun "$exp" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "14: rerun on a damaged database did not fail"
+grep -q "the database file is damaged (PRAGMA quick_check: .*\.recover" "$tmp/err" ||
+	{ cat "$tmp/err"; fail "14: rerun did not refuse the damaged database up front"; }
+[ "$(sqlite3 "$tmp/damaged.db" "SELECT COUNT(*) FROM experiments")" = "$(q "SELECT COUNT(*) FROM experiments")" ] ||
+	fail "14: rerun wrote into the damaged database"
+timeout -s KILL 60 "$TOPOADVISOR" --db "$tmp/damaged.db" rank "$exp" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "14: rank on a damaged database did not fail"
+grep -q "the database file is damaged; restore it from a backup" "$tmp/err" ||
+	{ cat "$tmp/err"; fail "14: rank does not say the file is damaged"; }
+
+# --- 15: resume over unrestored knob changes names restore-host ---------------
+root=$tmp/root
+knob=$root/sys/devices/system/cpu/subcores_per_core
+mkdir -p "$(dirname "$knob")"
+echo 1 >"$knob"
+sed -e "s|^topology: \[1x1x1\]|topology: [1x1x1]\nhost: {subcores_per_core: [2]}|" \
+	-e "s|fake-bench\", \"100\"|fake-bench\", \"100\", \"30\"|" "$tmp/quick.yaml" >"$tmp/knob.yaml"
+"$TOPOADVISOR" --db "$tmp/k.db" -q run --root "$root" "$tmp/knob.yaml" >"$tmp/kid" 2>"$tmp/err" &
+kpid=$!
+i=0
+until [ "$(cat "$knob")" = 2 ]; do
+	i=$((i + 1)); [ $i -lt 300 ] || { kill -KILL $kpid; cat "$tmp/err"; fail "15: the knob was never applied"; }
+	sleep 0.1
+done
+kill -KILL $kpid
+wait $kpid 2>/dev/null
+: >"$knob"	# what a write cut short by SIGKILL used to leave
+timeout -s KILL 60 "$TOPOADVISOR" --db "$tmp/k.db" -q resume --root "$root" 1 >/dev/null 2>"$tmp/err"
+[ $? -ne 0 ] || fail "15: resume went on over an unreadable knob"
+grep -q "not restored: run 'topoadvisor --db $tmp/k.db restore-host --root $root' first" "$tmp/err" ||
+	{ cat "$tmp/err"; fail "15: resume does not name restore-host"; }
+timeout -s KILL 60 "$TOPOADVISOR" --db "$tmp/k.db" restore-host --root "$root" >/dev/null 2>&1 ||
+	fail "15: restore-host failed"
+[ "$(cat "$knob")" = 1 ] || fail "15: the knob was not restored"
 
 # --- non-root parts -------------------------------------------------------
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
