@@ -19,7 +19,6 @@
 
 /* A tree we run: its cgroup, or (no cgroup) its process group. */
 struct tracked_tree {
-	const struct proctree *tree;
 	char *cgroup;
 	pid_t pgid;
 	unsigned long long start;
@@ -232,8 +231,8 @@ void hostlock_track_tree(const struct proctree *t)
 	if (!held || (!t->cgroup && t->pgid <= 1))
 		return;
 	trees = xrealloc(trees, (ntrees + 1) * sizeof(*trees));
-	trees[ntrees] = (struct tracked_tree){ t, t->cgroup ? xstrdup(t->cgroup) : NULL,
-					       t->pgid, t->start };
+	trees[ntrees] = (struct tracked_tree){ t->cgroup ? xstrdup(t->cgroup) : NULL, t->pgid,
+					       t->start };
 	ntrees++;
 	lock_write(held);
 }
@@ -241,7 +240,11 @@ void hostlock_track_tree(const struct proctree *t)
 void hostlock_untrack_tree(const struct proctree *t)
 {
 	for (size_t i = 0; i < ntrees; i++) {
-		if (trees[i].tree != t)
+		/* By what the file says, not by address: a tree that survived
+		 * SIGKILL stays recorded after its struct is gone. */
+		if (t->cgroup ? !trees[i].cgroup || strcmp(trees[i].cgroup, t->cgroup)
+			      : trees[i].cgroup || trees[i].pgid != t->pgid ||
+				trees[i].start != t->start)
 			continue;
 		free(trees[i].cgroup);
 		trees[i] = trees[--ntrees];

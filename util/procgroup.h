@@ -1,13 +1,13 @@
 /*
- * procgroup: process groups as the unit everything a sweep starts runs in.
+ * procgroup: processes and process groups as /proc shows them.
  *
- * Each load, benchmark and server the controller starts leads a process
- * group of its own, and whatever it forks stays in that group (unless it
- * calls setsid).  These helpers answer whether anything of a group still
- * lives and end a group for certain — also one whose leader is long gone,
- * such as the orphans a controller killed with SIGKILL leaves under init.
- * A group is named by its id and the leader's start time, so a group id the
- * kernel has since given to an unrelated process is never signalled.
+ * The process-group side of containment (proctree.h uses a cgroup where it
+ * can, and a process group plus what is reparented to the controller where
+ * it cannot): whether anything of a group still lives, and ending a group
+ * for certain — also one whose leader is long gone, such as the orphans a
+ * controller killed with SIGKILL leaves under init.  A group is named by
+ * its id and the leader's start time, so a group id the kernel has since
+ * given to an unrelated process is never signalled.
  */
 #ifndef TA_PROCGROUP_H
 #define TA_PROCGROUP_H

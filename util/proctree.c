@@ -312,11 +312,6 @@ static int cg_create(char **dir)
 	return 0;
 }
 
-const char *proctree_mode_name(void)
-{
-	return host.cgroup ? "cgroup v2" : "process group + subreaper";
-}
-
 /* ---- trees ------------------------------------------------------------------ */
 
 static bool is_child(const struct proctree *t, pid_t pid)

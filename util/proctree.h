@@ -98,7 +98,4 @@ int proctree_end_cgroup(const char *path, int wait_ms, struct strbuf *who);
 enum proctree_force { PROCTREE_AUTO, PROCTREE_NO_CGROUP, PROCTREE_NO_KILL_FILE };
 void proctree_force_mode(enum proctree_force f);
 
-/* "cgroup v2 (/sys/fs/cgroup/unified/…)" or "process group + subreaper". */
-const char *proctree_mode_name(void);
-
 #endif

@@ -40,7 +40,7 @@ static int teardown(void **state)
 	/* Remove our own scratch directory, file by file (no shell). */
 	const char *suffixes[] = { "", "-wal", "-shm" };
 	const char *names[] = { "fresh.db", "old.db", "exp.db", "newer.db", "perm.db", "garbage.db",
-				"dir.db", "race.db", "old-ro.db" };
+				"dir.db", "race.db", "old-ro.db", "damaged.db" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		for (size_t j = 0; j < 3; j++) {
 			snprintf(cmd, sizeof(cmd), "%s/%s%s", dir, names[i], suffixes[j]);
@@ -130,6 +130,71 @@ static void test_not_a_database(void **state)
 	assert_null(db_open(path, false, &err));
 	assert_int_equal(err.code, EXIT_FAILURE_RUN);
 	assert_non_null(strstr(err.msg, "garbage.db"));
+}
+
+/*
+ * A database whose index page is damaged: a command that writes refuses
+ * it up front (quick_check), a read that meets the damage says the file is
+ * damaged and how to recover; a FIFO or a directory as the database is
+ * refused at once, for reading and for writing (no open that blocks).
+ */
+static void test_damaged_and_not_files(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "damaged.db");
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	struct db_experiment_new e = { .name = "d", .config_yaml = "x", .config_len = 1,
+				       .higher_is_better = -1 };
+	int64_t id;
+	assert_int_equal(db_experiment_insert(db, &e, &id, &err), 0);
+	assert_int_equal(sqlite3_exec(db->handle, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL,
+				      NULL), SQLITE_OK);
+	int page = query_int(db, "SELECT rootpage FROM sqlite_master WHERE name = "
+				 "'sqlite_autoindex_configurations_1'");
+	int size = query_int(db, "PRAGMA page_size");
+	db_close(db);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)(page - 1) * size, SEEK_SET), 0);
+	for (int i = 0; i < size; i++)
+		fputc('U', f);
+	fclose(f);
+	err = (struct ta_err){ 0 };
+	assert_null(db_open(path, false, &err));
+	assert_int_equal(err.code, EXIT_FAILURE_RUN);
+	assert_non_null(strstr(err.msg, "the database file is damaged (PRAGMA quick_check: "));
+	assert_non_null(strstr(err.msg, ".recover"));
+	db = db_open_readonly(path, &err);
+	assert_non_null(db);
+	sqlite3_stmt *st = db_prepare(db, "SELECT COUNT(*) FROM configurations INDEXED BY "
+				      "sqlite_autoindex_configurations_1 WHERE experiment_id = 1 "
+				      "AND key > ''", &err);
+	int rc = st ? sqlite3_step(st) : SQLITE_CORRUPT;
+	if (st && rc != SQLITE_ROW)
+		db_error(db, "reading configurations", &err);
+	sqlite3_finalize(st);
+	db_close(db);
+	assert_int_not_equal(rc, SQLITE_ROW);
+	assert_non_null(strstr(err.msg, "the database file is damaged; restore it"));
+
+	char fifo[256];
+	db_path(fifo, sizeof(fifo), "fifo.db");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(30);
+	const char *bad[] = { fifo, dir };
+	for (size_t i = 0; i < 2; i++) {
+		err = (struct ta_err){ 0 };
+		assert_null(db_open_readonly(bad[i], &err));
+		assert_int_equal(err.code, EXIT_BAD_INPUT);
+		assert_non_null(strstr(err.msg, "not a database file; pass --db FILE"));
+		err = (struct ta_err){ 0 };
+		assert_null(db_open(bad[i], true, &err));
+		assert_non_null(strstr(err.msg, "not a database file"));
+	}
+	alarm(0);
+	unlink(fifo);
 }
 
 /* A v1 database with data migrates to the current schema, data kept, schema identical to a fresh one. */
@@ -495,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_database),
 		cmocka_unit_test(test_missing_database_is_bad_input),
 		cmocka_unit_test(test_not_a_database),
+		cmocka_unit_test(test_damaged_and_not_files),
 		cmocka_unit_test(test_migration_keeps_data),
 		cmocka_unit_test(test_newer_schema_refused),
 		cmocka_unit_test(test_database_not_world_accessible),
