@@ -233,17 +233,18 @@ tk report "$exp" -o "$tmp" >/dev/null 2>"$tmp/err" && fail "11: report into a di
 grep -q "it is a directory" "$tmp/err" || { cat "$tmp/err"; fail "11: directory message"; }
 
 # --- 12: inputs that are not files -----------------------------------------
-tk plan "$tmp/fifo" >/dev/null 2>"$tmp/err"
+mkfifo "$tmp/in.fifo"
+tk plan "$tmp/in.fifo" >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] || { cat "$tmp/err"; fail "12: plan of a FIFO exited $rc (137: it blocked)"; }
 grep -q "cannot read the config: it is a FIFO" "$tmp/err" || { cat "$tmp/err"; fail "12: config message"; }
-sed "s|^guest: {runner: host}|libvirt: {template: $tmp/fifo}|" "$tmp/quick.yaml" >"$tmp/tpl.yaml"
+sed "s|^guest: {runner: host}|libvirt: {template: $tmp/in.fifo}|" "$tmp/quick.yaml" >"$tmp/tpl.yaml"
 tk plan "$tmp/tpl.yaml" >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] || { cat "$tmp/err"; fail "12: a FIFO template: plan exited $rc (137: it blocked)"; }
 grep -q "libvirt.template: cannot read .*it is a FIFO" "$tmp/err" || { cat "$tmp/err"; fail "12: template message"; }
 for c in list "show $exp" "rank $exp"; do
-	for bad in "$tmp/fifo" "$tmp"; do
+	for bad in "$tmp/in.fifo" "$tmp"; do
 		timeout -s KILL 60 "$TOPOADVISOR" --db "$bad" $c >/dev/null 2>"$tmp/err"
 		rc=$?
 		[ $rc -eq 2 ] || { cat "$tmp/err"; fail "12: --db $bad $c exited $rc (137: it blocked)"; }
