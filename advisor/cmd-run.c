@@ -15,7 +15,10 @@ static struct sweep_opts run_opts;
 
 static const struct option run_options[] = {
 	OPT_STRING(0, "root", &run_opts.sysfs_root, "DIR",
-		   "treat DIR as / for host knobs (testing with a fake sysfs tree)"),
+		   "treat DIR as / for host knobs (testing with a fake sysfs tree; with "
+		   "Slurm, %n in DIR stands for each node's name)"),
+	OPT_STRING(0, "executor", &run_opts.executor, "KIND",
+		   "where the runs go: local (this host) or slurm (overrides executor.kind)"),
 	OPT_END(),
 };
 

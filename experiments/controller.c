@@ -697,6 +697,8 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	c.applied = xcalloc(c.cfg->nknobs + 1, sizeof(*c.applied));
+	struct utsname uts;
+	const char *host = opts->host ? opts->host : uname(&uts) == 0 ? uts.nodename : NULL;
 
 	/* What a crashed controller left: runs marked running, knobs changed. */
 	if (db_runs_mark_stale(db, exp_id, "the controller stopped during this run", err) < 0)
@@ -746,6 +748,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 			run_one(&c, pc, t, &rec);
 		struct db_run_result r;
 		runrec_result(&rec, &r);
+		r.host = host;
 		if (db_run_store(db, &r, err) < 0) {
 			runrec_release(&rec);
 			goto out;

@@ -41,6 +41,7 @@ struct controller_scheduler {
 struct controller_opts {
 	const char *sysfs_root;	/* where host knobs live: "/" unless testing */
 	const struct controller_scheduler *scheduler;	/* NULL: run every planned run */
+	const char *host;	/* the host name runs are stored with; NULL: uname's */
 	int quiet;		/* no progress */
 	int verbose;
 };
