@@ -730,9 +730,14 @@ static int end_jobs(struct dsp *d, struct ta_err *err)
 				    strbuf_str(&why));
 			if (!again)
 				strbuf_addf(&runerr, " (no result in %d attempts)", b->attempts);
+			int nended = 0;
 			rc = db_block_runs_end(d->db, d->exp_id, j->block,
 					       again ? "interrupted" : "failed", strbuf_str(&runerr),
-					       err);
+					       &nended, err);
+			if (!again) {
+				d->sum->attempted += (size_t)nended;
+				d->sum->failed += (size_t)nended;
+			}
 			b->state = again ? BLK_PENDING : BLK_GIVEN_UP;
 			note(d, "block %d: %s; %s", j->block + 1, strbuf_str(&why),
 			     again ? "submitting it again" : "giving up on it");
@@ -966,9 +971,11 @@ out:
 		snprintf(why, sizeof(why), "the controller was interrupted by signal %d",
 			 (int)cancel_flag);
 		cancel_jobs(&d, -1, why, &cerr);
-		for (int b = 0; b < d.nblocks; b++)
+		for (int b = 0; b < d.nblocks; b++) {
+			int nended;
 			if (d.blocks[b].state == BLK_AWAY)
-				db_block_runs_end(db, exp_id, b, "interrupted", why, &cerr);
+				db_block_runs_end(db, exp_id, b, "interrupted", why, &nended, &cerr);
+		}
 		summary->interrupted = true;
 	} else if (rc < 0 && jobs_out(&d) && !opts->quiet) {
 		fprintf(stderr, "topoadvisor: %zu job%s still out; 'topoadvisor resume %lld' "

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -21,6 +22,9 @@
 #include "knobs.h"
 #include "plan-store.h"
 #include "plan.h"
+
+/* Seconds a worker waits for the worker before it on the node to finish. */
+#define NODE_LOCK_WAIT 120
 
 const char *worker_node_name(void)
 {
@@ -134,6 +138,21 @@ static int restore_leftovers(const char *dir, const char *root, const char *node
 	}
 	closedir(d);
 	return rc;
+}
+
+/*
+ * Waits, at most NODE_LOCK_WAIT seconds, while another process holds the
+ * node's lock: a job Slurm has just cancelled there may still be putting
+ * the node back.  hostlock_acquire then takes it (or says who holds it).
+ */
+static void wait_node_lock(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (int i = 0; i < NODE_LOCK_WAIT * 10 && flock(fd, LOCK_SH | LOCK_NB) < 0; i++)
+		usleep(100000);
+	close(fd);
 }
 
 /* The plan's runs of block `block` for the requested keys, in their order. */
@@ -300,8 +319,12 @@ int worker_run_block(const char *request, const struct worker_opts *o,
 	strbuf_addf(&local, "%s/%s.job-%s.db", strbuf_str(&dir), req.job_name, job);
 	struct strbuf lock_path = STRBUF_INIT;
 	strbuf_addf(&lock_path, "%s/lock", strbuf_str(&dir));
-	if (mkdir_p(strbuf_str(&dir), 0700, err) < 0 ||
-	    hostlock_acquire(&lock, strbuf_str(&lock_path), err) < 0) {
+	if (mkdir_p(strbuf_str(&dir), 0700, err) < 0) {
+		strbuf_release(&lock_path);
+		goto out;
+	}
+	wait_node_lock(strbuf_str(&lock_path));
+	if (hostlock_acquire(&lock, strbuf_str(&lock_path), err) < 0) {
 		strbuf_release(&lock_path);
 		goto out;
 	}

@@ -209,13 +209,14 @@ static int block_exec(struct db *db, const char *sql, int64_t exp_id, int block,
 	"experiment_id = ?1) AND repetition = ?2"
 
 int db_block_runs_end(struct db *db, int64_t exp_id, int block, const char *status,
-		      const char *error, struct ta_err *err)
+		      const char *error, int *nended, struct ta_err *err)
 {
 	if (db_begin(db, err) < 0)
 		return -1;
 	if (block_exec(db, "UPDATE runs SET status = ?3, error = ?4, finished_at = " NOW
 		       " WHERE status = 'running' AND " BLOCK_RUNS, exp_id, block, status, error,
 		       "ending a block's runs", err) < 0 ||
+	    (*nended = sqlite3_changes(db->handle), 0) ||
 	    block_exec(db, "DELETE FROM runs WHERE status <> 'ok' AND " BLOCK_RUNS
 		       " AND configuration_id IN (SELECT configuration_id FROM eliminations "
 		       "WHERE after_block <= ?2)", exp_id, block, NULL, NULL,
@@ -466,6 +467,24 @@ static int run_lookup(struct db *db, int64_t exp_id, const char *key, int rep, i
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(db, "finding a run", err);
 }
 
+/* Whether a race eliminated configuration `key` at or before block `block`. */
+static int eliminated_by(struct db *db, int64_t exp_id, const char *key, int block, bool *yes,
+			 struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT COUNT(*) FROM eliminations e JOIN "
+				      "configurations c ON c.id = e.configuration_id WHERE "
+				      "c.experiment_id = ? AND c.key = ? AND e.after_block <= ?", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, exp_id);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, block);
+	int rc = sqlite3_step(st);
+	*yes = rc == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : db_error(db, "reading eliminations", err);
+}
+
 /* Whether an attempt of the block is ingested already. */
 static int block_ingested(struct db *db, int64_t exp_id, int block, bool *yes,
 			  struct ta_err *err)
@@ -481,6 +500,23 @@ static int block_ingested(struct db *db, int64_t exp_id, int block, bool *yes,
 	*yes = rc == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 0 : db_error(db, "reading a block's attempts", err);
+}
+
+/* Whether attempt attempt_id has an outcome already. */
+static int attempt_outcome(struct db *db, int64_t attempt_id, bool *has, struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT outcome IS NOT NULL FROM block_attempts "
+				      "WHERE id = ?", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, attempt_id);
+	int rc = sqlite3_step(st);
+	*has = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE
+		? err_set(err, EXIT_FAILURE_RUN, "block attempt %lld does not exist",
+			  (long long)attempt_id)
+		: db_error(db, "reading a block attempt", err);
 }
 
 static int mark_outcome(struct db *db, int64_t attempt_id, const char *outcome,
@@ -521,7 +557,10 @@ int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 	if (block_ingested(db, exp_id, res->block, &done, err) < 0)
 		goto fail;
 	if (done) {
-		if (mark_outcome(db, attempt_id, "duplicate", res, path, err) < 0 ||
+		/* Another job of the same attempt (an sbatch that failed, then
+		 * succeeded) may be the one ingested: its row keeps that outcome. */
+		if (attempt_outcome(db, attempt_id, &done, err) < 0 ||
+		    (!done && mark_outcome(db, attempt_id, "duplicate", res, path, err) < 0) ||
 		    db_commit(db, err) < 0)
 			goto fail;
 		return 0;
@@ -532,6 +571,13 @@ int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 		if (run_lookup(db, exp_id, b->key, b->repetition, &r.run_id, err) < 0)
 			goto fail;
 		if (!r.run_id) {
+			/* A race eliminated it while the block was being run again: a
+			 * serial race would not have run it; an older attempt's result did. */
+			bool gone;
+			if (eliminated_by(db, exp_id, b->key, b->repetition, &gone, err) < 0)
+				goto fail;
+			if (gone)
+				continue;
 			err_set(err, EXIT_FAILURE_RUN, "%s: experiment %lld has no run of %s in "
 				"block %d", path, (long long)exp_id, b->key, b->repetition + 1);
 			goto fail;
@@ -541,7 +587,16 @@ int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 		if (db_run_store_nested(db, &r, err) < 0)
 			goto fail;
 	}
-	if (mark_outcome(db, attempt_id, "ingested", res, path, err) < 0 ||
+	/* Nothing of the block stays pending: a run its result lacks failed. */
+	struct strbuf why = STRBUF_INIT;
+	strbuf_addf(&why, "block %d: its result (%s) has no run of this configuration",
+		    res->block + 1, path);
+	int rc = block_exec(db, "UPDATE runs SET status = 'failed', error = ?3, finished_at = "
+			    NOW " WHERE status IN ('planned', 'running', 'interrupted') AND "
+			    BLOCK_RUNS, exp_id, res->block, strbuf_str(&why), NULL,
+			    "failing the runs a result lacks", err);
+	strbuf_release(&why);
+	if (rc < 0 || mark_outcome(db, attempt_id, "ingested", res, path, err) < 0 ||
 	    db_commit(db, err) < 0)
 		goto fail;
 	return 1;

@@ -86,10 +86,11 @@ int db_block_runs_dispatch(struct db *db, const int64_t *run_ids, size_t n,
  * become `status` ('interrupted' while the block will be tried again,
  * 'failed' when given up) with `error`, and the runs of configurations a
  * race eliminated at or before this block that are not 'ok' are deleted
- * (a serial race would not run them), in one transaction.
+ * (a serial race would not run them), in one transaction.  *nended: how
+ * many runs it ended.
  */
 int db_block_runs_end(struct db *db, int64_t exp_id, int block, const char *status,
-		      const char *error, struct ta_err *err);
+		      const char *error, int *nended, struct ta_err *err);
 /* Deletes the block's runs that are not 'ok' (a race stopped before it). */
 int db_block_runs_drop(struct db *db, int64_t exp_id, int block, struct ta_err *err);
 

@@ -53,11 +53,13 @@ job_start() {
 }
 
 # Starts pending jobs on free nodes (not down), oldest first; a job whose
-# name matches a line of faults/hold stays pending.
+# name matches a line of faults/hold stays pending, a hidden one too.
 schedule() {
 	for id in $(ls "$d/jobs" 2>/dev/null | sort -n); do
 		j="$d/jobs/$id"
 		[ -f "$j/pid" ] || [ -f "$j/final" ] && continue
+		# Not registered yet (sbatch-hidden): neither listed nor started.
+		[ "$(cat "$j/hidden" 2>/dev/null || echo 0)" -gt 0 ] && continue
 		if [ -s "$d/faults/hold" ] && grep -qF -f "$d/faults/hold" "$j/name"; then
 			continue
 		fi

@@ -1,0 +1,318 @@
+#!/bin/sh
+# The Slurm executor's controller against fake sbatch/squeue/scancel on PATH
+# (tests/helpers/fake-slurm: a job table in files, "nodes" that are names,
+# jobs run as processes of this host with SLURMD_NODENAME/SLURM_JOB_ID set),
+# so that every failure case is made to happen, in a few seconds: blocks
+# spread over nodes and ingested once; an sbatch that fails (with and
+# without having submitted); one that keeps failing; a node that dies
+# mid-block; a slurmd that dies while its job goes on (a duplicate result);
+# squeue failing and forgetting ended jobs; workers that fail on every node;
+# a controller killed with SIGKILL and resumed; SIGINT; a race whose
+# eliminations equal a serial replay of the same blocks; a killed worker's
+# knobs restored by the next worker on its node.  Host runner, host knobs
+# under one fake sysfs root per node (--root DIR/%n).
+. "$TA_TOP/tests/lib.sh"
+command -v flock >/dev/null || skip "flock missing"
+ta_tmpdir
+export TOPOADVISOR_LOCK="$tmp/lock"
+export PATH="$TA_TOP/tests/helpers/fake-slurm:$PATH"
+export FAKE_SLURM_NODES="fn1 fn2 fn3"
+export ROOTS="$tmp/roots" GATES="$tmp/gates"
+db=$tmp/t.db
+ta() { "$TOPOADVISOR" --db "$db" "$@"; }
+q() { sqlite3 "$db" "$1"; }
+fake=$TA_TOP/tests/helpers/fake-slurm
+mkdir -p "$tmp/shared" "$GATES"
+for n in fn1 fn2 fn3; do
+	mkdir -p "$ROOTS/$n/sys/module/kvm_hv/parameters" "$ROOTS/$n/sys/devices/system/cpu"
+	echo 6 >"$ROOTS/$n/sys/module/kvm_hv/parameters/dynamic_mt_modes"
+	echo 1 >"$ROOTS/$n/sys/devices/system/cpu/subcores_per_core"
+done
+
+# Everything a killed test could leave running: our fake jobs (by their
+# recorded session ids) and background controllers (by pid).
+cleanup() {
+	for p in $bg; do kill -KILL "$p" 2>/dev/null; done
+	for f in "$tmp"/slurm*/jobs/*/pid; do
+		[ -s "$f" ] && kill -KILL "-$(cat "$f")" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+bg=
+
+# wait_until SECONDS CMD...: polls every 0.05 s, fails the test after SECONDS.
+wait_until() {
+	limit=$(( $1 * 20 )); shift
+	i=0
+	until "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt "$limit" ] || fail "timed out waiting for: $*"
+		sleep 0.05
+	done
+}
+
+# The benchmark: ops from this node's dynamic_mt_modes (a fake knob the
+# sweep sets: 2 is far worse than 6, 4 close to it) with a jitter of at
+# most 1 % from a per-node counter; waits while $GATES/NODE exists (a test
+# holds a node's block mid-run that way).
+cat >"$tmp/bench" <<'EOF'
+#!/bin/sh
+node=$SLURMD_NODENAME
+while [ -e "$GATES/$node" ]; do sleep 0.02; done
+k=$(cat "$ROOTS/$node/sys/module/kvm_hv/parameters/dynamic_mt_modes")
+c=$(cat "$ROOTS/$node/count" 2>/dev/null || echo 0)
+echo $((c + 1)) >"$ROOTS/$node/count"
+sleep "${1:-0}"
+awk -v k="$k" -v c="$c" 'BEGIN { v = k == 2 ? 50 : k == 4 ? 98 : 100
+	printf "throughput: %.3f ops/s\n", v * (1 + ((c * 37) % 11 - 5) / 500) }'
+EOF
+chmod +x "$tmp/bench"
+
+# Conditions to wait for (functions: wait_until runs them again each time).
+worker_db_on() { [ -n "$(find "$tmp/nodes/$1" -name '*.db' 2>/dev/null)" ]; }
+no_worker_db_on() { ! worker_db_on "$1"; }
+outcome_is() { # EXP BLOCK ATTEMPT OUTCOME
+	[ "$(q "SELECT outcome FROM block_attempts WHERE experiment_id = $1 AND block = $2 AND attempt = $3")" = "$4" ]
+}
+
+# sweep NAME REPS [EXTRA EXECUTOR KEYS] [EXTRA TOP-LEVEL YAML]: writes $tmp/NAME.yaml.
+sweep() {
+	cat >"$tmp/$1.yaml" <<YAML
+name: $1
+guest: {runner: host}
+topology: [1x1x1]
+host:
+  kvm_hv.dynamic_mt_modes: [2, 6]
+benchmark:
+  kind: command
+  argv: ["$tmp/bench", "0.05"]
+  parse: 'throughput: (?<ops>[0-9.]+) ops/s'
+  metric: ops
+repetitions: $2
+seed: 11
+executor: {kind: slurm, max_hosts: 2, shared_dir: "$tmp/shared", node_dir: "$tmp/nodes",
+           poll_interval: 0.05$3}
+$4
+YAML
+}
+
+# fresh NAME: a new fake cluster state for one scenario.
+fresh() {
+	export FAKE_SLURM_DIR="$tmp/slurm-$1"
+	mkdir -p "$FAKE_SLURM_DIR/faults"
+}
+
+# exp_of NAME: the newest experiment of that name.
+exp_of() { q "SELECT MAX(id) FROM experiments WHERE name = '$1'"; }
+
+# check_blocks EXP BLOCKS CONFIGS: every block ingested exactly once, from
+# one host, every run stored once and ok, no two runs on one host at once.
+check_blocks() {
+	e=$1
+	[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND outcome = 'ingested'")" = "$2" ] ||
+		fail "exp $e: ingested attempts: $(q "SELECT block, attempt, state, outcome FROM block_attempts WHERE experiment_id = $e")"
+	[ "$(q "SELECT COUNT(DISTINCT block) FROM block_attempts WHERE experiment_id = $e AND outcome = 'ingested'")" = "$2" ] ||
+		fail "exp $e: a block ingested twice"
+	runs="SELECT r.* FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e"
+	[ "$(q "SELECT COUNT(*), SUM(status = 'ok') FROM ($runs)")" = "$(( $2 * $3 ))|$(( $2 * $3 ))" ] ||
+		fail "exp $e runs: $(q "SELECT repetition, status, host, error FROM ($runs)")"
+	[ "$(q "SELECT COUNT(*) FROM (SELECT repetition FROM ($runs) GROUP BY repetition HAVING COUNT(DISTINCT host) <> 1)")" = 0 ] ||
+		fail "exp $e: a block's runs come from several hosts"
+	[ "$(q "SELECT COUNT(*) FROM ($runs) a, ($runs) b WHERE a.host = b.host AND a.id <> b.id
+		AND a.started_at < b.finished_at AND b.started_at < a.finished_at")" = 0 ] ||
+		fail "exp $e: two runs overlapped on one host"
+}
+
+# ---- blocks spread over the nodes, each ingested once ---------------------
+fresh spread
+sweep spread 4
+ta -q run --root "$ROOTS/%n" "$tmp/spread.yaml" >"$tmp/out" 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "run exited $?"; }
+e=$(exp_of spread)
+check_blocks "$e" 4 2
+[ "$(q "SELECT COUNT(DISTINCT r.host) FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e")" -ge 2 ] ||
+	fail "runs on fewer than 2 hosts"
+# A run saw its own configuration's knob value on its node, restored after.
+[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = $e AND r.host_state ->> '\$.knobs.\"kvm_hv.dynamic_mt_modes\"'
+	<> CAST(c.dynamic_mt_modes AS TEXT)")" = 0 ] || fail "a run saw another knob value"
+for n in fn1 fn2 fn3; do
+	[ "$(cat "$ROOTS/$n/sys/module/kvm_hv/parameters/dynamic_mt_modes")" = 6 ] ||
+		fail "$n: knob not restored"
+done
+[ -z "$(find "$tmp/nodes" -name '*.db')" ] || fail "a worker left its database: $(find "$tmp/nodes" -name '*.db')"
+[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e")" = 4 ] || fail "spread: extra attempts"
+[ "$(q "SELECT status FROM experiments WHERE id = $e")" = done ] || fail "spread: not done"
+[ "$(ls "$tmp/shared"/ta-e"$e"-*/block-*.db | wc -l)" = 4 ] || fail "spread: result files"
+
+# ---- sbatch: fails, loses its reply after submitting, submits unseen ------
+# The lost reply is found by the job's name (no second job); the unseen
+# job is submitted again and, once seen, the extra one cancelled.
+fresh sbatch
+echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-lost-reply"
+echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-fail"
+echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-hidden"
+sweep sbatch 4
+ta run --root "$ROOTS/%n" "$tmp/sbatch.yaml" >/dev/null 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "sbatch faults: run exited $?"; }
+e=$(exp_of sbatch)
+check_blocks "$e" 4 2
+[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e")" = 4 ] ||
+	fail "sbatch faults: $(q "SELECT block, attempt, job_id, state, outcome FROM block_attempts WHERE experiment_id = $e")"
+grep -q "found job .* by its name after sbatch failed" "$tmp/err" || fail "lost reply not adopted: $(cat "$tmp/err")"
+grep -q "cancelling 1 extra job" "$tmp/err" || fail "extra job not cancelled: $(cat "$tmp/err")"
+# 4 blocks + the one resubmitted after the hidden submission: 5 jobs, one cancelled.
+[ "$(ls "$FAKE_SLURM_DIR/jobs" | wc -l)" = 5 ] || fail "jobs made: $(ls "$FAKE_SLURM_DIR/jobs")"
+
+# ---- sbatch fails for good: a clear error, the experiment failed ----------
+fresh badpart
+sweep badpart 2 ", partition: bad"
+ta -q run --root "$ROOTS/%n" "$tmp/badpart.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "a refused partition should exit 1"
+grep -q "sbatch failed 3 times.*invalid partition specified: bad" "$tmp/err" || fail "message: $(cat "$tmp/err")"
+e=$(exp_of badpart)
+[ "$(q "SELECT status FROM experiments WHERE id = $e")" = failed ] || fail "badpart not failed"
+
+# ---- a node dies mid-block: NODE_FAIL, the block runs again elsewhere -----
+fresh nodefail
+sweep nodefail 3
+touch "$GATES/fn1"
+"$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/nodefail.yaml" >/dev/null 2>"$tmp/err" &
+pid=$!; bg="$bg $pid"
+wait_until 20 grep -qx fn1 "$FAKE_SLURM_DIR"/jobs/101/node
+wait_until 20 worker_db_on fn1
+"$fake/fake-node" fn1 die
+rm -f "$GATES/fn1"
+wait "$pid" || { cat "$tmp/err"; fail "nodefail: run exited $?"; }
+e=$(exp_of nodefail)
+check_blocks "$e" 3 2
+[ "$(q "SELECT state, slurm_state, outcome IS NULL FROM block_attempts WHERE experiment_id = $e AND block = 0 AND attempt = 1")" = "failed|NODE_FAIL|1" ] ||
+	fail "attempt on the dead node: $(q "SELECT * FROM block_attempts WHERE experiment_id = $e")"
+[ "$(q "SELECT outcome, node <> 'fn1' FROM block_attempts WHERE experiment_id = $e AND block = 0 AND attempt = 2")" = "ingested|1" ] ||
+	fail "the block was not run again elsewhere"
+# The killed worker's database (its journal) is still on the node, its knob changed.
+[ -n "$(find "$tmp/nodes/fn1" -name '*.db')" ] || fail "the killed worker left no journal"
+# The node comes back: the next worker there restores what the dead one left.
+rm -f "$FAKE_SLURM_DIR/down/fn1"
+fresh nodeback
+sweep nodeback 1
+FAKE_SLURM_NODES=fn1 ta -q run --root "$ROOTS/%n" "$tmp/nodeback.yaml" >/dev/null 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "nodeback: run exited $?"; }
+grep -q "restored what an earlier worker on fn1 left" "$tmp/shared"/ta-e"$(exp_of nodeback)"-*/*.out ||
+	fail "the next worker did not restore: $(cat "$tmp/shared"/ta-e"$(exp_of nodeback)"-*/*.out)"
+[ -z "$(find "$tmp/nodes/fn1" -name '*.db')" ] || fail "the dead worker's journal is still there"
+[ "$(cat "$ROOTS/fn1/sys/module/kvm_hv/parameters/dynamic_mt_modes")" = 6 ] || fail "fn1 knob not restored"
+
+# ---- only slurmd dies: the job goes on; its late result is a duplicate ----
+fresh slurmd
+sweep slurmd 3
+touch "$GATES/fn1"
+echo "-b3-" >"$FAKE_SLURM_DIR/faults/hold"
+FAKE_SLURM_NODES="fn1 fn2" "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/slurmd.yaml" >/dev/null 2>"$tmp/err" &
+pid=$!; bg="$bg $pid"
+wait_until 20 grep -qx fn1 "$FAKE_SLURM_DIR"/jobs/101/node
+wait_until 20 worker_db_on fn1
+"$fake/fake-node" fn1 slurmd
+e=$(exp_of slurmd)
+wait_until 20 outcome_is "$e" 0 2 ingested
+rm -f "$GATES/fn1"
+"$fake/fake-node" fn1 wake
+wait_until 20 outcome_is "$e" 0 1 duplicate
+: >"$FAKE_SLURM_DIR/faults/hold"
+wait "$pid" || { cat "$tmp/err"; fail "slurmd: run exited $?"; }
+check_blocks "$e" 3 2
+[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e AND r.repetition = 0 AND r.host = 'fn2'")" = 2 ] ||
+	fail "block 1's runs are not the first complete result's"
+[ -f "$(q "SELECT result_file FROM block_attempts WHERE experiment_id = $e AND block = 0 AND attempt = 1")" ] ||
+	fail "the duplicate's file is not kept"
+
+# ---- squeue fails twice, and forgets ended jobs (MinJobAge) ---------------
+# (Not at the start: a Slurm that does not answer then is refused up front.)
+fresh squeue
+touch "$FAKE_SLURM_DIR/purge" "$GATES/fn1"
+sweep squeue 3
+"$TOPOADVISOR" --db "$db" run --root "$ROOTS/%n" "$tmp/squeue.yaml" >/dev/null 2>"$tmp/err" &
+pid=$!; bg="$bg $pid"
+wait_until 20 worker_db_on fn1
+echo 2 >"$FAKE_SLURM_DIR/faults/squeue-fail"
+rm -f "$GATES/fn1"
+wait "$pid" || { cat "$tmp/err"; fail "squeue faults: run failed"; }
+grep -q "warning: squeue exited with status 1" "$tmp/err" || fail "no squeue warning: $(cat "$tmp/err")"
+check_blocks "$(exp_of squeue)" 3 2
+[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $(exp_of squeue)")" = 3 ] ||
+	fail "a purged job's block was run again"
+
+# ---- the worker fails on every node: attempts, then the block's runs fail -
+fresh broken
+sweep broken 2 ", max_attempts: 2"
+sed -i 's/kvm_hv.dynamic_mt_modes: \[2, 6\]/kvm_hv.one_vm_per_core: [Y, N]/' "$tmp/broken.yaml"
+ta -q run --root "$ROOTS/%n" "$tmp/broken.yaml" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || { cat "$tmp/err"; fail "failing workers: run exited $rc, expected 1"; }
+e=$(exp_of broken)
+[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND state = 'failed' AND error LIKE '%without a result: %one_vm_per_core%'")" = 4 ] ||
+	fail "broken attempts: $(q "SELECT block, attempt, state, error FROM block_attempts WHERE experiment_id = $e")"
+[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e AND r.status = 'failed' AND r.error LIKE '%no result in 2 attempts%'")" = 4 ] ||
+	fail "broken runs: $(q "SELECT status, error FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e")"
+
+# ---- the controller killed with SIGKILL: resume adopts what is out --------
+fresh killed
+sweep killed 3
+touch "$GATES/fn1" "$GATES/fn2"
+"$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/killed.yaml" >/dev/null 2>"$tmp/err" &
+pid=$!; bg="$bg $pid"
+wait_until 20 test -s "$FAKE_SLURM_DIR/jobs/102/pid"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+e=$(exp_of killed)
+rm -f "$GATES/fn1"
+wait_until 20 test -f "$FAKE_SLURM_DIR/jobs/101/rc"
+( sleep 0.5; rm -f "$GATES/fn2" ) &
+ta -q resume --root "$ROOTS/%n" "$e" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "resume exited $?"; }
+check_blocks "$e" 3 2
+[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e")" = 3 ] ||
+	fail "resume did not adopt the jobs: $(q "SELECT block, attempt, job_id, state FROM block_attempts WHERE experiment_id = $e")"
+
+# ---- SIGINT: the jobs out are cancelled, the node put back; resume ends it -
+fresh sigint
+sweep sigint 2
+touch "$GATES/fn1"
+"$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/sigint.yaml" >/dev/null 2>"$tmp/err" &
+pid=$!; bg="$bg $pid"
+wait_until 20 worker_db_on fn1
+kill -INT "$pid"
+wait "$pid"
+[ $? -eq 130 ] || fail "SIGINT: run should exit 130"
+e=$(exp_of sigint)
+wait_until 20 no_worker_db_on fn1
+[ "$(cat "$FAKE_SLURM_DIR/jobs/101/final")" = CANCELLED ] || fail "job not cancelled"
+[ "$(cat "$ROOTS/fn1/sys/module/kvm_hv/parameters/dynamic_mt_modes")" = 6 ] || fail "SIGINT: knob not restored"
+[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND state = 'cancelled'")" -ge 1 ] ||
+	fail "no cancelled attempt"
+rm -f "$GATES/fn1"
+ta -q resume --root "$ROOTS/%n" "$e" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "resume after SIGINT exited $?"; }
+check_blocks "$e" 2 2
+
+# ---- a race across nodes equals the serial replay of its blocks -----------
+fresh race
+sweep race 6 "" "strategy: race
+race: {first_test: 3}"
+sed -i 's/\[2, 6\]/[2, 4, 6]/; s/max_hosts: 2/max_hosts: 3/' "$tmp/race.yaml"
+ta -q run --root "$ROOTS/%n" "$tmp/race.yaml" >/dev/null 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "race: run exited $?"; }
+e=$(exp_of race)
+[ "$(q "SELECT COUNT(*) FROM eliminations el JOIN configurations c ON c.id = el.configuration_id WHERE c.experiment_id = $e")" -ge 1 ] ||
+	fail "the race eliminated nothing"
+q "SELECT c.key || ' after ' || el.after_block || ' against ' || a.key FROM eliminations el
+   JOIN configurations c ON c.id = el.configuration_id JOIN configurations a ON a.id = el.against_id
+   WHERE c.experiment_id = $e ORDER BY el.after_block, c.idx" >"$tmp/race.got"
+q "SELECT 'stop ' || COALESCE(stop_reason, 'none') || ' after ' || COALESCE(stopped_after, 0) FROM races WHERE experiment_id = $e" >>"$tmp/race.got"
+cp "$db" "$tmp/replay.db"
+"$TA_BUILD/tests/helpers/race-replay" "$tmp/replay.db" "$e" >"$tmp/race.want" || fail "race-replay"
+diff "$tmp/race.want" "$tmp/race.got" >&2 || fail "the race differs from its serial replay"
+# No block after the stop was kept.
+stop=$(q "SELECT stopped_after FROM races WHERE experiment_id = $e")
+[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e AND r.repetition >= $stop AND r.status <> 'ok'")" = 0 ] ||
+	fail "runs left after the race stopped"
+pass
