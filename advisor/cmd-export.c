@@ -21,7 +21,7 @@ static const struct option export_options[] = {
 static const char *const columns[] = {
 	"experiment_id", "configuration_id", "configuration", "is_baseline", "vcpus",
 	"sockets", "dies", "cores", "threads", "pinning", "noise", "run_id", "repetition",
-	"order_index", "status", "error", "topology_ok", "lost_events", "metric", "value",
+	"order_index", "host", "status", "error", "topology_ok", "lost_events", "metric", "value",
 	"unit", "higher_is_better", NULL,
 };
 
@@ -63,6 +63,8 @@ static void row_csv(struct strbuf *out, const struct row *r)
 	strbuf_addch(out, ',');
 	csv_field(out, c->noise);
 	strbuf_addf(out, ",%lld,%d,%d,", (long long)run->id, run->repetition, run->order_index);
+	csv_field(out, run->host);
+	strbuf_addch(out, ',');
 	csv_field(out, run->status);
 	strbuf_addch(out, ',');
 	csv_field(out, run->error);
@@ -105,6 +107,7 @@ static void row_json(struct json_writer *w, const struct row *r)
 	json_key(w, "run_id"); json_int(w, run->id);
 	json_key(w, "repetition"); json_int(w, run->repetition);
 	json_key(w, "order_index"); json_int(w, run->order_index);
+	json_key(w, "host"); json_str(w, run->host);
 	json_key(w, "status"); json_str(w, run->status);
 	json_key(w, "error"); json_str(w, run->error);
 	json_key(w, "topology_ok");

@@ -605,6 +605,45 @@ fail:
 	return -1;
 }
 
+int db_hosts_list(struct db *db, int64_t exp_id, struct db_host_summary **out, size_t *n,
+		  struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT r.host, COUNT(DISTINCT r.repetition), COUNT(*), SUM(r.status = 'ok'), "
+		"SUM(r.status = 'failed') FROM runs r JOIN configurations c "
+		"ON c.id = r.configuration_id WHERE c.experiment_id = ? AND "
+		"r.status IN ('ok', 'failed') GROUP BY r.host ORDER BY r.host", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, exp_id);
+	struct db_host_summary *v = NULL;
+	size_t count = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (count + 1) * sizeof(*v));
+		v[count++] = (struct db_host_summary){ .host = db_column_strdup(st, 0),
+						       .blocks = sqlite3_column_int(st, 1),
+						       .runs = sqlite3_column_int(st, 2),
+						       .ok = sqlite3_column_int(st, 3),
+						       .failed = sqlite3_column_int(st, 4) };
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_hosts_free(v, count);
+		return db_error(db, "reading runs by host", err);
+	}
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+void db_hosts_free(struct db_host_summary *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].host);
+	free(v);
+}
+
 int db_copy_to(struct db *db, const char *path, struct ta_err *err)
 {
 	sqlite3_stmt *st = db_prepare(db, "VACUUM INTO ?", err);

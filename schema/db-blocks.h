@@ -129,6 +129,18 @@ void db_block_result_release(struct db_block_result *r);
 int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 		    const struct db_block_result *res, const char *path, struct ta_err *err);
 
+/* What the runs of an experiment did on one host (finished runs only). */
+struct db_host_summary {
+	char *host;		/* NULL: runs stored before hosts were recorded */
+	int blocks;		/* distinct repetitions */
+	int runs, ok, failed;
+};
+
+/* Per host, by name. */
+int db_hosts_list(struct db *db, int64_t exp_id, struct db_host_summary **out, size_t *n,
+		  struct ta_err *err);
+void db_hosts_free(struct db_host_summary *v, size_t n);
+
 /* Writes a consistent copy of the whole database to path (VACUUM INTO), which must not exist. */
 int db_copy_to(struct db *db, const char *path, struct ta_err *err);
 

@@ -14,20 +14,11 @@
 . "$TA_TOP/tests/lib.sh"
 command -v flock >/dev/null || skip "flock missing"
 ta_tmpdir
-export TOPOADVISOR_LOCK="$tmp/lock"
+. "$TA_TOP/tests/slurm-lib.sh"
 export PATH="$TA_TOP/tests/helpers/fake-slurm:$PATH"
 export FAKE_SLURM_NODES="fn1 fn2 fn3"
-export ROOTS="$tmp/roots" GATES="$tmp/gates"
-db=$tmp/t.db
-ta() { "$TOPOADVISOR" --db "$db" "$@"; }
-q() { sqlite3 "$db" "$1"; }
 fake=$TA_TOP/tests/helpers/fake-slurm
-mkdir -p "$tmp/shared" "$GATES"
-for n in fn1 fn2 fn3; do
-	mkdir -p "$ROOTS/$n/sys/module/kvm_hv/parameters" "$ROOTS/$n/sys/devices/system/cpu"
-	echo 6 >"$ROOTS/$n/sys/module/kvm_hv/parameters/dynamic_mt_modes"
-	echo 1 >"$ROOTS/$n/sys/devices/system/cpu/subcores_per_core"
-done
+slurm_nodes fn1 fn2 fn3
 
 # Everything a killed test could leave running: our fake jobs (by their
 # recorded session ids) and background controllers (by pid).
@@ -41,98 +32,20 @@ cleanup() {
 trap cleanup EXIT
 bg=
 
-# wait_until SECONDS CMD...: polls every 0.05 s, fails the test after SECONDS.
-wait_until() {
-	limit=$(( $1 * 20 )); shift
-	i=0
-	until "$@" >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -lt "$limit" ] || fail "timed out waiting for: $*"
-		sleep 0.05
-	done
-}
-
-# The benchmark: ops from this node's dynamic_mt_modes (a fake knob the
-# sweep sets: 2 is far worse than 6, 4 close to it) with a jitter of at
-# most 1 % from a per-node counter; waits while $GATES/NODE exists (a test
-# holds a node's block mid-run that way).
-cat >"$tmp/bench" <<'EOF'
-#!/bin/sh
-node=$SLURMD_NODENAME
-while [ -e "$GATES/$node" ]; do sleep 0.02; done
-k=$(cat "$ROOTS/$node/sys/module/kvm_hv/parameters/dynamic_mt_modes")
-c=$(cat "$ROOTS/$node/count" 2>/dev/null || echo 0)
-echo $((c + 1)) >"$ROOTS/$node/count"
-sleep "${1:-0}"
-awk -v k="$k" -v c="$c" 'BEGIN { v = k == 2 ? 50 : k == 4 ? 98 : 100
-	printf "throughput: %.3f ops/s\n", v * (1 + ((c * 37) % 11 - 5) / 500) }'
-EOF
-chmod +x "$tmp/bench"
-
-# Conditions to wait for (functions: wait_until runs them again each time).
-worker_db_on() { [ -n "$(find "$tmp/nodes/$1" -name '*.db' 2>/dev/null)" ]; }
-no_worker_db_on() { ! worker_db_on "$1"; }
-outcome_is() { # EXP BLOCK ATTEMPT OUTCOME
-	[ "$(q "SELECT outcome FROM block_attempts WHERE experiment_id = $1 AND block = $2 AND attempt = $3")" = "$4" ]
-}
-
-# sweep NAME REPS [EXTRA EXECUTOR KEYS] [EXTRA TOP-LEVEL YAML]: writes $tmp/NAME.yaml.
-sweep() {
-	cat >"$tmp/$1.yaml" <<YAML
-name: $1
-guest: {runner: host}
-topology: [1x1x1]
-host:
-  kvm_hv.dynamic_mt_modes: [2, 6]
-benchmark:
-  kind: command
-  argv: ["$tmp/bench", "0.05"]
-  parse: 'throughput: (?<ops>[0-9.]+) ops/s'
-  metric: ops
-repetitions: $2
-seed: 11
-executor: {kind: slurm, max_hosts: 2, shared_dir: "$tmp/shared", node_dir: "$tmp/nodes",
-           poll_interval: 0.05$3}
-$4
-YAML
-}
-
 # fresh NAME: a new fake cluster state for one scenario.
 fresh() {
 	export FAKE_SLURM_DIR="$tmp/slurm-$1"
 	mkdir -p "$FAKE_SLURM_DIR/faults"
 }
 
-# exp_of NAME: the newest experiment of that name.
-exp_of() { q "SELECT MAX(id) FROM experiments WHERE name = '$1'"; }
-
-# check_blocks EXP BLOCKS CONFIGS: every block ingested exactly once, from
-# one host, every run stored once and ok, no two runs on one host at once.
-check_blocks() {
-	e=$1
-	[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND outcome = 'ingested'")" = "$2" ] ||
-		fail "exp $e: ingested attempts: $(q "SELECT block, attempt, state, outcome FROM block_attempts WHERE experiment_id = $e")"
-	[ "$(q "SELECT COUNT(DISTINCT block) FROM block_attempts WHERE experiment_id = $e AND outcome = 'ingested'")" = "$2" ] ||
-		fail "exp $e: a block ingested twice"
-	runs="SELECT r.* FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e"
-	[ "$(q "SELECT COUNT(*), SUM(status = 'ok') FROM ($runs)")" = "$(( $2 * $3 ))|$(( $2 * $3 ))" ] ||
-		fail "exp $e runs: $(q "SELECT repetition, status, host, error FROM ($runs)")"
-	[ "$(q "SELECT COUNT(*) FROM (SELECT repetition FROM ($runs) GROUP BY repetition HAVING COUNT(DISTINCT host) <> 1)")" = 0 ] ||
-		fail "exp $e: a block's runs come from several hosts"
-	[ "$(q "SELECT COUNT(*) FROM ($runs) a, ($runs) b WHERE a.host = b.host AND a.id <> b.id
-		AND a.started_at < b.finished_at AND b.started_at < a.finished_at")" = 0 ] ||
-		fail "exp $e: two runs overlapped on one host"
-}
-
 # ---- blocks spread over the nodes, each ingested once ---------------------
 fresh spread
-sweep spread 4
+sweep spread 4 0.05 0.05
 ta -q run --root "$ROOTS/%n" "$tmp/spread.yaml" >"$tmp/out" 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "run exited $?"; }
 e=$(exp_of spread)
 check_blocks "$e" 4 2
-[ "$(q "SELECT COUNT(DISTINCT r.host) FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e")" -ge 2 ] ||
-	fail "runs on fewer than 2 hosts"
+[ "$(hosts_of "$e")" -ge 2 ] || fail "runs on fewer than 2 hosts"
 # A run saw its own configuration's knob value on its node, restored after.
 [ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
 	WHERE c.experiment_id = $e AND r.host_state ->> '\$.knobs.\"kvm_hv.dynamic_mt_modes\"'
@@ -153,7 +66,7 @@ fresh sbatch
 echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-lost-reply"
 echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-fail"
 echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-hidden"
-sweep sbatch 4
+sweep sbatch 4 0.05 0.05
 ta run --root "$ROOTS/%n" "$tmp/sbatch.yaml" >/dev/null 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "sbatch faults: run exited $?"; }
 e=$(exp_of sbatch)
@@ -167,7 +80,7 @@ grep -q "cancelling 1 extra job" "$tmp/err" || fail "extra job not cancelled: $(
 
 # ---- sbatch fails for good: a clear error, the experiment failed ----------
 fresh badpart
-sweep badpart 2 ", partition: bad"
+sweep badpart 2 0.05 0.05 ", partition: bad"
 ta -q run --root "$ROOTS/%n" "$tmp/badpart.yaml" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || fail "a refused partition should exit 1"
 grep -q "sbatch failed 3 times.*invalid partition specified: bad" "$tmp/err" || fail "message: $(cat "$tmp/err")"
@@ -176,7 +89,7 @@ e=$(exp_of badpart)
 
 # ---- a node dies mid-block: NODE_FAIL, the block runs again elsewhere -----
 fresh nodefail
-sweep nodefail 3
+sweep nodefail 3 0.05 0.05
 touch "$GATES/fn1"
 "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/nodefail.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"
@@ -196,7 +109,7 @@ check_blocks "$e" 3 2
 # The node comes back: the next worker there restores what the dead one left.
 rm -f "$FAKE_SLURM_DIR/down/fn1"
 fresh nodeback
-sweep nodeback 1
+sweep nodeback 1 0.05 0.05
 FAKE_SLURM_NODES=fn1 ta -q run --root "$ROOTS/%n" "$tmp/nodeback.yaml" >/dev/null 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "nodeback: run exited $?"; }
 grep -q "restored what an earlier worker on fn1 left" "$tmp/shared"/ta-e"$(exp_of nodeback)"-*/*.out ||
@@ -206,7 +119,7 @@ grep -q "restored what an earlier worker on fn1 left" "$tmp/shared"/ta-e"$(exp_o
 
 # ---- only slurmd dies: the job goes on; its late result is a duplicate ----
 fresh slurmd
-sweep slurmd 3
+sweep slurmd 3 0.05 0.05
 touch "$GATES/fn1"
 echo "-b3-" >"$FAKE_SLURM_DIR/faults/hold"
 FAKE_SLURM_NODES="fn1 fn2" "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/slurmd.yaml" >/dev/null 2>"$tmp/err" &
@@ -231,7 +144,7 @@ check_blocks "$e" 3 2
 # (Not at the start: a Slurm that does not answer then is refused up front.)
 fresh squeue
 touch "$FAKE_SLURM_DIR/purge" "$GATES/fn1"
-sweep squeue 3
+sweep squeue 3 0.05 0.05
 "$TOPOADVISOR" --db "$db" run --root "$ROOTS/%n" "$tmp/squeue.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"
 wait_until 20 worker_db_on fn1
@@ -245,7 +158,7 @@ check_blocks "$(exp_of squeue)" 3 2
 
 # ---- the worker fails on every node: attempts, then the block's runs fail -
 fresh broken
-sweep broken 2 ", max_attempts: 2"
+sweep broken 2 0.05 0.05 ", max_attempts: 2"
 sed -i 's/kvm_hv.dynamic_mt_modes: \[2, 6\]/kvm_hv.one_vm_per_core: [Y, N]/' "$tmp/broken.yaml"
 ta -q run --root "$ROOTS/%n" "$tmp/broken.yaml" >/dev/null 2>"$tmp/err"
 rc=$?
@@ -258,7 +171,7 @@ e=$(exp_of broken)
 
 # ---- the controller killed with SIGKILL: resume adopts what is out --------
 fresh killed
-sweep killed 3
+sweep killed 3 0.05 0.05
 touch "$GATES/fn1" "$GATES/fn2"
 "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/killed.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"
@@ -276,7 +189,7 @@ check_blocks "$e" 3 2
 
 # ---- SIGINT: the jobs out are cancelled, the node put back; resume ends it -
 fresh sigint
-sweep sigint 2
+sweep sigint 2 0.05 0.05
 touch "$GATES/fn1"
 "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/sigint.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"
@@ -296,23 +209,10 @@ check_blocks "$e" 2 2
 
 # ---- a race across nodes equals the serial replay of its blocks -----------
 fresh race
-sweep race 6 "" "strategy: race
+sweep race 6 0.05 0.05 "" "strategy: race
 race: {first_test: 3}"
 sed -i 's/\[2, 6\]/[2, 4, 6]/; s/max_hosts: 2/max_hosts: 3/' "$tmp/race.yaml"
 ta -q run --root "$ROOTS/%n" "$tmp/race.yaml" >/dev/null 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "race: run exited $?"; }
-e=$(exp_of race)
-[ "$(q "SELECT COUNT(*) FROM eliminations el JOIN configurations c ON c.id = el.configuration_id WHERE c.experiment_id = $e")" -ge 1 ] ||
-	fail "the race eliminated nothing"
-q "SELECT c.key || ' after ' || el.after_block || ' against ' || a.key FROM eliminations el
-   JOIN configurations c ON c.id = el.configuration_id JOIN configurations a ON a.id = el.against_id
-   WHERE c.experiment_id = $e ORDER BY el.after_block, c.idx" >"$tmp/race.got"
-q "SELECT 'stop ' || COALESCE(stop_reason, 'none') || ' after ' || COALESCE(stopped_after, 0) FROM races WHERE experiment_id = $e" >>"$tmp/race.got"
-cp "$db" "$tmp/replay.db"
-"$TA_BUILD/tests/helpers/race-replay" "$tmp/replay.db" "$e" >"$tmp/race.want" || fail "race-replay"
-diff "$tmp/race.want" "$tmp/race.got" >&2 || fail "the race differs from its serial replay"
-# No block after the stop was kept.
-stop=$(q "SELECT stopped_after FROM races WHERE experiment_id = $e")
-[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e AND r.repetition >= $stop AND r.status <> 'ok'")" = 0 ] ||
-	fail "runs left after the race stopped"
+check_race "$(exp_of race)"
 pass
