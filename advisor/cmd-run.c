@@ -1,5 +1,6 @@
 /*
- * run: carry out a sweep on this host and store everything in the
+ * run: carry out a sweep (on this host, or through Slurm on many: the
+ * config's executor section, --executor) and store everything in the
  * database.  Prints the new experiment's id on stdout first, so scripts can
  * capture it; progress goes to stderr.
  */
@@ -53,7 +54,7 @@ static int cmd_run_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.summary = "run a sweep on this host into the database; prints the experiment id",
+	.summary = "run a sweep (here, or on Slurm nodes) into the database; prints the experiment id",
 	.args_usage = "CONFIG",
 	.options = run_options,
 	.min_args = 1,

@@ -177,7 +177,7 @@ static void verdict(struct strbuf *out, const struct hostfx *h)
 		strbuf_addstr(out, "the best configuration differs by host: a finding about "
 			      "the hosts, not noise to average away");
 	else
-		strbuf_addf(out, "the same best on every host (%s)", h->configs[h->best[0]]->key);
+		strbuf_addf(out, "the same best on every host (%s)", h->configs[h->best[0]]->rec.key);
 	if (isnan(h->p))
 		strbuf_addstr(out, "; too few blocks per host to test the interaction");
 	else
@@ -191,8 +191,8 @@ void hostfx_text(struct strbuf *out, const struct hostfx *h)
 {
 	size_t kw = 13;
 	for (size_t c = 0; c < h->nconfigs; c++)
-		if (strlen(h->configs[c]->key) > kw)
-			kw = strlen(h->configs[c]->key);
+		if (strlen(h->configs[c]->rec.key) > kw)
+			kw = strlen(h->configs[c]->rec.key);
 	strbuf_addf(out, "\nhost x configuration (a diagnostic: %s of each configuration against "
 		    "its block's mean, by host; %zu complete blocks):\n  %-*s", h->metric,
 		    h->nblocks, (int)kw, "CONFIGURATION");
@@ -200,7 +200,7 @@ void hostfx_text(struct strbuf *out, const struct hostfx *h)
 		strbuf_addf(out, " %12.12s", h->hosts[i]);
 	strbuf_addch(out, '\n');
 	for (size_t c = 0; c < h->nconfigs; c++) {
-		strbuf_addf(out, "  %-*s", (int)kw, h->configs[c]->key);
+		strbuf_addf(out, "  %-*s", (int)kw, h->configs[c]->rec.key);
 		for (size_t i = 0; i < h->nhosts; i++)
 			strbuf_addf(out, " %+11.1f%%", (exp(h->effect[c * h->nhosts + i]) - 1) * 100);
 		strbuf_addch(out, '\n');
@@ -224,7 +224,7 @@ void hostfx_json(struct json_writer *w, const struct hostfx *h)
 		json_obj_begin(w);
 		json_key(w, "host"); json_str(w, h->hosts[i]);
 		json_key(w, "blocks"); json_int(w, h->blocks[i]);
-		json_key(w, "best"); json_str(w, h->configs[h->best[i]]->key);
+		json_key(w, "best"); json_str(w, h->configs[h->best[i]]->rec.key);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
@@ -232,7 +232,7 @@ void hostfx_json(struct json_writer *w, const struct hostfx *h)
 	json_arr_begin(w);
 	for (size_t c = 0; c < h->nconfigs; c++) {
 		json_obj_begin(w);
-		json_key(w, "key"); json_str(w, h->configs[c]->key);
+		json_key(w, "key"); json_str(w, h->configs[c]->rec.key);
 		json_key(w, "effect_by_host");
 		json_arr_begin(w);
 		for (size_t i = 0; i < h->nhosts; i++)
@@ -263,7 +263,7 @@ void hostfx_html(struct strbuf *out, const struct hostfx *h)
 	strbuf_addstr(out, "</tr>\n");
 	for (size_t c = 0; c < h->nconfigs; c++) {
 		strbuf_addstr(out, "<tr><td style='text-align:left'>");
-		report_html_escape(out, h->configs[c]->key);
+		report_html_escape(out, h->configs[c]->rec.key);
 		strbuf_addstr(out, "</td>");
 		for (size_t i = 0; i < h->nhosts; i++)
 			strbuf_addf(out, "<td%s>%+.1f %%</td>", h->best[i] == c ? " class='v-better'"

@@ -263,6 +263,8 @@ const char *config_runner_name(enum runner_kind r);
 const char *config_executor_name(enum executor_kind k);
 /* "local" or "slurm" into *out; -1 for another word. */
 int config_executor_from_name(const char *s, enum executor_kind *out);
+/* none, compact, spread, explicit */
+const char *config_pin_policy_name(enum pin_policy p);
 
 /* Writes "SxCxT" (or "SxDxCxT" when dies were given) into buf. */
 void shape_format(const struct shape *s, char *buf, size_t n);

@@ -164,7 +164,7 @@ static int block_plan(const struct plan *p, const struct block_request *req, str
 	sub->nruns = 0;
 	for (size_t k = 0; k < req->nkeys; k++) {
 		size_t i = 0;
-		while (i < p->nconfigs && strcmp(p->configs[i].key, req->keys[k]))
+		while (i < p->nconfigs && strcmp(p->configs[i].rec.key, req->keys[k]))
 			i++;
 		if (i == p->nconfigs) {
 			free(sub->runs);
@@ -242,6 +242,7 @@ static int run_in(struct db *db, const struct block_request *req, const struct s
 	}
 	if (controller_check_host(p, copts, true, err) < 0 || block_plan(p, req, &sub, err) < 0)
 		goto out_plan;
+	controller_guests_describe(p);
 	char *facts = controller_host_facts_json();
 	struct db_experiment_new e = {
 		.name = req->name, .config_yaml = req->config, .config_len = strlen(req->config),

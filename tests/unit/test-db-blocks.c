@@ -52,11 +52,11 @@ static struct db *make_db(const char *path, int64_t *exp, int64_t cfg[2], int64_
 	struct db_experiment_new e = { .name = "b", .config_yaml = yaml, .config_len = 8,
 				       .seed = 1, .primary_metric = "ops", .higher_is_better = 1 };
 	check(db_experiment_insert(db, &e, exp, &err), &err);
-	static const char *const keys[] = { "a", "b" };
+	static char *const keys[] = { "a", "b" };
 	for (int c = 0; c < 2; c++) {
-		struct db_plan_config pc = { .idx = (size_t)c, .key = keys[c], .vcpus = 1,
-					     .sockets = 1, .cores = 1, .threads = 1,
-					     .is_baseline = c == 0 };
+		struct config_record pc = { .index = (size_t)c, .key = keys[c], .vcpus = 1,
+					    .sockets = 1, .cores = 1, .threads = 1,
+					    .baseline = c == 0 };
 		check(db_fixture_config_add(db, *exp, &pc, &cfg[c], &err), &err);
 	}
 	for (int b = 0; b < nblocks; b++)
@@ -317,6 +317,7 @@ static void test_ingest_skips_eliminated_and_fails_missing(void **state)
 			       "status = 'planned'"), 2);
 	res.nruns = 1;
 	assert_int_equal(db_block_ingest(f->db, f->exp, attempt(f, 0, 2), &res, out, &err), 1);
+	res.nruns = 2;
 	char *why = q_text(f->db, "SELECT status || ': ' || error FROM runs WHERE repetition = 0 "
 			   "AND configuration_id = (SELECT id FROM configurations WHERE key = 'b')");
 	assert_non_null(strstr(why, "failed: block 1: its result"));

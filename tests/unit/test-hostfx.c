@@ -41,8 +41,8 @@ static void build(struct sweep *s, const char *const hosts[NB], double value[NC]
 	s->res.configs = s->configs;
 	s->res.nconfigs = NC;
 	for (int c = 0; c < NC; c++) {
-		s->configs[c].key = keys[c];
-		s->configs[c].is_baseline = c == 0;
+		s->configs[c].rec.key = keys[c];
+		s->configs[c].rec.baseline = c == 0;
 		s->configs[c].runs = s->runs[c];
 		s->configs[c].nruns = NB;
 		for (int b = 0; b < NB; b++) {
@@ -86,7 +86,7 @@ static void test_same_everywhere(void **state)
 	assert_int_equal(h.nblocks, 8);
 	assert_int_equal(h.blocks[0], 4);
 	assert_false(h.best_differs);
-	assert_string_equal(h.configs[h.best[0]]->key, "b");
+	assert_string_equal(h.configs[h.best[0]]->rec.key, "b");
 	assert_int_equal(h.df1, 2);
 	assert_int_equal(h.df2, 12);
 	assert_true(h.p > 0.05);
@@ -101,7 +101,7 @@ static void test_same_everywhere(void **state)
 	/* Lower is better: the same data, c best. */
 	hostfx_release(&h);
 	assert_true(hostfx_compute(&s.res, "ops", false, &h));
-	assert_string_equal(h.configs[h.best[1]]->key, "c");
+	assert_string_equal(h.configs[h.best[1]]->rec.key, "c");
 	hostfx_release(&h);
 }
 
@@ -120,8 +120,8 @@ static void test_winner_changes(void **state)
 	struct hostfx h;
 	assert_true(hostfx_compute(&s.res, "ops", true, &h));
 	assert_true(h.best_differs);
-	assert_string_equal(h.configs[h.best[0]]->key, "b");
-	assert_string_equal(h.configs[h.best[1]]->key, "c");
+	assert_string_equal(h.configs[h.best[0]]->rec.key, "b");
+	assert_string_equal(h.configs[h.best[1]]->rec.key, "c");
 	assert_true(h.p < 0.001);
 	struct strbuf out = STRBUF_INIT;
 	hostfx_text(&out, &h);
