@@ -18,6 +18,7 @@
 #include "../schema/db-runs.h"
 #include "../util/json.h"
 #include "../util/safefile.h"
+#include "../util/warn.h"
 #include "blockreq.h"
 #include "slurm.h"
 
@@ -421,7 +422,7 @@ static int cancel_jobs(struct dsp *d, int block, const char *why, struct ta_err 
 	struct ta_err cerr = { 0 };
 	if ((nids || nnames) && slurm_cancel(ids, nids, names, nnames, &cerr) < 0 &&
 	    !d->opts->quiet)
-		fprintf(stderr, "topoadvisor: warning: %s\n", cerr.msg);
+		warn_emit("%s", cerr.msg);
 	free(ids);
 	free(names);
 	return rc;
@@ -474,7 +475,7 @@ static int poll_queue(struct dsp *d, struct ta_err *err)
 	free(names);
 	if (qrc < 0) {
 		if (d->queue_failures++ % 20 == 0 && !d->opts->quiet)
-			fprintf(stderr, "topoadvisor: warning: %s (trying again)\n", qerr.msg);
+			warn_emit("%s (trying again)", qerr.msg);
 		return 0;
 	}
 	d->queue_failures = 0;

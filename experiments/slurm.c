@@ -29,9 +29,17 @@ static int run_tool(char *const argv[], struct strbuf *out, struct ta_err *err)
 		size_t len = said->len;
 		while (len && (said->buf[len - 1] == '\n' || said->buf[len - 1] == ' '))
 			len--;
+		/* Its last 300 bytes, lines joined: one message. */
 		size_t from = len > 300 ? len - 300 : 0;
-		rc = err_set(err, EXIT_FAILURE_RUN, "%s %s%s%.*s", argv[0], strbuf_str(&what),
-			     len ? ": " : "", (int)(len - from), said->buf ? said->buf + from : "");
+		struct strbuf tail = STRBUF_INIT;
+		for (size_t i = from; i < len; i++)
+			if (said->buf[i] == '\n')
+				strbuf_addstr(&tail, "; ");
+			else
+				strbuf_addch(&tail, said->buf[i]);
+		rc = err_set(err, EXIT_FAILURE_RUN, "%s %s%s%s", argv[0], strbuf_str(&what),
+			     len ? ": " : "", strbuf_str(&tail));
+		strbuf_release(&tail);
 		strbuf_release(&what);
 	} else {
 		strbuf_add(out, res.out.buf ? res.out.buf : "", res.out.len);
