@@ -165,7 +165,7 @@ struct progress {
 	size_t done;
 };
 
-static void fmt_secs(char *buf, size_t n, double s)
+void controller_clock_format(char *buf, size_t n, double s)
 {
 	long v = (long)(s + 0.5);
 	if (v >= 3600)
@@ -180,9 +180,9 @@ static void progress_show(struct progress *p, size_t i, const char *key, int rep
 		return;
 	double elapsed = now_s() - p->start;
 	char el[32], eta[32] = "?";
-	fmt_secs(el, sizeof(el), elapsed);
+	controller_clock_format(el, sizeof(el), elapsed);
 	if (p->done)
-		fmt_secs(eta, sizeof(eta), elapsed / (double)p->done * (double)(p->total - p->done));
+		controller_clock_format(eta, sizeof(eta), elapsed / (double)p->done * (double)(p->total - p->done));
 	if (p->tty)
 		fprintf(stderr, "\r\033[K[%zu/%zu] %s #%d  elapsed %s  ETA %s", i + 1, p->total,
 			key, rep + 1, el, eta);

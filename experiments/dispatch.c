@@ -119,15 +119,6 @@ static void note(struct dsp *d, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void fmt_secs(char *buf, size_t n, double s)
-{
-	long v = (long)(s + 0.5);
-	if (v >= 3600)
-		snprintf(buf, n, "%ld:%02ld:%02ld", v / 3600, (v / 60) % 60, v % 60);
-	else
-		snprintf(buf, n, "%ld:%02ld", v / 60, v % 60);
-}
-
 static struct host_tally *tally(struct dsp *d, const char *node)
 {
 	for (size_t i = 0; i < d->nhosts; i++)
@@ -169,7 +160,7 @@ static void status_line(struct dsp *d)
 		double per = d->block_seconds / d->blocks_timed;
 		int hosts = d->x->max_hosts < left ? d->x->max_hosts : left;
 		char eta[32];
-		fmt_secs(eta, sizeof(eta), ceil((double)left / hosts) * per);
+		controller_clock_format(eta, sizeof(eta), ceil((double)left / hosts) * per);
 		strbuf_addf(&sb, " | ETA %s", eta);
 	}
 	fprintf(stderr, "%s\n", strbuf_str(&sb));
@@ -597,7 +588,7 @@ static int block_done(struct dsp *d, struct job *j, const struct db_block_result
 		double s = now_s() - j->started;
 		d->block_seconds += s;
 		d->blocks_timed++;
-		fmt_secs(took, sizeof(took), s);
+		controller_clock_format(took, sizeof(took), s);
 	}
 	note(d, "block %d: done on %s%s%s (job %s, attempt %d): %zu runs ok, %zu failed",
 	     res->block + 1, res->node, took[0] ? " in " : "", took, res->job_id, res->attempt,

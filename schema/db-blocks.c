@@ -449,74 +449,25 @@ int db_block_result_read(const char *path, struct db_block_result *out, struct t
 	return rc;
 }
 
-/* The main database's id of the run of configuration `key`, repetition rep; 0: none. */
-static int run_lookup(struct db *db, int64_t exp_id, const char *key, int rep, int64_t *id,
-		      struct ta_err *err)
+/*
+ * The first column of sql's first row (0 when it has none), sql binding
+ * ?1 id, ?2 text (unbound when NULL) and ?3 n.  The small questions
+ * ingestion asks: which run, whether eliminated, whether ingested.
+ */
+static int query_int(struct db *db, const char *sql, int64_t id, const char *text, int n,
+		     int64_t *out, const char *what, struct ta_err *err)
 {
-	sqlite3_stmt *st = db_prepare(db, "SELECT r.id FROM runs r JOIN configurations c "
-				      "ON c.id = r.configuration_id WHERE c.experiment_id = ? "
-				      "AND c.key = ? AND r.repetition = ?", err);
+	sqlite3_stmt *st = db_prepare(db, sql, err);
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, exp_id);
-	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, rep);
+	sqlite3_bind_int64(st, 1, id);
+	if (text)
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, n);
 	int rc = sqlite3_step(st);
-	*id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(db, "finding a run", err);
-}
-
-/* Whether a race eliminated configuration `key` at or before block `block`. */
-static int eliminated_by(struct db *db, int64_t exp_id, const char *key, int block, bool *yes,
-			 struct ta_err *err)
-{
-	sqlite3_stmt *st = db_prepare(db, "SELECT COUNT(*) FROM eliminations e JOIN "
-				      "configurations c ON c.id = e.configuration_id WHERE "
-				      "c.experiment_id = ? AND c.key = ? AND e.after_block <= ?", err);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, exp_id);
-	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, block);
-	int rc = sqlite3_step(st);
-	*yes = rc == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : db_error(db, "reading eliminations", err);
-}
-
-/* Whether an attempt of the block is ingested already. */
-static int block_ingested(struct db *db, int64_t exp_id, int block, bool *yes,
-			  struct ta_err *err)
-{
-	sqlite3_stmt *st = db_prepare(db, "SELECT COUNT(*) FROM block_attempts WHERE "
-				      "experiment_id = ? AND block = ? AND outcome = 'ingested'",
-				      err);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, exp_id);
-	sqlite3_bind_int(st, 2, block);
-	int rc = sqlite3_step(st);
-	*yes = rc == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : db_error(db, "reading a block's attempts", err);
-}
-
-/* Whether attempt attempt_id has an outcome already. */
-static int attempt_outcome(struct db *db, int64_t attempt_id, bool *has, struct ta_err *err)
-{
-	sqlite3_stmt *st = db_prepare(db, "SELECT outcome IS NOT NULL FROM block_attempts "
-				      "WHERE id = ?", err);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, attempt_id);
-	int rc = sqlite3_step(st);
-	*has = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE
-		? err_set(err, EXIT_FAILURE_RUN, "block attempt %lld does not exist",
-			  (long long)attempt_id)
-		: db_error(db, "reading a block attempt", err);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(db, what, err);
 }
 
 static int mark_outcome(struct db *db, int64_t attempt_id, const char *outcome,
@@ -553,13 +504,16 @@ int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 {
 	if (db_begin(db, err) < 0)
 		return -1;
-	bool done;
-	if (block_ingested(db, exp_id, res->block, &done, err) < 0)
+	int64_t done;
+	if (query_int(db, "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = ?1 AND "
+		      "block = ?3 AND outcome = 'ingested'", exp_id, NULL, res->block, &done,
+		      "reading a block's attempts", err) < 0)
 		goto fail;
 	if (done) {
 		/* Another job of the same attempt (an sbatch that failed, then
 		 * succeeded) may be the one ingested: its row keeps that outcome. */
-		if (attempt_outcome(db, attempt_id, &done, err) < 0 ||
+		if (query_int(db, "SELECT outcome IS NOT NULL FROM block_attempts WHERE id = ?1",
+			      attempt_id, NULL, 0, &done, "reading a block attempt", err) < 0 ||
 		    (!done && mark_outcome(db, attempt_id, "duplicate", res, path, err) < 0) ||
 		    db_commit(db, err) < 0)
 			goto fail;
@@ -568,13 +522,19 @@ int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 	for (size_t i = 0; i < res->nruns; i++) {
 		const struct db_block_run *b = &res->runs[i];
 		struct db_run_result r = b->r;
-		if (run_lookup(db, exp_id, b->key, b->repetition, &r.run_id, err) < 0)
+		if (query_int(db, "SELECT r.id FROM runs r JOIN configurations c ON c.id = "
+			      "r.configuration_id WHERE c.experiment_id = ?1 AND c.key = ?2 AND "
+			      "r.repetition = ?3", exp_id, b->key, b->repetition, &r.run_id,
+			      "finding a run", err) < 0)
 			goto fail;
 		if (!r.run_id) {
 			/* A race eliminated it while the block was being run again: a
 			 * serial race would not have run it; an older attempt's result did. */
-			bool gone;
-			if (eliminated_by(db, exp_id, b->key, b->repetition, &gone, err) < 0)
+			int64_t gone;
+			if (query_int(db, "SELECT COUNT(*) FROM eliminations e JOIN configurations c "
+				      "ON c.id = e.configuration_id WHERE c.experiment_id = ?1 AND "
+				      "c.key = ?2 AND e.after_block <= ?3", exp_id, b->key,
+				      b->repetition, &gone, "reading eliminations", err) < 0)
 				goto fail;
 			if (gone)
 				continue;
