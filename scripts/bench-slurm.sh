@@ -36,7 +36,7 @@ now() { date +%s.%N; }
 
 # timed NAME HOSTS [--executor local]: the sweep's wall time in seconds.
 timed() {
-	sweep "$1" "$BLOCKS" "$SLEEP" 0.5 ", max_hosts: $2"
+	sweep "$1" "$BLOCKS" "$SLEEP" 0.5 "$2"
 	t0=$(now)
 	ta -q run --root "$ROOTS/%n" ${3:-} "$tmp/$1.yaml" >/dev/null 2>"$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "$1: run failed"; }

@@ -53,8 +53,9 @@ outcome_is() { # EXP BLOCK ATTEMPT OUTCOME
 	[ "$(q "SELECT outcome FROM block_attempts WHERE experiment_id = $1 AND block = $2 AND attempt = $3")" = "$4" ]
 }
 
-# sweep NAME REPS SLEEP POLL [EXTRA EXECUTOR KEYS] [EXTRA TOP-LEVEL YAML]:
-# writes $tmp/NAME.yaml, a host-runner sweep of two dynamic_mt_modes values.
+# sweep NAME REPS SLEEP POLL HOSTS [EXTRA EXECUTOR KEYS] [EXTRA TOP-LEVEL YAML]:
+# writes $tmp/NAME.yaml, a host-runner sweep of two dynamic_mt_modes values,
+# the benchmark sleeping SLEEP s, at most HOSTS jobs out.
 sweep() {
 	cat >"$tmp/$1.yaml" <<YAML
 name: $1
@@ -69,9 +70,9 @@ benchmark:
   metric: ops
 repetitions: $2
 seed: 11
-executor: {kind: slurm, max_hosts: 2, shared_dir: "$tmp/shared", node_dir: "$tmp/nodes",
-           poll_interval: $4${5:-}}
-${6:-}
+executor: {kind: slurm, max_hosts: $5, shared_dir: "$tmp/shared", node_dir: "$tmp/nodes",
+           poll_interval: $4${6:-}}
+${7:-}
 YAML
 }
 

@@ -30,7 +30,7 @@ export SLURM_CONF
 slurm_nodes tasl-n1 tasl-n2 tasl-n3
 
 # ---- a sweep across the nodes ---------------------------------------------
-sweep spread 6 0.2 0.5 ", max_hosts: 3"
+sweep spread 6 0.2 0.5 3
 ta -q run --root "$ROOTS/%n" "$tmp/spread.yaml" >/dev/null 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "spread: run failed"; }
 e=$(exp_of spread)
@@ -48,7 +48,7 @@ done
 [ -z "$(find "$tmp/nodes" -name '*.db')" ] || fail "a worker left its database"
 
 # ---- a race across the nodes ------------------------------------------------
-sweep race 6 0.1 0.5 ", max_hosts: 3" "strategy: race
+sweep race 6 0.1 0.5 3 "" "strategy: race
 race: {first_test: 3}"
 sed -i 's/\[2, 6\]/[2, 4, 6]/' "$tmp/race.yaml"
 ta -q run --root "$ROOTS/%n" "$tmp/race.yaml" >/dev/null 2>"$tmp/err" ||
@@ -58,7 +58,7 @@ check_race "$(exp_of race)"
 # ---- a node killed mid-block ------------------------------------------------
 # tasl-n1's block waits at its gate until the node is dead; slurmctld sees
 # the node down (SlurmdTimeout) and ends the job NODE_FAIL.
-sweep nodefail 3 0.1 0.5
+sweep nodefail 3 0.1 0.5 2
 touch "$GATES/tasl-n1"
 "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/nodefail.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"

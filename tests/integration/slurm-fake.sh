@@ -38,9 +38,28 @@ fresh() {
 	mkdir -p "$FAKE_SLURM_DIR/faults"
 }
 
+# ---- plan: how the sweep is spread, its wall time with max_hosts hosts -----
+sweep planned 5 0.05 0.05 2
+ta plan --root "$ROOTS/fn1" "$tmp/planned.yaml" >"$tmp/out" || fail "plan exited $?"
+grep -q "^On Slurm: 5 blocks (one job each, 2 runs, .*at most 2 at once" "$tmp/out" ||
+	fail "plan: $(cat "$tmp/out")"
+ta --json plan "$tmp/planned.yaml" >"$tmp/plan.json" || fail "plan --json"
+# 3 rounds of 2 blocks (ceil(5 / 2)) of what one block takes.
+[ "$(sqlite3 :memory: "SELECT j ->> '\$.executor.kind', j ->> '\$.executor.blocks',
+	abs(j ->> '\$.executor.estimated_seconds' - 3 * (j ->> '\$.executor.block_seconds')) < 0.01
+	FROM (SELECT readfile('$tmp/plan.json') AS j)")" = "slurm|5|1" ] || fail "plan --json: $(cat "$tmp/plan.json")"
+ta --json plan --root "$ROOTS/fn1" --executor local "$tmp/planned.yaml" | grep -q '"kind": "local"' || fail "plan --executor local"
+ta plan --executor ssh "$tmp/planned.yaml" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "expected local or slurm" "$tmp/err" || fail "plan --executor ssh"
+# No shared_dir: refused up front, nothing stored.
+sed '/^executor:/,$d' "$tmp/planned.yaml" >"$tmp/noshared.yaml"
+ta -q run --executor slurm "$tmp/noshared.yaml" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "needs executor.shared_dir" "$tmp/err" || fail "no shared_dir: $(cat "$tmp/err")"
+[ "$(q "SELECT COUNT(*) FROM experiments")" = 0 ] || fail "a refused sweep left an experiment"
+
 # ---- blocks spread over the nodes, each ingested once ---------------------
 fresh spread
-sweep spread 4 0.05 0.05
+sweep spread 4 0.05 0.05 2
 ta -q run --root "$ROOTS/%n" "$tmp/spread.yaml" >"$tmp/out" 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "run exited $?"; }
 e=$(exp_of spread)
@@ -66,7 +85,7 @@ fresh sbatch
 echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-lost-reply"
 echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-fail"
 echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-hidden"
-sweep sbatch 4 0.05 0.05
+sweep sbatch 4 0.05 0.05 2
 ta run --root "$ROOTS/%n" "$tmp/sbatch.yaml" >/dev/null 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "sbatch faults: run exited $?"; }
 e=$(exp_of sbatch)
@@ -80,7 +99,7 @@ grep -q "cancelling 1 extra job" "$tmp/err" || fail "extra job not cancelled: $(
 
 # ---- sbatch fails for good: a clear error, the experiment failed ----------
 fresh badpart
-sweep badpart 2 0.05 0.05 ", partition: bad"
+sweep badpart 2 0.05 0.05 2 ", partition: bad"
 ta -q run --root "$ROOTS/%n" "$tmp/badpart.yaml" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || fail "a refused partition should exit 1"
 grep -q "sbatch failed 3 times.*invalid partition specified: bad" "$tmp/err" || fail "message: $(cat "$tmp/err")"
@@ -89,7 +108,7 @@ e=$(exp_of badpart)
 
 # ---- a node dies mid-block: NODE_FAIL, the block runs again elsewhere -----
 fresh nodefail
-sweep nodefail 3 0.05 0.05
+sweep nodefail 3 0.05 0.05 2
 touch "$GATES/fn1"
 "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/nodefail.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"
@@ -109,7 +128,7 @@ check_blocks "$e" 3 2
 # The node comes back: the next worker there restores what the dead one left.
 rm -f "$FAKE_SLURM_DIR/down/fn1"
 fresh nodeback
-sweep nodeback 1 0.05 0.05
+sweep nodeback 1 0.05 0.05 2
 FAKE_SLURM_NODES=fn1 ta -q run --root "$ROOTS/%n" "$tmp/nodeback.yaml" >/dev/null 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "nodeback: run exited $?"; }
 grep -q "restored what an earlier worker on fn1 left" "$tmp/shared"/ta-e"$(exp_of nodeback)"-*/*.out ||
@@ -119,7 +138,7 @@ grep -q "restored what an earlier worker on fn1 left" "$tmp/shared"/ta-e"$(exp_o
 
 # ---- only slurmd dies: the job goes on; its late result is a duplicate ----
 fresh slurmd
-sweep slurmd 3 0.05 0.05
+sweep slurmd 3 0.05 0.05 2
 touch "$GATES/fn1"
 echo "-b3-" >"$FAKE_SLURM_DIR/faults/hold"
 FAKE_SLURM_NODES="fn1 fn2" "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/slurmd.yaml" >/dev/null 2>"$tmp/err" &
@@ -144,7 +163,7 @@ check_blocks "$e" 3 2
 # (Not at the start: a Slurm that does not answer then is refused up front.)
 fresh squeue
 touch "$FAKE_SLURM_DIR/purge" "$GATES/fn1"
-sweep squeue 3 0.05 0.05
+sweep squeue 3 0.05 0.05 2
 "$TOPOADVISOR" --db "$db" run --root "$ROOTS/%n" "$tmp/squeue.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"
 wait_until 20 worker_db_on fn1
@@ -158,7 +177,7 @@ check_blocks "$(exp_of squeue)" 3 2
 
 # ---- the worker fails on every node: attempts, then the block's runs fail -
 fresh broken
-sweep broken 2 0.05 0.05 ", max_attempts: 2"
+sweep broken 2 0.05 0.05 2 ", max_attempts: 2"
 sed -i 's/kvm_hv.dynamic_mt_modes: \[2, 6\]/kvm_hv.one_vm_per_core: [Y, N]/' "$tmp/broken.yaml"
 ta -q run --root "$ROOTS/%n" "$tmp/broken.yaml" >/dev/null 2>"$tmp/err"
 rc=$?
@@ -171,7 +190,7 @@ e=$(exp_of broken)
 
 # ---- the controller killed with SIGKILL: resume adopts what is out --------
 fresh killed
-sweep killed 3 0.05 0.05
+sweep killed 3 0.05 0.05 2
 touch "$GATES/fn1" "$GATES/fn2"
 "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/killed.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"
@@ -189,7 +208,7 @@ check_blocks "$e" 3 2
 
 # ---- SIGINT: the jobs out are cancelled, the node put back; resume ends it -
 fresh sigint
-sweep sigint 2 0.05 0.05
+sweep sigint 2 0.05 0.05 2
 touch "$GATES/fn1"
 "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/sigint.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"
@@ -209,9 +228,9 @@ check_blocks "$e" 2 2
 
 # ---- a race across nodes equals the serial replay of its blocks -----------
 fresh race
-sweep race 6 0.05 0.05 "" "strategy: race
+sweep race 6 0.05 0.05 3 "" "strategy: race
 race: {first_test: 3}"
-sed -i 's/\[2, 6\]/[2, 4, 6]/; s/max_hosts: 2/max_hosts: 3/' "$tmp/race.yaml"
+sed -i 's/\[2, 6\]/[2, 4, 6]/' "$tmp/race.yaml"
 ta -q run --root "$ROOTS/%n" "$tmp/race.yaml" >/dev/null 2>"$tmp/err" ||
 	{ cat "$tmp/err"; fail "race: run exited $?"; }
 check_race "$(exp_of race)"
