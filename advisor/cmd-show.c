@@ -95,12 +95,12 @@ static void hosts_json(struct json_writer *w, const struct show_data *d)
 	}
 	json_arr_end(w);
 	json_key(w, "executor");
+	json_obj_begin(w);
+	json_key(w, "kind"); json_str(w, d->distributed ? d->dist.kind : "local");
 	if (!d->distributed) {
-		json_str(w, "local");
+		json_obj_end(w);
 		return;
 	}
-	json_obj_begin(w);
-	json_key(w, "kind"); json_str(w, d->dist.kind);
 	json_key(w, "tag"); json_str(w, d->dist.tag);
 	json_key(w, "work_dir"); json_str(w, d->dist.work_dir);
 	json_key(w, "settings"); json_raw(w, d->dist.settings);
