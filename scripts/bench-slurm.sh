@@ -39,7 +39,7 @@ timed() {
 	sweep "$1" "$BLOCKS" "$SLEEP" 0.5 "$2"
 	t0=$(now)
 	ta -q run --root "$ROOTS/%n" ${3:-} "$tmp/$1.yaml" >/dev/null 2>"$tmp/err" ||
-		{ cat "$tmp/err" >&2; fail "$1: run failed"; }
+		run_failed "$1: run failed"
 	awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'
 }
 

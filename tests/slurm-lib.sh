@@ -55,7 +55,9 @@ outcome_is() { # EXP BLOCK ATTEMPT OUTCOME
 
 # sweep NAME REPS SLEEP POLL HOSTS [EXTRA EXECUTOR KEYS] [EXTRA TOP-LEVEL YAML]:
 # writes $tmp/NAME.yaml, a host-runner sweep of two dynamic_mt_modes values,
-# the benchmark sleeping SLEEP s, at most HOSTS jobs out.
+# the benchmark sleeping SLEEP s, at most HOSTS jobs out.  Not traced: as
+# root a host run is traced host-wide, and tracefs is every suite's (the
+# fake-Slurm suite runs without the suite lock).
 sweep() {
 	cat >"$tmp/$1.yaml" <<YAML
 name: $1
@@ -68,12 +70,22 @@ benchmark:
   argv: ["$tmp/bench", "$3"]
   parse: 'throughput: (?<ops>[0-9.]+) ops/s'
   metric: ops
+collect: {gang_exits: false, exit_reasons: false}
 repetitions: $2
 seed: 11
 executor: {kind: slurm, max_hosts: $5, shared_dir: "$tmp/shared", node_dir: "$tmp/nodes",
            poll_interval: $4${6:-}}
 ${7:-}
 YAML
+}
+
+# run_failed WHAT: fails the test showing the controller's stderr ($tmp/err)
+# and every run that did not end ok, with its error.
+run_failed() {
+	cat "$tmp/err" >&2
+	q "SELECT c.key, r.repetition, r.host, r.status, r.error FROM runs r JOIN configurations c
+	   ON c.id = r.configuration_id WHERE r.status <> 'ok'" >&2
+	fail "$1"
 }
 
 # exp_of NAME: the newest experiment of that name.

@@ -32,7 +32,7 @@ slurm_nodes tasl-n1 tasl-n2 tasl-n3
 # ---- a sweep across the nodes ---------------------------------------------
 sweep spread 6 0.2 0.5 3
 ta -q run --root "$ROOTS/%n" "$tmp/spread.yaml" >/dev/null 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "spread: run failed"; }
+	run_failed "spread: run failed"
 e=$(exp_of spread)
 check_blocks "$e" 6 2
 [ "$(hosts_of "$e")" -ge 2 ] || fail "runs on fewer than 2 hosts"
@@ -52,7 +52,7 @@ sweep race 6 0.1 0.5 3 "" "strategy: race
 race: {first_test: 3}"
 sed -i 's/\[2, 6\]/[2, 4, 6]/' "$tmp/race.yaml"
 ta -q run --root "$ROOTS/%n" "$tmp/race.yaml" >/dev/null 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "race: run failed"; }
+	run_failed "race: run failed"
 check_race "$(exp_of race)"
 
 # ---- a node killed mid-block ------------------------------------------------
@@ -65,7 +65,7 @@ pid=$!; bg="$bg $pid"
 wait_until 30 worker_db_on tasl-n1
 "$TA_TOP/scripts/slurm-cluster.sh" kill-node "$cluster" tasl-n1
 rm -f "$GATES/tasl-n1"
-wait "$pid" || { cat "$tmp/err"; fail "nodefail: run failed"; }
+wait "$pid" || run_failed "nodefail: run failed"
 e=$(exp_of nodefail)
 check_blocks "$e" 3 2
 [ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND node = 'tasl-n1'

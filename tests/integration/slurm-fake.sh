@@ -61,7 +61,7 @@ ta -q run --executor slurm "$tmp/noshared.yaml" 2>"$tmp/err"
 fresh spread
 sweep spread 4 0.05 0.05 2
 ta -q run --root "$ROOTS/%n" "$tmp/spread.yaml" >"$tmp/out" 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "run exited $?"; }
+	run_failed "run exited $?"
 e=$(exp_of spread)
 check_blocks "$e" 4 2
 [ "$(hosts_of "$e")" -ge 2 ] || fail "runs on fewer than 2 hosts"
@@ -87,7 +87,7 @@ echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-fail"
 echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-hidden"
 sweep sbatch 4 0.05 0.05 2
 ta run --root "$ROOTS/%n" "$tmp/sbatch.yaml" >/dev/null 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "sbatch faults: run exited $?"; }
+	run_failed "sbatch faults: run exited $?"
 e=$(exp_of sbatch)
 check_blocks "$e" 4 2
 [ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e")" = 4 ] ||
@@ -116,7 +116,7 @@ wait_until 20 grep -qx fn1 "$FAKE_SLURM_DIR"/jobs/101/node
 wait_until 20 worker_db_on fn1
 "$fake/fake-node" fn1 die
 rm -f "$GATES/fn1"
-wait "$pid" || { cat "$tmp/err"; fail "nodefail: run exited $?"; }
+wait "$pid" || run_failed "nodefail: run exited $?"
 e=$(exp_of nodefail)
 check_blocks "$e" 3 2
 [ "$(q "SELECT state, slurm_state, outcome IS NULL FROM block_attempts WHERE experiment_id = $e AND block = 0 AND attempt = 1")" = "failed|NODE_FAIL|1" ] ||
@@ -130,7 +130,7 @@ rm -f "$FAKE_SLURM_DIR/down/fn1"
 fresh nodeback
 sweep nodeback 1 0.05 0.05 2
 FAKE_SLURM_NODES=fn1 ta -q run --root "$ROOTS/%n" "$tmp/nodeback.yaml" >/dev/null 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "nodeback: run exited $?"; }
+	run_failed "nodeback: run exited $?"
 grep -q "restored what an earlier worker on fn1 left" "$tmp/shared"/ta-e"$(exp_of nodeback)"-*/*.out ||
 	fail "the next worker did not restore: $(cat "$tmp/shared"/ta-e"$(exp_of nodeback)"-*/*.out)"
 [ -z "$(find "$tmp/nodes/fn1" -name '*.db')" ] || fail "the dead worker's journal is still there"
@@ -152,7 +152,7 @@ rm -f "$GATES/fn1"
 "$fake/fake-node" fn1 wake
 wait_until 20 outcome_is "$e" 0 1 duplicate
 : >"$FAKE_SLURM_DIR/faults/hold"
-wait "$pid" || { cat "$tmp/err"; fail "slurmd: run exited $?"; }
+wait "$pid" || run_failed "slurmd: run failed"
 check_blocks "$e" 3 2
 [ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $e AND r.repetition = 0 AND r.host = 'fn2'")" = 2 ] ||
 	fail "block 1's runs are not the first complete result's"
@@ -169,7 +169,7 @@ pid=$!; bg="$bg $pid"
 wait_until 20 worker_db_on fn1
 echo 2 >"$FAKE_SLURM_DIR/faults/squeue-fail"
 rm -f "$GATES/fn1"
-wait "$pid" || { cat "$tmp/err"; fail "squeue faults: run failed"; }
+wait "$pid" || run_failed "squeue faults: run failed"
 grep -q "warning: squeue exited with status 1" "$tmp/err" || fail "no squeue warning: $(cat "$tmp/err")"
 check_blocks "$(exp_of squeue)" 3 2
 [ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $(exp_of squeue)")" = 3 ] ||
@@ -181,7 +181,7 @@ sweep broken 2 0.05 0.05 2 ", max_attempts: 2"
 sed -i 's/kvm_hv.dynamic_mt_modes: \[2, 6\]/kvm_hv.one_vm_per_core: [Y, N]/' "$tmp/broken.yaml"
 ta -q run --root "$ROOTS/%n" "$tmp/broken.yaml" >/dev/null 2>"$tmp/err"
 rc=$?
-[ $rc -eq 1 ] || { cat "$tmp/err"; fail "failing workers: run exited $rc, expected 1"; }
+[ $rc -eq 1 ] || run_failed "failing workers: run exited $rc, expected 1"
 e=$(exp_of broken)
 [ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND state = 'failed' AND error LIKE '%without a result: %one_vm_per_core%'")" = 4 ] ||
 	fail "broken attempts: $(q "SELECT block, attempt, state, error FROM block_attempts WHERE experiment_id = $e")"
@@ -201,7 +201,7 @@ e=$(exp_of killed)
 rm -f "$GATES/fn1"
 wait_until 20 test -f "$FAKE_SLURM_DIR/jobs/101/rc"
 ( sleep 0.5; rm -f "$GATES/fn2" ) &
-ta -q resume --root "$ROOTS/%n" "$e" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "resume exited $?"; }
+ta -q resume --root "$ROOTS/%n" "$e" >/dev/null 2>"$tmp/err" || run_failed "resume exited $?"
 check_blocks "$e" 3 2
 [ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e")" = 3 ] ||
 	fail "resume did not adopt the jobs: $(q "SELECT block, attempt, job_id, state FROM block_attempts WHERE experiment_id = $e")"
@@ -223,7 +223,7 @@ wait_until 20 no_worker_db_on fn1
 [ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND state = 'cancelled'")" -ge 1 ] ||
 	fail "no cancelled attempt"
 rm -f "$GATES/fn1"
-ta -q resume --root "$ROOTS/%n" "$e" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "resume after SIGINT exited $?"; }
+ta -q resume --root "$ROOTS/%n" "$e" >/dev/null 2>"$tmp/err" || run_failed "resume after SIGINT exited $?"
 check_blocks "$e" 2 2
 
 # ---- a race across nodes equals the serial replay of its blocks -----------
@@ -232,6 +232,6 @@ sweep race 6 0.05 0.05 3 "" "strategy: race
 race: {first_test: 3}"
 sed -i 's/\[2, 6\]/[2, 4, 6]/' "$tmp/race.yaml"
 ta -q run --root "$ROOTS/%n" "$tmp/race.yaml" >/dev/null 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "race: run exited $?"; }
+	run_failed "race: run exited $?"
 check_race "$(exp_of race)"
 pass
