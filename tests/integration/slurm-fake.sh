@@ -78,6 +78,28 @@ done
 [ "$(q "SELECT status FROM experiments WHERE id = $e")" = done ] || fail "spread: not done"
 [ "$(ls "$tmp/shared"/ta-e"$e"-*/block-*.db | wc -l)" = 4 ] || fail "spread: result files"
 
+# ---- two workers on one host exclude each other ---------------------------
+# The requests of blocks 1 and 2 again, both on fn3 at once (as a second
+# slurmd on one real host would start them): the second waits for the node
+# lock, so their runs never overlap; nodes share node_dir, keyed by name.
+work=$(ls -d "$tmp/shared"/ta-e"$e"-*)
+touch "$GATES/fn3"
+SLURMD_NODENAME=fn3 SLURM_JOB_ID=901 "$TOPOADVISOR" run-block "$work/ta-e$e-${work##*-}-b1-a1.json" \
+	>"$tmp/w1.out" 2>&1 &
+w1=$!; bg="$bg $w1"
+wait_until 20 worker_db_on fn3
+SLURMD_NODENAME=fn3 SLURM_JOB_ID=902 "$TOPOADVISOR" run-block "$work/ta-e$e-${work##*-}-b2-a1.json" \
+	>"$tmp/w2.out" 2>&1 &
+w2=$!; bg="$bg $w2"
+sleep 0.3
+[ "$(find "$tmp/nodes/fn3" -name '*.db' | wc -l)" = 1 ] || fail "two workers ran on fn3 at once"
+rm -f "$GATES/fn3"
+wait "$w1" || fail "worker 1: $(cat "$tmp/w1.out")"
+wait "$w2" || fail "worker 2: $(cat "$tmp/w2.out")"
+[ "$(sqlite3 "$work/block-1.attempt-1.job-901.fn3.db" "SELECT MAX(finished_at) FROM runs")" \< \
+  "$(sqlite3 "$work/block-2.attempt-1.job-902.fn3.db" "SELECT MIN(started_at) FROM runs")" ] ||
+	fail "the second worker's runs began before the first's ended"
+
 # ---- sbatch: fails, loses its reply after submitting, submits unseen ------
 # The lost reply is found by the job's name (no second job); the unseen
 # job is submitted again and, once seen, the extra one cancelled.
