@@ -202,7 +202,10 @@ static void supervise(pid_t pid, struct proctree *tree, struct stream *st, doubl
 			}
 		}
 		int open_fds = (st[0].fd >= 0) + (st[1].fd >= 0);
-		/* What it started gets a moment to finish; then it is a leftover. */
+		/* What it started gets a moment to finish; then it is a leftover
+		 * (a client tool's are not ours to count). */
+		if (reaped && !checked && stage == 0 && tree->group_only)
+			checked = true;
 		if (reaped && !checked && stage == 0) {
 			int live = proctree_count(tree, NULL);
 			if (live == 0 || now - ended_at >= LEFTOVER_GRACE_S) {
@@ -237,9 +240,10 @@ static void supervise(pid_t pid, struct proctree *tree, struct stream *st, doubl
 	}
 }
 
-int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
-		 volatile sig_atomic_t *cancel, struct hostexec_result *res,
-		 struct ta_err *err)
+/* hostexec_run and hostexec_run_client: a client runs in a group-only tree. */
+static int run(char *const argv[], const char *cpus, int timeout_s,
+	       volatile sig_atomic_t *cancel, bool client, struct hostexec_result *res,
+	       struct ta_err *err)
 {
 	memset(res, 0, sizeof(*res));
 	res->exit_code = -1;
@@ -252,7 +256,9 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 		cpuset_release(&cs);
 	}
 	struct proctree tree;
-	if (proctree_init(&tree, err) < 0)
+	if (client)
+		proctree_init_group(&tree);
+	else if (proctree_init(&tree, err) < 0)
 		return -1;
 	int out[2], errp[2], status[2];
 	if (make_pipes(out, errp, status, err) < 0) {
@@ -323,6 +329,19 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 	else if (WIFSIGNALED(wstatus))
 		res->signal = WTERMSIG(wstatus);
 	return 0;
+}
+
+int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
+		 volatile sig_atomic_t *cancel, struct hostexec_result *res,
+		 struct ta_err *err)
+{
+	return run(argv, cpus, timeout_s, cancel, false, res, err);
+}
+
+int hostexec_run_client(char *const argv[], int timeout_s, struct hostexec_result *res,
+			struct ta_err *err)
+{
+	return run(argv, NULL, timeout_s, NULL, true, res, err);
 }
 
 void hostexec_result_release(struct hostexec_result *res)

@@ -51,6 +51,16 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 		 volatile sig_atomic_t *cancel, struct hostexec_result *res,
 		 struct ta_err *err);
 
+/*
+ * hostexec_run for a client tool (sbatch, squeue, scancel) whose work goes
+ * on outside it: unpinned, not cancellable, in its own process group (no
+ * cgroup), bounded by timeout_s all the same; what it leaves running
+ * outside that group when it ends is not ours, so it is neither counted nor
+ * ended (a test's fake sbatch starts its jobs on this host so).
+ */
+int hostexec_run_client(char *const argv[], int timeout_s, struct hostexec_result *res,
+			struct ta_err *err);
+
 void hostexec_result_release(struct hostexec_result *res);
 
 /* "exited with status 3", "killed by signal 9", "timed out after 10 s" … */

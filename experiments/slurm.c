@@ -17,7 +17,7 @@
 static int run_tool(char *const argv[], struct strbuf *out, struct ta_err *err)
 {
 	struct hostexec_result res;
-	if (hostexec_run(argv, NULL, SLURM_TOOL_TIMEOUT, NULL, &res, err) < 0) {
+	if (hostexec_run_client(argv, SLURM_TOOL_TIMEOUT, &res, err) < 0) {
 		err_prefix(err, "%s", argv[0]);
 		return -1;
 	}
@@ -44,8 +44,7 @@ static int run_tool(char *const argv[], struct strbuf *out, struct ta_err *err)
 	} else {
 		strbuf_add(out, res.out.buf ? res.out.buf : "", res.out.len);
 	}
-	strbuf_release(&res.out);
-	strbuf_release(&res.errout);
+	hostexec_result_release(&res);
 	return rc;
 }
 

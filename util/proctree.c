@@ -356,9 +356,9 @@ static void group_members(const struct proctree *t, struct proc_info *all, size_
 	for (size_t i = 0; i < n; i++) {
 		const struct proc_info *pi = &all[i];
 		member[i] = is_child(t, pi->pid) || (t->pgid > 0 && pi->pgrp == t->pgid) ||
-			    (stray_child(pi) && !other_tree_holds(t, pi));
+			    (!t->group_only && stray_child(pi) && !other_tree_holds(t, pi));
 	}
-	for (bool grew = true; grew;) {
+	for (bool grew = !t->group_only; grew;) {
 		grew = false;
 		for (size_t i = 0; i < n; i++) {
 			if (member[i])
@@ -417,6 +417,13 @@ static void reap_strays(const struct proctree *t)
 	free(all);
 }
 
+static void tree_register(struct proctree *t)
+{
+	live_trees = xrealloc(live_trees, (nlive + 1) * sizeof(*live_trees));
+	live_trees[nlive++] = t;
+	t->live = true;
+}
+
 int proctree_init(struct proctree *t, struct ta_err *err)
 {
 	memset(t, 0, sizeof(*t));
@@ -438,10 +445,16 @@ int proctree_init(struct proctree *t, struct ta_err *err)
 			return -1;
 		}
 	}
-	live_trees = xrealloc(live_trees, (nlive + 1) * sizeof(*live_trees));
-	live_trees[nlive++] = t;
-	t->live = true;
+	tree_register(t);
 	return 0;
+}
+
+void proctree_init_group(struct proctree *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->procs_fd = -1;
+	t->group_only = true;
+	tree_register(t);
 }
 
 int proctree_child_join(const struct proctree *t, pid_t pgid)

@@ -44,6 +44,7 @@ struct proctree {
 	unsigned long long start;	/* that child's start time (procgroup.h) */
 	pid_t *children;	/* the direct children (their owner reaps them) */
 	size_t nchildren;
+	bool group_only;	/* proctree_init_group: the process group, nothing more */
 	bool live;		/* between proctree_init and proctree_release */
 };
 
@@ -52,6 +53,13 @@ struct proctree {
  * first fork.  Fails only when a cgroup that should work cannot be made.
  */
 int proctree_init(struct proctree *t, struct ta_err *err);
+
+/*
+ * A tree that is only its child's process group and the children: no
+ * cgroup, no orphans claimed — for a client tool (sbatch) whose work goes on
+ * outside it, which we wait for but whose daemons are not ours.
+ */
+void proctree_init_group(struct proctree *t);
 
 /*
  * In a freshly forked child, before exec (async-signal-safe): joins the

@@ -107,6 +107,31 @@ static void test_leftover_daemon(void **state)
 	hostexec_result_release(&res);
 }
 
+/*
+ * A client tool (sbatch) may hand work to a daemon of its own: waited for,
+ * not counted, not ended; its own process group still is.
+ */
+static void test_client_daemon_is_not_ours(void **state)
+{
+	struct strbuf s = STRBUF_INIT;
+	strbuf_addf(&s, "setsid sleep %s </dev/null >/dev/null 2>&1 & sleep %s1 & echo queued",
+		    mark, mark);
+	char *argv[] = { "sh", "-c", s.buf, NULL };
+	struct hostexec_result res;
+	struct ta_err err = { 0 };
+	assert_int_equal(hostexec_run_client(argv, 30, &res, &err), 0);
+	strbuf_release(&s);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(res.leftovers, 0);
+	assert_string_equal(strbuf_str(&res.out), "queued\n");
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "pgrep -f '^sleep %s$' >/dev/null", mark);
+	assert_int_equal(system(cmd), 0);	/* the daemon goes on */
+	snprintf(cmd, sizeof(cmd), "pgrep -f '^sleep %s1$' >/dev/null", mark);
+	assert_int_not_equal(system(cmd), 0);	/* its group's job did not */
+	hostexec_result_release(&res);
+}
+
 /* A command that waits for what it starts leaves nothing. */
 static void test_clean_command(void **state)
 {
@@ -234,6 +259,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_leftover_holding_stdout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leftover_daemon, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clean_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_daemon_is_not_ours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_setsid_child_holds_stdout, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_closed_descriptors, setup, teardown),
