@@ -281,8 +281,16 @@ static int cg_create(char **dir)
 		return -1;
 	}
 	struct strbuf d = STRBUF_INIT;
-	strbuf_addf(&d, "%s/" CGROUP_PREFIX "%d-%u", host.base, (int)getpid(), ++host.seq);
-	if (mkdir(d.buf, 0755) < 0) {
+	int rc;
+	/* A name taken (a killed controller with our pid, never cleaned up) is skipped. */
+	for (int attempt = 0; attempt < 64; attempt++) {
+		strbuf_reset(&d);
+		strbuf_addf(&d, "%s/" CGROUP_PREFIX "%d-%u", host.base, (int)getpid(),
+			    ++host.seq);
+		if ((rc = mkdir(d.buf, 0755)) == 0 || errno != EEXIST)
+			break;
+	}
+	if (rc < 0) {
 		strbuf_release(&d);
 		host.probed = true;
 		return -1;
