@@ -146,8 +146,10 @@ static bool fits(const struct field_ref *f, int size)
 int decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev)
 {
 	/* No event of ours in this trace: common_type was never resolved. */
-	if (!d->type.size || size < d->type.offset + d->type.size)
+	if (!d->type.size)
 		return 0;
+	if (size < d->type.offset + d->type.size)
+		goto short_record;
 	int id = (int)bcur_load((const unsigned char *)data + d->type.offset, d->type.size, d->swap);
 	if (id != d->id_run_core && id != d->id_guest_exit && id != d->id_kvm_exit &&
 	    id != d->id_userspace_exit)
@@ -203,6 +205,13 @@ short_record:
 	return -1;
 }
 
+void decoder_note_malformed(uint64_t n, struct gang_result *r)
+{
+	if (n)
+		gang_result_damage(r, "%llu records were too short for their event format",
+				   (unsigned long long)n);
+}
+
 static bool comm_known(const char *c)
 {
 	return c && c[0] && strcmp(c, "<...>");
@@ -229,13 +238,11 @@ int page_reader_init(struct page_reader *r, const struct evfmt_table *t, uint32_
 	r->swap = bcur_swap(r->big_endian);
 	r->hdr_size = 8 + r->commit_size;
 	r->page_size = page_size;
-	r->page = xcalloc(1, page_size + PAGE_READER_SLACK);
 	return 0;
 }
 
 void page_reader_release(struct page_reader *r)
 {
-	free(r->page);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -324,12 +331,12 @@ static bool walk(struct page_reader *r)
 			len = type * 4;
 		}
 		r->ts += delta;
-		r->ev = (void *)(data + p);
+		r->ev = data + p;
 		r->size = len <= end - p ? (int)len : -1;
 		r->next = len <= end - p ? p + len : end;
 		return true;
 overrun:
-		r->ev = (void *)(data + off);
+		r->ev = data + off;
 		r->size = -1;
 		r->next = end;
 		return true;
@@ -341,39 +348,28 @@ uint64_t page_committed(const struct page_reader *r, const unsigned char *buf)
 	return rd_commit(r, buf + 8) & COMMIT_MASK;
 }
 
-int page_reader_attach(struct page_reader *r, unsigned char *buf, uint32_t len)
+int page_reader_attach(struct page_reader *r, const unsigned char *buf, uint32_t len)
 {
 	if (len > r->page_size || len < (uint32_t)r->hdr_size)
 		return -1;
-	if (len < r->page_size + PAGE_READER_SLACK)
-		memset(buf + len, 0, r->page_size + PAGE_READER_SLACK - len);
 	r->cur = buf;
 	r->ev = NULL;
 	uint64_t commit = rd_commit(r, buf + 8);
 	uint32_t flags = (uint32_t)commit;
 	uint64_t used = commit & COMMIT_MASK;
-	if (used > r->page_size - r->hdr_size)
+	if (used > len - r->hdr_size)
 		return -1;
 	r->data_len = (uint32_t)used;
 	if (flags & MISSED_EVENTS) {
 		uint64_t missed = 0;
 		/* The count, when stored, follows the committed data. */
-		if ((flags & MISSED_STORED) &&
-		    r->hdr_size + used + r->commit_size <= r->page_size)
+		if ((flags & MISSED_STORED) && r->hdr_size + used + r->commit_size <= len)
 			missed = rd_commit(r, buf + r->hdr_size + used);
 		r->missed += missed > 0 && missed < (1ULL << 62) ? missed : 1;
 	}
 	r->ts = rd64(r, buf);
 	r->next = 0;
 	return walk(r) ? 1 : 0;
-}
-
-int page_reader_load(struct page_reader *r, const void *src, uint32_t len)
-{
-	if (len > r->page_size)
-		return -1;
-	memcpy(r->page, src, len);
-	return page_reader_attach(r, r->page, len);
 }
 
 bool page_reader_next(struct page_reader *r)

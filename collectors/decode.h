@@ -53,6 +53,9 @@ bool decoder_has_events(const struct decoder *d);
  */
 int decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev);
 
+/* Notes n records too short for their format (skipped) as damage on r, if any. */
+void decoder_note_malformed(uint64_t n, struct gang_result *r);
+
 /* Reads a field of a record (sign-extended when the format says signed). */
 int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data);
 
@@ -70,10 +73,7 @@ void decoder_name_procs(struct gang_result *r, const char *(*comm_of)(void *ctx,
  * never make it read outside the buffer it is given.  Timestamps follow
  * libtraceevent's kbuffer (and so trace-cmd).
  */
-#define PAGE_READER_SLACK 64
-
 struct page_reader {
-	unsigned char *page;	/* own copy for page_reader_load: page_size + slack */
 	const unsigned char *cur;	/* the page being walked */
 	uint32_t page_size;
 	int hdr_size;		/* timestamp + commit */
@@ -82,7 +82,7 @@ struct page_reader {
 	bool swap;		/* ... differs from ours */
 	uint32_t data_len;	/* committed bytes after the header */
 	uint32_t next;		/* offset of the next record header after the page header */
-	void *ev;		/* current record's data, or NULL */
+	const void *ev;		/* current record's data, or NULL */
 	int size;		/* its size, -1 when it would overrun the page */
 	unsigned long long ts;
 	uint64_t missed;	/* "missed events" markers summed over pages */
@@ -92,16 +92,13 @@ struct page_reader {
 int page_reader_init(struct page_reader *r, const struct evfmt_table *t, uint32_t page_size);
 void page_reader_release(struct page_reader *r);
 /*
- * Loads a page (len <= page_size bytes; short input is zero padded) into the
- * reader's own copy.  Returns 1 when it holds records (r->ev is the first), 0
- * when empty and -1 when its header is corrupt.
+ * Walks the page at buf in place (no copy): len <= page_size bytes, the
+ * last page of a file may be short; nothing past len is read, and buf must
+ * outlive the walk.  Returns 1 when it holds records (r->ev is the first),
+ * 0 when empty (r->data_len 0: nothing committed) and -1 when its header is
+ * corrupt or its committed data runs past len.
  */
-int page_reader_load(struct page_reader *r, const void *src, uint32_t len);
-/*
- * As page_reader_load, but walks buf in place: buf holds page_size +
- * PAGE_READER_SLACK bytes (those past len are zeroed) and outlives the walk.
- */
-int page_reader_attach(struct page_reader *r, unsigned char *buf, uint32_t len);
+int page_reader_attach(struct page_reader *r, const unsigned char *buf, uint32_t len);
 /* Bytes of records a page holds, from its header (buf: >= hdr_size bytes). */
 uint64_t page_committed(const struct page_reader *r, const unsigned char *buf);
 /* Moves to the next record of the page; false at its end. */

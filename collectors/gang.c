@@ -1,6 +1,8 @@
 /* gang: ganged-exit and exit-reason counter; see gang.h. */
 #include "gang.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -395,6 +397,23 @@ void gang_result_release(struct gang_result *r)
 	r->procs = NULL;
 	r->reasons = NULL;
 	r->nprocs = r->nreasons = 0;
+}
+
+void gang_result_damage(struct gang_result *r, const char *fmt, ...)
+{
+	size_t n = strlen(r->damage), cap = sizeof(r->damage);
+	if (n && n + 2 < cap) {
+		memcpy(r->damage + n, "; ", 3);
+		n += 2;
+	}
+	if (n + 1 >= cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(r->damage + n, cap - n, fmt, ap);
+	va_end(ap);
+	if (w >= 0 && (size_t)w >= cap - n)
+		memcpy(r->damage + cap - 4, "...", 4);
 }
 
 struct gang_proc *gang_result_proc(struct gang_result *r, int32_t tgid)

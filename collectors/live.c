@@ -183,7 +183,7 @@ static unsigned char *page_get(struct live_session *s)
 {
 	if (s->nspare)
 		return s->spare[--s->nspare];
-	return xmalloc(s->page_size + PAGE_READER_SLACK);
+	return xmalloc(s->page_size);
 }
 
 static void page_put(struct live_session *s, unsigned char *page)

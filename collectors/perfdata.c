@@ -28,6 +28,8 @@ enum {
 	S_IP = 1 << 0, S_TID = 1 << 1, S_TIME = 1 << 2, S_ADDR = 1 << 3, S_READ = 1 << 4,
 	S_CALLCHAIN = 1 << 5, S_ID = 1 << 6, S_CPU = 1 << 7, S_PERIOD = 1 << 8,
 	S_STREAM_ID = 1 << 9, S_RAW = 1 << 10, S_IDENTIFIER = 1 << 16,
+	/* Fields laid out after RAW: BRANCH_STACK and everything from bit 12 up. */
+	S_AFTER_RAW = ~((1ULL << 11) - 1) & ~(uint64_t)S_IDENTIFIER,
 };
 
 enum {
@@ -61,7 +63,9 @@ enum {
 
 struct pattr {
 	uint32_t type;
+	uint64_t config;		/* a tracepoint's event ID */
 	uint64_t sample_type, read_format;
+	bool sample_id_all;		/* other records end with a sample_id */
 	/* Sample layout: offsets in the payload (-1: absent) up to READ. */
 	int tid_off, time_off, cpu_off, fixed;
 };
@@ -98,6 +102,7 @@ struct sample_view {
 	uint64_t ts, pid, cpu;
 	const unsigned char *raw;	/* the tracepoint record, NULL if none */
 	uint32_t raw_size;
+	bool excess;			/* bytes past the last field: a damaged size */
 };
 
 struct pd {
@@ -141,6 +146,12 @@ struct pd {
 	bool have_lost_samples;
 	bool have_ts;
 	uint64_t unordered;
+	/* What damage looks like (see records_check): counted, said at the end. */
+	uint64_t odd_records;		/* of no possible type, or impossible size */
+	uint64_t foreign_records;	/* whose sample_id names no attribute */
+	uint64_t mismatched;		/* samples whose record is of no tracepoint attribute's event */
+	uint64_t since_round;		/* samples after the last FINISHED_ROUND */
+	struct evfmt_layout formats;	/* the tracing data, for attribute checks */
 	size_t drop_checked;		/* reader position of the last drop_behind */
 	size_t low_dropped;		/* all below was given back and is never read again */
 };
@@ -158,12 +169,13 @@ static inline uint64_t num(const struct pd *p, const unsigned char *at, int size
 
 static int bad(struct pd *p, uint64_t off, const char *fmt, const char *what)
 {
-	char msg[512];
+	char msg[512], at[48] = "";
 	snprintf(msg, sizeof(msg), fmt, what);
+	if (off)	/* 0: not about one place in the file */
+		snprintf(at, sizeof(at), " (at offset %llu)", (unsigned long long)off);
 	return err_set(p->err, EXIT_BAD_INPUT,
-		       "%s: corrupted perf.data: %s (at offset %llu); the file may be truncated "
-		       "or damaged (check it with 'perf report --header-only -i %s')",
-		       p->path, msg, (unsigned long long)off, p->path);
+		       "%s: corrupted perf.data: %s%s; the file may be truncated or damaged "
+		       "(check it with 'perf report --header-only -i %s')", p->path, msg, at, p->path);
 }
 
 /* --- attributes and ids ---------------------------------------------- */
@@ -179,6 +191,9 @@ static int attr_add(struct pd *p, const unsigned char *a, size_t len, uint64_t o
 	memset(p->id_cache, 0, sizeof(p->id_cache));
 	struct pattr *t = &p->attrs[p->nattrs++];
 	t->type = (uint32_t)num(p, a, 4);
+	t->config = num(p, a + 8, 8);
+	/* Bit 18 of the flags; a big-endian host numbers bit-fields from the top. */
+	t->sample_id_all = num(p, a + 40, 8) >> (p->be ? 45 : 18) & 1;
 	t->sample_type = num(p, a + 24, 8);
 	t->read_format = num(p, a + 32, 8);
 	/* Everything before READ has a fixed size: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD. */
@@ -289,6 +304,7 @@ static int formats_load(struct pd *p, const unsigned char *data, size_t len, uin
 	if (l.big_endian != p->be)
 		return bad(p, off, "%s", "the tracing data's byte order is not the file's");
 	p->have_dec = true;
+	p->formats = l;
 	return 0;
 }
 
@@ -469,6 +485,8 @@ sample_parse(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off
 		return bad(p, off, "%s", "a sample's raw data runs past the record");
 	v->raw = q + 4;
 	v->raw_size = (uint32_t)raw;
+	/* Nothing follows RAW unless a later field is sampled: more is a damaged size. */
+	v->excess = !(st & S_AFTER_RAW) && left - 4 > raw;
 	return 0;
 }
 
@@ -564,6 +582,21 @@ static size_t q_low_water(const struct pd *p, size_t walked)
 }
 
 /*
+ * True when some tracepoint attribute records event ID id.  A sample's raw
+ * record must be one of those: samples of attributes alike are not looked
+ * up by id (attrs_settle), so the check is against them all, and what it
+ * catches is a raw record read from the wrong place (a damaged sample_type
+ * or size), whose "type" is then noise.
+ */
+static bool tracepoint_config(const struct pd *p, uint64_t id)
+{
+	for (size_t i = 0; i < p->nattrs; i++)
+		if (p->attrs[i].type == TYPE_TRACEPOINT && p->attrs[i].config == id)
+			return true;
+	return false;
+}
+
+/*
  * First pass over a sample at pos (next: the record after it): statistics,
  * and the run it belongs to (a new one when time goes backwards).
  */
@@ -573,6 +606,12 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t 
 	if (sample_parse(p, rec, size, pos, &v) < 0)
 		return -1;
 	p->samples++;
+	p->since_round++;
+	if (v.excess)
+		p->odd_records++;
+	if (v.raw && p->have_dec && v.raw_size >= (uint32_t)(p->dec.type.offset + p->dec.type.size) &&
+	    !tracepoint_config(p, (uint64_t)decoder_field(&p->dec, &p->dec.type, v.raw)))
+		p->mismatched++;
 	if (v.a->time_off >= 0) {
 		if (!p->have_ts || v.ts < p->first_ts)
 			p->first_ts = v.ts;
@@ -620,6 +659,75 @@ static const struct pattr *trailer_attr(struct pd *p, const unsigned char *rec, 
 	if (!back || size < 16 + back)
 		return NULL;
 	return attr_of_id(p, num(p, rec + size - back, 8));
+}
+
+/*
+ * Whether a kernel record's body (len bytes between its header and its
+ * sample_id) has the shape its type prescribes (include/uapi/linux/
+ * perf_event.h): the fixed-size types their size, the named ones a
+ * printable, NUL-ended name.  Unknown types pass.
+ */
+static bool body_plausible(uint32_t type, const unsigned char *b, uint32_t len)
+{
+	static const int fixed[] = { [2] = 16, [4] = 24, [5] = 24, [6] = 24, [7] = 24,
+				     [11] = 24, [12] = 8, [13] = 8, [14] = 0, [15] = 8,
+				     [18] = 16, [21] = 8 };
+	if (type < sizeof(fixed) / sizeof(fixed[0]) && (fixed[type] || type == 14))
+		return len == (uint32_t)fixed[type];
+	uint32_t name = type == 1 ? 32 : type == 3 ? 8 : type == 10 ? 64 : 0;
+	if (!name)
+		return true;
+	if (len <= name)
+		return false;
+	const unsigned char *nul = memchr(b + name, '\0', len - name);
+	if (!nul || nul == b + name)
+		return false;
+	for (const unsigned char *c = b + name; c < nul; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * Non-sample records that cannot be: type 0, types past anything perf
+ * writes, a FINISHED_ROUND with a body; and, where the attributes promise
+ * a sample_id on every kernel record (sample_id_all, with an id in it),
+ * kernel records whose id belongs to no attribute or whose body is not the
+ * shape of their type.  perf synthesizes the records of threads that
+ * existed before it with an all-zero sample_id; those come before the
+ * first sample.  Such a record is usually a sample whose header was
+ * damaged: counted, so the result says it may miss events.
+ */
+static void record_check(struct pd *p, const unsigned char *rec, uint32_t type, uint32_t size)
+{
+	if (!type || type >= 128 || (type == REC_FINISHED_ROUND && size != 8)) {
+		p->odd_records++;
+		return;
+	}
+	if (type >= 64 || !p->nattrs || !p->nids || !p->attrs[0].sample_id_all ||
+	    (!p->ids_sorted && attrs_settle(p, 0) < 0))
+		return;
+	uint64_t st = p->attrs[0].sample_type;
+	if (!(st & (S_IDENTIFIER | S_ID)))
+		return;
+	uint32_t trailer = 8 * (!!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ID) +
+				!!(st & S_STREAM_ID) + !!(st & S_CPU) + !!(st & S_IDENTIFIER));
+	if (size < 8 + trailer) {
+		p->foreign_records++;
+		return;
+	}
+	const unsigned char *t = rec + size - trailer;
+	uint64_t id = st & S_IDENTIFIER ? num(p, rec + size - 8, 8)
+		    : num(p, t + 8 * (!!(st & S_TID) + !!(st & S_TIME)), 8);
+	bool zero = !t[0] && !memcmp(t, t + 1, trailer - 1);
+	const struct pattr *a = attr_of_id(p, id);
+	uint32_t body = size - 8 - trailer;
+	/* READ: pid, tid, then the values its read_format lays out. */
+	bool read_ok = type != 8 ||
+		       (body >= 8 && read_size(p, (a ? a : &p->attrs[0])->read_format, rec + 16,
+					       body - 8) == (int64_t)body - 8);
+	if ((!a && (!zero || p->samples)) || !read_ok || !body_plausible(type, rec + 8, body))
+		p->foreign_records++;
 }
 
 /*
@@ -680,12 +788,14 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 			if (size < 17 || !memchr(rec + 16, '\0', size - 16))
 				return bad(p, pos, "%s", "a COMM record has no name");
 			comm_set(p, (int32_t)num(p, rec + 12, 4), (const char *)rec + 16);
+			record_check(p, rec, type, size);
 			break;
 		}
 		case REC_LOST:
 			if (size < 24)
 				return bad(p, pos, "%s", "a LOST record is cut off");
 			p->lost_records += num(p, rec + 16, 8);
+			record_check(p, rec, type, size);
 			break;
 		case REC_LOST_SAMPLES:
 			if (size < 16)
@@ -696,6 +806,8 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 		case REC_FINISHED_ROUND:
 			q_flush(p, p->next_flush);
 			p->next_flush = p->max_ts;
+			p->since_round = 0;
+			record_check(p, rec, type, size);
 			break;
 		case REC_HEADER_ATTR: {
 			if (size < 8 + ATTR_SIZE_VER0)
@@ -732,6 +844,7 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 				       "%s: recorded with 'perf record -z' (compressed records), "
 				       "which is not supported; record without -z", p->path);
 		default:
+			record_check(p, rec, type, size);
 			break;
 		}
 		pos = next;
@@ -823,6 +936,66 @@ static int file_mode(struct pd *p, size_t *data_start, size_t *data_end)
 	return 0;
 }
 
+/*
+ * The attributes against the tracing data: a tracepoint attribute names its
+ * event by ID, which the tracing data must hold; an attribute whose config
+ * is the ID of one of our events and that records raw data is a tracepoint
+ * whose type was damaged (its samples would be skipped as not ours).
+ */
+static int attrs_check(struct pd *p)
+{
+	if (!p->nattrs)
+		return bad(p, p->size, "%s", "it holds no event attributes (it is cut off, or "
+			   "empty)");
+	if (!p->have_dec)
+		return 0;
+	const int ours[] = { p->dec.id_run_core, p->dec.id_guest_exit, p->dec.id_kvm_exit,
+			     p->dec.id_userspace_exit };
+	for (size_t i = 0; i < p->nattrs; i++) {
+		const struct pattr *a = &p->attrs[i];
+		char what[160];
+		if (a->type == TYPE_TRACEPOINT && !evfmt_has_event_id(&p->formats, a->config)) {
+			snprintf(what, sizeof(what), "event attribute %zu names tracepoint ID %llu, "
+				 "which the tracing data has no format for", i,
+				 (unsigned long long)a->config);
+			return bad(p, 0, "%s", what);
+		}
+		for (size_t k = 0; a->type == TYPE_TRACEPOINT && !(a->sample_type & S_RAW) && k < 4; k++)
+			if (ours[k] >= 0 && a->config == (uint64_t)ours[k]) {
+				snprintf(what, sizeof(what), "event attribute %zu (tracepoint ID %llu) "
+					 "samples no raw data (perf always does): its sample_type is "
+					 "damaged", i, (unsigned long long)a->config);
+				return bad(p, 0, "%s", what);
+			}
+		for (size_t k = 0; a->type != TYPE_TRACEPOINT && a->sample_type & S_RAW && k < 4; k++)
+			if (ours[k] >= 0 && a->config == (uint64_t)ours[k]) {
+				snprintf(what, sizeof(what), "event attribute %zu has type %u, but its "
+					 "config %llu is the ID of a KVM tracepoint it records: its "
+					 "type is damaged", i, a->type, (unsigned long long)a->config);
+				return bad(p, 0, "%s", what);
+			}
+	}
+	return 0;
+}
+
+/* What the walk found wrong: each a damage note (the counts become lower bounds). */
+static void damage_notes(const struct pd *p, struct gang_result *res)
+{
+	if (p->since_round)
+		gang_result_damage(res, "no FINISHED_ROUND follows the last %llu samples (the "
+				   "recording was cut off)", (unsigned long long)p->since_round);
+	if (p->odd_records)
+		gang_result_damage(res, "%llu records have an impossible type or size",
+				   (unsigned long long)p->odd_records);
+	if (p->foreign_records)
+		gang_result_damage(res, "%llu records belong to no event attribute or are not "
+				   "the shape of their type", (unsigned long long)p->foreign_records);
+	if (p->mismatched)
+		gang_result_damage(res, "%llu samples hold a record of no recorded tracepoint",
+				   (unsigned long long)p->mismatched);
+	decoder_note_malformed(p->dec.malformed, res);
+}
+
 int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 		     enum gang_algorithm algo, struct gang_result *res,
 		     struct perfdata_info *info, struct ta_err *err)
@@ -852,9 +1025,12 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 	if (rc == 0 && tracepoints && !p.have_dec)
 		rc = bad(&p, size, "%s", "tracepoint events were recorded but the tracing data "
 			 "(their formats) is missing");
+	if (rc == 0)
+		rc = attrs_check(&p);
 	if (rc == 0) {
 		q_flush(&p, UINT64_MAX);
 		gang_result_get(p.g, res);
+		damage_notes(&p, res);
 		res->records = info->records = p.samples;
 		res->lost_events = p.have_lost_samples ? p.lost_samples : p.lost_records;
 		res->lost_known = true;
@@ -862,7 +1038,6 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 		res->span_seconds = p.have_ts && p.last_ts > p.first_ts
 					    ? (double)(p.last_ts - p.first_ts) / 1e9 : 0;
 		decoder_name_procs(res, comm_get, &p);
-		info->malformed = p.dec.malformed;
 		info->unordered = p.unordered;
 	}
 	gang_free(p.g);
