@@ -51,9 +51,9 @@ static int cmd_exits_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	cmd_print(&out);
 	strbuf_release(&out);
 	if (info.unordered && !ctx->quiet)
-		fprintf(stderr, "topoadvisor: warning: %llu events came after newer ones (perf.data "
-			"without FINISHED_ROUND records, or with clocks out of step); counts near "
-			"them may be off\n", (unsigned long long)info.unordered);
+		warn_emit("%llu events came after newer ones (perf.data without FINISHED_ROUND "
+			  "records, or with clocks out of step); counts near them may be off",
+			  (unsigned long long)info.unordered);
 	gang_result_release(&res);
 	return EXIT_OK;
 }
