@@ -208,7 +208,10 @@ static int stream_open(struct reader *rd, struct cpu_stream *s, const struct tda
 		if (s->chunks_left > (s->len - 4) / 8)
 			return stream_fail(rd, s, "the chunk count exceeds the data");
 	}
-	return stream_fill(rd, s) < 0 ? -1 : 0;
+	if (stream_fill(rd, s) < 0)
+		return -1;
+	s->first_ts = s->last_ts = s->pr.ts;
+	return 0;
 }
 
 static void stream_close(struct cpu_stream *s)
@@ -230,21 +233,20 @@ static int reader_run(struct reader *rd)
 			tsmerge_push(&rd->merge, (uint32_t)i, rd->cpus[i].pr.ts, (uint64_t)i);
 	struct gang_event ev;
 	while (rd->merge.n) {
-		uint32_t i = tsmerge_top(&rd->merge);
+		uint32_t i = (uint32_t)tsmerge_top(&rd->merge);
 		struct cpu_stream *s = &rd->cpus[i];
+		/* The integrity counts in registers while this stream runs on. */
+		uint64_t last = s->last_ts, late_after = s->late_after, n = 0, back = 0, late = 0;
 		int more;
 		do {
 			int size = page_reader_size(&s->pr);
 			uint64_t ts = s->pr.ts;
 			if (size < 0)
 				return stream_fail(rd, s, "a record runs past its page");
-			if (s->records++ == 0)
-				s->first_ts = ts;
-			else if (ts < s->last_ts)
-				s->backwards++;
-			s->last_ts = ts;
-			if (ts > s->late_after)
-				s->late++;
+			n++;
+			back += ts < last;
+			late += ts > late_after;
+			last = ts;
 			if (decoder_decode(rd->dec, s->pr.ev, size, &ev) > 0) {
 				ev.cpu = s->cpu;
 				ev.ts = ts;
@@ -254,6 +256,10 @@ static int reader_run(struct reader *rd)
 			if (more < 0)
 				return -1;
 		} while (more && tsmerge_runs_on(&rd->merge, s->pr.ts, i));
+		s->records += n;
+		s->backwards += back;
+		s->late += late;
+		s->last_ts = last;
 		if (more)
 			tsmerge_update_top(&rd->merge, s->pr.ts, i);
 		else

@@ -11,6 +11,8 @@
 #include "../util/strbuf.h"
 #include "decode.h"
 #include "evfmt.h"
+#include "htab.h"
+#include "tsmerge.h"
 
 /* tools/perf/Documentation/perf.data-file-format.txt, include/uapi/linux/perf_event.h */
 #define FILE_HEADER_SIZE 104
@@ -75,9 +77,9 @@ struct id_map {
 	uint32_t attr;
 };
 
-/* Thread names from COMM records: open addressing, pid -> last comm, grown by doubling. */
-struct comm_slot {
-	int32_t pid;		/* 0: empty */
+/* Thread names from COMM records: pid -> its last comm. */
+struct comm_entry {
+	int32_t pid;		/* key */
 	char comm[16];
 };
 
@@ -127,12 +129,10 @@ struct pd {
 	struct decoder dec;
 	bool have_dec;
 
-	struct comm_slot *comms;
-	size_t ncomms, capcomms;	/* capcomms: a power of two, >= 2 * ncomms */
+	struct htab comms;		/* struct comm_entry by pid */
 
 	struct gang_counter *g;
-	struct run **heap;		/* runs with an event due, earliest on top */
-	size_t nheap, capheap;
+	struct tsmerge merge;		/* runs with an event due, by its time */
 	struct run *cur;		/* the run the first pass extends */
 	uint64_t cur_last;		/* time of its last sample */
 	struct run *spare[SPARE_RUNS];	/* finished runs for reuse */
@@ -150,6 +150,7 @@ struct pd {
 	uint64_t odd_records;		/* of no possible type, or impossible size */
 	uint64_t foreign_records;	/* whose sample_id names no attribute */
 	uint64_t mismatched;		/* samples whose record is of no tracepoint attribute's event */
+	uint64_t last_config;		/* the tracepoint ID tracepoint_config found last */
 	uint64_t since_round;		/* samples after the last FINISHED_ROUND */
 	struct evfmt_layout formats;	/* the tracing data, for attribute checks */
 	size_t drop_checked;		/* reader position of the last drop_behind */
@@ -310,47 +311,11 @@ static int formats_load(struct pd *p, const unsigned char *data, size_t len, uin
 
 /* --- ordering -------------------------------------------------------- */
 
-static bool run_less(const struct run *a, const struct run *b)
+/* A run joins the merge with its next event due. */
+static void run_wait(struct pd *p, struct run *r)
 {
-	return a->head.ts != b->head.ts ? a->head.ts < b->head.ts : a->id < b->id;
-}
-
-static void rheap_up(struct pd *p, size_t i)
-{
-	struct run *r = p->heap[i];
-	while (i && run_less(r, p->heap[(i - 1) / 2])) {
-		p->heap[i] = p->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	p->heap[i] = r;
-}
-
-static void rheap_down(struct pd *p, size_t i)
-{
-	struct run *r = p->heap[i];
-	for (;;) {
-		size_t l = 2 * i + 1, m = l;
-		if (l >= p->nheap)
-			break;
-		if (l + 1 < p->nheap && run_less(p->heap[l + 1], p->heap[l]))
-			m = l + 1;
-		if (!run_less(p->heap[m], r))
-			break;
-		p->heap[i] = p->heap[m];
-		i = m;
-	}
-	p->heap[i] = r;
-}
-
-static void rheap_add(struct pd *p, struct run *r)
-{
-	if (p->nheap == p->capheap) {
-		p->capheap = p->capheap ? 2 * p->capheap : 64;
-		p->heap = xrealloc(p->heap, p->capheap * sizeof(*p->heap));
-	}
-	p->heap[p->nheap++] = r;
+	tsmerge_push(&p->merge, (uintptr_t)r, r->head.ts, r->id);
 	r->in_heap = true;
-	rheap_up(p, p->nheap - 1);
 }
 
 /* Retires a finished run: into the spare pool, or freed when that is full. */
@@ -373,46 +338,26 @@ static struct run *run_new(struct pd *p, size_t pos)
 
 /* --- records --------------------------------------------------------- */
 
-static struct comm_slot *comm_slot(struct comm_slot *t, size_t cap, int32_t pid)
-{
-	size_t mask = cap - 1, i = ((uint32_t)pid * 2654435761u) & mask;
-	while (t[i].pid && t[i].pid != pid)
-		i = (i + 1) & mask;
-	return &t[i];
-}
-
 static void comm_set(struct pd *p, int32_t pid, const char *comm)
 {
 	if (pid <= 0)
 		return;
-	struct comm_slot *s = p->comms ? comm_slot(p->comms, p->capcomms, pid) : NULL;
-	if (!s || !s->pid) {
-		if (p->ncomms >= MAX_COMMS)
+	size_t slot;
+	struct comm_entry *e = htab_find(&p->comms, &pid, sizeof(pid), &slot);
+	if (!e) {
+		if (p->comms.n >= MAX_COMMS)
 			return;	/* names are cosmetic; the table stays bounded */
-		if (2 * (p->ncomms + 1) > p->capcomms) {
-			size_t cap = p->capcomms ? 2 * p->capcomms : 64;
-			struct comm_slot *t = xcalloc(cap, sizeof(*t));
-			for (size_t i = 0; i < p->capcomms; i++)
-				if (p->comms[i].pid)
-					*comm_slot(t, cap, p->comms[i].pid) = p->comms[i];
-			free(p->comms);
-			p->comms = t;
-			p->capcomms = cap;
-		}
-		s = comm_slot(p->comms, p->capcomms, pid);
-		s->pid = pid;
-		p->ncomms++;
+		e = htab_insert(&p->comms, &pid, slot);
 	}
-	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	snprintf(e->comm, sizeof(e->comm), "%s", comm);
 }
 
 static const char *comm_get(void *ctx, int32_t pid)
 {
 	const struct pd *p = ctx;
-	if (!p->comms || pid <= 0)
-		return NULL;
-	const struct comm_slot *s = comm_slot(p->comms, p->capcomms, pid);
-	return s->pid ? s->comm : NULL;
+	size_t slot;
+	const struct comm_entry *e = pid > 0 ? htab_find(&p->comms, &pid, sizeof(pid), &slot) : NULL;
+	return e ? e->comm : NULL;
 }
 
 /* Bytes a PERF_SAMPLE_READ block takes, or -1 when it would not fit in left. */
@@ -542,40 +487,43 @@ static bool run_advance(struct pd *p, struct run *r)
 	return false;
 }
 
-static void q_pop_feed(struct pd *p)
-{
-	struct run *r = p->heap[0];
-	if (p->fed_any && r->head.ts < p->last_fed)
-		p->unordered++;
-	p->last_fed = r->head.ts;
-	p->fed_any = true;
-	gang_feed(p->g, &r->head);
-	if (run_advance(p, r)) {
-		rheap_down(p, 0);
-		return;
-	}
-	r->in_heap = false;
-	p->heap[0] = p->heap[--p->nheap];
-	if (p->nheap)
-		rheap_down(p, 0);
-	if (r != p->cur)
-		run_retire(p, r);
-}
-
-/* Feeds every waiting event not newer than limit. */
+/*
+ * Feeds every waiting event not newer than limit, in time order (equal
+ * times: the earlier run first).  The due run feeds on for as long as it
+ * stays before every other one.
+ */
 static void q_flush(struct pd *p, uint64_t limit)
 {
-	while (p->nheap && p->heap[0]->head.ts <= limit)
-		q_pop_feed(p);
+	struct tsmerge *m = &p->merge;
+	while (m->n && tsmerge_top_ts(m) <= limit) {
+		struct run *r = (struct run *)tsmerge_top(m);
+		bool more;
+		do {
+			if (p->fed_any && r->head.ts < p->last_fed)
+				p->unordered++;
+			p->last_fed = r->head.ts;
+			p->fed_any = true;
+			gang_feed(p->g, &r->head);
+			more = run_advance(p, r);
+		} while (more && r->head.ts <= limit && tsmerge_runs_on(m, r->head.ts, r->id));
+		if (more) {
+			tsmerge_update_top(m, r->head.ts, r->id);
+			continue;
+		}
+		tsmerge_pop(m);
+		r->in_heap = false;
+		if (r != p->cur)
+			run_retire(p, r);
+	}
 }
 
 /* Where the earliest waiting run resumes (the file before it is done with). */
 static size_t q_low_water(const struct pd *p, size_t walked)
 {
 	size_t low = walked;
-	for (size_t i = 0; i < p->nheap; i++)
-		if (p->heap[i]->pos < low)
-			low = p->heap[i]->pos;
+	for (size_t i = 0; i < p->merge.n; i++)
+		if (((const struct run *)p->merge.heap[i].src)->pos < low)
+			low = ((const struct run *)p->merge.heap[i].src)->pos;
 	if (p->cur && p->cur->pos < low)
 		low = p->cur->pos;
 	return low;
@@ -588,11 +536,15 @@ static size_t q_low_water(const struct pd *p, size_t walked)
  * catches is a raw record read from the wrong place (a damaged sample_type
  * or size), whose "type" is then noise.
  */
-static bool tracepoint_config(const struct pd *p, uint64_t id)
+static bool tracepoint_config(struct pd *p, uint64_t id)
 {
+	if (id == p->last_config)
+		return true;	/* samples of one event come in stretches */
 	for (size_t i = 0; i < p->nattrs; i++)
-		if (p->attrs[i].type == TYPE_TRACEPOINT && p->attrs[i].config == id)
+		if (p->attrs[i].type == TYPE_TRACEPOINT && p->attrs[i].config == id) {
+			p->last_config = id;
 			return true;
+		}
 	return false;
 }
 
@@ -636,8 +588,8 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t 
 	p->cur_last = v.ts;
 	r->end = next;
 	if (!r->in_heap && run_advance(p, r))
-		rheap_add(p, r);
-	if (p->nheap > PENDING_RUNS)
+		run_wait(p, r);
+	if (p->merge.n > PENDING_RUNS)
 		q_flush(p, UINT64_MAX);
 	return 0;
 }
@@ -981,18 +933,21 @@ static int attrs_check(struct pd *p)
 /* What the walk found wrong: each a damage note (the counts become lower bounds). */
 static void damage_notes(const struct pd *p, struct gang_result *res)
 {
-	if (p->since_round)
-		gang_result_damage(res, "no FINISHED_ROUND follows the last %llu samples (the "
-				   "recording was cut off)", (unsigned long long)p->since_round);
-	if (p->odd_records)
-		gang_result_damage(res, "%llu records have an impossible type or size",
-				   (unsigned long long)p->odd_records);
-	if (p->foreign_records)
-		gang_result_damage(res, "%llu records belong to no event attribute or are not "
-				   "the shape of their type", (unsigned long long)p->foreign_records);
-	if (p->mismatched)
-		gang_result_damage(res, "%llu samples hold a record of no recorded tracepoint",
-				   (unsigned long long)p->mismatched);
+	const struct {
+		uint64_t n;
+		const char *what;
+	} notes[] = {
+		{ p->since_round, "samples follow the last FINISHED_ROUND (the recording was "
+				  "cut off)" },
+		{ p->odd_records, "records have an impossible type or size" },
+		{ p->foreign_records, "records belong to no event attribute or are not the "
+				      "shape of their type" },
+		{ p->mismatched, "samples hold a record of no recorded tracepoint" },
+	};
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+		if (notes[i].n)
+			gang_result_damage(res, "%llu %s", (unsigned long long)notes[i].n,
+					   notes[i].what);
 	decoder_note_malformed(p->dec.malformed, res);
 }
 
@@ -1000,7 +955,10 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 		     enum gang_algorithm algo, struct gang_result *res,
 		     struct perfdata_info *info, struct ta_err *err)
 {
-	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1 };
+	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1,
+			.last_config = UINT64_MAX };
+	htab_init(&p.comms, sizeof(struct comm_entry), sizeof(int32_t));
+	tsmerge_init(&p.merge);
 	memset(res, 0, sizeof(*res));
 	memset(info, 0, sizeof(*info));
 	if (!perfdata_magic(map, size))
@@ -1043,13 +1001,13 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 	gang_free(p.g);
 	free(p.attrs);
 	free(p.ids);
-	free(p.comms);
-	for (size_t i = 0; i < p.nheap; i++)
-		if (p.heap[i] != p.cur)
-			free(p.heap[i]);
+	htab_release(&p.comms);
+	for (size_t i = 0; i < p.merge.n; i++)
+		if ((struct run *)p.merge.heap[i].src != p.cur)
+			free((struct run *)p.merge.heap[i].src);
 	free(p.cur);
 	for (size_t i = 0; i < p.nspare; i++)
 		free(p.spare[i]);
-	free(p.heap);
+	tsmerge_release(&p.merge);
 	return rc;
 }

@@ -54,7 +54,7 @@ void tsmerge_clear(struct tsmerge *m)
 	bound_update(m);
 }
 
-void tsmerge_push(struct tsmerge *m, uint32_t src, uint64_t ts, uint64_t tie)
+void tsmerge_push(struct tsmerge *m, uintptr_t src, uint64_t ts, uint64_t tie)
 {
 	if (m->n == m->cap) {
 		m->cap = m->cap ? 2 * m->cap : 16;

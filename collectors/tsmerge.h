@@ -25,9 +25,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* src: the caller's handle of a source, an index or a pointer (as uintptr_t). */
 struct tsmerge_item {
 	uint64_t ts, tie;
-	uint32_t src;
+	uintptr_t src;
 };
 
 struct tsmerge {
@@ -41,14 +42,14 @@ void tsmerge_release(struct tsmerge *m);
 /* Empties the merge, keeping its memory. */
 void tsmerge_clear(struct tsmerge *m);
 /* Adds source src, whose next record has time ts. */
-void tsmerge_push(struct tsmerge *m, uint32_t src, uint64_t ts, uint64_t tie);
+void tsmerge_push(struct tsmerge *m, uintptr_t src, uint64_t ts, uint64_t tie);
 /* The top source moved on: its next record has time ts. */
 void tsmerge_update_top(struct tsmerge *m, uint64_t ts, uint64_t tie);
 /* The top source ran out. */
 void tsmerge_pop(struct tsmerge *m);
 
 /* The due source (m->n > 0). */
-static inline uint32_t tsmerge_top(const struct tsmerge *m)
+static inline uintptr_t tsmerge_top(const struct tsmerge *m)
 {
 	return m->heap[0].src;
 }
