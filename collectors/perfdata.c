@@ -70,6 +70,12 @@ struct pattr {
 	bool sample_id_all;		/* other records end with a sample_id */
 	/* Sample layout: offsets in the payload (-1: absent) up to READ. */
 	int tid_off, time_off, cpu_off, fixed;
+	/*
+	 * A tracepoint whose samples have nothing of variable size before RAW:
+	 * where the raw size lies from a sample's start (0: not so).  The
+	 * merge's second look at such a sample needs no parse.
+	 */
+	uint32_t raw_off;
 };
 
 struct id_map {
@@ -211,6 +217,8 @@ static int attr_add(struct pd *p, const unsigned char *a, size_t len, uint64_t o
 	at += st & S_CPU ? 8 : 0;
 	at += st & S_PERIOD ? 8 : 0;
 	t->fixed = at;
+	t->raw_off = t->type == TYPE_TRACEPOINT && st & S_RAW && !(st & (S_READ | S_CALLCHAIN))
+			     ? 8 + (uint32_t)at : 0;
 	return 0;
 }
 
@@ -475,6 +483,19 @@ static bool run_advance(struct pd *p, struct run *r)
 		uint32_t type = (uint32_t)num(p, rec, 4), size = (uint32_t)num(p, rec + 6, 2);
 		size_t at = r->pos;
 		r->pos += size + record_payload(p, rec, type, size);
+		const struct pattr *a = type != REC_SAMPLE ? NULL : p->id_pos < 0 ? &p->attrs[0]
+				      : attr_of_id(p, num(p, rec + 8 + 8 * p->id_pos, 8));
+		if (a && a->raw_off) {
+			/* Checked by the first pass: only the offsets to follow. */
+			const unsigned char *q = rec + 8;
+			uint32_t raw = (uint32_t)num(p, rec + a->raw_off, 4);
+			if (decoder_decode(&p->dec, rec + a->raw_off + 4, (int)raw, &r->head) <= 0)
+				continue;
+			r->head.cpu = a->cpu_off >= 0 ? (int)num(p, q + a->cpu_off, 4) : 0;
+			r->head.ts = a->time_off >= 0 ? num(p, q + a->time_off, 8) : 0;
+			r->head.tgid = a->tid_off >= 0 ? (int32_t)num(p, q + a->tid_off, 4) : 0;
+			return true;
+		}
 		struct sample_view v = { 0 };
 		if (type != REC_SAMPLE || sample_parse(p, rec, size, at, &v) < 0 || !v.raw ||
 		    decoder_decode(&p->dec, v.raw, (int)v.raw_size, &r->head) <= 0)
