@@ -263,29 +263,37 @@ HOT void feed_userspace_exit(struct gang_counter *g, const struct gang_event *ev
 		   ev->u.userspace_exit.vcpu_id);
 }
 
+void gang_feed_many(struct gang_counter *g, const struct gang_event *evs, size_t n)
+{
+	if (!n)
+		return;
+	if (g->events == 0)
+		g->first_ts = evs[0].ts;
+	g->events += n;
+	g->last_ts = evs[n - 1].ts;
+	for (const struct gang_event *ev = evs; ev < evs + n; ev++) {
+		switch (ev->kind) {
+		case GANG_EV_RUN_CORE:
+			feed_run_core(g, ev);
+			break;
+		case GANG_EV_GUEST_EXIT:
+			feed_guest_exit(g, ev);
+			break;
+		case GANG_EV_KVM_EXIT:
+			proc_get(g, event_tgid(ev))->p.guest_exits++;
+			reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason, event_tgid(ev),
+				   ev->u.kvm_exit.vcpu_id);
+			break;
+		case GANG_EV_USERSPACE_EXIT:
+			feed_userspace_exit(g, ev);
+			break;
+		}
+	}
+}
+
 void gang_feed(struct gang_counter *g, const struct gang_event *ev)
 {
-	if (g->events == 0)
-		g->first_ts = ev->ts;
-	g->events++;
-	g->last_ts = ev->ts;
-
-	switch (ev->kind) {
-	case GANG_EV_RUN_CORE:
-		feed_run_core(g, ev);
-		break;
-	case GANG_EV_GUEST_EXIT:
-		feed_guest_exit(g, ev);
-		break;
-	case GANG_EV_KVM_EXIT:
-		proc_get(g, event_tgid(ev))->p.guest_exits++;
-		reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason, event_tgid(ev),
-			   ev->u.kvm_exit.vcpu_id);
-		break;
-	case GANG_EV_USERSPACE_EXIT:
-		feed_userspace_exit(g, ev);
-		break;
-	}
+	gang_feed_many(g, ev, 1);
 }
 
 static int cmp_proc(const void *a, const void *b)

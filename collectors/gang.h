@@ -134,6 +134,11 @@ struct gang_counter *gang_new(enum gang_algorithm algo);
 void gang_free(struct gang_counter *g);
 /* Feeds one event; events must come in timestamp order. */
 void gang_feed(struct gang_counter *g, const struct gang_event *ev);
+/*
+ * Feeds evs[0..n) in that order: what a reader decoded in a row, in one
+ * call (the per-event cost of a call was a sixth of the counter's).
+ */
+void gang_feed_many(struct gang_counter *g, const struct gang_event *evs, size_t n);
 /* Fills *out (release it with gang_result_release); the counter stays usable. */
 void gang_result_get(const struct gang_counter *g, struct gang_result *out);
 void gang_result_release(struct gang_result *r);

@@ -221,6 +221,9 @@ static void stream_close(struct cpu_stream *s)
 	ZSTD_freeDCtx(s->zctx);
 }
 
+/* Events decoded in a row reach the counter in batches of this many. */
+#define FEED_BATCH 64
+
 /*
  * Feeds every record of the buffer, in timestamp order across CPUs (ties:
  * the lower CPU stream first).  The stream that is due runs on for as long
@@ -231,7 +234,8 @@ static int reader_run(struct reader *rd)
 	for (int i = 0; i < rd->ncpus; i++)
 		if (rd->cpus[i].pr.ev)
 			tsmerge_push(&rd->merge, (uint32_t)i, rd->cpus[i].pr.ts, (uint64_t)i);
-	struct gang_event ev;
+	struct gang_event batch[FEED_BATCH];
+	size_t nbatch = 0;
 	while (rd->merge.n) {
 		uint32_t i = (uint32_t)tsmerge_top(&rd->merge);
 		struct cpu_stream *s = &rd->cpus[i];
@@ -247,10 +251,14 @@ static int reader_run(struct reader *rd)
 			back += ts < last;
 			late += ts > late_after;
 			last = ts;
-			if (decoder_decode(rd->dec, s->pr.ev, size, &ev) > 0) {
-				ev.cpu = s->cpu;
-				ev.ts = ts;
-				gang_feed(rd->g, &ev);
+			struct gang_event *ev = &batch[nbatch];
+			if (decoder_decode(rd->dec, s->pr.ev, size, ev) > 0) {
+				ev->cpu = s->cpu;
+				ev->ts = ts;
+				if (++nbatch == FEED_BATCH) {
+					gang_feed_many(rd->g, batch, nbatch);
+					nbatch = 0;
+				}
 			}
 			more = page_reader_next(&s->pr) ? 1 : stream_fill(rd, s);
 			if (more < 0)
@@ -265,6 +273,7 @@ static int reader_run(struct reader *rd)
 		else
 			tsmerge_pop(&rd->merge);
 	}
+	gang_feed_many(rd->g, batch, nbatch);
 	return 0;
 }
 
