@@ -29,12 +29,13 @@ ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-# Every .c file of the four stages and util/ is part of the tool; main.c
-# alone is left out of the library the tests link against.
+# Every .c file of the four stages and util/ is part of the tool; the two
+# main()s alone are left out of the library the tests link against.
 SRCS := $(wildcard util/*.c model/*.c schema/*.c experiments/*.c collectors/*.c advisor/*.c)
-LIB_SRCS := $(filter-out advisor/main.c,$(SRCS))
+LIB_SRCS := $(filter-out advisor/main.c advisor/front.c,$(SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/advisor/main.o
+FRONT_OBJ := $(BUILD)/advisor/front.o
 
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -50,7 +51,17 @@ HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c \
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
 
+# Two programs (README, "Start-up"): topoadvisor, the one users run, runs
+# `exits` itself and links only libzstd besides libc; every other command
+# it hands to topoadvisor-core, which links everything.  The linker takes
+# from the library only the objects `exits` reaches: one that needed libvirt
+# & co. would fail this link, so the split cannot rot.  FRONT=0 builds one
+# program named topoadvisor instead (make cross-ppc64el: test images ship
+# a single file).
 BIN := topoadvisor
+CORE := topoadvisor-core
+FRONT ?= 1
+FRONT_LIBS = $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null) -lm
 
 # `make V=1` shows the full commands.
 ifeq ($(V),1)
@@ -64,11 +75,20 @@ endif
 
 all: $(BIN)
 
-$(BIN): $(BUILD)/$(BIN)
+$(BIN): $(BUILD)/$(BIN) $(BUILD)/$(CORE)
+	cp $(BUILD)/$(CORE) $(CORE)
 	cp $< $@
 
+$(BUILD)/$(CORE): $(MAIN_OBJ) $(BUILD)/libtopoadvisor.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+ifeq ($(FRONT),1)
+$(BUILD)/$(BIN): $(FRONT_OBJ) $(BUILD)/libtopoadvisor.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(FRONT_LIBS)
+else
 $(BUILD)/$(BIN): $(MAIN_OBJ) $(BUILD)/libtopoadvisor.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+endif
 
 $(BUILD)/libtopoadvisor.a: $(LIB_OBJS)
 	rm -f $@
@@ -168,7 +188,7 @@ deps:
 	@scripts/deps.sh check
 
 check: deps
-	$(MAKE) $(BUILD)/$(BIN) units fuzzer
+	$(MAKE) $(BUILD)/$(BIN) $(BUILD)/$(CORE) units fuzzer
 	@scripts/run-tests.sh $(BUILD)
 
 units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_BINS) $(EBIZZY)
@@ -176,7 +196,8 @@ units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_BINS) $(EBIZZY)
 # The collectors' rates, then the same sweep on 1 and 3 Slurm hosts
 # (scripts/bench-slurm.sh); both run, either failing fails.
 bench: deps
-	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD) $(BUILD)/tests/helpers/cputime
+	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD) $(BUILD)/tests/helpers/cputime \
+		$(BUILD)/tests/helpers/zstdfloor
 	@rc=0; scripts/bench.sh || rc=1; scripts/bench-slurm.sh || rc=1; exit $$rc
 
 # Runs every driver (all of them, even after a miss); fails if any target is missed.
@@ -201,7 +222,7 @@ CROSS_BUILD := build-ppc64el
 cross-ppc64el:
 	@command -v $(CROSS_CC) >/dev/null || { echo "$(CROSS_CC) missing: scripts/deps.sh check"; exit 1; }
 	@sr=$$(scripts/sysroot.sh) && \
-	$(MAKE) --no-print-directory BUILD=$(CROSS_BUILD) SAN= CC="$(CROSS_CC) --sysroot=$$sr" \
+	$(MAKE) --no-print-directory BUILD=$(CROSS_BUILD) SAN= FRONT=0 CC="$(CROSS_CC) --sysroot=$$sr" \
 		PKG_CONFIG="env PKG_CONFIG_SYSROOT_DIR=$$sr PKG_CONFIG_LIBDIR=$$sr/usr/lib/powerpc64le-linux-gnu/pkgconfig:$$sr/usr/share/pkgconfig pkg-config" \
 		$(CROSS_BUILD)/$(BIN) $(CROSS_BUILD)/tests/kvmppc-guest
 
@@ -210,11 +231,13 @@ $(BUILD)/tests/kvmppc-guest: tests/power8/kvmppc-guest.c
 	$(CC) $(WARN) -O2 -static -o $@ $<
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/topoadvisor \
+		$(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/$(BIN)
+	install -m 0755 $(CORE) $(DESTDIR)$(PREFIX)/libexec/topoadvisor/$(CORE)
 	install -m 0644 docs/topoadvisor.1 $(DESTDIR)$(PREFIX)/share/man/man1/topoadvisor.1
 
 clean:
-	rm -rf build build-san build-fuzz $(CROSS_BUILD) $(BIN)
+	rm -rf build build-san build-fuzz $(CROSS_BUILD) $(BIN) $(CORE)
 
 -include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

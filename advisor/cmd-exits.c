@@ -50,9 +50,6 @@ static int cmd_exits_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		exitsum_text(&out, &res, &meta, ctx->verbose);
 	cmd_print(&out);
 	strbuf_release(&out);
-	if (info.malformed && !ctx->quiet)
-		warn_emit("%llu records were too short for their event format and were skipped",
-			  (unsigned long long)info.malformed);
 	if (info.unordered && !ctx->quiet)
 		warn_emit("%llu events came after newer ones (perf.data without FINISHED_ROUND "
 			  "records, or with clocks out of step); counts near them may be off",

@@ -1,6 +1,7 @@
 /* decode: pages and records to gang events; see decode.h. */
 #include "decode.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static int field_from(const struct evfmt_field *f, struct field_ref *out)
 		return -1;
 	out->offset = f->offset;
 	out->size = f->size;
-	out->is_signed = f->is_signed;
+	out->shift = f->is_signed && f->size < 8 ? 64 - 8 * f->size : 0;
 	return 0;
 }
 
@@ -54,6 +55,16 @@ static int event_resolve(const struct evfmt_table *t, int which, int *id,
 	}
 	*id = ev->id;
 	return 0;
+}
+
+/* The bytes a record needs to hold common_pid and every field in refs. */
+static int fields_end(const struct decoder *d, struct field_ref *const *refs, int n)
+{
+	int end = d->pid.offset + d->pid.size;
+	for (int i = 0; i < n; i++)
+		if (refs[i]->offset + refs[i]->size > end)
+			end = refs[i]->offset + refs[i]->size;
+	return end;
 }
 
 int decoder_init(struct decoder *d, const struct evfmt_table *t, struct ta_err *err)
@@ -110,6 +121,21 @@ int decoder_init(struct decoder *d, const struct evfmt_table *t, struct ta_err *
 		d->pid = pid;
 		first = false;
 	}
+	d->rc_end = fields_end(d, rc_refs, 4);
+	d->ge_end = fields_end(d, ge_refs, 3);
+	d->ke_end = fields_end(d, ke_refs, 3);
+	d->ue_end = fields_end(d, ue_refs, 3);
+	/*
+	 * The fast path's layout: fields absent (an absent event's, or an
+	 * optional one) or native signed 4-byte ints, ceded an unsigned byte.
+	 */
+	const struct field_ref *s32[] = { &d->pid, &d->rc_n_runnable, &d->rc_runner_vcpu,
+					  &d->rc_where, &d->rc_tgid, &d->ge_vcpu_id, &d->ge_trap };
+	bool native = !d->swap && d->type.size == 2 &&
+		      (!d->ge_ceded.size || (d->ge_ceded.size == 1 && !d->ge_ceded.shift));
+	for (size_t i = 0; i < sizeof(s32) / sizeof(s32[0]); i++)
+		native &= !s32[i]->size || (s32[i]->size == 4 && s32[i]->shift == 32);
+	d->native_min = native ? d->type.offset + 2 : INT_MAX;
 	return 0;
 }
 
@@ -119,88 +145,11 @@ bool decoder_has_events(const struct decoder *d)
 	       d->id_userspace_exit >= 0;
 }
 
-/* decoder_field, inlined into decoder_decode: it runs for every field of every record. */
-static inline __attribute__((always_inline)) int64_t
-field_get(const struct decoder *d, const struct field_ref *f, const void *data)
+void decoder_note_malformed(uint64_t n, struct gang_result *r)
 {
-	if (!f->size)
-		return 0;
-	uint64_t v = bcur_load((const unsigned char *)data + f->offset, f->size, d->swap);
-	if (f->is_signed && f->size < 8) {
-		int shift = 64 - 8 * f->size;
-		return (int64_t)(v << shift) >> shift;
-	}
-	return (int64_t)v;
-}
-
-int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data)
-{
-	return field_get(d, f, data);
-}
-
-static bool fits(const struct field_ref *f, int size)
-{
-	return f->offset + f->size <= size;
-}
-
-int decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev)
-{
-	/* No event of ours in this trace: common_type was never resolved. */
-	if (!d->type.size || size < d->type.offset + d->type.size)
-		return 0;
-	int id = (int)bcur_load((const unsigned char *)data + d->type.offset, d->type.size, d->swap);
-	if (id != d->id_run_core && id != d->id_guest_exit && id != d->id_kvm_exit &&
-	    id != d->id_userspace_exit)
-		return 0;
-	if (!fits(&d->pid, size))
-		goto short_record;
-	ev->pid = (int32_t)field_get(d, &d->pid, data);
-	ev->tgid = 0;
-	if (id == d->id_run_core) {
-		if (!fits(&d->rc_n_runnable, size) || !fits(&d->rc_runner_vcpu, size) ||
-		    !fits(&d->rc_where, size) || !fits(&d->rc_tgid, size))
-			goto short_record;
-		ev->kind = GANG_EV_RUN_CORE;
-		ev->u.run_core.n_runnable = field_get(d, &d->rc_n_runnable, data);
-		ev->u.run_core.runner_vcpu = field_get(d, &d->rc_runner_vcpu, data);
-		ev->u.run_core.where = field_get(d, &d->rc_where, data);
-		ev->u.run_core.tgid = field_get(d, &d->rc_tgid, data);
-	} else if (id == d->id_guest_exit) {
-		if (!fits(&d->ge_vcpu_id, size) || !fits(&d->ge_trap, size) ||
-		    !fits(&d->ge_ceded, size))
-			goto short_record;
-		ev->kind = GANG_EV_GUEST_EXIT;
-		ev->u.guest_exit.vcpu_id = d->ge_vcpu_id.size ? field_get(d, &d->ge_vcpu_id, data)
-							       : GANG_VCPU_UNKNOWN;
-		ev->u.guest_exit.trap = field_get(d, &d->ge_trap, data);
-		ev->u.guest_exit.ceded = field_get(d, &d->ge_ceded, data);
-	} else if (id == d->id_kvm_exit) {
-		if (!fits(&d->ke_reason, size) || !fits(&d->ke_isa, size) ||
-		    !fits(&d->ke_vcpu, size))
-			goto short_record;
-		ev->kind = GANG_EV_KVM_EXIT;
-		ev->u.kvm_exit.reason = field_get(d, &d->ke_reason, data);
-		/* KVM_ISA_VMX 1, KVM_ISA_SVM 2; kernels without the field are VMX-era. */
-		ev->u.kvm_exit.isa = d->ke_isa.size && field_get(d, &d->ke_isa, data) == 2
-					     ? EXIT_SRC_SVM : EXIT_SRC_VMX;
-		ev->u.kvm_exit.vcpu_id = d->ke_vcpu.size ? field_get(d, &d->ke_vcpu, data)
-							 : GANG_VCPU_UNKNOWN;
-	} else {
-		if (!fits(&d->ue_reason, size) || !fits(&d->ue_errno, size) ||
-		    !fits(&d->ue_vcpu, size))
-			goto short_record;
-		ev->kind = GANG_EV_USERSPACE_EXIT;
-		/* KVM_RUN's return: when negative, exit_reason is left from the run before. */
-		int64_t error = field_get(d, &d->ue_errno, data);
-		ev->u.userspace_exit.reason = error < 0 ? error
-						       : field_get(d, &d->ue_reason, data);
-		ev->u.userspace_exit.vcpu_id = d->ue_vcpu.size ? field_get(d, &d->ue_vcpu, data)
-							       : GANG_VCPU_UNKNOWN;
-	}
-	return 1;
-short_record:
-	d->malformed++;
-	return -1;
+	if (n)
+		gang_result_damage(r, "%llu records were too short for their event format",
+				   (unsigned long long)n);
 }
 
 static bool comm_known(const char *c)
@@ -229,13 +178,11 @@ int page_reader_init(struct page_reader *r, const struct evfmt_table *t, uint32_
 	r->swap = bcur_swap(r->big_endian);
 	r->hdr_size = 8 + r->commit_size;
 	r->page_size = page_size;
-	r->page = xcalloc(1, page_size + PAGE_READER_SLACK);
 	return 0;
 }
 
 void page_reader_release(struct page_reader *r)
 {
-	free(r->page);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -258,130 +205,32 @@ static uint64_t rd_commit(const struct page_reader *r, const unsigned char *p)
 	return r->commit_size == 8 ? rd64(r, p) : rd32(r, p);
 }
 
-/* The ring buffer's record types (kernel/trace/ring_buffer.c). */
-#define RB_TYPE_DATA_MAX 28
-#define RB_TYPE_PADDING 29
-#define RB_TYPE_TIME_EXTEND 30
-#define RB_TYPE_TIME_STAMP 31
-#define RB_TS_SHIFT 27
-/* Absolute time stamps lack the top 5 bits: they come from the running one. */
-#define RB_TS_MSB (0xf8ULL << 56)
-
-/*
- * Moves to the next data record at or after r->next, folding time extends,
- * absolute stamps and padding into r->ts as libtraceevent's kbuffer does (so
- * timestamps match trace-cmd's).  A record whose header or data would cross
- * the committed end is returned with size -1: the caller reports it.
- */
-static bool walk(struct page_reader *r)
-{
-	const unsigned char *data = r->cur + r->hdr_size;
-	const uint32_t end = r->data_len;
-	for (;;) {
-		uint32_t off = r->next;
-		if (off >= end) {
-			r->ev = NULL;
-			return false;
-		}
-		if (end - off < 4)
-			goto overrun;
-		uint32_t w = rd32(r, data + off);
-		uint32_t type = r->big_endian ? w >> 27 : w & 31;
-		uint64_t delta = r->big_endian ? w & ((1u << 27) - 1) : w >> 5;
-		uint32_t p = off + 4, len;
-		if (type > RB_TYPE_DATA_MAX) {
-			if (type == RB_TYPE_PADDING && delta == 0) {
-				/* A null event: the rest of the page is unused. */
-				r->ev = NULL;
-				r->next = end;
-				return false;
-			}
-			if (end - p < 4)
-				goto overrun;
-			uint32_t arg = rd32(r, data + p);
-			if (type == RB_TYPE_PADDING) {
-				r->ts += delta;
-				r->next = arg > end - p ? end : p + arg;
-				continue;
-			}
-			delta += (uint64_t)arg << RB_TS_SHIFT;
-			if (type == RB_TYPE_TIME_STAMP)
-				r->ts = delta | (r->ts & RB_TS_MSB);
-			else
-				r->ts += delta;
-			r->next = p + 4;
-			continue;
-		}
-		if (type == 0) {
-			if (end - p < 4)
-				goto overrun;
-			uint32_t l = rd32(r, data + p);
-			if (l < 4)
-				goto overrun;
-			len = ((l - 4) + 3) & ~3u;
-			p += 4;
-		} else {
-			len = type * 4;
-		}
-		r->ts += delta;
-		r->ev = (void *)(data + p);
-		r->size = len <= end - p ? (int)len : -1;
-		r->next = len <= end - p ? p + len : end;
-		return true;
-overrun:
-		r->ev = (void *)(data + off);
-		r->size = -1;
-		r->next = end;
-		return true;
-	}
-}
-
 uint64_t page_committed(const struct page_reader *r, const unsigned char *buf)
 {
 	return rd_commit(r, buf + 8) & COMMIT_MASK;
 }
 
-int page_reader_attach(struct page_reader *r, unsigned char *buf, uint32_t len)
+int page_reader_attach(struct page_reader *r, const unsigned char *buf, uint32_t len)
 {
 	if (len > r->page_size || len < (uint32_t)r->hdr_size)
 		return -1;
-	if (len < r->page_size + PAGE_READER_SLACK)
-		memset(buf + len, 0, r->page_size + PAGE_READER_SLACK - len);
 	r->cur = buf;
 	r->ev = NULL;
 	uint64_t commit = rd_commit(r, buf + 8);
 	uint32_t flags = (uint32_t)commit;
 	uint64_t used = commit & COMMIT_MASK;
-	if (used > r->page_size - r->hdr_size)
+	if (used > len - r->hdr_size)
 		return -1;
 	r->data_len = (uint32_t)used;
 	if (flags & MISSED_EVENTS) {
 		uint64_t missed = 0;
 		/* The count, when stored, follows the committed data. */
-		if ((flags & MISSED_STORED) &&
-		    r->hdr_size + used + r->commit_size <= r->page_size)
+		if ((flags & MISSED_STORED) && r->hdr_size + used + r->commit_size <= len)
 			missed = rd_commit(r, buf + r->hdr_size + used);
 		r->missed += missed > 0 && missed < (1ULL << 62) ? missed : 1;
 	}
 	r->ts = rd64(r, buf);
 	r->next = 0;
-	return walk(r) ? 1 : 0;
+	return page_reader_next(r) ? 1 : 0;
 }
 
-int page_reader_load(struct page_reader *r, const void *src, uint32_t len)
-{
-	if (len > r->page_size)
-		return -1;
-	memcpy(r->page, src, len);
-	return page_reader_attach(r, r->page, len);
-}
-
-bool page_reader_next(struct page_reader *r)
-{
-	return walk(r);
-}
-
-int page_reader_size(const struct page_reader *r)
-{
-	return r->size;
-}

@@ -357,6 +357,29 @@ int evfmt_table_build(const struct evfmt_layout *l, struct evfmt_table *t, struc
 	return 0;
 }
 
+bool evfmt_has_event_id(const struct evfmt_layout *l, uint64_t id)
+{
+	struct bcur s = { .p = l->events, .len = l->events_len, .big_endian = l->big_endian };
+	uint64_t nsys = l->events ? bcur_num(&s, 4) : 0;
+	for (uint64_t k = 0; k < nsys && !s.bad; k++) {
+		bcur_str(&s);
+		uint64_t nev = bcur_num(&s, 4);
+		for (uint64_t i = 0; i < nev && !s.bad; i++) {
+			uint64_t size = bcur_num(&s, 8);
+			const char *text = (const char *)bcur_bytes(&s, size), *line;
+			if (!text)
+				break;
+			const char *p = text, *end = text + size;
+			next_line(&p, end, &line);
+			size_t n = next_line(&p, end, &line), used;
+			if (n > 3 && !memcmp(line, "ID:", 3) &&
+			    parse_uint(line + 3, n - 3, &used) == (long long)id && 3 + used == n)
+				return true;
+		}
+	}
+	return false;
+}
+
 const char *evfmt_comm(const char *text, size_t len, int32_t pid, char *buf, size_t buflen)
 {
 	const char *p = text, *end = text ? text + len : NULL;

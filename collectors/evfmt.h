@@ -137,6 +137,12 @@ const struct evfmt_field *evfmt_event_field(const struct evfmt_event *e, const c
 int evfmt_table_build(const struct evfmt_layout *l, struct evfmt_table *t, struct ta_err *err);
 
 /*
+ * True when the layout holds the format of an event (any system) whose ID
+ * is id: perf.data's tracepoint attributes name their event by it.
+ */
+bool evfmt_has_event_id(const struct evfmt_layout *l, uint64_t id);
+
+/*
  * The name of pid in saved cmdlines ("PID COMM" lines, text of len bytes,
  * may be NULL), copied into buf, or NULL.  Looked up for the few processes
  * of a result only: parsing thousands of lines up front cost more than

@@ -59,7 +59,7 @@ static double rate(uint64_t n, double secs)
 
 static bool lower_bounds(const struct gang_result *r)
 {
-	return r->lost_events > 0;
+	return r->lost_events > 0 || r->damage[0];
 }
 
 /* Without ganging, which process exits how often is still worth a line each. */
@@ -90,11 +90,14 @@ void exitsum_text(struct strbuf *out, const struct gang_result *r,
 	if (m->buffer && m->buffer[0])
 		strbuf_addf(out, ", buffer %s", m->buffer);
 	strbuf_addch(out, '\n');
-	if (lower_bounds(r))
+	if (r->lost_events)
 		strbuf_addf(out, "WARNING: %llu events were lost%s: every count below is a "
 			    "lower bound (use a bigger buffer)\n",
 			    (unsigned long long)r->lost_events,
 			    r->lost_known ? "" : " (at least; the trace has no per-CPU stats)");
+	if (r->damage[0])
+		strbuf_addf(out, "WARNING: the recording is damaged: %s: every count below is a "
+			    "lower bound\n", r->damage);
 
 	if (why) {
 		strbuf_addf(out, "Ganged exits: not applicable: %s\n", why);
@@ -183,6 +186,11 @@ void exitsum_json(struct strbuf *out, const struct gang_result *r,
 	json_key(&w, "lost_events"); json_uint(&w, r->lost_events);
 	json_key(&w, "lost_events_exact"); json_bool(&w, r->lost_known);
 	json_key(&w, "counts_are_lower_bounds"); json_bool(&w, lower_bounds(r));
+	json_key(&w, "damage");
+	if (r->damage[0])
+		json_str(&w, r->damage);
+	else
+		json_null(&w);
 	json_key(&w, "span_seconds"); json_double(&w, r->span_seconds);
 	json_key(&w, "x86_per_thread"); json_bool(&w, r->x86_per_thread);
 	json_key(&w, "applicable"); json_bool(&w, why == NULL);

@@ -6,7 +6,8 @@
  * lost_events, span_seconds, processes [{tgid, comm, gang_exits, core_runs,
  * bailouts, guest_exits, cedes, gang_exits_per_second}], exit_reasons
  * [{source, reason, name, count}], applicable (+ why when false), plus
- * lost_events_exact, counts_are_lower_bounds, records, source, buffer, clock,
+ * lost_events_exact, counts_are_lower_bounds, damage (what is wrong with a
+ * damaged recording, else null), records, source, buffer, clock,
  * x86_per_thread (the tgid of x86 entries is a thread id: true for
  * recordings with x86 exits, which name no thread groups) and
  * exit_reasons_by_vcpu [{tgid, vcpu, source, reason, name, count}].  The

@@ -1,146 +1,13 @@
 /* gang: ganged-exit and exit-reason counter; see gang.h. */
 #include "gang.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/strbuf.h"
-
-/*
- * A small open-addressing hash table over fixed-size entries whose first
- * ksize bytes are the key.  Entries live in one array (so a snapshot is a
- * copy); slots hold entry index + 1, 0 meaning empty.  Nothing is ever
- * deleted, which keeps probing trivial.
- */
-struct htab {
-	uint32_t *slots;
-	size_t nslots;		/* power of two */
-	char *entries;
-	size_t esize, ksize;
-	size_t n, alloc;
-};
-
-static void htab_init(struct htab *t, size_t esize, size_t ksize)
-{
-	memset(t, 0, sizeof(*t));
-	t->esize = esize;
-	t->ksize = ksize;
-	t->nslots = 64;
-	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
-}
-
-static void htab_release(struct htab *t)
-{
-	free(t->slots);
-	free(t->entries);
-}
-
-/*
- * Keys are 4 bytes (a pid or tgid) or a multiple of 8 (the reason key):
- * mix whole words, not bytes; this sits on the per-event path.
- */
-static inline uint64_t htab_hash(const void *key, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL * (len + 1);
-	if (len == 4) {
-		uint32_t k;
-		memcpy(&k, key, 4);
-		h ^= k;
-	} else {
-		for (size_t i = 0; i + 8 <= len; i += 8) {
-			uint64_t k;
-			memcpy(&k, (const char *)key + i, 8);
-			h = (h ^ k) * 0xff51afd7ed558ccdULL;
-			h ^= h >> 29;
-		}
-	}
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 32;
-	return h;
-}
-
-static inline bool htab_key_eq(const void *a, const void *b, size_t len)
-{
-	if (len == 4) {
-		uint32_t x, y;
-		memcpy(&x, a, 4);
-		memcpy(&y, b, 4);
-		return x == y;
-	}
-	uint64_t diff = 0;
-	for (size_t i = 0; i + 8 <= len; i += 8) {
-		uint64_t x, y;
-		memcpy(&x, (const char *)a + i, 8);
-		memcpy(&y, (const char *)b + i, 8);
-		diff |= x ^ y;
-	}
-	return diff == 0;
-}
-
-static void *htab_entry(const struct htab *t, size_t i)
-{
-	return t->entries + i * t->esize;
-}
-
-static void htab_grow(struct htab *t)
-{
-	size_t nslots = t->nslots * 2;
-	uint32_t *slots = xcalloc(nslots, sizeof(*slots));
-	for (size_t i = 0; i < t->n; i++) {
-		size_t s = htab_hash(htab_entry(t, i), t->ksize) & (nslots - 1);
-		while (slots[s])
-			s = (s + 1) & (nslots - 1);
-		slots[s] = (uint32_t)(i + 1);
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
-}
-
-/* Adds key at empty slot s (found by htab_get). */
-static void *htab_insert(struct htab *t, const void *key, size_t s)
-{
-	if (t->n == t->alloc) {
-		t->alloc = t->alloc ? t->alloc * 2 : 16;
-		t->entries = xrealloc(t->entries, t->alloc * t->esize);
-	}
-	void *e = htab_entry(t, t->n);
-	memset(e, 0, t->esize);
-	memcpy(e, key, t->ksize);
-	t->slots[s] = (uint32_t)(++t->n);
-	if (t->n * 2 > t->nslots)
-		htab_grow(t);
-	return e;
-}
-
-/*
- * The entry with this key, or NULL with *slot the empty slot it would take.
- * Inlined with the caller's constant key size, so hashing and comparing
- * compile to straight-line code on the per-event path.
- */
-static inline __attribute__((always_inline)) void *htab_find(const struct htab *t,
-							      const void *key, size_t ksize,
-							      size_t *slot)
-{
-	size_t s = htab_hash(key, ksize) & (t->nslots - 1);
-	while (t->slots[s]) {
-		void *e = htab_entry(t, t->slots[s] - 1);
-		if (htab_key_eq(e, key, ksize))
-			return e;
-		s = (s + 1) & (t->nslots - 1);
-	}
-	*slot = s;
-	return NULL;
-}
-
-/* The entry with this key, created zeroed (but for the key) when missing. */
-static inline __attribute__((always_inline)) void *htab_get(struct htab *t, const void *key,
-							     size_t ksize)
-{
-	size_t s = 0;	/* set by htab_find when it finds nothing */
-	void *e = htab_find(t, key, ksize, &s);
-	return e ? e : htab_insert(t, key, s);
-}
+#include "htab.h"
 
 /* Per runner thread (common_pid of run_core events). */
 struct runner {
@@ -160,18 +27,25 @@ struct proc_state {
 	int64_t seed_cedes;
 };
 
-/* Reason key: packed so memcmp over it is exact (no padding bytes). */
+/*
+ * Reason key: packed so memcmp over it is exact (no padding bytes).  code
+ * and vcpu are not neighbours: compared as a pair, the compiler loaded both
+ * from the event in one 16-byte read of the decoder's two 8-byte stores,
+ * which the CPU cannot forward (a stall on every exit, 15 % of the feed).
+ */
 struct reason_key {
 	int64_t code;
-	int64_t vcpu;
 	int32_t tgid;
 	int32_t source;
+	int64_t vcpu;
 };
 
 struct reason_state {
 	struct reason_key k;
 	uint64_t count;
 };
+
+#define REASON_CACHE 32
 
 struct gang_counter {
 	enum gang_algorithm algo;
@@ -183,6 +57,16 @@ struct gang_counter {
 	struct runner *last_runner;
 	int32_t last_tgid;
 	struct proc_state *last_proc;
+	/*
+	 * Exit reasons seen lately, direct-mapped by code and vCPU: a guest's
+	 * exits cycle through a few (reason, vCPU) pairs, and a hit spares
+	 * hashing a 24-byte key per exit.  pos is the entry's index in reasons
+	 * + 1 (an index survives the array's growth), 0 an empty slot.
+	 */
+	struct {
+		struct reason_key k;
+		uint32_t pos;
+	} rcache[REASON_CACHE];
 };
 
 struct gang_counter *gang_new(enum gang_algorithm algo)
@@ -207,15 +91,33 @@ void gang_free(struct gang_counter *g)
 	free(g);
 }
 
-static struct runner *runner_get(struct gang_counter *g, int32_t pid)
+/*
+ * The look-ups below run for every event: each is an inlined check of the
+ * last hit (consecutive events mostly share a runner, a process, a few
+ * reasons) in front of an out-of-line table look-up.
+ */
+#define HOT static inline __attribute__((always_inline))
+
+static __attribute__((noinline)) struct runner *runner_lookup(struct gang_counter *g, int32_t pid,
+							      bool create)
+{
+	size_t s;
+	struct runner *r = htab_find(&g->runners, &pid, sizeof(pid), &s);
+	if (!r && create)
+		r = htab_insert(&g->runners, &pid, s);
+	/* A new entry may move the array: the cache is refreshed on every miss. */
+	if (r) {
+		g->last_pid = pid;
+		g->last_runner = r;
+	}
+	return r;
+}
+
+HOT struct runner *runner_get(struct gang_counter *g, int32_t pid)
 {
 	if (g->last_runner && g->last_pid == pid)
 		return g->last_runner;
-	/* A new entry may move the array: the cache is refreshed on every miss. */
-	struct runner *r = htab_get(&g->runners, &pid, sizeof(pid));
-	g->last_pid = pid;
-	g->last_runner = r;
-	return r;
+	return runner_lookup(g, pid, true);
 }
 
 /*
@@ -224,23 +126,16 @@ static struct runner *runner_get(struct gang_counter *g, int32_t pid)
  * vcore stays unknown however many exits it records (it would otherwise
  * become a runner of tgid 0 at its second one).
  */
-static struct runner *runner_find(struct gang_counter *g, int32_t pid)
+HOT struct runner *runner_find(struct gang_counter *g, int32_t pid)
 {
 	if (g->last_runner && g->last_pid == pid)
 		return g->last_runner;
-	size_t s;
-	struct runner *r = htab_find(&g->runners, &pid, sizeof(pid), &s);
-	if (r) {
-		g->last_pid = pid;
-		g->last_runner = r;
-	}
-	return r;
+	return runner_lookup(g, pid, false);
 }
 
-static struct proc_state *proc_get(struct gang_counter *g, int32_t tgid)
+static __attribute__((noinline)) struct proc_state *proc_lookup(struct gang_counter *g,
+								int32_t tgid)
 {
-	if (g->last_proc && g->last_tgid == tgid)
-		return g->last_proc;
 	struct proc_state *p = htab_get(&g->procs, &tgid, sizeof(tgid));
 	p->p.tgid = tgid;
 	g->last_tgid = tgid;
@@ -248,15 +143,38 @@ static struct proc_state *proc_get(struct gang_counter *g, int32_t tgid)
 	return p;
 }
 
-static void reason_add(struct gang_counter *g, enum exit_source src, int64_t code,
-		       int32_t tgid, int64_t vcpu)
+HOT struct proc_state *proc_get(struct gang_counter *g, int32_t tgid)
 {
-	struct reason_key k = { .code = code, .vcpu = vcpu, .tgid = tgid, .source = (int32_t)src };
-	struct reason_state *r = htab_get(&g->reasons, &k, sizeof(k));
-	r->count++;
+	if (g->last_proc && g->last_tgid == tgid)
+		return g->last_proc;
+	return proc_lookup(g, tgid);
 }
 
-static void feed_run_core(struct gang_counter *g, const struct gang_event *ev)
+static __attribute__((noinline)) void reason_miss(struct gang_counter *g, uint32_t h,
+						  const struct reason_key *k)
+{
+	struct reason_state *r = htab_get(&g->reasons, k, sizeof(*k));
+	r->count++;
+	g->rcache[h].k = *k;
+	g->rcache[h].pos = (uint32_t)(((char *)r - g->reasons.entries) / sizeof(*r)) + 1;
+}
+
+HOT void reason_add(struct gang_counter *g, enum exit_source src, int64_t code, int32_t tgid,
+		    int64_t vcpu)
+{
+	uint32_t h = ((uint32_t)code * 0x9e3779b1u + (uint32_t)vcpu * 0x85ebca77u +
+		      (uint32_t)tgid) >> (32 - 5);
+	_Static_assert(REASON_CACHE == 1 << 5, "the cache index takes 5 bits");
+	if (g->rcache[h].pos && g->rcache[h].k.code == code && g->rcache[h].k.vcpu == vcpu &&
+	    g->rcache[h].k.tgid == tgid && g->rcache[h].k.source == (int32_t)src) {
+		((struct reason_state *)htab_entry(&g->reasons, g->rcache[h].pos - 1))->count++;
+		return;
+	}
+	struct reason_key k = { .code = code, .vcpu = vcpu, .tgid = tgid, .source = (int32_t)src };
+	reason_miss(g, h, &k);
+}
+
+HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev)
 {
 	int32_t tgid = (int32_t)ev->u.run_core.tgid;
 	bool is_exit = ev->u.run_core.where != 0;	/* as the seed: 0 Enter, else Exit */
@@ -272,11 +190,13 @@ static void feed_run_core(struct gang_counter *g, const struct gang_event *ev)
 		r->in_run = true;
 		r->cedes = 0;
 		/* Seed rule: reset the tgid's cedes; learn pid -> tgid once. */
-		p->seed_known = true;
-		p->seed_cedes = 0;
-		if (!r->seed_known) {
-			r->seed_known = true;
-			r->seed_tgid = tgid;
+		if (g->algo == GANG_ALGO_SEED) {
+			p->seed_known = true;
+			p->seed_cedes = 0;
+			if (!r->seed_known) {
+				r->seed_known = true;
+				r->seed_tgid = tgid;
+			}
 		}
 		return;
 	}
@@ -295,7 +215,7 @@ static void feed_run_core(struct gang_counter *g, const struct gang_event *ev)
 	r->tgid = tgid;
 }
 
-static void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev)
+HOT void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev)
 {
 	struct runner *r = runner_find(g, ev->pid);
 	int32_t tgid = r ? r->tgid : 0;
@@ -307,7 +227,7 @@ static void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev)
 		p->p.cedes++;
 	if (r && r->in_run && ceded)
 		r->cedes++;
-	if (r && r->seed_known && ceded) {
+	if (g->algo == GANG_ALGO_SEED && r && r->seed_known && ceded) {
 		/* The seed adds the ceded value to the pid's first tgid. */
 		struct proc_state *sp = proc_get(g, r->seed_tgid);
 		sp->seed_cedes += ev->u.guest_exit.ceded;
@@ -330,7 +250,7 @@ static int32_t event_tgid(const struct gang_event *ev)
  * thread is a vCPU's runner whose kvmppc_run_core events named its process,
  * so the exit is charged there; elsewhere the thread stands in (event_tgid).
  */
-static void feed_userspace_exit(struct gang_counter *g, const struct gang_event *ev)
+HOT void feed_userspace_exit(struct gang_counter *g, const struct gang_event *ev)
 {
 	int32_t tgid = event_tgid(ev);
 	if (!ev->tgid && g->run_core_events) {
@@ -343,29 +263,37 @@ static void feed_userspace_exit(struct gang_counter *g, const struct gang_event 
 		   ev->u.userspace_exit.vcpu_id);
 }
 
+void gang_feed_many(struct gang_counter *g, const struct gang_event *evs, size_t n)
+{
+	if (!n)
+		return;
+	if (g->events == 0)
+		g->first_ts = evs[0].ts;
+	g->events += n;
+	g->last_ts = evs[n - 1].ts;
+	for (const struct gang_event *ev = evs; ev < evs + n; ev++) {
+		switch (ev->kind) {
+		case GANG_EV_RUN_CORE:
+			feed_run_core(g, ev);
+			break;
+		case GANG_EV_GUEST_EXIT:
+			feed_guest_exit(g, ev);
+			break;
+		case GANG_EV_KVM_EXIT:
+			proc_get(g, event_tgid(ev))->p.guest_exits++;
+			reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason, event_tgid(ev),
+				   ev->u.kvm_exit.vcpu_id);
+			break;
+		case GANG_EV_USERSPACE_EXIT:
+			feed_userspace_exit(g, ev);
+			break;
+		}
+	}
+}
+
 void gang_feed(struct gang_counter *g, const struct gang_event *ev)
 {
-	if (g->events == 0)
-		g->first_ts = ev->ts;
-	g->events++;
-	g->last_ts = ev->ts;
-
-	switch (ev->kind) {
-	case GANG_EV_RUN_CORE:
-		feed_run_core(g, ev);
-		break;
-	case GANG_EV_GUEST_EXIT:
-		feed_guest_exit(g, ev);
-		break;
-	case GANG_EV_KVM_EXIT:
-		proc_get(g, event_tgid(ev))->p.guest_exits++;
-		reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason, event_tgid(ev),
-			   ev->u.kvm_exit.vcpu_id);
-		break;
-	case GANG_EV_USERSPACE_EXIT:
-		feed_userspace_exit(g, ev);
-		break;
-	}
+	gang_feed_many(g, ev, 1);
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -422,6 +350,23 @@ void gang_result_release(struct gang_result *r)
 	r->procs = NULL;
 	r->reasons = NULL;
 	r->nprocs = r->nreasons = 0;
+}
+
+void gang_result_damage(struct gang_result *r, const char *fmt, ...)
+{
+	size_t n = strlen(r->damage), cap = sizeof(r->damage);
+	if (n && n + 2 < cap) {
+		memcpy(r->damage + n, "; ", 3);
+		n += 2;
+	}
+	if (n + 1 >= cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(r->damage + n, cap - n, fmt, ap);
+	va_end(ap);
+	if (w >= 0 && (size_t)w >= cap - n)
+		memcpy(r->damage + cap - 4, "...", 4);
 }
 
 struct gang_proc *gang_result_proc(struct gang_result *r, int32_t tgid)

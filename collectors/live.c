@@ -17,6 +17,8 @@
 
 #include "../util/strbuf.h"
 #include "decode.h"
+#include "htab.h"
+#include "tsmerge.h"
 #include "tdat.h"
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
@@ -51,9 +53,9 @@ struct cpu_queue {
 };
 
 /* pid -> tgid for x86 events, which carry no tgid (0: not known at all). */
-struct tgid_cache {
-	int32_t *keys, *vals;
-	size_t cap, n;
+struct tgid_entry {
+	int32_t pid;		/* key */
+	int32_t tgid;
 };
 
 /*
@@ -82,7 +84,8 @@ struct live_session {
 	size_t nspare, spare_cap;
 	int32_t *tgids;
 	size_t ntgids;
-	struct tgid_cache tc;
+	struct htab tc;			/* struct tgid_entry by pid */
+	struct tsmerge merge;		/* the CPU queues with records, in time order */
 	struct comm_entry *comms;
 	size_t ncomms;
 	pthread_t thread;
@@ -144,46 +147,27 @@ static int32_t proc_tgid(int32_t pid)
 	return tgid;
 }
 
-static int32_t tgid_lookup(struct tgid_cache *c, int32_t pid)
+static int32_t tgid_lookup(struct htab *tc, int32_t pid)
 {
-	if (c->n * 2 >= c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 256;
-		int32_t *nk = xcalloc(ncap, sizeof(*nk)), *nv = xcalloc(ncap, sizeof(*nv));
-		for (size_t i = 0; i < c->cap; i++)
-			if (c->keys[i]) {
-				size_t s = ((uint32_t)c->keys[i] * 2654435761u) & (ncap - 1);
-				while (nk[s])
-					s = (s + 1) & (ncap - 1);
-				nk[s] = c->keys[i];
-				nv[s] = c->vals[i];
-			}
-		free(c->keys);
-		free(c->vals);
-		c->keys = nk;
-		c->vals = nv;
-		c->cap = ncap;
-	}
 	if (pid <= 0)
 		return 0;
-	size_t s = ((uint32_t)pid * 2654435761u) & (c->cap - 1);
-	while (c->keys[s]) {
-		if (c->keys[s] == pid)
-			return c->vals[s];
-		s = (s + 1) & (c->cap - 1);
-	}
-	c->keys[s] = pid;
-	c->vals[s] = proc_tgid(pid);
-	if (!c->vals[s])	/* gone already (a short-lived program) */
-		c->vals[s] = saved_tgid(pid);
-	c->n++;
-	return c->vals[s];
+	size_t slot;
+	const struct tgid_entry *e = htab_find(tc, &pid, sizeof(pid), &slot);
+	if (e)
+		return e->tgid;
+	int32_t tgid = proc_tgid(pid);
+	if (!tgid)	/* gone already (a short-lived program) */
+		tgid = saved_tgid(pid);
+	struct tgid_entry *n = htab_insert(tc, &pid, slot);
+	n->tgid = tgid;
+	return tgid;
 }
 
 static unsigned char *page_get(struct live_session *s)
 {
 	if (s->nspare)
 		return s->spare[--s->nspare];
-	return xmalloc(s->page_size + PAGE_READER_SLACK);
+	return xmalloc(s->page_size);
 }
 
 static void page_put(struct live_session *s, unsigned char *page)
@@ -322,40 +306,38 @@ static void feed_record(struct live_session *s, uint64_t ts, const void *data, i
  */
 static bool merge_upto(struct live_session *s, uint64_t watermark)
 {
-	for (;;) {
-		struct cpu_queue *best = NULL;
-		uint64_t best_ts = 0, limit = UINT64_MAX;
-		int empty = 0;
-		for (int i = 0; i < s->nq; i++) {
-			struct cpu_queue *q = &s->q[i];
-			if (!q->n) {
-				empty++;
-				continue;
-			}
-			uint64_t ts = q->pr.ts;
-			if (!best || ts < best_ts) {
-				if (best && best_ts < limit)
-					limit = best_ts;
-				best = q;
-				best_ts = ts;
-			} else if (ts < limit) {
-				limit = ts;
-			}
-		}
-		if (empty && watermark < limit)
-			limit = watermark;
-		if (!best || best_ts > limit)
+	struct tsmerge *m = &s->merge;
+	tsmerge_clear(m);
+	bool empty = false;
+	for (int i = 0; i < s->nq; i++) {
+		if (s->q[i].n)
+			tsmerge_push(m, (uint32_t)i, s->q[i].pr.ts, (uint64_t)i);
+		else
+			empty = true;
+	}
+	while (m->n) {
+		uint32_t i = (uint32_t)tsmerge_top(m);
+		struct cpu_queue *q = &s->q[i];
+		uint64_t cap = empty ? watermark : UINT64_MAX;
+		if (q->pr.ts > cap)
 			return true;
 		do {
-			int size = page_reader_size(&best->pr);
+			int size = page_reader_size(&q->pr);
 			if (size < 0)
-				return corrupt(s, best);
-			feed_record(s, best->pr.ts, best->pr.ev, size, best->cpu);
-			page_reader_next(&best->pr);
-			if (!queue_advance(s, best))
+				return corrupt(s, q);
+			feed_record(s, q->pr.ts, q->pr.ev, size, q->cpu);
+			page_reader_next(&q->pr);
+			if (!queue_advance(s, q))
 				return false;
-		} while (best->n && best->pr.ts <= limit);
+		} while (q->n && q->pr.ts <= cap && tsmerge_runs_on(m, q->pr.ts, i));
+		if (q->n) {
+			tsmerge_update_top(m, q->pr.ts, i);
+		} else {
+			tsmerge_pop(m);
+			empty = true;
+		}
 	}
+	return true;
 }
 
 /*
@@ -521,8 +503,8 @@ static void session_free(struct live_session *s)
 	}
 	gang_free(s->g);
 	free(s->tgids);
-	free(s->tc.keys);
-	free(s->tc.vals);
+	htab_release(&s->tc);
+	tsmerge_release(&s->merge);
 	free(s->comms);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
@@ -572,7 +554,8 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 		memcpy(s->tgids, opts->tgids, opts->ntgids * sizeof(*s->tgids));
 		s->ntgids = opts->ntgids;
 	}
-	tgid_lookup(&s->tc, 0);	/* allocates the cache */
+	htab_init(&s->tc, sizeof(struct tgid_entry), sizeof(int32_t));
+	tsmerge_init(&s->merge);
 
 	if (local_formats(&s->formats, opts->events ? opts->events : LIVE_EV_GANG | LIVE_EV_REASONS,
 			  err) < 0 || decoder_init(&s->dec, &s->formats, err) < 0)

@@ -18,35 +18,45 @@
 #include "evfmt.h"
 #include "perfdata.h"
 #include "tdat.h"
+#include "tsmerge.h"
 
 #define MAX_CHUNK (64u << 20)
 /* Pages a CPU stream has read are given back in steps of this size. */
 #define DROP_STEP (8u << 20)
 
-/* One CPU's data: a byte source of whole pages plus the page walker. */
+/*
+ * One CPU's data: a byte source of whole pages (the file mapping, or one
+ * decompressed zstd chunk at a time), walked in place, plus what the
+ * integrity checks count on the way.
+ */
 struct cpu_stream {
 	int cpu;
-	const unsigned char *src;	/* uncompressed data, or the chunk list */
+	const unsigned char *src;	/* uncompressed pages, or the chunk list */
+	uint64_t base;			/* file offset of src */
 	uint64_t len, pos;
 	uint64_t dropped;		/* bytes of src already given back to the kernel */
+	uint64_t extent_end;		/* src offset where the file's data extent ends */
 	bool compressed;
 	uint64_t chunks_left;
 	unsigned char *chunk;		/* current decompressed chunk */
 	size_t chunk_cap, chunk_len, chunk_pos;
 	ZSTD_DCtx *zctx;		/* reused: one context per CPU, not per chunk */
 	struct page_reader pr;
-	bool done;
+	uint64_t records, first_ts, last_ts;
+	uint64_t empty_pages;		/* pages that hold nothing (commit 0), holes included */
+	uint64_t backwards;		/* records older than the one before them */
+	uint64_t late;			/* records stamped after the stats' "now ts" */
+	uint64_t late_after;		/* that bound (UINT64_MAX: none recorded) */
 };
 
 struct reader {
 	const struct tdat_file *f;
+	int fd;				/* the file, for its holes; -1: a buffer */
 	struct decoder *dec;
 	struct gang_counter *g;
 	struct cpu_stream *cpus;
 	int ncpus;
-	int *heap;			/* CPU stream indices, min timestamp first */
-	int nheap;
-	uint64_t records, first_ts, last_ts;
+	struct tsmerge merge;
 	struct ta_err *err;
 	const char *path;
 };
@@ -70,7 +80,7 @@ static int stream_next_chunk(struct reader *rd, struct cpu_stream *s)
 	s->pos += 8;
 	if (zsize > s->len - s->pos)
 		return stream_fail(rd, s, "a compressed chunk runs past its data");
-	if (size > MAX_CHUNK || size % f->page_size)
+	if (!size || size > MAX_CHUNK || size % f->page_size)
 		return stream_fail(rd, s, "a compressed chunk has an impossible size");
 	if (size > s->chunk_cap) {
 		free(s->chunk);
@@ -90,14 +100,10 @@ static int stream_next_chunk(struct reader *rd, struct cpu_stream *s)
 }
 
 /*
- * Loads pages until one has a record: 1 = s->pr.ev is valid, 0 = the CPU is
- * exhausted, -1 = corrupt data (err set).
- */
-/*
  * Gives back the mapped pages a stream has read: they are never read again,
  * and keeping them would make the peak RSS follow the file size.
  */
-static void stream_drop_behind(struct reader *rd, struct cpu_stream *s)
+static void stream_drop_behind(struct cpu_stream *s)
 {
 	if (s->pos - s->dropped < DROP_STEP)
 		return;
@@ -107,18 +113,48 @@ static void stream_drop_behind(struct reader *rd, struct cpu_stream *s)
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 	s->dropped = s->pos;
-	(void)rd;
 }
 
+/*
+ * Past the end of a data extent of the file: skips the whole pages of the
+ * hole that follows (SEEK_DATA) without touching them, counted as empty
+ * pages, and finds where the next extent ends (SEEK_HOLE).  A sparse file
+ * then costs neither memory nor time in proportion to its apparent size.
+ */
+static void stream_skip_hole(struct reader *rd, struct cpu_stream *s)
+{
+	uint32_t ps = rd->f->page_size;
+	s->extent_end = s->len;
+	if (rd->fd < 0 || s->pos >= s->len)
+		return;
+	off_t at = (off_t)(s->base + s->pos);
+	off_t data = lseek(rd->fd, at, SEEK_DATA);
+	if (data < 0)
+		data = (off_t)(s->base + s->len);	/* ENXIO: a hole to the end */
+	uint64_t pages = data > at ? ((uint64_t)data - (uint64_t)at) / ps : 0;
+	if (pages > (s->len - s->pos) / ps)
+		pages = (s->len - s->pos) / ps;
+	s->pos += pages * ps;
+	s->dropped = s->pos;
+	s->empty_pages += pages;
+	off_t hole = s->pos < s->len ? lseek(rd->fd, (off_t)(s->base + s->pos), SEEK_HOLE) : -1;
+	if (hole > (off_t)(s->base + s->pos) && (uint64_t)hole - s->base < s->len)
+		s->extent_end = (uint64_t)hole - s->base;
+}
+
+/*
+ * Loads pages until one has a record: 1 = s->pr.ev is valid, 0 = the CPU is
+ * exhausted, -1 = corrupt data (err set).
+ */
 static int stream_fill(struct reader *rd, struct cpu_stream *s)
 {
 	uint32_t ps = rd->f->page_size;
-	stream_drop_behind(rd, s);
 	for (;;) {
-		const unsigned char *page;
+		unsigned char *page;
 		uint32_t len;
 		if (s->compressed) {
 			if (s->chunk_pos >= s->chunk_len) {
+				stream_drop_behind(s);
 				if (!s->chunks_left)
 					return 0;
 				if (stream_next_chunk(rd, s) < 0)
@@ -128,28 +164,37 @@ static int stream_fill(struct reader *rd, struct cpu_stream *s)
 			len = ps;
 			s->chunk_pos += ps;
 		} else {
+			if (s->pos >= s->extent_end)
+				stream_skip_hole(rd, s);
 			if (s->pos >= s->len)
 				return 0;
-			page = s->src + s->pos;
+			stream_drop_behind(s);
+			/* Walked in place: the walker never writes, the mapping is read-only. */
+			page = (unsigned char *)s->src + s->pos;
 			len = s->len - s->pos < ps ? (uint32_t)(s->len - s->pos) : ps;
-			s->pos += ps;
+			s->pos += len;
 		}
-		int rc = page_reader_load(&s->pr, page, len);
+		int rc = page_reader_attach(&s->pr, page, len);
 		if (rc < 0)
 			return stream_fail(rd, s, "a page header is inconsistent");
 		if (rc > 0)
 			return 1;
+		if (!s->pr.data_len)
+			s->empty_pages++;
 	}
 }
 
 static int stream_open(struct reader *rd, struct cpu_stream *s, const struct tdat_cpu *c,
-		       const struct evfmt_table *t)
+		       const struct tdat_buffer *b, const struct evfmt_table *t)
 {
 	memset(s, 0, sizeof(*s));
 	s->cpu = c->cpu;
+	s->base = c->offset;
 	s->src = rd->f->map + c->offset;
 	s->len = c->size;
 	s->compressed = rd->f->compressed;
+	const struct tdat_cpu_stats *st = tdat_cpu_stats(b, c->cpu);
+	s->late_after = st && st->now ? st->now + st->now_slack : UINT64_MAX;
 	/* trace-cmd 3.1 records the compressed size without the 4-byte chunk count. */
 	if (s->compressed && s->len)
 		s->len = c->size + 4 <= rd->f->size - c->offset ? c->size + 4 : c->size;
@@ -163,10 +208,9 @@ static int stream_open(struct reader *rd, struct cpu_stream *s, const struct tda
 		if (s->chunks_left > (s->len - 4) / 8)
 			return stream_fail(rd, s, "the chunk count exceeds the data");
 	}
-	int rc = stream_fill(rd, s);
-	if (rc < 0)
+	if (stream_fill(rd, s) < 0)
 		return -1;
-	s->done = rc == 0;
+	s->first_ts = s->last_ts = s->pr.ts;
 	return 0;
 }
 
@@ -177,104 +221,140 @@ static void stream_close(struct cpu_stream *s)
 	ZSTD_freeDCtx(s->zctx);
 }
 
-static bool heap_less(const struct reader *rd, int a, int b)
-{
-	const struct cpu_stream *x = &rd->cpus[a], *y = &rd->cpus[b];
-	if (x->pr.ts != y->pr.ts)
-		return x->pr.ts < y->pr.ts;
-	return a < b;
-}
+/* Events decoded in a row reach the counter in batches of this many. */
+#define FEED_BATCH 64
 
-static void heap_down(struct reader *rd, int i)
-{
-	for (;;) {
-		int l = 2 * i + 1, m = i;
-		if (l < rd->nheap && heap_less(rd, rd->heap[l], rd->heap[m]))
-			m = l;
-		if (l + 1 < rd->nheap && heap_less(rd, rd->heap[l + 1], rd->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		int t = rd->heap[i];
-		rd->heap[i] = rd->heap[m];
-		rd->heap[m] = t;
-		i = m;
-	}
-}
-
-/* Feeds every record of the buffer, in timestamp order across CPUs. */
+/*
+ * Feeds every record of the buffer, in timestamp order across CPUs (ties:
+ * the lower CPU stream first).  The stream that is due runs on for as long
+ * as its records come before every other stream's next one.
+ */
 static int reader_run(struct reader *rd)
 {
 	for (int i = 0; i < rd->ncpus; i++)
-		if (!rd->cpus[i].done)
-			rd->heap[rd->nheap++] = i;
-	for (int i = rd->nheap / 2 - 1; i >= 0; i--)
-		heap_down(rd, i);
-
-	struct gang_event ev;
-	while (rd->nheap) {
-		struct cpu_stream *s = &rd->cpus[rd->heap[0]];
-		int size = page_reader_size(&s->pr);
-		if (size < 0)
-			return stream_fail(rd, s, "a record runs past its page");
-		if (rd->records++ == 0)
-			rd->first_ts = s->pr.ts;
-		rd->last_ts = s->pr.ts;
-		if (decoder_decode(rd->dec, s->pr.ev, size, &ev) > 0) {
-			ev.cpu = s->cpu;
-			ev.ts = s->pr.ts;
-			gang_feed(rd->g, &ev);
-		}
-		if (!page_reader_next(&s->pr)) {
-			int rc = stream_fill(rd, s);
-			if (rc < 0)
-				return -1;
-			if (rc == 0) {
-				rd->heap[0] = rd->heap[--rd->nheap];
-				s->done = true;
+		if (rd->cpus[i].pr.ev)
+			tsmerge_push(&rd->merge, (uint32_t)i, rd->cpus[i].pr.ts, (uint64_t)i);
+	struct gang_event batch[FEED_BATCH];
+	size_t nbatch = 0;
+	while (rd->merge.n) {
+		uint32_t i = (uint32_t)tsmerge_top(&rd->merge);
+		struct cpu_stream *s = &rd->cpus[i];
+		/* The integrity counts in registers while this stream runs on. */
+		uint64_t last = s->last_ts, late_after = s->late_after, n = 0, back = 0, late = 0;
+		int more;
+		do {
+			int size = page_reader_size(&s->pr);
+			uint64_t ts = s->pr.ts;
+			if (size < 0)
+				return stream_fail(rd, s, "a record runs past its page");
+			n++;
+			back += ts < last;
+			late += ts > late_after;
+			last = ts;
+			struct gang_event *ev = &batch[nbatch];
+			if (decoder_decode(rd->dec, s->pr.ev, size, ev) > 0) {
+				ev->cpu = s->cpu;
+				ev->ts = ts;
+				if (++nbatch == FEED_BATCH) {
+					gang_feed_many(rd->g, batch, nbatch);
+					nbatch = 0;
+				}
 			}
-		}
-		heap_down(rd, 0);
+			more = page_reader_next(&s->pr) ? 1 : stream_fill(rd, s);
+			if (more < 0)
+				return -1;
+		} while (more && tsmerge_runs_on(&rd->merge, s->pr.ts, i));
+		s->records += n;
+		s->backwards += back;
+		s->late += late;
+		s->last_ts = last;
+		if (more)
+			tsmerge_update_top(&rd->merge, s->pr.ts, i);
+		else
+			tsmerge_pop(&rd->merge);
 	}
+	gang_feed_many(rd->g, batch, nbatch);
 	return 0;
 }
 
 struct buffer_result {
 	struct gang_result res;
-	uint64_t records, missed, malformed, first_ts, last_ts;
+	uint64_t records, missed, first_ts, last_ts;
 };
 
-static int analyze_buffer(const char *path, const struct tdat_file *f,
+/*
+ * What the pages and the per-CPU stats say is missing or wrong: every
+ * reason is a damage note on the result (the counts become lower bounds).
+ */
+static void buffer_check(const struct reader *rd, int opened, const struct tdat_buffer *b,
+			 uint64_t malformed, struct gang_result *res)
+{
+	for (int i = 0; i < opened; i++) {
+		const struct cpu_stream *s = &rd->cpus[i];
+		if (s->empty_pages)
+			gang_result_damage(res, "CPU %d: %llu pages hold no records (commit 0)",
+					   s->cpu, (unsigned long long)s->empty_pages);
+		if (s->backwards)
+			gang_result_damage(res, "CPU %d: time goes backwards %llu times", s->cpu,
+					   (unsigned long long)s->backwards);
+		if (s->late)
+			gang_result_damage(res, "CPU %d: %llu records are stamped after the recording "
+					   "ended (its stats' now ts)", s->cpu,
+					   (unsigned long long)s->late);
+	}
+	for (int k = 0; k < b->nstats; k++) {
+		const struct tdat_cpu_stats *st = &b->stats[k];
+		uint64_t n = 0;
+		for (int i = 0; i < opened; i++)
+			if (rd->cpus[i].cpu == st->cpu)
+				n += rd->cpus[i].records;
+		if (st->records >= 0 && n < (uint64_t)st->records)
+			gang_result_damage(res, "CPU %d: the file holds %llu records where the CPU's "
+					   "stats at the end of the recording counted %lld", st->cpu,
+					   (unsigned long long)n, st->records);
+	}
+	if (b->dup_stats >= 0)
+		gang_result_damage(res, "the stats of CPU %d appear twice", b->dup_stats);
+	decoder_note_malformed(malformed, res);
+}
+
+static int analyze_buffer(const char *path, int fd, const struct tdat_file *f,
 			  const struct tdat_buffer *b, const struct evfmt_table *t,
 			  struct decoder *dec, enum gang_algorithm algo,
 			  struct buffer_result *out, struct ta_err *err)
 {
-	struct reader rd = { .f = f, .dec = dec, .err = err, .path = path };
+	struct reader rd = { .f = f, .fd = fd, .dec = dec, .err = err, .path = path };
 	rd.g = gang_new(algo);
 	rd.ncpus = b->ncpus;
 	rd.cpus = xcalloc(b->ncpus ? b->ncpus : 1, sizeof(*rd.cpus));
-	rd.heap = xcalloc(b->ncpus ? b->ncpus : 1, sizeof(*rd.heap));
+	tsmerge_init(&rd.merge);
 	uint64_t malformed_before = dec->malformed;
 	int rc = 0, opened = 0;
 	for (; rc == 0 && opened < b->ncpus; opened++)
-		rc = stream_open(&rd, &rd.cpus[opened], &b->cpus[opened], t);
+		rc = stream_open(&rd, &rd.cpus[opened], &b->cpus[opened], b, t);
 	if (rc == 0)
 		rc = reader_run(&rd);
 	memset(out, 0, sizeof(*out));
+	if (rc == 0) {
+		gang_result_get(rd.g, &out->res);
+		buffer_check(&rd, opened, b, dec->malformed - malformed_before, &out->res);
+		out->first_ts = UINT64_MAX;
+		for (int i = 0; i < opened; i++) {
+			const struct cpu_stream *s = &rd.cpus[i];
+			out->records += s->records;
+			if (s->records && s->first_ts < out->first_ts)
+				out->first_ts = s->first_ts;
+			if (s->records && s->last_ts > out->last_ts)
+				out->last_ts = s->last_ts;
+		}
+	}
 	for (int i = 0; i < opened; i++) {
 		out->missed += rd.cpus[i].pr.missed;
 		stream_close(&rd.cpus[i]);
 	}
-	if (rc == 0) {
-		gang_result_get(rd.g, &out->res);
-		out->records = rd.records;
-		out->first_ts = rd.first_ts;
-		out->last_ts = rd.last_ts;
-		out->malformed = dec->malformed - malformed_before;
-	}
 	gang_free(rd.g);
+	tsmerge_release(&rd.merge);
 	free(rd.cpus);
-	free(rd.heap);
 	return rc;
 }
 
@@ -305,9 +385,10 @@ static const char *layout_comm(void *layout, int32_t pid)
 
 /*
  * Maps path read-only after refusing anything but a regular file: a FIFO
- * would block the open (hence O_NONBLOCK) and then the read forever.
+ * would block the open (hence O_NONBLOCK) and then the read forever.  *fd
+ * stays open: the reader asks it where the file's holes are.
  */
-static int map_input(const char *path, const unsigned char **map, size_t *size,
+static int map_input(const char *path, int *fdp, const unsigned char **map, size_t *size,
 		     struct ta_err *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -327,9 +408,11 @@ static int map_input(const char *path, const unsigned char **map, size_t *size,
 			       path, (long long)st.st_size);
 	}
 	void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
+	if (m == MAP_FAILED) {
+		close(fd);
 		return err_set(err, EXIT_FAILURE_RUN, "cannot map %s: %s", path, strerror(errno));
+	}
+	*fdp = fd;
 	*map = m;
 	*size = st.st_size;
 	return 0;
@@ -349,23 +432,40 @@ static int analyze_perf(const char *path, const unsigned char *map, size_t size,
 		 pi.pipe_mode ? " (pipe)" : "", pi.big_endian ? " big-endian" : "");
 	snprintf(info->compression, sizeof(info->compression), "none");
 	info->records = pi.records;
-	info->malformed = pi.malformed;
 	info->unordered = pi.unordered;
 	return 0;
 }
 
-static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
+static int analyze_tdat(const char *path, int fd, const unsigned char *map, size_t size,
 			const struct offline_opts *opts, struct gang_result *res,
 			struct offline_info *info, struct ta_err *err);
+
+/*
+ * Either reader; a damaged recording where not one event could be read is
+ * refused (there is no lower bound to give), with what is wrong.
+ */
+static int analyze(const char *name, int fd, const unsigned char *map, size_t size,
+		   const struct offline_opts *opts, struct gang_result *res,
+		   struct offline_info *info, struct ta_err *err)
+{
+	memset(res, 0, sizeof(*res));
+	memset(info, 0, sizeof(*info));
+	int rc = perfdata_magic(map, size) ? analyze_perf(name, map, size, opts, res, info, err)
+					   : analyze_tdat(name, fd, map, size, opts, res, info, err);
+	if (rc == 0 && res->damage[0] && !res->events) {
+		err_set(err, EXIT_BAD_INPUT, "%s: no KVM event could be read from this damaged "
+			"recording: %s", name, res->damage);
+		gang_result_release(res);
+		return -1;
+	}
+	return rc;
+}
 
 int offline_analyze_buffer(const char *name, const unsigned char *map, size_t size,
 			   const struct offline_opts *opts, struct gang_result *res,
 			   struct offline_info *info, struct ta_err *err)
 {
-	memset(res, 0, sizeof(*res));
-	memset(info, 0, sizeof(*info));
-	return perfdata_magic(map, size) ? analyze_perf(name, map, size, opts, res, info, err)
-					 : analyze_tdat(name, map, size, opts, res, info, err);
+	return analyze(name, -1, map, size, opts, res, info, err);
 }
 
 int offline_analyze(const char *path, const struct offline_opts *opts, struct gang_result *res,
@@ -373,16 +473,18 @@ int offline_analyze(const char *path, const struct offline_opts *opts, struct ga
 {
 	const unsigned char *map = NULL;
 	size_t size = 0;
+	int fd = -1;
 	memset(res, 0, sizeof(*res));
 	memset(info, 0, sizeof(*info));
-	if (map_input(path, &map, &size, err) < 0)
+	if (map_input(path, &fd, &map, &size, err) < 0)
 		return -1;
-	int rc = offline_analyze_buffer(path, map, size, opts, res, info, err);
+	int rc = analyze(path, fd, map, size, opts, res, info, err);
 	munmap((void *)map, size);
+	close(fd);
 	return rc;
 }
 
-static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
+static int analyze_tdat(const char *path, int fd, const unsigned char *map, size_t size,
 			const struct offline_opts *opts, struct gang_result *res,
 			struct offline_info *info, struct ta_err *err)
 {
@@ -430,7 +532,7 @@ static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
 	bool have_best = false;
 	for (size_t i = first; i < last; i++) {
 		struct buffer_result br;
-		if (analyze_buffer(path, &f, &f.buffers[i], &table, &dec, opts->algorithm, &br,
+		if (analyze_buffer(path, fd, &f, &f.buffers[i], &table, &dec, opts->algorithm, &br,
 				   err) < 0) {
 			if (have_best)
 				gang_result_release(&best.res);
@@ -473,7 +575,6 @@ static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
 	clock_name(b->clock, info->clock, sizeof(info->clock));
 	info->records = best.records;
 	res->records = best.records;
-	info->malformed = best.malformed;
 	rc = 0;
 out:
 	tdat_close(&f);

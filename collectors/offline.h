@@ -36,7 +36,6 @@ struct offline_info {
 	char buffer[256];		/* the buffer read ("" = top) */
 	char clock[32];			/* trace clock of that buffer, if recorded */
 	uint64_t records;		/* all records walked, ours or not */
-	uint64_t malformed;		/* records too short for their fields */
 	uint64_t unordered;		/* perf.data: events that came after a newer one */
 };
 

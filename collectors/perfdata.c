@@ -11,6 +11,8 @@
 #include "../util/strbuf.h"
 #include "decode.h"
 #include "evfmt.h"
+#include "htab.h"
+#include "tsmerge.h"
 
 /* tools/perf/Documentation/perf.data-file-format.txt, include/uapi/linux/perf_event.h */
 #define FILE_HEADER_SIZE 104
@@ -28,6 +30,8 @@ enum {
 	S_IP = 1 << 0, S_TID = 1 << 1, S_TIME = 1 << 2, S_ADDR = 1 << 3, S_READ = 1 << 4,
 	S_CALLCHAIN = 1 << 5, S_ID = 1 << 6, S_CPU = 1 << 7, S_PERIOD = 1 << 8,
 	S_STREAM_ID = 1 << 9, S_RAW = 1 << 10, S_IDENTIFIER = 1 << 16,
+	/* Fields laid out after RAW: BRANCH_STACK and everything from bit 12 up. */
+	S_AFTER_RAW = ~((1ULL << 11) - 1) & ~(uint64_t)S_IDENTIFIER,
 };
 
 enum {
@@ -61,9 +65,17 @@ enum {
 
 struct pattr {
 	uint32_t type;
+	uint64_t config;		/* a tracepoint's event ID */
 	uint64_t sample_type, read_format;
+	bool sample_id_all;		/* other records end with a sample_id */
 	/* Sample layout: offsets in the payload (-1: absent) up to READ. */
 	int tid_off, time_off, cpu_off, fixed;
+	/*
+	 * A tracepoint whose samples have nothing of variable size before RAW:
+	 * where the raw size lies from a sample's start (0: not so).  The
+	 * merge's second look at such a sample needs no parse.
+	 */
+	uint32_t raw_off;
 };
 
 struct id_map {
@@ -71,9 +83,9 @@ struct id_map {
 	uint32_t attr;
 };
 
-/* Thread names from COMM records: open addressing, pid -> last comm, grown by doubling. */
-struct comm_slot {
-	int32_t pid;		/* 0: empty */
+/* Thread names from COMM records: pid -> its last comm. */
+struct comm_entry {
+	int32_t pid;		/* key */
 	char comm[16];
 };
 
@@ -98,6 +110,7 @@ struct sample_view {
 	uint64_t ts, pid, cpu;
 	const unsigned char *raw;	/* the tracepoint record, NULL if none */
 	uint32_t raw_size;
+	bool excess;			/* bytes past the last field: a damaged size */
 };
 
 struct pd {
@@ -122,12 +135,10 @@ struct pd {
 	struct decoder dec;
 	bool have_dec;
 
-	struct comm_slot *comms;
-	size_t ncomms, capcomms;	/* capcomms: a power of two, >= 2 * ncomms */
+	struct htab comms;		/* struct comm_entry by pid */
 
 	struct gang_counter *g;
-	struct run **heap;		/* runs with an event due, earliest on top */
-	size_t nheap, capheap;
+	struct tsmerge merge;		/* runs with an event due, by its time */
 	struct run *cur;		/* the run the first pass extends */
 	uint64_t cur_last;		/* time of its last sample */
 	struct run *spare[SPARE_RUNS];	/* finished runs for reuse */
@@ -141,6 +152,13 @@ struct pd {
 	bool have_lost_samples;
 	bool have_ts;
 	uint64_t unordered;
+	/* What damage looks like (see records_check): counted, said at the end. */
+	uint64_t odd_records;		/* of no possible type, or impossible size */
+	uint64_t foreign_records;	/* whose sample_id names no attribute */
+	uint64_t mismatched;		/* samples whose record is of no tracepoint attribute's event */
+	uint64_t last_config;		/* the tracepoint ID tracepoint_config found last */
+	uint64_t since_round;		/* samples after the last FINISHED_ROUND */
+	struct evfmt_layout formats;	/* the tracing data, for attribute checks */
 	size_t drop_checked;		/* reader position of the last drop_behind */
 	size_t low_dropped;		/* all below was given back and is never read again */
 };
@@ -158,12 +176,13 @@ static inline uint64_t num(const struct pd *p, const unsigned char *at, int size
 
 static int bad(struct pd *p, uint64_t off, const char *fmt, const char *what)
 {
-	char msg[512];
+	char msg[512], at[48] = "";
 	snprintf(msg, sizeof(msg), fmt, what);
+	if (off)	/* 0: not about one place in the file */
+		snprintf(at, sizeof(at), " (at offset %llu)", (unsigned long long)off);
 	return err_set(p->err, EXIT_BAD_INPUT,
-		       "%s: corrupted perf.data: %s (at offset %llu); the file may be truncated "
-		       "or damaged (check it with 'perf report --header-only -i %s')",
-		       p->path, msg, (unsigned long long)off, p->path);
+		       "%s: corrupted perf.data: %s%s; the file may be truncated or damaged "
+		       "(check it with 'perf report --header-only -i %s')", p->path, msg, at, p->path);
 }
 
 /* --- attributes and ids ---------------------------------------------- */
@@ -179,6 +198,9 @@ static int attr_add(struct pd *p, const unsigned char *a, size_t len, uint64_t o
 	memset(p->id_cache, 0, sizeof(p->id_cache));
 	struct pattr *t = &p->attrs[p->nattrs++];
 	t->type = (uint32_t)num(p, a, 4);
+	t->config = num(p, a + 8, 8);
+	/* Bit 18 of the flags; a big-endian host numbers bit-fields from the top. */
+	t->sample_id_all = num(p, a + 40, 8) >> (p->be ? 45 : 18) & 1;
 	t->sample_type = num(p, a + 24, 8);
 	t->read_format = num(p, a + 32, 8);
 	/* Everything before READ has a fixed size: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD. */
@@ -195,6 +217,8 @@ static int attr_add(struct pd *p, const unsigned char *a, size_t len, uint64_t o
 	at += st & S_CPU ? 8 : 0;
 	at += st & S_PERIOD ? 8 : 0;
 	t->fixed = at;
+	t->raw_off = t->type == TYPE_TRACEPOINT && st & S_RAW && !(st & (S_READ | S_CALLCHAIN))
+			     ? 8 + (uint32_t)at : 0;
 	return 0;
 }
 
@@ -289,52 +313,17 @@ static int formats_load(struct pd *p, const unsigned char *data, size_t len, uin
 	if (l.big_endian != p->be)
 		return bad(p, off, "%s", "the tracing data's byte order is not the file's");
 	p->have_dec = true;
+	p->formats = l;
 	return 0;
 }
 
 /* --- ordering -------------------------------------------------------- */
 
-static bool run_less(const struct run *a, const struct run *b)
+/* A run joins the merge with its next event due. */
+static void run_wait(struct pd *p, struct run *r)
 {
-	return a->head.ts != b->head.ts ? a->head.ts < b->head.ts : a->id < b->id;
-}
-
-static void rheap_up(struct pd *p, size_t i)
-{
-	struct run *r = p->heap[i];
-	while (i && run_less(r, p->heap[(i - 1) / 2])) {
-		p->heap[i] = p->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	p->heap[i] = r;
-}
-
-static void rheap_down(struct pd *p, size_t i)
-{
-	struct run *r = p->heap[i];
-	for (;;) {
-		size_t l = 2 * i + 1, m = l;
-		if (l >= p->nheap)
-			break;
-		if (l + 1 < p->nheap && run_less(p->heap[l + 1], p->heap[l]))
-			m = l + 1;
-		if (!run_less(p->heap[m], r))
-			break;
-		p->heap[i] = p->heap[m];
-		i = m;
-	}
-	p->heap[i] = r;
-}
-
-static void rheap_add(struct pd *p, struct run *r)
-{
-	if (p->nheap == p->capheap) {
-		p->capheap = p->capheap ? 2 * p->capheap : 64;
-		p->heap = xrealloc(p->heap, p->capheap * sizeof(*p->heap));
-	}
-	p->heap[p->nheap++] = r;
+	tsmerge_push(&p->merge, (uintptr_t)r, r->head.ts, r->id);
 	r->in_heap = true;
-	rheap_up(p, p->nheap - 1);
 }
 
 /* Retires a finished run: into the spare pool, or freed when that is full. */
@@ -357,46 +346,26 @@ static struct run *run_new(struct pd *p, size_t pos)
 
 /* --- records --------------------------------------------------------- */
 
-static struct comm_slot *comm_slot(struct comm_slot *t, size_t cap, int32_t pid)
-{
-	size_t mask = cap - 1, i = ((uint32_t)pid * 2654435761u) & mask;
-	while (t[i].pid && t[i].pid != pid)
-		i = (i + 1) & mask;
-	return &t[i];
-}
-
 static void comm_set(struct pd *p, int32_t pid, const char *comm)
 {
 	if (pid <= 0)
 		return;
-	struct comm_slot *s = p->comms ? comm_slot(p->comms, p->capcomms, pid) : NULL;
-	if (!s || !s->pid) {
-		if (p->ncomms >= MAX_COMMS)
+	size_t slot;
+	struct comm_entry *e = htab_find(&p->comms, &pid, sizeof(pid), &slot);
+	if (!e) {
+		if (p->comms.n >= MAX_COMMS)
 			return;	/* names are cosmetic; the table stays bounded */
-		if (2 * (p->ncomms + 1) > p->capcomms) {
-			size_t cap = p->capcomms ? 2 * p->capcomms : 64;
-			struct comm_slot *t = xcalloc(cap, sizeof(*t));
-			for (size_t i = 0; i < p->capcomms; i++)
-				if (p->comms[i].pid)
-					*comm_slot(t, cap, p->comms[i].pid) = p->comms[i];
-			free(p->comms);
-			p->comms = t;
-			p->capcomms = cap;
-		}
-		s = comm_slot(p->comms, p->capcomms, pid);
-		s->pid = pid;
-		p->ncomms++;
+		e = htab_insert(&p->comms, &pid, slot);
 	}
-	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	snprintf(e->comm, sizeof(e->comm), "%s", comm);
 }
 
 static const char *comm_get(void *ctx, int32_t pid)
 {
 	const struct pd *p = ctx;
-	if (!p->comms || pid <= 0)
-		return NULL;
-	const struct comm_slot *s = comm_slot(p->comms, p->capcomms, pid);
-	return s->pid ? s->comm : NULL;
+	size_t slot;
+	const struct comm_entry *e = pid > 0 ? htab_find(&p->comms, &pid, sizeof(pid), &slot) : NULL;
+	return e ? e->comm : NULL;
 }
 
 /* Bytes a PERF_SAMPLE_READ block takes, or -1 when it would not fit in left. */
@@ -469,6 +438,8 @@ sample_parse(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off
 		return bad(p, off, "%s", "a sample's raw data runs past the record");
 	v->raw = q + 4;
 	v->raw_size = (uint32_t)raw;
+	/* Nothing follows RAW unless a later field is sampled: more is a damaged size. */
+	v->excess = !(st & S_AFTER_RAW) && left - 4 > raw;
 	return 0;
 }
 
@@ -512,6 +483,19 @@ static bool run_advance(struct pd *p, struct run *r)
 		uint32_t type = (uint32_t)num(p, rec, 4), size = (uint32_t)num(p, rec + 6, 2);
 		size_t at = r->pos;
 		r->pos += size + record_payload(p, rec, type, size);
+		const struct pattr *a = type != REC_SAMPLE ? NULL : p->id_pos < 0 ? &p->attrs[0]
+				      : attr_of_id(p, num(p, rec + 8 + 8 * p->id_pos, 8));
+		if (a && a->raw_off) {
+			/* Checked by the first pass: only the offsets to follow. */
+			const unsigned char *q = rec + 8;
+			uint32_t raw = (uint32_t)num(p, rec + a->raw_off, 4);
+			if (decoder_decode(&p->dec, rec + a->raw_off + 4, (int)raw, &r->head) <= 0)
+				continue;
+			r->head.cpu = a->cpu_off >= 0 ? (int)num(p, q + a->cpu_off, 4) : 0;
+			r->head.ts = a->time_off >= 0 ? num(p, q + a->time_off, 8) : 0;
+			r->head.tgid = a->tid_off >= 0 ? (int32_t)num(p, q + a->tid_off, 4) : 0;
+			return true;
+		}
 		struct sample_view v = { 0 };
 		if (type != REC_SAMPLE || sample_parse(p, rec, size, at, &v) < 0 || !v.raw ||
 		    decoder_decode(&p->dec, v.raw, (int)v.raw_size, &r->head) <= 0)
@@ -524,43 +508,65 @@ static bool run_advance(struct pd *p, struct run *r)
 	return false;
 }
 
-static void q_pop_feed(struct pd *p)
-{
-	struct run *r = p->heap[0];
-	if (p->fed_any && r->head.ts < p->last_fed)
-		p->unordered++;
-	p->last_fed = r->head.ts;
-	p->fed_any = true;
-	gang_feed(p->g, &r->head);
-	if (run_advance(p, r)) {
-		rheap_down(p, 0);
-		return;
-	}
-	r->in_heap = false;
-	p->heap[0] = p->heap[--p->nheap];
-	if (p->nheap)
-		rheap_down(p, 0);
-	if (r != p->cur)
-		run_retire(p, r);
-}
-
-/* Feeds every waiting event not newer than limit. */
+/*
+ * Feeds every waiting event not newer than limit, in time order (equal
+ * times: the earlier run first).  The due run feeds on for as long as it
+ * stays before every other one.
+ */
 static void q_flush(struct pd *p, uint64_t limit)
 {
-	while (p->nheap && p->heap[0]->head.ts <= limit)
-		q_pop_feed(p);
+	struct tsmerge *m = &p->merge;
+	while (m->n && tsmerge_top_ts(m) <= limit) {
+		struct run *r = (struct run *)tsmerge_top(m);
+		bool more;
+		do {
+			if (p->fed_any && r->head.ts < p->last_fed)
+				p->unordered++;
+			p->last_fed = r->head.ts;
+			p->fed_any = true;
+			gang_feed(p->g, &r->head);
+			more = run_advance(p, r);
+		} while (more && r->head.ts <= limit && tsmerge_runs_on(m, r->head.ts, r->id));
+		if (more) {
+			tsmerge_update_top(m, r->head.ts, r->id);
+			continue;
+		}
+		tsmerge_pop(m);
+		r->in_heap = false;
+		if (r != p->cur)
+			run_retire(p, r);
+	}
 }
 
 /* Where the earliest waiting run resumes (the file before it is done with). */
 static size_t q_low_water(const struct pd *p, size_t walked)
 {
 	size_t low = walked;
-	for (size_t i = 0; i < p->nheap; i++)
-		if (p->heap[i]->pos < low)
-			low = p->heap[i]->pos;
+	for (size_t i = 0; i < p->merge.n; i++)
+		if (((const struct run *)p->merge.heap[i].src)->pos < low)
+			low = ((const struct run *)p->merge.heap[i].src)->pos;
 	if (p->cur && p->cur->pos < low)
 		low = p->cur->pos;
 	return low;
+}
+
+/*
+ * True when some tracepoint attribute records event ID id.  A sample's raw
+ * record must be one of those: samples of attributes alike are not looked
+ * up by id (attrs_settle), so the check is against them all, and what it
+ * catches is a raw record read from the wrong place (a damaged sample_type
+ * or size), whose "type" is then noise.
+ */
+static bool tracepoint_config(struct pd *p, uint64_t id)
+{
+	if (id == p->last_config)
+		return true;	/* samples of one event come in stretches */
+	for (size_t i = 0; i < p->nattrs; i++)
+		if (p->attrs[i].type == TYPE_TRACEPOINT && p->attrs[i].config == id) {
+			p->last_config = id;
+			return true;
+		}
+	return false;
 }
 
 /*
@@ -573,6 +579,12 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t 
 	if (sample_parse(p, rec, size, pos, &v) < 0)
 		return -1;
 	p->samples++;
+	p->since_round++;
+	if (v.excess)
+		p->odd_records++;
+	if (v.raw && p->have_dec && v.raw_size >= (uint32_t)(p->dec.type.offset + p->dec.type.size) &&
+	    !tracepoint_config(p, (uint64_t)decoder_field(&p->dec, &p->dec.type, v.raw)))
+		p->mismatched++;
 	if (v.a->time_off >= 0) {
 		if (!p->have_ts || v.ts < p->first_ts)
 			p->first_ts = v.ts;
@@ -597,8 +609,8 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t 
 	p->cur_last = v.ts;
 	r->end = next;
 	if (!r->in_heap && run_advance(p, r))
-		rheap_add(p, r);
-	if (p->nheap > PENDING_RUNS)
+		run_wait(p, r);
+	if (p->merge.n > PENDING_RUNS)
 		q_flush(p, UINT64_MAX);
 	return 0;
 }
@@ -620,6 +632,75 @@ static const struct pattr *trailer_attr(struct pd *p, const unsigned char *rec, 
 	if (!back || size < 16 + back)
 		return NULL;
 	return attr_of_id(p, num(p, rec + size - back, 8));
+}
+
+/*
+ * Whether a kernel record's body (len bytes between its header and its
+ * sample_id) has the shape its type prescribes (include/uapi/linux/
+ * perf_event.h): the fixed-size types their size, the named ones a
+ * printable, NUL-ended name.  Unknown types pass.
+ */
+static bool body_plausible(uint32_t type, const unsigned char *b, uint32_t len)
+{
+	static const int fixed[] = { [2] = 16, [4] = 24, [5] = 24, [6] = 24, [7] = 24,
+				     [11] = 24, [12] = 8, [13] = 8, [14] = 0, [15] = 8,
+				     [18] = 16, [21] = 8 };
+	if (type < sizeof(fixed) / sizeof(fixed[0]) && (fixed[type] || type == 14))
+		return len == (uint32_t)fixed[type];
+	uint32_t name = type == 1 ? 32 : type == 3 ? 8 : type == 10 ? 64 : 0;
+	if (!name)
+		return true;
+	if (len <= name)
+		return false;
+	const unsigned char *nul = memchr(b + name, '\0', len - name);
+	if (!nul || nul == b + name)
+		return false;
+	for (const unsigned char *c = b + name; c < nul; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * Non-sample records that cannot be: type 0, types past anything perf
+ * writes, a FINISHED_ROUND with a body; and, where the attributes promise
+ * a sample_id on every kernel record (sample_id_all, with an id in it),
+ * kernel records whose id belongs to no attribute or whose body is not the
+ * shape of their type.  perf synthesizes the records of threads that
+ * existed before it with an all-zero sample_id; those come before the
+ * first sample.  Such a record is usually a sample whose header was
+ * damaged: counted, so the result says it may miss events.
+ */
+static void record_check(struct pd *p, const unsigned char *rec, uint32_t type, uint32_t size)
+{
+	if (!type || type >= 128 || (type == REC_FINISHED_ROUND && size != 8)) {
+		p->odd_records++;
+		return;
+	}
+	if (type >= 64 || !p->nattrs || !p->nids || !p->attrs[0].sample_id_all ||
+	    (!p->ids_sorted && attrs_settle(p, 0) < 0))
+		return;
+	uint64_t st = p->attrs[0].sample_type;
+	if (!(st & (S_IDENTIFIER | S_ID)))
+		return;
+	uint32_t trailer = 8 * (!!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ID) +
+				!!(st & S_STREAM_ID) + !!(st & S_CPU) + !!(st & S_IDENTIFIER));
+	if (size < 8 + trailer) {
+		p->foreign_records++;
+		return;
+	}
+	const unsigned char *t = rec + size - trailer;
+	uint64_t id = st & S_IDENTIFIER ? num(p, rec + size - 8, 8)
+		    : num(p, t + 8 * (!!(st & S_TID) + !!(st & S_TIME)), 8);
+	bool zero = !t[0] && !memcmp(t, t + 1, trailer - 1);
+	const struct pattr *a = attr_of_id(p, id);
+	uint32_t body = size - 8 - trailer;
+	/* READ: pid, tid, then the values its read_format lays out. */
+	bool read_ok = type != 8 ||
+		       (body >= 8 && read_size(p, (a ? a : &p->attrs[0])->read_format, rec + 16,
+					       body - 8) == (int64_t)body - 8);
+	if ((!a && (!zero || p->samples)) || !read_ok || !body_plausible(type, rec + 8, body))
+		p->foreign_records++;
 }
 
 /*
@@ -680,12 +761,14 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 			if (size < 17 || !memchr(rec + 16, '\0', size - 16))
 				return bad(p, pos, "%s", "a COMM record has no name");
 			comm_set(p, (int32_t)num(p, rec + 12, 4), (const char *)rec + 16);
+			record_check(p, rec, type, size);
 			break;
 		}
 		case REC_LOST:
 			if (size < 24)
 				return bad(p, pos, "%s", "a LOST record is cut off");
 			p->lost_records += num(p, rec + 16, 8);
+			record_check(p, rec, type, size);
 			break;
 		case REC_LOST_SAMPLES:
 			if (size < 16)
@@ -696,6 +779,8 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 		case REC_FINISHED_ROUND:
 			q_flush(p, p->next_flush);
 			p->next_flush = p->max_ts;
+			p->since_round = 0;
+			record_check(p, rec, type, size);
 			break;
 		case REC_HEADER_ATTR: {
 			if (size < 8 + ATTR_SIZE_VER0)
@@ -732,6 +817,7 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 				       "%s: recorded with 'perf record -z' (compressed records), "
 				       "which is not supported; record without -z", p->path);
 		default:
+			record_check(p, rec, type, size);
 			break;
 		}
 		pos = next;
@@ -823,11 +909,77 @@ static int file_mode(struct pd *p, size_t *data_start, size_t *data_end)
 	return 0;
 }
 
+/*
+ * The attributes against the tracing data: a tracepoint attribute names its
+ * event by ID, which the tracing data must hold; an attribute whose config
+ * is the ID of one of our events and that records raw data is a tracepoint
+ * whose type was damaged (its samples would be skipped as not ours).
+ */
+static int attrs_check(struct pd *p)
+{
+	if (!p->nattrs)
+		return bad(p, p->size, "%s", "it holds no event attributes (it is cut off, or "
+			   "empty)");
+	if (!p->have_dec)
+		return 0;
+	const int ours[] = { p->dec.id_run_core, p->dec.id_guest_exit, p->dec.id_kvm_exit,
+			     p->dec.id_userspace_exit };
+	for (size_t i = 0; i < p->nattrs; i++) {
+		const struct pattr *a = &p->attrs[i];
+		char what[160];
+		if (a->type == TYPE_TRACEPOINT && !evfmt_has_event_id(&p->formats, a->config)) {
+			snprintf(what, sizeof(what), "event attribute %zu names tracepoint ID %llu, "
+				 "which the tracing data has no format for", i,
+				 (unsigned long long)a->config);
+			return bad(p, 0, "%s", what);
+		}
+		for (size_t k = 0; a->type == TYPE_TRACEPOINT && !(a->sample_type & S_RAW) && k < 4; k++)
+			if (ours[k] >= 0 && a->config == (uint64_t)ours[k]) {
+				snprintf(what, sizeof(what), "event attribute %zu (tracepoint ID %llu) "
+					 "samples no raw data (perf always does): its sample_type is "
+					 "damaged", i, (unsigned long long)a->config);
+				return bad(p, 0, "%s", what);
+			}
+		for (size_t k = 0; a->type != TYPE_TRACEPOINT && a->sample_type & S_RAW && k < 4; k++)
+			if (ours[k] >= 0 && a->config == (uint64_t)ours[k]) {
+				snprintf(what, sizeof(what), "event attribute %zu has type %u, but its "
+					 "config %llu is the ID of a KVM tracepoint it records: its "
+					 "type is damaged", i, a->type, (unsigned long long)a->config);
+				return bad(p, 0, "%s", what);
+			}
+	}
+	return 0;
+}
+
+/* What the walk found wrong: each a damage note (the counts become lower bounds). */
+static void damage_notes(const struct pd *p, struct gang_result *res)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} notes[] = {
+		{ p->since_round, "samples follow the last FINISHED_ROUND (the recording was "
+				  "cut off)" },
+		{ p->odd_records, "records have an impossible type or size" },
+		{ p->foreign_records, "records belong to no event attribute or are not the "
+				      "shape of their type" },
+		{ p->mismatched, "samples hold a record of no recorded tracepoint" },
+	};
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+		if (notes[i].n)
+			gang_result_damage(res, "%llu %s", (unsigned long long)notes[i].n,
+					   notes[i].what);
+	decoder_note_malformed(p->dec.malformed, res);
+}
+
 int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 		     enum gang_algorithm algo, struct gang_result *res,
 		     struct perfdata_info *info, struct ta_err *err)
 {
-	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1 };
+	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1,
+			.last_config = UINT64_MAX };
+	htab_init(&p.comms, sizeof(struct comm_entry), sizeof(int32_t));
+	tsmerge_init(&p.merge);
 	memset(res, 0, sizeof(*res));
 	memset(info, 0, sizeof(*info));
 	if (!perfdata_magic(map, size))
@@ -852,9 +1004,12 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 	if (rc == 0 && tracepoints && !p.have_dec)
 		rc = bad(&p, size, "%s", "tracepoint events were recorded but the tracing data "
 			 "(their formats) is missing");
+	if (rc == 0)
+		rc = attrs_check(&p);
 	if (rc == 0) {
 		q_flush(&p, UINT64_MAX);
 		gang_result_get(p.g, res);
+		damage_notes(&p, res);
 		res->records = info->records = p.samples;
 		res->lost_events = p.have_lost_samples ? p.lost_samples : p.lost_records;
 		res->lost_known = true;
@@ -862,19 +1017,18 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 		res->span_seconds = p.have_ts && p.last_ts > p.first_ts
 					    ? (double)(p.last_ts - p.first_ts) / 1e9 : 0;
 		decoder_name_procs(res, comm_get, &p);
-		info->malformed = p.dec.malformed;
 		info->unordered = p.unordered;
 	}
 	gang_free(p.g);
 	free(p.attrs);
 	free(p.ids);
-	free(p.comms);
-	for (size_t i = 0; i < p.nheap; i++)
-		if (p.heap[i] != p.cur)
-			free(p.heap[i]);
+	htab_release(&p.comms);
+	for (size_t i = 0; i < p.merge.n; i++)
+		if ((struct run *)p.merge.heap[i].src != p.cur)
+			free((struct run *)p.merge.heap[i].src);
 	free(p.cur);
 	for (size_t i = 0; i < p.nspare; i++)
 		free(p.spare[i]);
-	free(p.heap);
+	tsmerge_release(&p.merge);
 	return rc;
 }

@@ -45,7 +45,6 @@ struct perfdata_info {
 	bool pipe_mode;
 	bool big_endian;
 	uint64_t records;		/* PERF_RECORD_SAMPLE records */
-	uint64_t malformed;		/* raw payloads too short for their format */
 	uint64_t unordered;		/* events older than an already flushed one */
 };
 

@@ -82,6 +82,8 @@ struct stat_acc {
 	char *name;
 	int nstats;
 	long long lost;		/* -1 while no loss line was seen */
+	struct tdat_cpu_stats *cpus;
+	int dup;		/* a CPU seen twice, or -1 */
 };
 
 struct stats_list {
@@ -89,6 +91,32 @@ struct stats_list {
 	size_t n;
 	char *current;		/* buffer the next CPU stats belong to */
 };
+
+/* "now ts: S.UUUUUU" (ns clocks, microseconds shown) or "now ts: N" (counters). */
+static void stats_now(const char *t, struct tdat_cpu_stats *c)
+{
+	const char *l = strstr(t, "now ts:");
+	if (!l)
+		return;
+	char *end;
+	unsigned long long sec = strtoull(l + 7, &end, 10);
+	if (*end != '.') {
+		c->now = sec;
+		return;
+	}
+	unsigned long long us = 0;
+	int digits = 0;
+	for (end++; *end >= '0' && *end <= '9' && digits < 6; end++, digits++)
+		us = us * 10 + (*end - '0');
+	for (; digits < 6; digits++)
+		us *= 10;
+	if (sec < UINT64_MAX / 1000000000ULL) {
+		c->now = sec * 1000000000ULL + us * 1000;
+		c->now_slack = 1000;
+	}
+}
+
+static long long stat_value(const char *stats, const char *key);
 
 static void stats_add(struct stats_list *l, const char *text, size_t len)
 {
@@ -113,9 +141,20 @@ static void stats_add(struct stats_list *l, const char *text, size_t len)
 		a->name = xstrdup(name);
 		a->nstats = 0;
 		a->lost = -1;
+		a->cpus = NULL;
+		a->dup = -1;
 	}
 	long long lost = tdat_stats_lost(t);
-	a->nstats++;
+	struct tdat_cpu_stats c = { .cpu = (int)stat_value(t, "CPU"), .records = -1 };
+	long long entries = stat_value(t, "entries"), read = stat_value(t, "read events");
+	if (entries >= 0 && read >= 0 && entries <= INT64_MAX - read)
+		c.records = entries + read;
+	stats_now(t, &c);
+	for (int i = 0; i < a->nstats && c.cpu >= 0; i++)
+		if (a->cpus[i].cpu == c.cpu && a->dup < 0)
+			a->dup = c.cpu;
+	a->cpus = xrealloc(a->cpus, (a->nstats + 1) * sizeof(*a->cpus));
+	a->cpus[a->nstats++] = c;
 	if (lost >= 0)
 		a->lost = (a->lost < 0 ? 0 : a->lost) + lost;
 	free(t);
@@ -125,23 +164,121 @@ static void stats_apply(struct tdat_file *f, struct stats_list *l)
 {
 	for (size_t i = 0; i < f->nbuffers; i++) {
 		f->buffers[i].lost_events = -1;
+		f->buffers[i].dup_stats = -1;
 		for (size_t k = 0; k < l->n; k++)
-			if (!strcmp(l->v[k].name, f->buffers[i].name)) {
+			if (!strcmp(l->v[k].name, f->buffers[i].name) && l->v[k].cpus) {
 				f->buffers[i].nstats = l->v[k].nstats;
 				f->buffers[i].lost_events = l->v[k].lost;
+				f->buffers[i].stats = l->v[k].cpus;
+				f->buffers[i].dup_stats = l->v[k].dup;
+				l->v[k].cpus = NULL;
 			}
 	}
-	for (size_t k = 0; k < l->n; k++)
+	for (size_t k = 0; k < l->n; k++) {
 		free(l->v[k].name);
+		free(l->v[k].cpus);
+	}
 	free(l->v);
 	free(l->current);
 	memset(l, 0, sizeof(*l));
 }
 
+/* One CPU's data in the file, for the tiling check. */
+struct extent {
+	uint64_t lo, hi;
+	int cpu;
+	const char *buffer;
+};
+
+static int extent_cmp(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Bytes [lo, hi) between CPU data: shorter than a page, and zeros where zero is set. */
+static int check_gap(const struct tdat_file *f, uint64_t lo, uint64_t hi, bool zero,
+		     const char *buffer, struct ta_err *err)
+{
+	if (hi - lo < f->page_size &&
+	    (!zero || hi == lo || (!f->map[lo] && !memcmp(f->map + lo, f->map + lo + 1, hi - lo - 1))))
+		return 0;
+	return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: %llu bytes at offset %llu "
+		       "(buffer '%s') belong to no CPU's data: a CPU's offset or size in the index "
+		       "is damaged", (unsigned long long)(hi - lo), (unsigned long long)lo, buffer);
+}
+
+/*
+ * The CPU data in x (n extents) tiles [lo, hi): in order, never overlapping,
+ * apart only by zero padding shorter than a page (trace-cmd page-aligns each
+ * CPU's data).  zero_lead: the bytes before the first extent are padding too
+ * (a v6 index is followed by the trace clock's name instead).  A damaged
+ * offset or size in the index otherwise hides data from the reader, or
+ * reads bytes twice, without a word.
+ */
+static int check_tiling(const struct tdat_file *f, struct extent *x, size_t n, uint64_t lo,
+			uint64_t hi, bool zero_lead, const char *what, struct ta_err *err)
+{
+	qsort(x, n, sizeof(*x), extent_cmp);
+	uint64_t pos = lo;
+	for (size_t i = 0; i < n; i++) {
+		/* trace-cmd 3.1 leaves the chunk count out of a compressed size. */
+		if (x[i].lo < pos && !(f->compressed && i && pos - x[i].lo == 4))
+			return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: the data of CPU %d "
+				       "(buffer '%s', offset %llu) overlaps what comes before it",
+				       x[i].cpu, x[i].buffer, (unsigned long long)x[i].lo);
+		if (x[i].lo > pos && check_gap(f, pos, x[i].lo, zero_lead || i, x[i].buffer, err) < 0)
+			return -1;
+		pos = x[i].hi;
+	}
+	if (pos > hi)
+		pos = hi;	/* a compressed size that did count the chunk count */
+	return check_gap(f, pos, hi, true, what, err);
+}
+
+/*
+ * Buffers have one name each (a BUFFER option written twice is damage), and
+ * every buffer's CPU data tiles its place (see check_tiling).
+ */
+static int check_layout(struct tdat_file *f, uint64_t v6_data_start, struct ta_err *err)
+{
+	for (size_t i = 0; i < f->nbuffers; i++)
+		for (size_t k = i + 1; k < f->nbuffers; k++)
+			if (!strcmp(f->buffers[i].name, f->buffers[k].name))
+				return err_set(err, EXIT_BAD_INPUT, "corrupted trace file: two "
+					       "buffers are named '%s'", f->buffers[i].name);
+	size_t total = 0;
+	for (size_t i = 0; i < f->nbuffers; i++)
+		total += f->buffers[i].ncpus;
+	struct extent *x = xcalloc(total ? total : 1, sizeof(*x));
+	int rc = 0;
+	size_t n = 0;
+	for (size_t i = 0; rc == 0 && i < f->nbuffers; i++) {
+		const struct tdat_buffer *b = &f->buffers[i];
+		if (f->version == 7)
+			n = 0;
+		for (int k = 0; k < b->ncpus; k++) {
+			const struct tdat_cpu *c = &b->cpus[k];
+			if (!c->size)
+				continue;
+			uint64_t end = c->offset + c->size;
+			if (f->compressed && end + 4 <= (f->version == 7 ? b->data_hi : f->size))
+				end += 4;
+			x[n++] = (struct extent){ c->offset, end, c->cpu, b->name };
+		}
+		if (f->version == 7)
+			rc = check_tiling(f, x, n, b->data_lo, b->data_hi, true, b->name, err);
+	}
+	if (rc == 0 && f->version == 6)
+		rc = check_tiling(f, x, n, v6_data_start, f->size, false, "", err);
+	free(x);
+	return rc;
+}
+
 /* --- version 6 ------------------------------------------------------- */
 
 static int parse_v6(struct tdat_file *f, struct bcur *c, struct stats_list *sl,
-		    struct ta_err *err)
+		    uint64_t *data_start, struct ta_err *err)
 {
 	/* A v6 file starts with the tracing-data layout itself. */
 	if (evfmt_scan(f->map, f->size, 0, &f->formats, err) < 0)
@@ -203,6 +340,7 @@ static int parse_v6(struct tdat_file *f, struct bcur *c, struct stats_list *sl,
 	}
 	if (c->bad)
 		return cur_fail(c, err, "the CPU data index");
+	*data_start = c->pos;
 
 	/* v6 instances: BUFFER gives where that instance's per-CPU index starts. */
 	for (int i = 0; i < ninst; i++) {
@@ -223,6 +361,8 @@ static int parse_v6(struct tdat_file *f, struct bcur *c, struct stats_list *sl,
 		}
 		if (ic.bad)
 			return cur_fail(&ic, err, "a buffer's CPU data index");
+		if (ic.pos > *data_start)
+			*data_start = ic.pos;
 	}
 	return 0;
 }
@@ -319,6 +459,8 @@ static int parse_buffer_option(struct tdat_file *f, const unsigned char *d, uint
 	uint64_t lo = h.pos, hi = h.pos + fsize;
 	struct tdat_buffer *b = buffer_add(f, name);
 	b->clock = xstrdup(clock);
+	b->data_lo = lo;
+	b->data_hi = hi;
 	buffer_set_cpus(b, (int)n);
 	for (uint64_t i = 0; i < n; i++) {
 		b->cpus[i].cpu = (int)bcur_num(&c, 4);
@@ -581,6 +723,7 @@ int tdat_open(const char *path, const unsigned char *map, size_t size, struct td
 	f->long_size = eb[1];
 	f->page_size = (uint32_t)bcur_num(&c, 4);
 	int rc;
+	uint64_t v6_data_start = 0;
 	struct stats_list sl = { 0 };
 	if (f->version != 6 && f->version != 7)
 		rc = err_set(err, EXIT_BAD_INPUT, "trace file version '%.8s' is not supported "
@@ -593,12 +736,14 @@ int tdat_open(const char *path, const unsigned char *map, size_t size, struct td
 		rc = err_set(err, EXIT_BAD_INPUT, "corrupted trace file: page size %u",
 			     f->page_size);
 	else if (f->version == 6)
-		rc = parse_v6(f, &c, &sl, err);
+		rc = parse_v6(f, &c, &sl, &v6_data_start, err);
 	else
 		rc = parse_v7(f, &c, &sl, err);
 	for (size_t i = 0; rc == 0 && i < f->nbuffers; i++)
 		for (int k = 0; rc == 0 && k < f->buffers[i].ncpus; k++)
 			rc = check_cpu_data(f, &f->buffers[i], &f->buffers[i].cpus[k], err);
+	if (rc == 0)
+		rc = check_layout(f, v6_data_start, err);
 	stats_apply(f, &sl);
 	if (rc < 0) {
 		err_prefix(err, "%s", path);
@@ -618,6 +763,7 @@ void tdat_close(struct tdat_file *f)
 		free(f->buffers[i].cpus);
 		free(f->buffers[i].name);
 		free(f->buffers[i].clock);
+		free(f->buffers[i].stats);
 	}
 	free(f->buffers);
 	memset(f, 0, sizeof(*f));
@@ -630,6 +776,14 @@ static long long stat_value(const char *stats, const char *key)
 		if (!strncmp(l, key, klen) && l[klen] == ':')
 			return strtoll(l + klen + 1, NULL, 10);
 	return -1;
+}
+
+const struct tdat_cpu_stats *tdat_cpu_stats(const struct tdat_buffer *b, int cpu)
+{
+	for (int i = 0; i < b->nstats; i++)
+		if (b->stats[i].cpu == cpu)
+			return &b->stats[i];
+	return NULL;
 }
 
 long long tdat_stats_lost(const char *stats)

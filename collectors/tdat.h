@@ -7,7 +7,10 @@
  * event formats lie (header_page, event formats and saved cmdlines; kallsyms
  * and printk formats are skipped unread), the per-instance BUFFER
  * descriptions (top buffer and `trace-cmd record -B` buffers, each checked
- * against the data section it names) and the per-CPU stats.  Option chains
+ * against the data section it names) and the per-CPU stats.  The CPUs'
+ * data must tile its place in the file (v7: the buffer's data section; v6:
+ * what follows the indexes), apart only by zero padding shorter than a page,
+ * so a damaged offset or size cannot hide data from the reader.  Option chains
  * may not loop, option ids and CPU counts must be plausible, decompressed
  * sections are bounded.  A truncated or corrupted file fails here with a
  * message saying what is wrong and at which offset.
@@ -30,6 +33,19 @@ struct tdat_cpu {
 	uint64_t size;		/* bytes in the file (compressed size for v7 zstd) */
 };
 
+/*
+ * What a CPU's per_cpu/cpuN/stats said when the recording ended: trace-cmd
+ * stops tracing, reads the stats, then drains the buffers, so the file
+ * holds exactly entries + read events records of that CPU, none stamped
+ * after "now ts".
+ */
+struct tdat_cpu_stats {
+	int cpu;
+	long long records;	/* entries + read events; -1: not recorded */
+	uint64_t now;		/* "now ts" in trace-clock units; 0: not recorded */
+	uint64_t now_slack;	/* its resolution: 1000 when printed in microseconds */
+};
+
 struct tdat_buffer {
 	char *name;		/* "" for the top-level buffer */
 	char *clock;		/* trace clock, or NULL when not recorded */
@@ -37,6 +53,9 @@ struct tdat_buffer {
 	int ncpus;
 	int nstats;		/* CPUs whose per_cpu/cpuN/stats were recorded */
 	long long lost_events;	/* summed over those stats; -1: none recorded */
+	struct tdat_cpu_stats *stats;	/* nstats of them, in file order */
+	int dup_stats;		/* a CPU whose stats appear twice, or -1 */
+	uint64_t data_lo, data_hi;	/* v7: the data section its CPUs' data tiles */
 };
 
 struct tdat_file {
@@ -69,5 +88,8 @@ void tdat_close(struct tdat_file *f);
  * -1 when none of those lines is there.
  */
 long long tdat_stats_lost(const char *stats);
+
+/* The stats of CPU cpu in b, or NULL. */
+const struct tdat_cpu_stats *tdat_cpu_stats(const struct tdat_buffer *b, int cpu);
 
 #endif

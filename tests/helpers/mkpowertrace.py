@@ -175,7 +175,8 @@ def perf_data(pipe):
     def rec(rtype, body):
         return struct.pack(E + "IHH", rtype, 0, 8 + len(body)) + body
     def sample_id(pid, tid, t, cpu):   # the trailer sample_id_all adds to other records
-        return struct.pack(E + "II", pid, tid) + u64(t) + struct.pack(E + "II", cpu, 0) + u64(11)
+        return struct.pack(E + "II", pid, tid) + u64(t) + struct.pack(E + "II", cpu, 0) + \
+            u64(ids[configs[0]])
     def sample(t, step, data):
         pid, cpu = step[1]
         tgid = 4242 if pid in (5001, 5002) else pid
@@ -196,7 +197,7 @@ def perf_data(pipe):
             body += b"".join(sample(t, s, d) for t, s, d in part if s[1][1] == cpu)
         body += rec(68, b"")
     if lost:
-        body += rec(2, u64(11) + u64(lost) + sample_id(0, 0, ts, 0))
+        body += rec(2, u64(ids[configs[0]]) + u64(lost) + sample_id(0, 0, ts, 0))
     if pipe:
         out_ = struct.pack(E + "QQ", 0x32454c4946524550, 16)
         for c in configs:

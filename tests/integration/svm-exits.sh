@@ -40,7 +40,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-image=$("$TA_TOP/scripts/svm-host.sh" "$TOPOADVISOR" "$prog" 2>"$tmp/build.err")
+# The whole program (topoadvisor-core runs every command): the guest gets one file.
+image=$("$TA_TOP/scripts/svm-host.sh" "$TOPOADVISOR-core" "$prog" 2>"$tmp/build.err")
 rc=$?
 [ $rc -eq 3 ] && skip "no guest kernel: $(tail -n 1 "$tmp/build.err") (offline?)"
 [ $rc -eq 0 ] || { cat "$tmp/build.err"; fail "svm-host.sh exited $rc"; }

@@ -431,6 +431,21 @@ static void test_many_runners(void **state)
 	gang_free(g);
 }
 
+/* Damage notes join with "; " and are cut with "..." rather than overflow. */
+static void test_damage_notes(void **state)
+{
+	(void)state;
+	struct gang_result r = { 0 };
+	gang_result_damage(&r, "CPU %d: %d pages hold no records", 1, 3);
+	gang_result_damage(&r, "time goes backwards");
+	assert_string_equal(r.damage, "CPU 1: 3 pages hold no records; time goes backwards");
+	for (int i = 0; i < 40; i++)
+		gang_result_damage(&r, "note %d of many", i);
+	assert_int_equal(strlen(r.damage), sizeof(r.damage) - 1);
+	assert_string_equal(r.damage + sizeof(r.damage) - 4, "...");
+	assert_non_null(strstr(r.damage, "CPU 1: 3 pages"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_userspace_exit_runner_tgid),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_many_runners),
+		cmocka_unit_test(test_damage_notes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
