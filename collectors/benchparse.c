@@ -5,6 +5,7 @@
  */
 #include "benchparse-int.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <locale.h>
 #include <math.h>
@@ -141,6 +142,14 @@ bool bp_at_end(const char *p)
 }
 
 /* ---- metrics ---- */
+
+void bp_report(const struct bp_input *in, struct bench_metrics *m, const char *pattern,
+	       const char *name, double value)
+{
+	const struct bench_metric_spec *spec = bench_kind_spec(in->kind, pattern);
+	assert(spec);	/* a parser reports only what its kind declares */
+	bp_metric_set(m, name ? name : pattern, value, spec->unit, spec->dir);
+}
 
 void bp_metric_set(struct bench_metrics *m, const char *name, double value,
 		   const char *unit, enum metric_dir dir)
@@ -566,42 +575,38 @@ out:
 
 /* ---- entry ---- */
 
+/* Each kind's parser (model/bench-kind.c declares what it reports); NULL: the regex alone. */
+static int (*const parsers[BENCH_NKINDS])(const struct bp_input *, struct bench_metrics *,
+					   struct ta_err *) = {
+	[BENCH_EBIZZY] = bp_parse_ebizzy,
+	[BENCH_REDIS] = bp_parse_redis,
+	[BENCH_STRESS_NG] = bp_parse_stress_ng,
+	[BENCH_SYSBENCH] = bp_parse_sysbench,
+	[BENCH_KERNEL_BUILD] = bp_parse_time,
+	[BENCH_COMMAND] = NULL,
+};
+
 int benchparse_run(enum bench_kind kind, const char *regex_or_null,
 		   const char *out, size_t out_len,
 		   const char *err_text, size_t err_len,
 		   struct bench_metrics *m, struct ta_err *err)
 {
 	struct bp_input in = {
+		.kind = kind,
 		.out = out ? out : "", .out_len = out ? out_len : 0,
 		.err = err_text ? err_text : "", .err_len = err_text ? err_len : 0,
 	};
 	text_split(&in.o, in.out, in.out_len);
 	text_split(&in.e, in.err, in.err_len);
 	int rc;
-	switch (kind) {
-	case BENCH_EBIZZY:
-		rc = bp_parse_ebizzy(&in, m, err);
-		break;
-	case BENCH_REDIS:
-		rc = bp_parse_redis(&in, m, err);
-		break;
-	case BENCH_STRESS_NG:
-		rc = bp_parse_stress_ng(&in, m, err);
-		break;
-	case BENCH_SYSBENCH:
-		rc = bp_parse_sysbench(&in, m, err);
-		break;
-	case BENCH_KERNEL_BUILD:
-		rc = bp_parse_time(&in, m, err);
-		break;
-	case BENCH_COMMAND:
-		rc = regex_or_null ? 0 : err_set(err, EXIT_BAD_INPUT,
-			"benchmark kind command needs a parse regex with named groups");
-		break;
-	default:
+	if (kind < 0 || kind >= BENCH_NKINDS)
 		rc = err_set(err, EXIT_BAD_INPUT, "unknown benchmark kind %d", (int)kind);
-		break;
-	}
+	else if (parsers[kind])
+		rc = parsers[kind](&in, m, err);
+	else
+		rc = regex_or_null ? 0 : err_set(err, EXIT_BAD_INPUT, "benchmark kind %s needs a "
+						 "parse regex with named groups",
+						 bench_kind_name(kind));
 	if (!rc && regex_or_null)
 		rc = parse_regex(&in, regex_or_null, m, err);
 	if (!rc && !m->n)

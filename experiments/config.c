@@ -781,54 +781,6 @@ static int parse_noise(struct yr_reader *L, const yaml_node_t *n, struct sweep_c
 	return rc;
 }
 
-/* The per-kind defaults documented in docs/config.md. */
-struct bench_defaults {
-	const char *metric, *unit;
-	bool higher;
-};
-
-static const struct bench_defaults bench_defaults[] = {
-	[BENCH_EBIZZY] = { "records_per_s", "records/s", true },
-	[BENCH_REDIS] = { "requests_per_s", "requests/s", true },
-	[BENCH_STRESS_NG] = { "bogo_ops_per_s", "bogo-ops/s", true },
-	[BENCH_SYSBENCH] = { "events_per_s", "events/s", true },
-	[BENCH_KERNEL_BUILD] = { "real_s", "s", false },
-	[BENCH_COMMAND] = { NULL, NULL, true },
-};
-
-/* Default argv for kind; the benchmark runs for `duration` seconds. */
-static void bench_default_argv(struct benchmark *b)
-{
-	char secs[32], secs_s[40], time_opt[48];
-	int d = b->duration ? b->duration : 10;
-	snprintf(secs, sizeof(secs), "%d", d);
-	snprintf(secs_s, sizeof(secs_s), "%ds", d);
-	snprintf(time_opt, sizeof(time_opt), "--time=%d", d);
-	switch (b->kind) {
-	case BENCH_EBIZZY:
-		argv_set(&b->argv, (const char *[]){ "ebizzy", "-S", secs, NULL });
-		break;
-	case BENCH_REDIS:
-		argv_set(&b->argv, (const char *[]){ "redis-benchmark", "-q", "-n", "100000", "-t",
-				"set,get,incr,lpush,lpop,sadd,spop,mset", NULL });
-		break;
-	case BENCH_STRESS_NG:
-		argv_set(&b->argv, (const char *[]){ "stress-ng", "--cpu", "0", "--timeout", secs_s,
-				"--metrics-brief", NULL });
-		break;
-	case BENCH_SYSBENCH:
-		argv_set(&b->argv, (const char *[]){ "sysbench", "cpu", time_opt, "run", NULL });
-		break;
-	case BENCH_KERNEL_BUILD:
-		/* `time -p` prints the real/user/sys seconds the parser reads. */
-		argv_set(&b->argv, (const char *[]){ "time", "-p", "make", "-C", "/root/linux",
-				"-s", "vmlinux", "-j", NULL });
-		break;
-	case BENCH_COMMAND:
-		break;
-	}
-}
-
 static int parse_metric(struct yr_reader *L, const yaml_node_t *n, struct benchmark *b)
 {
 	const yaml_node_t *name_node = n;
@@ -848,27 +800,48 @@ static int parse_metric(struct yr_reader *L, const yaml_node_t *n, struct benchm
 		return -1;
 	bool ok = isalpha((unsigned char)name[0]) || name[0] == '_';
 	for (const char *p = name; ok && *p; p++)
-		ok = isalnum((unsigned char)*p) || *p == '_' || *p == '.';
+		ok = isalnum((unsigned char)*p) || *p == '_' || *p == '.' || *p == '-';
 	if (!ok || strlen(name) > 64) {
 		free(name);
-		return yr_fail(L, name_node, key, "expected a metric name of letters, digits, _ "
-			       "and . (not starting with a digit), got %s", YR_DESCRIBE(name_node));
+		return yr_fail(L, name_node, key, "expected a metric name of letters, digits, _, "
+			       "- and . (starting with a letter or _), got %s", YR_DESCRIBE(name_node));
 	}
 	b->metric.name = name;
 	/* The kind's own metric keeps its known direction and unit. */
-	const struct bench_defaults *d = &bench_defaults[b->kind];
-	bool is_default = d->metric && !strcmp(d->metric, name);
-	b->metric.higher_is_better = is_default ? d->higher : true;
+	const struct bench_kind_info *info = bench_kind_info(b->kind);
+	bool is_default = info->metric && !strcmp(info->metric, name);
+	const struct bench_metric_spec *spec = bench_kind_metric(b->kind, name);
+	b->metric.higher_is_better = is_default ? spec->dir == METRIC_DIR_HIGHER : true;
 	/*
 	 * Another metric of a parsing kind (redis.GET.p99_ms, latency_avg_ms)
 	 * has the direction its parser declares, which only the run knows:
 	 * the experiment then records none and ranking reads it off the
 	 * stored metric rows.
 	 */
-	b->metric.direction_given = is_default || dir || b->kind == BENCH_COMMAND;
+	b->metric.direction_given = is_default || dir || info->needs_parse_regex;
 	if (is_default)
-		b->metric.unit = xstrdup(d->unit);
+		b->metric.unit = xstrdup(spec->unit);
 	int rc = 0;
+	/*
+	 * A parsing kind's metric must be one its parser reports (a typo would
+	 * fail every run); one given with its own direction is the user's
+	 * word (a redis-benchmark command of their own, say).
+	 */
+	if (!info->needs_parse_regex && !spec && !dir) {
+		char **names = bench_kind_metric_names(b->kind);
+		const char *near = yr_did_you_mean(name, (const char *const *)names);
+		struct strbuf list = STRBUF_INIT;
+		for (size_t i = 0; info->metrics[i].name; i++)
+			strbuf_addf(&list, "%s%s", i ? ", " : "", info->metrics[i].name);
+		rc = yr_fail(L, name_node, key, "%s reports no metric '%s'%s%s%s; it reports %s "
+			     "(give `direction` to name a metric of your own argv)",
+			     bench_kind_name(b->kind), name, near ? " (did you mean '" : "",
+			     near ? near : "", near ? "'?)" : "", strbuf_str(&list));
+		strbuf_release(&list);
+		for (size_t i = 0; names[i]; i++)
+			free(names[i]);
+		free(names);
+	}
 	if (dir) {
 		int e;
 		if (yr_get_enum(L, dir, "benchmark.metric.direction", direction_words, &e) < 0)
@@ -946,25 +919,29 @@ static int parse_benchmark(struct yr_reader *L, const yaml_node_t *root, struct 
 	    yr_get_int(L, v, "benchmark.duration", 0, 86400, &b->duration) < 0)
 		rc = -1, duration_ok = false;
 
+	const struct bench_kind_info *info = bench_kind_info(b->kind);
 	if ((v = yr_map_get(L, n, "argv"))) {
 		if (get_argv(L, v, "benchmark.argv", &b->argv) < 0)
 			rc = -1;
-	} else if (b->kind == BENCH_COMMAND) {
+	} else if (!info->argv) {
 		rc = yr_fail_missing(L, n, "benchmark.argv", "argv", " (kind command runs "
 			     "argv: [prog, arg, ...])");
 	} else {
-		bench_default_argv(b);
+		char **argv = bench_kind_argv(b->kind, b->duration ? b->duration : 10);
+		argv_set(&b->argv, (const char *const *)argv);
+		for (size_t i = 0; argv[i]; i++)
+			free(argv[i]);
+		free(argv);
 	}
 
 	if ((v = yr_map_get(L, n, "server_argv"))) {
-		if (b->kind != BENCH_REDIS)
+		if (!info->server)
 			rc = yr_fail(L, yr_map_key(L, n, "server_argv"), "benchmark.server_argv",
 				     "only redis uses server_argv");
 		else if (get_argv(L, v, "benchmark.server_argv", &b->server_argv) < 0)
 			rc = -1;
-	} else if (b->kind == BENCH_REDIS) {
-		argv_set(&b->server_argv, (const char *[]){ "redis-server", "--save", "",
-				"--appendonly", "no", NULL });
+	} else if (info->server) {
+		argv_set(&b->server_argv, info->server->argv);
 	}
 
 	b->timeout = 0;
@@ -977,25 +954,26 @@ static int parse_benchmark(struct yr_reader *L, const yaml_node_t *root, struct 
 				     b->timeout, b->duration);
 	}
 	if (b->timeout == 0)
-		b->timeout = b->kind == BENCH_KERNEL_BUILD ? 7200 : b->duration * 3 + 60;
+		b->timeout = info->timeout_s ? info->timeout_s : b->duration * 3 + 60;
 
 	bool metric_ok = true;
 	if ((v = yr_map_get(L, n, "metric"))) {
 		if (parse_metric(L, v, b) < 0)
 			rc = -1, metric_ok = false;
-	} else if (b->kind == BENCH_COMMAND) {
+	} else if (!info->metric) {
 		rc = yr_fail_missing(L, n, "benchmark.metric", "metric", " (kind command: name "
 			     "the named group of parse that is the result)");
 		metric_ok = false;
 	} else {
-		b->metric.name = xstrdup(bench_defaults[b->kind].metric);
-		b->metric.unit = xstrdup(bench_defaults[b->kind].unit);
-		b->metric.higher_is_better = bench_defaults[b->kind].higher;
+		const struct bench_metric_spec *spec = bench_kind_metric(b->kind, info->metric);
+		b->metric.name = xstrdup(info->metric);
+		b->metric.unit = xstrdup(spec->unit);
+		b->metric.higher_is_better = spec->dir == METRIC_DIR_HIGHER;
 		b->metric.direction_given = true;
 	}
 	metric_ok = metric_ok && b->metric.name;
 
-	if (b->kind == BENCH_COMMAND) {
+	if (info->needs_parse_regex) {
 		if (parse_command_regex(L, n, b, metric_ok) < 0)
 			rc = -1;
 	} else if (yr_map_get(L, n, "parse")) {

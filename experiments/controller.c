@@ -420,25 +420,27 @@ static void record_trace(struct ctl *c, const struct gang_result *res, double se
 	}
 }
 
-/* Waits until a benchmark server answers (redis: PING), at most 15 s. */
+/* Waits until the kind's benchmark server answers (model/bench-kind.c: redis PING). */
 static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_err *err)
 {
-	if (c->cfg->bench.kind != BENCH_REDIS) {
+	const struct bench_server *s = bench_kind_info(c->cfg->bench.kind)->server;
+	if (!s) {
 		sleep(1);
 		return 0;
 	}
-	char *ping[] = { "redis-cli", "ping", NULL };
-	double deadline = now_s() + 15;
+	double deadline = now_s() + s->ready_timeout_s;
 	while (now_s() < deadline && !*c->cancel) {
 		struct cmd_output o;
-		if (run_cmd(c, pc, ping, 5, &o, err) == 0 && strstr(strbuf_str(&o.out), "PONG")) {
+		if (run_cmd(c, pc, (char *const *)s->ready_argv, 5, &o, err) == 0 &&
+		    strstr(strbuf_str(&o.out), s->ready_output)) {
 			cmd_output_release(&o);
 			return 0;
 		}
 		cmd_output_release(&o);
 		usleep(200000);
 	}
-	return err_set(err, EXIT_FAILURE_RUN, "the redis server did not answer PING within 15 s");
+	return err_set(err, EXIT_FAILURE_RUN, "the %s server did not answer %s within %d s",
+		       bench_kind_name(c->cfg->bench.kind), s->ready_what, s->ready_timeout_s);
 }
 
 static void run_one(struct ctl *c, const struct plan_config *pc, const struct db_run_todo *t,
@@ -605,14 +607,17 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		} else {
 			for (size_t i = 0; i < bm.n; i++)
 				record_bench_metric(rec, &bm.v[i], &cfg->bench.metric);
-			bench_metrics_release(&bm);
-			bool found = false;
-			for (size_t i = 0; i < rec->nmetrics; i++)
-				if (!strcmp(rec->metrics[i].name, cfg->bench.metric.name))
-					found = true;
-			if (!found)
+			/* The metrics it did report are stored with the failed run, and named. */
+			if (!bench_metrics_find(&bm, cfg->bench.metric.name)) {
+				struct strbuf have = STRBUF_INIT;
+				for (size_t i = 0; i < bm.n; i++)
+					strbuf_addf(&have, "%s%s", i ? ", " : "", bm.v[i].name);
 				runrec_fail(rec, "the benchmark output has no '%s' (the primary "
-					    "metric)", cfg->bench.metric.name);
+					    "metric); it has %s", cfg->bench.metric.name,
+					    strbuf_str(&have));
+				strbuf_release(&have);
+			}
+			bench_metrics_release(&bm);
 		}
 	}
 	cmd_output_release(&bench);
