@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/splitmix.h"
 #include "../util/strbuf.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -467,18 +468,10 @@ size_t stats_runs_needed(double sd_log, double effect, double alpha, double powe
 
 /* ---- seeded RNG ------------------------------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 void stats_rng_seed(struct stats_rng *r, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
+		r->s[i] = splitmix64_next(&seed);
 }
 
 static uint64_t rotl(uint64_t x, int k)

@@ -20,6 +20,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "../util/mono.h"
+
 /* ---- lines ---- */
 
 static void text_split(struct bp_text *t, const char *s, size_t len)
@@ -434,17 +436,10 @@ struct regex_search {
 	const struct named_regex *nr;
 	PCRE2_SIZE *last;	/* ovector of the last match: 2 * (ngroups + 1) */
 	char *text;		/* the subject last refers to (owned) */
-	struct timespec start;
+	double start;		/* mono_now_s() when the search began */
 	int error;		/* a PCRE2 match error (< 0), or 0 */
 	bool out_of_time;
 };
-
-static double seconds_since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
-}
 
 /* The last of the non-overlapping matches in s, left to right, into rs->last. */
 static bool match_last_in(struct regex_search *rs, const char *s, size_t len)
@@ -494,7 +489,7 @@ static bool regex_last_match(struct regex_search *rs, const struct bp_text *t)
 		}
 		if (rs->error)
 			return false;
-		if ((i & 1023) == 0 && seconds_since(&rs->start) > REGEX_BUDGET_S) {
+		if ((i & 1023) == 0 && mono_now_s() - rs->start > REGEX_BUDGET_S) {
 			rs->out_of_time = true;
 			return false;
 		}
@@ -525,7 +520,7 @@ static int parse_regex(const struct bp_input *in, const char *pattern,
 		return -1;
 	struct regex_search rs = { .nr = &nr };
 	rs.last = xcalloc(2 * (nr.ngroups + 1), sizeof(*rs.last));
-	clock_gettime(CLOCK_MONOTONIC, &rs.start);
+	rs.start = mono_now_s();
 	int rc = -1;
 	bool found = regex_last_match(&rs, &in->o);
 	if (!found && !rs.error && !rs.out_of_time)

@@ -20,6 +20,7 @@
 #include "../schema/db-race.h"
 #include "../schema/db-runs.h"
 #include "../util/json.h"
+#include "../util/mono.h"
 #include "../util/warn.h"
 #include "controller-int.h"
 #include "hostexec.h"
@@ -39,13 +40,6 @@ void cmd_output_release(struct cmd_output *o)
 	strbuf_release(&o->out);
 	strbuf_release(&o->errout);
 	strbuf_release(&o->what);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* ---- host facts ------------------------------------------------------- */
@@ -178,7 +172,7 @@ static void progress_show(struct progress *p, size_t i, const char *key, int rep
 {
 	if (p->quiet)
 		return;
-	double elapsed = now_s() - p->start;
+	double elapsed = mono_now_s() - p->start;
 	char el[32], eta[32] = "?";
 	fmt_secs(el, sizeof(el), elapsed);
 	if (p->done)
@@ -428,8 +422,8 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 		sleep(1);
 		return 0;
 	}
-	double deadline = now_s() + s->ready_timeout_s;
-	while (now_s() < deadline && !*c->cancel) {
+	double deadline = mono_now_s() + s->ready_timeout_s;
+	while (mono_now_s() < deadline && !*c->cancel) {
 		struct cmd_output o;
 		if (run_cmd(c, pc, (char *const *)s->ready_argv, 5, &o, err) == 0 &&
 		    strstr(strbuf_str(&o.out), s->ready_output)) {
@@ -564,9 +558,9 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		bench_argv = pinned.argv;
 	}
 	struct cmd_output bench;
-	double t0 = now_s();
+	double t0 = mono_now_s();
 	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, &bench, &err);
-	double seconds = now_s() - t0;
+	double seconds = mono_now_s() - t0;
 	free(pinned.argv);	/* the strings are the config's */
 
 	if (trace) {
@@ -733,7 +727,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		goto out;
 
 	struct progress prog = { .tty = isatty(2), .quiet = opts->quiet > 0, .total = ntodo,
-				 .start = now_s() };
+				 .start = mono_now_s() };
 	warn_sink_set(progress_warn, &prog);
 	const struct controller_scheduler *sched = opts->scheduler;
 	int block = -1;			/* the block the scheduler last looked before */

@@ -14,17 +14,11 @@
 #include <unistd.h>
 
 #include "../util/cpuset.h"
+#include "../util/mono.h"
 #include "../util/procgroup.h"
 #include "hostlock.h"
 
 #define OUTPUT_CAP (64u << 20)
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Appends what fd has to sb; returns 0 at EOF, 1 when more may come. */
 static int drain_fd(int fd, struct strbuf *sb)
@@ -70,8 +64,8 @@ static void kill_group(pid_t pgid, int *stage, double *kill_at)
 	if (*stage == 0) {
 		kill(-pgid, SIGTERM);
 		*stage = 1;
-		*kill_at = now_s() + 2.0;
-	} else if (*stage == 1 && now_s() >= *kill_at) {
+		*kill_at = mono_now_s() + 2.0;
+	} else if (*stage == 1 && mono_now_s() >= *kill_at) {
 		kill(-pgid, SIGKILL);
 		*stage = 2;
 	}
@@ -103,7 +97,7 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 		close(out[0]); close(out[1]); close(errp[0]); close(errp[1]);
 		return err_set(err, EXIT_FAILURE_RUN, "pipe: %s", strerror(errno));
 	}
-	double start = now_s();
+	double start = mono_now_s();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -142,7 +136,7 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 	double kill_at = 0;
 	bool reaped = false;
 	while (open_fds > 0 || !reaped) {
-		if (timeout_s > 0 && !res->timed_out && now_s() - start > timeout_s) {
+		if (timeout_s > 0 && !res->timed_out && mono_now_s() - start > timeout_s) {
 			res->timed_out = true;
 			kill_group(pid, &stage, &kill_at);
 		}
@@ -179,7 +173,7 @@ int hostexec_run(char *const argv[], const char *cpus, int timeout_s,
 	kill(-pid, SIGKILL);
 	if (procgroup_wait_gone(pid, 5000))
 		hostlock_untrack_group(pid);
-	res->seconds = now_s() - start;
+	res->seconds = mono_now_s() - start;
 	if (WIFEXITED(wstatus))
 		res->exit_code = WEXITSTATUS(wstatus);
 	else if (WIFSIGNALED(wstatus))

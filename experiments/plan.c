@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../model/knob-table.h"
+#include "../util/splitmix.h"
 #include "../util/strbuf.h"
 
 /* A candidate shape before the cross product. */
@@ -310,26 +311,6 @@ static int mark_baseline(struct plan *p, struct ta_err *err)
 	return 0;
 }
 
-/* splitmix64: a small, fully specified PRNG, so a stored seed replays the same order anywhere. */
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n) without modulo bias. */
-static size_t random_below(uint64_t *state, size_t n)
-{
-	uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-	uint64_t r;
-	do
-		r = splitmix64(state);
-	while (r >= limit);
-	return (size_t)(r % n);
-}
-
 static void order_runs(struct plan *p)
 {
 	const struct sweep_config *cfg = p->cfg;
@@ -344,7 +325,7 @@ static void order_runs(struct plan *p)
 			perm[i] = i;
 		if (cfg->order == ORDER_RANDOMIZED) {
 			for (size_t i = p->nconfigs; i > 1; i--) {
-				size_t j = random_below(&state, i);
+				size_t j = splitmix64_below(&state, i);
 				size_t t = perm[i - 1];
 				perm[i - 1] = perm[j];
 				perm[j] = t;

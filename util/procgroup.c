@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "mono.h"
+
 struct proc_stat {
 	char comm[64];
 	char state;
@@ -89,13 +91,12 @@ unsigned long long procgroup_start_time(pid_t pid)
 
 bool procgroup_wait_gone(pid_t pgid, int ms)
 {
-	struct timespec nap = { 0, 10 * 1000000L };
 	for (int waited = 0;; waited += 10) {
 		if (!procgroup_alive(pgid))
 			return true;
 		if (waited >= ms)
 			return false;
-		nanosleep(&nap, NULL);
+		mono_sleep_ms(10);
 	}
 }
 
