@@ -10,7 +10,8 @@ static const char *const palette[] = {
 };
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 
-void report_html_escape(struct strbuf *out, const char *s)
+/* Appends s with &, <, >, " and ' escaped (NULL appends nothing). */
+static void report_html_escape(struct strbuf *out, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {

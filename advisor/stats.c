@@ -295,7 +295,8 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->v > y->v) - (x->v < y->v);
 }
 
-double stats_rank(const double *x, size_t n, double *r)
+/* Average ranks (1-based) of x into r; returns the tie-correction sum of t^3 - t. */
+static double stats_rank(const double *x, size_t n, double *r)
 {
 	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
 	for (size_t i = 0; i < n; i++)

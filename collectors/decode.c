@@ -119,7 +119,10 @@ bool decoder_has_events(const struct decoder *d)
 	       d->id_userspace_exit >= 0;
 }
 
-/* decoder_field, inlined into decoder_decode: it runs for every field of every record. */
+/*
+ * A field of a record (sign-extended when the format says signed),
+ * inlined: it runs for every field of every record.
+ */
 static inline __attribute__((always_inline)) int64_t
 field_get(const struct decoder *d, const struct field_ref *f, const void *data)
 {
@@ -131,11 +134,6 @@ field_get(const struct decoder *d, const struct field_ref *f, const void *data)
 		return (int64_t)(v << shift) >> shift;
 	}
 	return (int64_t)v;
-}
-
-int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data)
-{
-	return field_get(d, f, data);
 }
 
 static bool fits(const struct field_ref *f, int size)

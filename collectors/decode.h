@@ -53,9 +53,6 @@ bool decoder_has_events(const struct decoder *d);
  */
 int decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev);
 
-/* Reads a field of a record (sign-extended when the format says signed). */
-int64_t decoder_field(const struct decoder *d, const struct field_ref *f, const void *data);
-
 /*
  * Names the processes of r: the tgid's own name, else its runner thread's
  * (QEMU names its vCPU threads); comm_of returns NULL or "<...>" when it

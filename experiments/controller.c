@@ -35,7 +35,8 @@ static void on_signal(int sig)
 	cancel_flag = sig;
 }
 
-void cmd_output_release(struct cmd_output *o)
+/* Frees what a command left in o. */
+static void cmd_output_release(struct cmd_output *o)
 {
 	strbuf_release(&o->out);
 	strbuf_release(&o->errout);
