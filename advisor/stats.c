@@ -1,6 +1,7 @@
 /* stats: descriptive statistics, tests, log-scale ratios, power and the seeded RNG; see stats.h. */
 #include "stats.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ double stats_stddev(const double *x, size_t n)
 /* Median of an already sorted array. */
 static double sorted_median(const double *s, size_t n)
 {
+	assert(n > 0);
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
@@ -210,6 +212,7 @@ double stats_t_quantile(double p, double df)
 	if (p < 0.5)
 		return -stats_t_quantile(1 - p, df);
 	double target = 1 - p;
+	assert(target > 0 && target < 0.5);
 	double lo = 0, hi = 1;
 	while (t_upper_tail(hi, df) > target && hi < 1e300)
 		hi *= 2;
@@ -251,6 +254,7 @@ size_t stats_outliers(const double *x, size_t n, double *dev, bool *flag)
 	double crit = n >= STATS_OUTLIER_MIN_N ? stats_grubbs_critical(n, STATS_OUTLIER_ALPHA)
 					       : INFINITY;
 	size_t flagged = 0;
+	assert(n == 0 || (dev && flag));
 	for (size_t i = 0; i < n; i++) {
 		dev[i] = sd > 0 ? (x[i] - m) / sd : 0;
 		flag[i] = fabs(dev[i]) > crit;
@@ -497,6 +501,7 @@ uint64_t stats_rng_next(struct stats_rng *r)
 
 uint64_t stats_rng_below(struct stats_rng *r, uint64_t n)
 {
+	assert(n > 0);
 	unsigned __int128 m = (unsigned __int128)stats_rng_next(r) * n;
 	uint64_t low = (uint64_t)m;
 	if (low < n) {

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -56,17 +57,22 @@ static const char *const strategy_names[] = {
 };
 static const char *const direction_words[] = { "higher", "lower", NULL };
 
-const char *config_noise_kind_name(enum noise_kind k) { return noise_kind_names[k]; }
-const char *config_domain_type_name(enum domain_type t) { return domain_type_names[t]; }
-const char *config_arch_name(enum guest_arch a) { return arch_names[a]; }
-const char *config_runner_name(enum runner_kind r) { return runner_names[r]; }
+/* Indexes a names table, whose last entry is the NULL that ends it. */
+#define NAME_OF(table, v) \
+	(assert((size_t)(v) < sizeof(table) / sizeof(table[0]) - 1), table[v])
+
+const char *config_noise_kind_name(enum noise_kind k) { return NAME_OF(noise_kind_names, k); }
+const char *config_domain_type_name(enum domain_type t) { return NAME_OF(domain_type_names, t); }
+const char *config_arch_name(enum guest_arch a) { return NAME_OF(arch_names, a); }
+const char *config_runner_name(enum runner_kind r) { return NAME_OF(runner_names, r); }
 const char *config_pin_policy_name(enum pin_policy p)
 {
-	return p == PIN_EXPLICIT ? "explicit" : pin_words[p];
+	return p == PIN_EXPLICIT ? "explicit" : NAME_OF(pin_words, p);
 }
 
 void shape_format(const struct shape *s, char *buf, size_t n)
 {
+	assert(s->sockets > 0 && s->dies > 0 && s->cores > 0 && s->threads > 0);
 	if (s->dies_given)
 		snprintf(buf, n, "%dx%dx%dx%d", s->sockets, s->dies, s->cores, s->threads);
 	else

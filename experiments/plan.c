@@ -4,6 +4,7 @@
  */
 #include "plan.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,7 @@ static struct plan_config *config_add(struct plan *p, const struct cand_shape *c
 				      const struct noise *noise, bool host_reference)
 {
 	const struct sweep_config *cfg = p->cfg;
+	assert(cs->vcpus == shape_vcpus(&cs->shape) && pin && noise);
 	p->configs = xrealloc(p->configs, (p->nconfigs + 1) * sizeof(*p->configs));
 	struct plan_config *c = &p->configs[p->nconfigs];
 	memset(c, 0, sizeof(*c));
@@ -307,6 +309,7 @@ static int mark_baseline(struct plan *p, struct ta_err *err)
 			       "%s:%d:%d: baseline: matches %zu configurations; name more "
 			       "factors (topology, pinning, noise or a host knob) so it "
 			       "picks one", cfg->path, b->line, b->col, matches);
+	assert(!p->configs[first].rec.host_reference);
 	p->configs[first].rec.baseline = true;
 	return 0;
 }
@@ -337,6 +340,7 @@ static void order_runs(struct plan *p)
 			p->runs[k].order = k;
 		}
 	}
+	assert(k == p->nruns);
 	free(perm);
 }
 
