@@ -14,5 +14,7 @@
 #include "rank.h"
 
 void report_html_render(const struct rank_result *r, struct strbuf *out);
+/* Appends s with &, <, >, " and ' escaped (NULL appends nothing). */
+void report_html_escape(struct strbuf *out, const char *s);
 
 #endif
