@@ -15,6 +15,7 @@
 
 #include "../collectors/exitsum.h"
 #include "../collectors/live.h"
+#include "../util/mono.h"
 #include "cmd.h"
 
 extern char **environ;
@@ -64,11 +65,9 @@ static int parse_duration(const char *s, double *out, struct ta_err *err)
 
 static void sleep_for(double secs)
 {
-	struct timespec start, now;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	double start = mono_now_s();
 	while (!interrupted) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		double left = secs - ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9);
+		double left = secs - (mono_now_s() - start);
 		if (left <= 0)
 			return;
 		double chunk = left < 0.2 ? left : 0.2;

@@ -39,8 +39,9 @@ static void json_needed(struct json_writer *w, int n)
 		json_int(w, n);
 }
 
-void rank_json_entry(struct json_writer *w, const struct rank_result *r,
-		     const struct rank_entry *e)
+/* One configuration as a JSON object (keys in docs/advisor.md). */
+static void rank_json_entry(struct json_writer *w, const struct rank_result *r,
+			    const struct rank_entry *e)
 {
 	const struct db_results_config *c = e->config;
 	json_obj_begin(w);
@@ -176,7 +177,8 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 	json_obj_end(w);
 }
 
-void rank_json_warnings(struct json_writer *w, const struct rank_result *r)
+/* The warnings as a JSON array of {kind, configuration, message}. */
+static void rank_json_warnings(struct json_writer *w, const struct rank_result *r)
 {
 	json_arr_begin(w);
 	for (size_t i = 0; i < r->nwarnings; i++) {

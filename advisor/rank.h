@@ -256,11 +256,6 @@ int rank_cpuset_count(const char *const *sets, size_t n);
 /* ---- output shared by rank, recommend and report --------------------------- */
 
 struct json_writer;
-/* One configuration as a JSON object (keys in docs/advisor.md). */
-void rank_json_entry(struct json_writer *w, const struct rank_result *r,
-		     const struct rank_entry *e);
-/* The warnings as a JSON array of {kind, configuration, message}. */
-void rank_json_warnings(struct json_writer *w, const struct rank_result *r);
 /* The whole ranking as `rank --json` prints it. */
 void rank_json(struct json_writer *w, const struct rank_result *r);
 /* The recommendation as `recommend --json` prints it. */

@@ -1,10 +1,12 @@
 /* stats: descriptive statistics, tests, log-scale ratios, power and the seeded RNG; see stats.h. */
 #include "stats.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/splitmix.h"
 #include "../util/strbuf.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -37,6 +39,7 @@ double stats_stddev(const double *x, size_t n)
 /* Median of an already sorted array. */
 static double sorted_median(const double *s, size_t n)
 {
+	assert(n > 0);
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
@@ -209,6 +212,7 @@ double stats_t_quantile(double p, double df)
 	if (p < 0.5)
 		return -stats_t_quantile(1 - p, df);
 	double target = 1 - p;
+	assert(target > 0 && target < 0.5);
 	double lo = 0, hi = 1;
 	while (t_upper_tail(hi, df) > target && hi < 1e300)
 		hi *= 2;
@@ -250,6 +254,7 @@ size_t stats_outliers(const double *x, size_t n, double *dev, bool *flag)
 	double crit = n >= STATS_OUTLIER_MIN_N ? stats_grubbs_critical(n, STATS_OUTLIER_ALPHA)
 					       : INFINITY;
 	size_t flagged = 0;
+	assert(n == 0 || (dev && flag));
 	for (size_t i = 0; i < n; i++) {
 		dev[i] = sd > 0 ? (x[i] - m) / sd : 0;
 		flag[i] = fabs(dev[i]) > crit;
@@ -294,7 +299,8 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->v > y->v) - (x->v < y->v);
 }
 
-double stats_rank(const double *x, size_t n, double *r)
+/* Average ranks (1-based) of x into r; returns the tie-correction sum of t^3 - t. */
+static double stats_rank(const double *x, size_t n, double *r)
 {
 	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
 	for (size_t i = 0; i < n; i++)
@@ -467,18 +473,10 @@ size_t stats_runs_needed(double sd_log, double effect, double alpha, double powe
 
 /* ---- seeded RNG ------------------------------------------------------------- */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 void stats_rng_seed(struct stats_rng *r, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
+		r->s[i] = splitmix64_next(&seed);
 }
 
 static uint64_t rotl(uint64_t x, int k)
@@ -503,6 +501,7 @@ uint64_t stats_rng_next(struct stats_rng *r)
 
 uint64_t stats_rng_below(struct stats_rng *r, uint64_t n)
 {
+	assert(n > 0);
 	unsigned __int128 m = (unsigned __int128)stats_rng_next(r) * n;
 	uint64_t low = (uint64_t)m;
 	if (low < n) {

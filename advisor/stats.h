@@ -73,9 +73,6 @@ void stats_holm(const double *p, size_t n, double *adj);
 /* Spearman's rank correlation (average ranks for ties); NAN if undefined. */
 double stats_spearman(const double *x, const double *y, size_t n);
 
-/* Average ranks (1-based) of x into r; returns the tie-correction sum of t^3 - t. */
-double stats_rank(const double *x, size_t n, double *r);
-
 /*
  * The ratio of two positive samples by Welch's t on the log scale: one
  * method gives the estimate, the two-sided (1 - alpha) interval and the

@@ -338,6 +338,26 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 	return rc;
 }
 
+/*
+ * Opens the database, reads experiment `which` (id or name) and parses its
+ * stored config (never the file on disk, which may have changed since).
+ * On failure *db may still need db_close.
+ */
+static int sweep_load_stored(const struct cmd_ctx *ctx, const char *which, struct db **db,
+			     struct db_experiment *e, struct sweep_config **cfg,
+			     struct ta_err *err)
+{
+	*db = db_open(ctx->db_path, false, err);
+	if (!*db)
+		return -1;
+	if (db_experiment_get(*db, which, e, err) < 0)
+		return -1;
+	char label[64];
+	snprintf(label, sizeof(label), "experiment %lld (stored config)", (long long)e->id);
+	*cfg = config_parse_flags(label, e->config_yaml, strlen(e->config_yaml), 0, err);
+	return *cfg ? 0 : -1;
+}
+
 int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, struct sweep_stored *s,
 		      struct ta_err *err)
 {
@@ -354,20 +374,6 @@ void sweep_stored_release(struct sweep_stored *s)
 	db_experiment_release(&s->e);
 	db_close(s->db);
 	hostlock_release(&s->lock);
-}
-
-int sweep_load_stored(const struct cmd_ctx *ctx, const char *which, struct db **db,
-		      struct db_experiment *e, struct sweep_config **cfg, struct ta_err *err)
-{
-	*db = db_open(ctx->db_path, false, err);
-	if (!*db)
-		return -1;
-	if (db_experiment_get(*db, which, e, err) < 0)
-		return -1;
-	char label[64];
-	snprintf(label, sizeof(label), "experiment %lld (stored config)", (long long)e->id);
-	*cfg = config_parse_flags(label, e->config_yaml, strlen(e->config_yaml), 0, err);
-	return *cfg ? 0 : -1;
 }
 
 void sweep_warn_host_changed(const struct db_experiment *e)

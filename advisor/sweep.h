@@ -65,13 +65,6 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *cfg,
 		 int64_t exp_id, uint64_t seed, int blocks, const struct sweep_opts *so);
 
-/*
- * Opens the database, reads experiment `which` (id or name) and parses its
- * stored config (never the file on disk, which may have changed since).
- * On failure *db may still need db_close.
- */
-int sweep_load_stored(const struct cmd_ctx *ctx, const char *which, struct db **db,
-		      struct db_experiment *e, struct sweep_config **cfg, struct ta_err *err);
 /* What resume, rerun and extend work on: the host lock and a stored experiment. */
 struct sweep_stored {
 	struct hostlock lock;
@@ -81,8 +74,10 @@ struct sweep_stored {
 };
 
 /*
- * Takes the host lock, then loads stored experiment `which` (as
- * sweep_load_stored).  Release s with sweep_stored_release, also on failure.
+ * Takes the host lock, then opens the database and loads experiment
+ * `which` (id or name) with its stored config (never the file on disk,
+ * which may have changed since).  Release s with sweep_stored_release,
+ * also on failure.
  */
 int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, struct sweep_stored *s,
 		      struct ta_err *err);

@@ -23,8 +23,9 @@ struct bp_text {
 	size_t nlines;
 };
 
-/* What one parse works on: the raw texts (for excerpts) and their lines. */
+/* What one parse works on: the kind, the raw texts (for excerpts) and their lines. */
 struct bp_input {
+	enum bench_kind kind;
 	const char *out, *err;
 	size_t out_len, err_len;
 	struct bp_text o, e;
@@ -54,6 +55,13 @@ bool bp_at_end(const char *p);
 /* Adds a metric, or replaces the value of the one already called name. */
 void bp_metric_set(struct bench_metrics *m, const char *name, double value,
 		   const char *unit, enum metric_dir dir);
+/*
+ * Reports a metric the kind declares (model/bench-kind.c), with the unit
+ * and direction declared there: `pattern` is the declared name
+ * ("redis.<test>"), name the metric's own (NULL: the pattern itself).
+ */
+void bp_report(const struct bp_input *in, struct bench_metrics *m, const char *pattern,
+	       const char *name, double value);
 
 /* Appends s quoted, at most max bytes, non-printable bytes as \xNN. */
 void bp_quote(struct strbuf *sb, const char *s, size_t max);

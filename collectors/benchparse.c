@@ -5,6 +5,7 @@
  */
 #include "benchparse-int.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <locale.h>
 #include <math.h>
@@ -18,6 +19,8 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+
+#include "../util/mono.h"
 
 /* ---- lines ---- */
 
@@ -141,6 +144,14 @@ bool bp_at_end(const char *p)
 }
 
 /* ---- metrics ---- */
+
+void bp_report(const struct bp_input *in, struct bench_metrics *m, const char *pattern,
+	       const char *name, double value)
+{
+	const struct bench_metric_spec *spec = bench_kind_spec(in->kind, pattern);
+	assert(spec);	/* a parser reports only what its kind declares */
+	bp_metric_set(m, name ? name : pattern, value, spec->unit, spec->dir);
+}
 
 void bp_metric_set(struct bench_metrics *m, const char *name, double value,
 		   const char *unit, enum metric_dir dir)
@@ -425,17 +436,10 @@ struct regex_search {
 	const struct named_regex *nr;
 	PCRE2_SIZE *last;	/* ovector of the last match: 2 * (ngroups + 1) */
 	char *text;		/* the subject last refers to (owned) */
-	struct timespec start;
+	double start;		/* mono_now_s() when the search began */
 	int error;		/* a PCRE2 match error (< 0), or 0 */
 	bool out_of_time;
 };
-
-static double seconds_since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
-}
 
 /* The last of the non-overlapping matches in s, left to right, into rs->last. */
 static bool match_last_in(struct regex_search *rs, const char *s, size_t len)
@@ -485,7 +489,7 @@ static bool regex_last_match(struct regex_search *rs, const struct bp_text *t)
 		}
 		if (rs->error)
 			return false;
-		if ((i & 1023) == 0 && seconds_since(&rs->start) > REGEX_BUDGET_S) {
+		if ((i & 1023) == 0 && mono_now_s() - rs->start > REGEX_BUDGET_S) {
 			rs->out_of_time = true;
 			return false;
 		}
@@ -516,7 +520,7 @@ static int parse_regex(const struct bp_input *in, const char *pattern,
 		return -1;
 	struct regex_search rs = { .nr = &nr };
 	rs.last = xcalloc(2 * (nr.ngroups + 1), sizeof(*rs.last));
-	clock_gettime(CLOCK_MONOTONIC, &rs.start);
+	rs.start = mono_now_s();
 	int rc = -1;
 	bool found = regex_last_match(&rs, &in->o);
 	if (!found && !rs.error && !rs.out_of_time)
@@ -566,42 +570,38 @@ out:
 
 /* ---- entry ---- */
 
+/* Each kind's parser (model/bench-kind.c declares what it reports); NULL: the regex alone. */
+static int (*const parsers[BENCH_NKINDS])(const struct bp_input *, struct bench_metrics *,
+					   struct ta_err *) = {
+	[BENCH_EBIZZY] = bp_parse_ebizzy,
+	[BENCH_REDIS] = bp_parse_redis,
+	[BENCH_STRESS_NG] = bp_parse_stress_ng,
+	[BENCH_SYSBENCH] = bp_parse_sysbench,
+	[BENCH_KERNEL_BUILD] = bp_parse_time,
+	[BENCH_COMMAND] = NULL,
+};
+
 int benchparse_run(enum bench_kind kind, const char *regex_or_null,
 		   const char *out, size_t out_len,
 		   const char *err_text, size_t err_len,
 		   struct bench_metrics *m, struct ta_err *err)
 {
 	struct bp_input in = {
+		.kind = kind,
 		.out = out ? out : "", .out_len = out ? out_len : 0,
 		.err = err_text ? err_text : "", .err_len = err_text ? err_len : 0,
 	};
 	text_split(&in.o, in.out, in.out_len);
 	text_split(&in.e, in.err, in.err_len);
 	int rc;
-	switch (kind) {
-	case BENCH_EBIZZY:
-		rc = bp_parse_ebizzy(&in, m, err);
-		break;
-	case BENCH_REDIS:
-		rc = bp_parse_redis(&in, m, err);
-		break;
-	case BENCH_STRESS_NG:
-		rc = bp_parse_stress_ng(&in, m, err);
-		break;
-	case BENCH_SYSBENCH:
-		rc = bp_parse_sysbench(&in, m, err);
-		break;
-	case BENCH_KERNEL_BUILD:
-		rc = bp_parse_time(&in, m, err);
-		break;
-	case BENCH_COMMAND:
-		rc = regex_or_null ? 0 : err_set(err, EXIT_BAD_INPUT,
-			"benchmark kind command needs a parse regex with named groups");
-		break;
-	default:
+	if (kind < 0 || kind >= BENCH_NKINDS)
 		rc = err_set(err, EXIT_BAD_INPUT, "unknown benchmark kind %d", (int)kind);
-		break;
-	}
+	else if (parsers[kind])
+		rc = parsers[kind](&in, m, err);
+	else
+		rc = regex_or_null ? 0 : err_set(err, EXIT_BAD_INPUT, "benchmark kind %s needs a "
+						 "parse regex with named groups",
+						 bench_kind_name(kind));
 	if (!rc && regex_or_null)
 		rc = parse_regex(&in, regex_or_null, m, err);
 	if (!rc && !m->n)

@@ -15,7 +15,9 @@
  * error line, e.g. "Could not connect to Redis at …", usually).  A bad
  * user regex is EXIT_BAD_INPUT.
  *
- * Metric names (the advisor and the DB rely on them):
+ * Metric names (declared with their units and directions in
+ * model/bench-kind.c, the one table of kinds; the advisor and the DB rely
+ * on them):
  *
  *   kind          name                              unit        better
  *   ------------  --------------------------------  ----------  ------

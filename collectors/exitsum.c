@@ -8,7 +8,8 @@
 #include "../util/json.h"
 #include "traps.h"
 
-const char *exitsum_not_applicable(const struct gang_result *r)
+/* Why ganged exits are not applicable, or NULL when they are. */
+static const char *exitsum_not_applicable(const struct gang_result *r)
 {
 	if (r->run_core_events)
 		return NULL;

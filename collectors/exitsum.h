@@ -28,8 +28,6 @@ struct exitsum_meta {
 	const char *clock;	/* trace clock, or NULL */
 };
 
-/* Why ganged exits are not applicable, or NULL when they are. */
-const char *exitsum_not_applicable(const struct gang_result *r);
 
 void exitsum_text(struct strbuf *out, const struct gang_result *r,
 		  const struct exitsum_meta *m, int verbose);

@@ -15,6 +15,7 @@
 
 #include <tracefs.h>
 
+#include "../util/mono.h"
 #include "../util/strbuf.h"
 #include "decode.h"
 #include "htab.h"
@@ -97,13 +98,6 @@ struct live_session {
 	uint64_t start_ns, stop_ns;
 	char thread_err[256];
 };
-
-static uint64_t now_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /*
  * pid's tgid in the kernel's saved_tgids ("PID TGID" lines), 0 when absent.
@@ -347,7 +341,7 @@ static bool merge_upto(struct live_session *s, uint64_t watermark)
 static int drain_round(struct live_session *s, bool final)
 {
 	/* Taken before reading: anything committed later is newer than this. */
-	uint64_t now = now_mono_ns();
+	uint64_t now = mono_now_ns();
 	unsigned most = 0;
 	for (int i = 0; i < s->nq; i++) {
 		unsigned pages = 0;
@@ -625,7 +619,7 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 	if (session_open_cpus(s, err) < 0)
 		goto fail;
 
-	s->start_ns = now_mono_ns();
+	s->start_ns = mono_now_ns();
 	if (tracefs_trace_on(s->inst) < 0) {
 		err_set(err, EXIT_FAILURE_RUN, "cannot turn tracing on in %s: %s", s->name,
 			strerror(errno));
@@ -729,7 +723,7 @@ int live_stop(struct live_session *s, struct gang_result *res, struct ta_err *er
 	memset(res, 0, sizeof(*res));
 	session_join(s);
 	tracefs_trace_off(s->inst);
-	s->stop_ns = now_mono_ns();
+	s->stop_ns = mono_now_ns();
 	if (s->thread_err[0] || drain_round(s, true) < 0) {
 		err_set(err, EXIT_FAILURE_RUN, "live trace failed: %s", s->thread_err);
 		session_free(s);

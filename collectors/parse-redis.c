@@ -49,6 +49,7 @@ static bool test_key(struct strbuf *key, const char *title, size_t len)
 }
 
 struct redis_state {
+	const struct bp_input *in;
 	struct bench_metrics tests;	/* redis.<TEST> rps, in first-seen order */
 	struct strbuf title;		/* current "====== T ======" section */
 	char **csv_header;		/* >= 6.2 CSV column names */
@@ -69,13 +70,14 @@ static void test_result(struct redis_state *st, struct bench_metrics *m,
 {
 	struct strbuf key = STRBUF_INIT;
 	if (test_key(&key, title, len)) {
-		bp_metric_set(m, strbuf_str(&key), rps, "requests/s", METRIC_DIR_HIGHER);
-		bp_metric_set(&st->tests, strbuf_str(&key), rps, "requests/s", METRIC_DIR_HIGHER);
+		bp_report(st->in, m, "redis.<test>", strbuf_str(&key), rps);
+		bp_metric_set(&st->tests, strbuf_str(&key), rps, NULL, METRIC_DIR_HIGHER);
 	}
 	strbuf_release(&key);
 }
 
-static void test_latency(struct bench_metrics *m, const char *title, size_t len,
+static void test_latency(struct redis_state *st, struct bench_metrics *m, const char *title,
+			 size_t len,
 			 const char *stat, size_t stat_len, double ms)
 {
 	struct strbuf key = STRBUF_INIT;
@@ -83,7 +85,7 @@ static void test_latency(struct bench_metrics *m, const char *title, size_t len,
 		strbuf_addch(&key, '.');
 		strbuf_add(&key, stat, stat_len);
 		strbuf_addstr(&key, "_ms");
-		bp_metric_set(m, strbuf_str(&key), ms, "ms", METRIC_DIR_LOWER);
+		bp_report(st->in, m, "redis.<test>.<stat>_ms", strbuf_str(&key), ms);
 	}
 	strbuf_release(&key);
 }
@@ -181,7 +183,7 @@ static int csv_row(const struct bp_input *in, struct redis_state *st,
 		if (!strcmp(col, "rps"))
 			test_result(st, m, f[0], strlen(f[0]), v);
 		else if (cl > sizeof(lat) - 1 && !strcmp(col + cl - (sizeof(lat) - 1), lat))
-			test_latency(m, f[0], strlen(f[0]), col, cl - (sizeof(lat) - 1), v);
+			test_latency(st, m, f[0], strlen(f[0]), col, cl - (sizeof(lat) - 1), v);
 	}
 	rc = 0;
 free_fields:
@@ -222,7 +224,7 @@ static void rps_line(struct redis_state *st, struct bench_metrics *m,
 	p = rps_at + strlen(RPS);
 	double p50;
 	if (bp_eat(&p, ", p50=") && bp_number(&p, &p50) && bp_eat(&p, " msec"))
-		test_latency(m, title, tlen, "p50", 3, p50);
+		test_latency(st, m, title, tlen, "p50", 3, p50);
 }
 
 /* Verbose >= 6.2: "avg min p50 p95 p99 max" then their values. */
@@ -268,7 +270,7 @@ static void latency_values(struct redis_state *st, struct bench_metrics *m, cons
 	}
 	if (n == st->latency_ncols && bp_at_end(p) && st->title.len)
 		for (size_t i = 0; i < n; i++)
-			test_latency(m, st->title.buf, st->title.len, st->latency_cols[i],
+			test_latency(st, m, st->title.buf, st->title.len, st->latency_cols[i],
 				     strlen(st->latency_cols[i]), v[i]);
 	names_free(st->latency_cols, st->latency_ncols);
 	st->latency_cols = NULL;
@@ -300,7 +302,7 @@ int bp_parse_redis(const struct bp_input *in, struct bench_metrics *m, struct ta
 		strbuf_release(&q);
 		return -1;
 	}
-	struct redis_state st = { .title = STRBUF_INIT };
+	struct redis_state st = { .in = in, .title = STRBUF_INIT };
 	int rc = 0;
 	for (size_t i = 0; i < in->o.nlines && !rc; i++) {
 		const char *line = in->o.line[i], *p = bp_skip_ws(line);
@@ -333,8 +335,8 @@ int bp_parse_redis(const struct bp_input *in, struct bench_metrics *m, struct ta
 			else
 				logsum += log(st.tests.v[i].value);
 		}
-		bp_metric_set(m, "requests_per_s", zero ? 0 : exp(logsum / (double)st.tests.n),
-			      "requests/s", METRIC_DIR_HIGHER);
+		bp_report(in, m, "requests_per_s", NULL,
+			  zero ? 0 : exp(logsum / (double)st.tests.n));
 	}
 	bench_metrics_release(&st.tests);
 	strbuf_release(&st.title);

@@ -85,8 +85,8 @@ static int scan(const struct bp_input *in, const struct bp_text *t, struct bench
 		}
 		strbuf_reset(&key);
 		strbuf_addf(&key, "stress-ng.%s.bogo_ops_per_s", strbuf_str(&name));
-		bp_metric_set(m, strbuf_str(&key), rate, "bogo-ops/s", METRIC_DIR_HIGHER);
-		bp_metric_set(rates, strbuf_str(&key), rate, "bogo-ops/s", METRIC_DIR_HIGHER);
+		bp_report(in, m, "stress-ng.<stressor>.bogo_ops_per_s", strbuf_str(&key), rate);
+		bp_metric_set(rates, strbuf_str(&key), rate, NULL, METRIC_DIR_HIGHER);
 	}
 	strbuf_release(&name);
 	strbuf_release(&key);
@@ -110,7 +110,7 @@ int bp_parse_stress_ng(const struct bp_input *in, struct bench_metrics *m, struc
 		double sum = 0;
 		for (size_t i = 0; i < rates.n; i++)
 			sum += rates.v[i].value;
-		bp_metric_set(m, "bogo_ops_per_s", sum, "bogo-ops/s", METRIC_DIR_HIGHER);
+		bp_report(in, m, "bogo_ops_per_s", NULL, sum);
 	}
 	bench_metrics_release(&rates);
 	return rc;

@@ -84,20 +84,20 @@ int bp_parse_sysbench(const struct bp_input *in, struct bench_metrics *m, struct
 		}
 		if (in_latency) {
 			if (keyed(line, "min:", "ms", &v)) {
-				bp_metric_set(m, "latency_min_ms", v, "ms", METRIC_DIR_LOWER);
+				bp_report(in, m, "latency_min_ms", NULL, v);
 				continue;
 			}
 			if (keyed(line, "avg:", "ms", &v)) {
-				bp_metric_set(m, "latency_avg_ms", v, "ms", METRIC_DIR_LOWER);
+				bp_report(in, m, "latency_avg_ms", NULL, v);
 				have_avg = true;
 				continue;
 			}
 			if (keyed(line, "max:", "ms", &v)) {
-				bp_metric_set(m, "latency_max_ms", v, "ms", METRIC_DIR_LOWER);
+				bp_report(in, m, "latency_max_ms", NULL, v);
 				continue;
 			}
 			if (percentile(line, &name, &v)) {
-				bp_metric_set(m, strbuf_str(&name), v, "ms", METRIC_DIR_LOWER);
+				bp_report(in, m, "latency_p<percentile>_ms", strbuf_str(&name), v);
 				continue;
 			}
 			if (keyed(line, "sum:", "ms", &v))
@@ -130,6 +130,6 @@ int bp_parse_sysbench(const struct bp_input *in, struct bench_metrics *m, struct
 	if (!have_avg)
 		return bp_fail(in, err, "sysbench: expected a \"Latency (ms):\" section "
 			       "with \"avg:\" (output cut short?)");
-	bp_metric_set(m, "events_per_s", v, "events/s", METRIC_DIR_HIGHER);
+	bp_report(in, m, "events_per_s", NULL, v);
 	return 0;
 }

@@ -171,11 +171,11 @@ static bool last_times(const struct bp_text *txt, struct times *best, bool *part
 	return found;
 }
 
-static void times_store(struct bench_metrics *m, const struct times *t)
+static void times_store(const struct bp_input *in, struct bench_metrics *m, const struct times *t)
 {
-	bp_metric_set(m, "real_s", t->real, "s", METRIC_DIR_LOWER);
-	bp_metric_set(m, "user_s", t->user, "s", METRIC_DIR_LOWER);
-	bp_metric_set(m, "sys_s", t->sys, "s", METRIC_DIR_LOWER);
+	bp_report(in, m, "real_s", NULL, t->real);
+	bp_report(in, m, "user_s", NULL, t->user);
+	bp_report(in, m, "sys_s", NULL, t->sys);
 }
 
 int bp_parse_time(const struct bp_input *in, struct bench_metrics *m, struct ta_err *err)
@@ -183,7 +183,7 @@ int bp_parse_time(const struct bp_input *in, struct bench_metrics *m, struct ta_
 	struct times t;
 	bool partial_e = false, partial_o = false;
 	if (last_times(&in->e, &t, &partial_e) || last_times(&in->o, &t, &partial_o)) {
-		times_store(m, &t);
+		times_store(in, m, &t);
 		return 0;
 	}
 	if (partial_e || partial_o)
@@ -250,9 +250,9 @@ int bp_parse_ebizzy(const struct bp_input *in, struct bench_metrics *m, struct t
 		return bp_fail(in, err, "ebizzy: expected \"N records/s\" followed by "
 			       "\"real N s\", \"user N s\", \"sys N s\"");
 	double n = (double)runs;
-	bp_metric_set(m, "records_per_s", sum_rate / n, "records/s", METRIC_DIR_HIGHER);
+	bp_report(in, m, "records_per_s", NULL, sum_rate / n);
 	struct times mean = { sum.real / n, sum.user / n, sum.sys / n, true, true, true };
-	times_store(m, &mean);
-	bp_metric_set(m, "runs", n, "runs", METRIC_DIR_NONE);
+	times_store(in, m, &mean);
+	bp_report(in, m, "runs", NULL, n);
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 /* util/json.h is a writer only and its json_bool clashes with json-c's type:
  * requests are built with json-c too. */
+#include "../util/mono.h"
 #include "../util/strbuf.h"
 #include "agent.h"
 
@@ -24,13 +25,6 @@ static const char *lv_msg(void)
 {
 	const char *m = virGetLastErrorMessage();
 	return m ? m : "unknown libvirt error";
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int agent_ping(virDomainPtr dom, struct ta_err *err)
@@ -156,12 +150,6 @@ static int exec_status(virDomainPtr dom, long long pid, struct agent_result *res
 	return rc;
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 int agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 	       struct agent_result *res, struct ta_err *err)
 {
@@ -174,19 +162,19 @@ int agent_exec_cancellable(virDomainPtr dom, const char *const *argv, int timeou
 {
 	memset(res, 0, sizeof(*res));
 	res->exitcode = -1;
-	double t0 = now_seconds();
+	double t0 = mono_now_s();
 	long long pid = exec_start(dom, argv, err);
 	if (pid < 0)
 		return -1;
 	int st;
 	while ((st = exec_status(dom, pid, res, err)) == 0) {
-		if (now_seconds() - t0 >= timeout_s)
+		if (mono_now_s() - t0 >= timeout_s)
 			break;
 		if (cancel && *cancel) {
 			res->cancelled = true;
 			break;
 		}
-		sleep_ms(AGENT_POLL_MS);
+		mono_sleep_ms(AGENT_POLL_MS);
 	}
 	if (st < 0)
 		return -1;
@@ -200,13 +188,13 @@ int agent_exec_cancellable(virDomainPtr dom, const char *const *argv, int timeou
 		if (agent_exec(dom, kill_argv, 5, &kr, &kerr) == 0)
 			agent_result_release(&kr);
 		for (int i = 0; i < 40 && (st = exec_status(dom, pid, res, err)) == 0; i++)
-			sleep_ms(AGENT_POLL_MS);
+			mono_sleep_ms(AGENT_POLL_MS);
 		res->timed_out = !res->cancelled;
 		res->exitcode = -1;
 		if (st < 0)
 			return -1;
 	}
-	res->seconds = now_seconds() - t0;
+	res->seconds = mono_now_s() - t0;
 	if (!res->out) {
 		res->out = xstrdup("");
 		res->err = xstrdup("");

@@ -41,8 +41,6 @@ struct cmd_output {
 	struct strbuf leftover;	/* what it left running when it ended (since ended) */
 };
 
-void cmd_output_release(struct cmd_output *o);
-
 /* Guest side (controller-guest.c). */
 int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err);
 /* Destroys what is left (guests, noise guest) and closes the connection. */

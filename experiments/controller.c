@@ -20,6 +20,7 @@
 #include "../schema/db-race.h"
 #include "../schema/db-runs.h"
 #include "../util/json.h"
+#include "../util/mono.h"
 #include "../util/warn.h"
 #include "controller-int.h"
 #include "hostexec.h"
@@ -34,20 +35,14 @@ static void on_signal(int sig)
 	cancel_flag = sig;
 }
 
-void cmd_output_release(struct cmd_output *o)
+/* Frees what a command left in o. */
+static void cmd_output_release(struct cmd_output *o)
 {
 	strbuf_release(&o->out);
 	strbuf_release(&o->errout);
 	strbuf_release(&o->what);
 	strbuf_release(&o->cut);
 	strbuf_release(&o->leftover);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* ---- host facts ------------------------------------------------------- */
@@ -180,7 +175,7 @@ static void progress_show(struct progress *p, size_t i, const char *key, int rep
 {
 	if (p->quiet)
 		return;
-	double elapsed = now_s() - p->start;
+	double elapsed = mono_now_s() - p->start;
 	char el[32], eta[32] = "?";
 	controller_clock_format(el, sizeof(el), elapsed);
 	if (p->done)
@@ -472,25 +467,27 @@ static void record_trace(struct ctl *c, const struct gang_result *res, double se
 	}
 }
 
-/* Waits until a benchmark server answers (redis: PING), at most 15 s. */
+/* Waits until the kind's benchmark server answers (model/bench-kind.c: redis PING). */
 static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_err *err)
 {
-	if (c->cfg->bench.kind != BENCH_REDIS) {
+	const struct bench_server *s = bench_kind_info(c->cfg->bench.kind)->server;
+	if (!s) {
 		sleep(1);
 		return 0;
 	}
-	char *ping[] = { "redis-cli", "ping", NULL };
-	double deadline = now_s() + 15;
-	while (now_s() < deadline && !*c->cancel) {
+	double deadline = mono_now_s() + s->ready_timeout_s;
+	while (mono_now_s() < deadline && !*c->cancel) {
 		struct cmd_output o;
-		if (run_cmd(c, pc, ping, 5, &o, err) == 0 && strstr(strbuf_str(&o.out), "PONG")) {
+		if (run_cmd(c, pc, (char *const *)s->ready_argv, 5, &o, err) == 0 &&
+		    strstr(strbuf_str(&o.out), s->ready_output)) {
 			cmd_output_release(&o);
 			return 0;
 		}
 		cmd_output_release(&o);
 		usleep(200000);
 	}
-	return err_set(err, EXIT_FAILURE_RUN, "the redis server did not answer PING within 15 s");
+	return err_set(err, EXIT_FAILURE_RUN, "the %s server did not answer %s within %d s",
+		       bench_kind_name(c->cfg->bench.kind), s->ready_what, s->ready_timeout_s);
 }
 
 /*
@@ -634,9 +631,9 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		bench_argv = pinned.argv;
 	}
 	struct cmd_output bench;
-	double t0 = now_s();
+	double t0 = mono_now_s();
 	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, &bench, &err);
-	double seconds = now_s() - t0;
+	double seconds = mono_now_s() - t0;
 	free(pinned.argv);	/* the strings are the config's */
 
 	if (trace) {
@@ -676,22 +673,20 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 			runrec_fail(rec, "benchmark output: %s%s%s", err.msg,
 				    bench.cut.len ? "; " : "", strbuf_str(&bench.cut));
 		} else {
-			/* A missing primary metric names what the output did give. */
-			struct strbuf found = STRBUF_INIT;
-			for (size_t i = 0; i < bm.n; i++) {
+			for (size_t i = 0; i < bm.n; i++)
 				record_bench_metric(rec, &bm.v[i], &cfg->bench.metric);
-				strbuf_addf(&found, "%s%s", i ? ", " : "", bm.v[i].name);
-			}
-			bench_metrics_release(&bm);
-			bool primary = false;
-			for (size_t i = 0; i < rec->nmetrics; i++)
-				primary |= !strcmp(rec->metrics[i].name, cfg->bench.metric.name);
-			if (!primary)
+			/* The metrics it did report are stored with the failed run, and named. */
+			if (!bench_metrics_find(&bm, cfg->bench.metric.name)) {
+				struct strbuf have = STRBUF_INIT;
+				for (size_t i = 0; i < bm.n; i++)
+					strbuf_addf(&have, "%s%s", i ? ", " : "", bm.v[i].name);
 				runrec_fail(rec, "the benchmark output has no '%s' (the primary "
 					    "metric); it has %s%s%s", cfg->bench.metric.name,
-					    found.len ? found.buf : "no metric at all",
+					    have.len ? have.buf : "no metric at all",
 					    bench.cut.len ? "; " : "", strbuf_str(&bench.cut));
-			strbuf_release(&found);
+				strbuf_release(&have);
+			}
+			bench_metrics_release(&bm);
 		}
 	}
 	cmd_output_release(&bench);
@@ -809,7 +804,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		goto out;
 
 	struct progress prog = { .tty = isatty(2), .quiet = opts->quiet > 0, .total = ntodo,
-				 .start = now_s() };
+				 .start = mono_now_s() };
 	warn_sink_set(progress_warn, &prog);
 	const struct controller_scheduler *sched = opts->scheduler;
 	int block = -1;			/* the block the scheduler last looked before */

@@ -14,6 +14,7 @@
 #include <libxml/parser.h>
 
 #include "../util/cpuset.h"
+#include "../util/mono.h"
 #include "../util/strbuf.h"
 #include "agent.h"
 #include "domain.h"
@@ -30,19 +31,6 @@ static const char *lv_msg(void)
 {
 	const char *m = virGetLastErrorMessage();
 	return m ? m : "unknown libvirt error";
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
 }
 
 /* Where the system daemon listens (libvirt's default for qemu:///system). */
@@ -155,7 +143,7 @@ static void dom_destroy_quietly(virDomainPtr dom)
 struct guest *guest_boot(virConnectPtr conn, const char *xml, int timeout_ms,
 			 const char *console_log, struct ta_err *err)
 {
-	double t0 = now_seconds();
+	double t0 = mono_now_s();
 	virDomainPtr dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_NONE);
 	if (!dom) {
 		err_set(err, EXIT_FAILURE_RUN, "starting the guest failed: %s", lv_msg());
@@ -179,9 +167,9 @@ struct guest *guest_boot(virConnectPtr conn, const char *xml, int timeout_ms,
 			up = true;
 			break;
 		}
-		if ((now_seconds() - t0) * 1000 >= timeout_ms)
+		if ((mono_now_s() - t0) * 1000 >= timeout_ms)
 			break;
-		sleep_ms(GUEST_POLL_MS);
+		mono_sleep_ms(GUEST_POLL_MS);
 	}
 	if (!up) {
 		err_set(err, EXIT_FAILURE_RUN,
@@ -196,7 +184,7 @@ struct guest *guest_boot(virConnectPtr conn, const char *xml, int timeout_ms,
 	g->conn = conn;
 	g->dom = dom;
 	g->name = xstrdup(name);
-	g->boot_seconds = now_seconds() - t0;
+	g->boot_seconds = mono_now_s() - t0;
 	return g;
 }
 

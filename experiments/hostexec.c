@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../util/cpuset.h"
+#include "../util/mono.h"
 #include "../util/proctree.h"
 #include "hostlock.h"
 
@@ -24,13 +25,6 @@
 #define KILL_GRACE_S 2.0
 /* How long SIGKILLed processes get to go before they count as survivors. */
 #define SURVIVOR_WAIT_S 5.0
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* One output stream: its pipe, what is kept and what was dropped. */
 struct stream {
@@ -134,14 +128,14 @@ static void tree_stop(struct proctree *tree, int *stage, double *kill_at)
 		return;
 	proctree_signal(tree, SIGTERM);
 	*stage = 1;
-	*kill_at = now_s() + KILL_GRACE_S;
+	*kill_at = mono_now_s() + KILL_GRACE_S;
 }
 
 static void tree_kill(struct proctree *tree, int *stage, double *kill_at)
 {
 	proctree_signal(tree, SIGKILL);
 	*stage = 2;
-	*kill_at = now_s();
+	*kill_at = mono_now_s();
 }
 
 static void close_pair(int p[2])
@@ -183,7 +177,7 @@ static void supervise(pid_t pid, struct proctree *tree, struct stream *st, doubl
 	double kill_at = 0, ended_at = 0;
 	bool reaped = false, checked = false;
 	for (;;) {
-		double now = now_s();
+		double now = mono_now_s();
 		if (timeout_s > 0 && !res->timed_out && now - start >= timeout_s) {
 			res->timed_out = true;
 			tree_stop(tree, &stage, &kill_at);
@@ -266,7 +260,7 @@ static int run(char *const argv[], const char *cpus, int timeout_s,
 		proctree_release(&tree);
 		return -1;
 	}
-	double start = now_s();
+	double start = mono_now_s();
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -323,7 +317,7 @@ static int run(char *const argv[], const char *cpus, int timeout_s,
 	proctree_release(&tree);
 	if (waitpid(pid, &wstatus, WNOHANG) == 0)
 		res->survivors = true;	/* stuck in the kernel even after SIGKILL */
-	res->seconds = now_s() - start;
+	res->seconds = mono_now_s() - start;
 	if (WIFEXITED(wstatus))
 		res->exit_code = WEXITSTATUS(wstatus);
 	else if (WIFSIGNALED(wstatus))

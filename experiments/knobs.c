@@ -677,8 +677,13 @@ int knob_apply(const struct knob *k, const char *root, const char *value,
 	return rc;
 }
 
-int knob_restore(const struct knob *k, const char *root, const char *original,
-		 struct ta_err *err)
+/*
+ * Puts back a value knob_snapshot() returned (which may lie outside the
+ * values apply accepts, e.g. numa_balancing=2).  Writes nothing when the
+ * knob already holds it.  Not journalled.
+ */
+static int knob_restore(const struct knob *k, const char *root, const char *original,
+			struct ta_err *err)
 {
 	if (restorable(k, original, err) < 0)
 		return -1;

@@ -66,7 +66,7 @@ int knob_read(const struct knob *k, const char *root, struct strbuf *value,
 	      struct ta_err *err);
 
 /*
- * The current value in a form knob_restore() puts back exactly.  Equal to
+ * The current value in a form restoring puts back exactly.  Equal to
  * knob_read() except for per-thread SMT with a partly offline host, where
  * it is "online=LIST" (the online CPUs) since "off" alone would not say
  * which thread of each core was online.
@@ -84,14 +84,6 @@ char *knob_path(const struct knob *k, const char *root);
 /* Validates value, writes it and reads it back.  Not journalled. */
 int knob_apply(const struct knob *k, const char *root, const char *value,
 	       struct ta_err *err);
-
-/*
- * Puts back a value knob_snapshot() returned (which may lie outside the
- * values apply accepts, e.g. numa_balancing=2).  Writes nothing when the
- * knob already holds it.  Not journalled.
- */
-int knob_restore(const struct knob *k, const char *root, const char *original,
-		 struct ta_err *err);
 
 /* Where knobs_apply_set() records originals. */
 struct knob_journal {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../util/cpuset.h"
+#include "../util/mono.h"
 #include "../util/proctree.h"
 #include "../util/strbuf.h"
 #include "hostlock.h"
@@ -100,18 +101,6 @@ static __attribute__((noreturn)) void command_child(int fd, const struct proctre
 
 /* ---- in the parent ------------------------------------------------------ */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
 
 static void reap_exited(struct noise_load *nl)
 {
@@ -131,14 +120,14 @@ static bool all_reaped(const struct noise_load *nl)
 /* Waits up to ms for the tree to die and our children to be reaped. */
 static bool wait_group(struct noise_load *nl, int ms)
 {
-	long long deadline = now_ms() + ms;
+	double deadline = mono_now_s() + ms / 1000.0;
 	for (;;) {
 		reap_exited(nl);
 		if (all_reaped(nl) && proctree_count(&nl->tree, NULL) == 0)
 			return true;
-		if (now_ms() >= deadline)
+		if (mono_now_s() >= deadline)
 			return false;
-		sleep_ms(10);
+		mono_sleep_ms(10);
 	}
 }
 

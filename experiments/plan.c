@@ -4,12 +4,14 @@
  */
 #include "plan.h"
 
+#include <assert.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../model/knob-table.h"
+#include "../util/splitmix.h"
 #include "../util/strbuf.h"
 
 /* A candidate shape before the cross product. */
@@ -253,6 +255,7 @@ static struct plan_config *config_add(struct expansion *x, const struct cand_sha
 {
 	struct plan *p = x->p;
 	const struct sweep_config *cfg = p->cfg;
+	assert(cs->vcpus == shape_vcpus(&cs->shape) && pin && noise);
 	grow(&p->configs, &x->configs_cap, p->nconfigs + 1, sizeof(*p->configs));
 	struct plan_config *c = &p->configs[p->nconfigs];
 	memset(c, 0, sizeof(*c));
@@ -341,28 +344,9 @@ static int mark_baseline(struct plan *p, struct ta_err *err)
 			       "%s:%d:%d: baseline: matches %zu configurations; name more "
 			       "factors (topology, pinning, noise or a host knob) so it "
 			       "picks one", cfg->path, b->line, b->col, matches);
+	assert(!p->configs[first].rec.host_reference);
 	p->configs[first].rec.baseline = true;
 	return 0;
-}
-
-/* splitmix64: a small, fully specified PRNG, so a stored seed replays the same order anywhere. */
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n) without modulo bias. */
-static size_t random_below(uint64_t *state, size_t n)
-{
-	uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-	uint64_t r;
-	do
-		r = splitmix64(state);
-	while (r >= limit);
-	return (size_t)(r % n);
 }
 
 static void order_runs(struct plan *p)
@@ -379,7 +363,7 @@ static void order_runs(struct plan *p)
 			perm[i] = i;
 		if (cfg->order == ORDER_RANDOMIZED) {
 			for (size_t i = p->nconfigs; i > 1; i--) {
-				size_t j = random_below(&state, i);
+				size_t j = splitmix64_below(&state, i);
 				size_t t = perm[i - 1];
 				perm[i - 1] = perm[j];
 				perm[j] = t;
@@ -391,6 +375,7 @@ static void order_runs(struct plan *p)
 			p->runs[k].order = k;
 		}
 	}
+	assert(k == p->nruns);
 	free(perm);
 }
 

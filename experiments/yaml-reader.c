@@ -49,9 +49,14 @@ static void error_keep(struct yr_reader *L, size_t line, size_t col, char *text)
 	}
 }
 
-/* Column and line as people count them (libyaml's marks are 0-based). */
-int yr_fail_at(struct yr_reader *L, size_t line, size_t col, const char *key,
-	       const char *fmt, ...)
+/*
+ * Records an error at a 0-based line and column (libyaml's marks), shown
+ * as people count them; returns -1.
+ */
+static int yr_fail_at(struct yr_reader *L, size_t line, size_t col, const char *key,
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int yr_fail_at(struct yr_reader *L, size_t line, size_t col, const char *key,
+		      const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "%s:%zu:%zu: %s: ", L->path, line + 1, col + 1,
@@ -262,7 +267,7 @@ bool yr_word_in(const char *s, const char *const *words)
 }
 
 /* "a, b or c" */
-void yr_words_join(struct strbuf *sb, const char *const *words)
+static void yr_words_join(struct strbuf *sb, const char *const *words)
 {
 	size_t n = 0;
 	while (words[n])

@@ -77,9 +77,6 @@ yaml_node_t *yr_root(struct yr_reader *r);
 
 /* ---- errors ------------------------------------------------------------ */
 
-/* Records an error at a 0-based line and column (libyaml's marks); returns -1. */
-int yr_fail_at(struct yr_reader *L, size_t line, size_t col, const char *key,
-	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Records an error at node n (NULL: the start of the file); returns -1. */
 int yr_fail(struct yr_reader *L, const yaml_node_t *n, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -113,8 +110,6 @@ const char *yr_describe(const yaml_node_t *n, char *buf, size_t size);
 const char *yr_did_you_mean(const char *s, const char *const *words);
 /* Whether s is one of words (NULL-terminated), exactly. */
 bool yr_word_in(const char *s, const char *const *words);
-/* Appends "a, b or c". */
-void yr_words_join(struct strbuf *sb, const char *const *words);
 
 /* ---- typed accessors: 0, or -1 after yr_fail() --------------------------- */
 

@@ -7,11 +7,6 @@
 
 #include "../util/json.h"
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 static void settings_free(struct config_setting *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -56,36 +51,6 @@ void config_record_release(struct config_record *r)
 	free(r->cpu_model);
 	settings_free(r->host_defaults, r->nhost_defaults);
 	memset(r, 0, sizeof(*r));
-}
-
-void config_record_copy(struct config_record *dst, const struct config_record *src)
-{
-	*dst = *src;
-	dst->key = dup_or_null(src->key);
-	dst->decision = dup_or_null(src->decision);
-	dst->environment = dup_or_null(src->environment);
-	dst->topology = dup_or_null(src->topology);
-	dst->pinning = dup_or_null(src->pinning);
-	dst->pinning_policy = dup_or_null(src->pinning_policy);
-	dst->pinning_cpus = xcalloc(src->npinning_cpus + 1, sizeof(char *));
-	for (size_t i = 0; i < src->npinning_cpus; i++)
-		dst->pinning_cpus[i] = xstrdup(src->pinning_cpus[i]);
-	dst->emulator_cpus = dup_or_null(src->emulator_cpus);
-	dst->knobs = NULL;
-	dst->nknobs = 0;
-	for (size_t i = 0; i < src->nknobs; i++)
-		setting_add(&dst->knobs, &dst->nknobs, src->knobs[i].name, src->knobs[i].value);
-	dst->noise = dup_or_null(src->noise);
-	dst->noise_kind = dup_or_null(src->noise_kind);
-	dst->runner = dup_or_null(src->runner);
-	dst->arch = dup_or_null(src->arch);
-	dst->cpu_mode = dup_or_null(src->cpu_mode);
-	dst->cpu_model = dup_or_null(src->cpu_model);
-	dst->host_defaults = NULL;
-	dst->nhost_defaults = 0;
-	for (size_t i = 0; i < src->nhost_defaults; i++)
-		setting_add(&dst->host_defaults, &dst->nhost_defaults, src->host_defaults[i].name,
-			    src->host_defaults[i].value);
 }
 
 void config_record_knob_add(struct config_record *r, const char *name, const char *value)

@@ -70,8 +70,6 @@ struct config_record {
 
 /* Frees the strings of r and zeroes it. */
 void config_record_release(struct config_record *r);
-/* A deep copy of src into dst. */
-void config_record_copy(struct config_record *dst, const struct config_record *src);
 
 /* Appends a knob setting (copies name and value). */
 void config_record_knob_add(struct config_record *r, const char *name, const char *value);

@@ -1,6 +1,7 @@
 /* knob-table: the host knob table and its pure helpers; see knob-table.h. */
 #include "knob-table.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -93,7 +94,8 @@ size_t knob_count(void)
 
 const struct knob *knob_at(size_t i)
 {
-	return i < NKNOBS ? &knob_table[i] : NULL;
+	assert(i < NKNOBS);
+	return &knob_table[i];
 }
 
 const struct knob *knob_find(const char *name)
@@ -140,6 +142,7 @@ static const char *match(const struct knob *k, const char *text)
 
 const char *knob_canonical(const struct knob *k, const char *text)
 {
+	assert(k && text);
 	const char *hit = match(k, text);
 	long long v;
 	if (!hit && k->numeric && number_parse_ll(text, &v)) {

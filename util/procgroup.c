@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "mono.h"
 
 /* Parses the text of /proc/PID/stat; -1 when it is not one. */
 static int proc_stat_parse(const char *text, pid_t pid, struct proc_info *pi)
@@ -114,13 +115,12 @@ unsigned long long procgroup_start_time(pid_t pid)
 
 bool procgroup_wait_gone(pid_t pgid, int ms)
 {
-	struct timespec nap = { 0, 10 * 1000000L };
 	for (int waited = 0;; waited += 10) {
 		if (!procgroup_alive(pgid))
 			return true;
 		if (waited >= ms)
 			return false;
-		nanosleep(&nap, NULL);
+		mono_sleep_ms(10);
 	}
 }
 

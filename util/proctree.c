@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mono.h"
 #include "procgroup.h"
 
 #define CGROUP_PREFIX "topoadvisor-"
@@ -39,12 +40,6 @@ void proctree_force_mode(enum proctree_force f)
 	free(host.base);
 	host.mount = host.base = NULL;
 	host.paths_known = host.probed = host.cgroup = false;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
 }
 
 /* ---- finding cgroup v2 ---------------------------------------------------- */
@@ -234,7 +229,7 @@ static void cg_kill(const char *dir)
 		return;
 	bool freeze = cg_write(dir, "cgroup.freeze", "1") == 0;
 	for (int waited = 0; freeze && !cg_frozen(dir) && waited < 1000; waited += 5)
-		sleep_ms(5);
+		mono_sleep_ms(5);
 	cg_signal_each(dir, SIGKILL);
 	if (freeze)
 		cg_write(dir, "cgroup.freeze", "0");
@@ -261,7 +256,7 @@ static bool cg_end(const char *dir, int ms)
 			return false;
 		if (host.forced == PROCTREE_NO_KILL_FILE || waited % 500 == 490)
 			cg_kill(dir);	/* no cgroup.kill: catch what forked meanwhile */
-		sleep_ms(10);
+		mono_sleep_ms(10);
 	}
 }
 
@@ -512,7 +507,7 @@ bool proctree_wait_empty(struct proctree *t, int ms)
 			return true;
 		if (waited >= ms)
 			return false;
-		sleep_ms(10);
+		mono_sleep_ms(10);
 	}
 }
 
@@ -536,7 +531,7 @@ int proctree_end(struct proctree *t, int wait_ms, struct strbuf *who)
 				break;
 			}
 			group_visit(t, SIGKILL, NULL);	/* what forked meanwhile */
-			sleep_ms(10);
+			mono_sleep_ms(10);
 		}
 	}
 	reap_strays(t);

@@ -33,6 +33,7 @@
 #include "experiments/domain.h"
 #include "experiments/guest.h"
 #include "experiments/hostprobe.h"
+#include "util/mono.h"
 
 #define PREFIX DOMAIN_NAME_PREFIX "e2e-"
 #define BOOT_TIMEOUT_MS 90000
@@ -51,12 +52,6 @@ static const char *template_path;	/* NULL: the built-in template */
 		}                                                               \
 	} while (0)
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The pseries image has no benchmarks: the guest's own CPU count will do. */
 static void nproc_check(struct guest *g, int vcpus, const char *arg)
@@ -164,7 +159,7 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 		      const struct host_cpu *hc, size_t nhc, const struct shape_arg *a,
 		      const char *arg)
 {
-	double t0 = now_seconds();
+	double t0 = mono_now_s();
 	struct ta_err err = { 0 };
 	char kernel[512], initrd[512], console[512];
 	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", image);
@@ -290,7 +285,7 @@ static void shape_run(virConnectPtr conn, const char *image, const char *work,
 	CHECK(!left, "%s: domain %s still exists after destroy", arg, name);
 	if (left)
 		virDomainFree(left);
-	printf("   boot-to-agent %.2f s, whole cycle %.2f s\n", boot, now_seconds() - t0);
+	printf("   boot-to-agent %.2f s, whole cycle %.2f s\n", boot, mono_now_s() - t0);
 	unlink(console);
 	domain_pins_release(&want);
 	free(name);
@@ -317,9 +312,9 @@ static void boot_fail(virConnectPtr conn, const char *image, const char *work,
 		free(name);
 		return;
 	}
-	double t0 = now_seconds();
+	double t0 = mono_now_s();
 	struct guest *g = guest_boot(conn, strbuf_str(&xml), timeout_ms, NULL, &err);
-	double took = now_seconds() - t0;
+	double took = mono_now_s() - t0;
 	strbuf_release(&xml);
 	CHECK(!g, "%s: booted although it should not", what);
 	if (g)

@@ -1,7 +1,14 @@
 #!/bin/sh
-# The layering rules of README's Layout, checked on the source:
-#  - util/ includes only util/; model/ only model/ and util/;
-#  - nothing in schema/ or collectors/ includes experiments/ or advisor/;
+# The layering rules of README's Layout, checked on the source.  Layers,
+# lowest first: util/, model/, then schema/ and collectors/ (side by side,
+# neither includes the other), then experiments/, then advisor/.  A folder
+# includes its own headers and those of the layers below, never one above
+# or beside it:
+#  - util/ only util/; model/ only util/;
+#  - schema/ and collectors/ only model/ and util/;
+#  - experiments/ only schema/, collectors/, model/ and util/ (not advisor/);
+#  - advisor/ anything;
+# whether written "../dir/x.h" or "dir/x.h" (the build has -I.).
 #  - a host knob is defined only in the knob table: no C code outside model/
 #    names a knob (as a string literal) or its file.
 # Comments are stripped first (by the C preprocessor), so a knob may be
@@ -18,16 +25,17 @@ command -v "$cc" >/dev/null 2>&1 || skip "no C compiler ($cc) to strip comments"
 # check_tree DIR: prints one line per violation, nothing when DIR is clean.
 check_tree() {
 	src=$1
-	for dir in util model schema collectors; do
+	for dir in util model schema collectors experiments; do
 		case $dir in
 		util) allowed='util' ;;
 		model) allowed='model|util' ;;
-		*) allowed='model|util|schema|collectors' ;;	# not experiments/, advisor/
+		schema|collectors) allowed="$dir|model|util" ;;
+		experiments) allowed='experiments|schema|collectors|model|util' ;;
 		esac
 		for f in "$src/$dir"/*.[ch]; do
 			[ -e "$f" ] || continue
-			grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"\.\./' "$f" |
-				grep -vE "\"\.\./($allowed)/" |
+			grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(\.\./)?(util|model|schema|collectors|experiments|advisor)/' "$f" |
+				grep -vE "\"(\.\./)?($allowed)/" |
 				sed "s|^|${f#"$src"/}:|; s|\$| (not allowed in $dir/)|"
 		done
 	done
@@ -66,8 +74,16 @@ for dir in util model schema experiments collectors advisor; do
 	mkdir "$tmp/tree/$dir"
 	cp "$top/$dir"/*.[ch] "$tmp/tree/$dir/"
 done
-printf '#include "../experiments/config.h"\n' >>"$tmp/tree/schema/db.h"
+# One include against each rule, and the same written without "../".
+printf '#include "../model/bench-kind.h"\n' >>"$tmp/tree/util/strbuf.c"
 printf '#include "../advisor/cmd.h"\n' >>"$tmp/tree/model/knob-table.c"
+printf '#include "../schema/db.h"\n' >>"$tmp/tree/model/bench-kind.c"
+printf '#include "../experiments/config.h"\n' >>"$tmp/tree/schema/db.h"
+printf '#include "../collectors/gang.h"\n' >>"$tmp/tree/schema/db-runs.c"
+printf '#include "../schema/db.h"\n' >>"$tmp/tree/collectors/traps.c"
+printf '#include "../advisor/rank.h"\n' >>"$tmp/tree/collectors/live.c"
+printf '#include "../advisor/sweep.h"\n' >>"$tmp/tree/experiments/controller.c"
+printf '#include "advisor/cmd.h"\n' >>"$tmp/tree/experiments/plan.c"
 printf 'static const char *const k[] = { "kvm_hv.one_vm_per_core", NULL };\n' \
 	>>"$tmp/tree/advisor/rank.c"
 printf 'static const char *const p = "/sys/kernel/mm/ksm/run";\n' \
@@ -76,12 +92,16 @@ printf 'static const char *const q = SYS "/numa_balancing";\n' \
 	>>"$tmp/tree/collectors/gang.c"
 printf '/* "smt" in a comment is fine */\n' >>"$tmp/tree/experiments/noise.c"
 check_tree "$tmp/tree" >"$tmp/seen"
-for want in "schema/db.h:.*experiments/config.h" "model/knob-table.c:.*advisor/cmd.h" \
+for want in "util/strbuf.c:.*model/bench-kind.h" "model/knob-table.c:.*advisor/cmd.h" \
+	"model/bench-kind.c:.*schema/db.h" "schema/db.h:.*experiments/config.h" \
+	"schema/db-runs.c:.*collectors/gang.h" "collectors/traps.c:.*schema/db.h" \
+	"collectors/live.c:.*advisor/rank.h" "experiments/controller.c:.*advisor/sweep.h" \
+	"experiments/plan.c:.*advisor/cmd.h" \
 	"advisor/rank.c: names knob 'kvm_hv.one_vm_per_core'" \
 	"experiments/plan.c: names sys/kernel/mm/ksm/run" \
 	"collectors/gang.c: names .../numa_balancing"; do
 	grep -q "$want" "$tmp/seen" || { cat "$tmp/seen" >&2; fail "not caught: $want"; }
 done
 ! grep -q "experiments/noise.c" "$tmp/seen" || fail "a knob named in a comment was flagged"
-[ "$(wc -l <"$tmp/seen")" -eq 5 ] || { cat "$tmp/seen" >&2; fail "unexpected extra findings"; }
+[ "$(wc -l <"$tmp/seen")" -eq 12 ] || { cat "$tmp/seen" >&2; fail "unexpected extra findings"; }
 pass

@@ -62,4 +62,12 @@ printf 'name: bad\ntopology: [1x2x1]\nbenchmark: {kind: ebizy}\n' >"$tmp/bad.yam
 [ $? -eq 2 ] || fail "bad config should exit 2"
 grep -q "bad.yaml:3:" "$tmp/err" || { cat "$tmp/err"; fail "no file:line in the error"; }
 grep -q "ebizzy" "$tmp/err" || fail "no did-you-mean"
+
+# A metric the kind's parser never reports would fail every run: plan refuses it.
+printf 'name: typo\ntopology: [1x2x1]\nbenchmark: {kind: sysbench, metric: event_per_s}\n' \
+	>"$tmp/typo.yaml"
+"$TOPOADVISOR" plan "$tmp/typo.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "a misspelt metric should fail plan with 2"
+grep -q "typo.yaml:3:.*benchmark.metric: sysbench reports no metric 'event_per_s' (did you mean 'events_per_s'?)" \
+	"$tmp/err" || fail "metric message: $(cat "$tmp/err")"
 pass

@@ -146,4 +146,26 @@ ta -q run "$tmp/env.yaml" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "env
 	WHERE c.experiment_id = 5 AND a.name = 'benchmark.stdout'
 	AND CAST(a.content AS TEXT) = 'config=' || c.key || ' noise=' || c.noise || ' x 1' || char(10)")" = 4 ] ||
 	fail "the benchmark's environment: $(q "SELECT CAST(content AS TEXT) FROM artifacts WHERE name = 'benchmark.stdout' ORDER BY id DESC LIMIT 4")"
+# A parsing kind that reports everything but the primary metric (one of the
+# user's own, given with its direction): the run fails naming what it found,
+# and keeps those metrics.
+cat >"$tmp/other.yaml" <<YAML
+name: other-metric
+guest: {runner: host}
+topology: [1x1x1]
+benchmark:
+  kind: kernel-build
+  argv: ["sh", "-c", "printf 'real 1.50\\nuser 0.20\\nsys 0.10\\n' >&2"]
+  metric: {name: wall_s, direction: lower}
+repetitions: 1
+YAML
+ta -q run "$tmp/other.yaml" >/dev/null 2>&1
+[ "$(q "SELECT r.error FROM runs r JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = 6")" = "the benchmark output has no 'wall_s' (the primary metric); it has real_s, user_s, sys_s" ] ||
+	fail "missing primary metric: $(q "SELECT status, error FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 6")"
+[ "$(q "SELECT group_concat(name || '=' || value, ' ') FROM (SELECT m.name, m.value FROM metrics m
+	JOIN runs r ON r.id = m.run_id JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = 6 AND m.name LIKE '%\_s' ESCAPE '\' AND m.name <> 'benchmark_seconds'
+	ORDER BY m.id)")" = "real_s=1.5 user_s=0.2 sys_s=0.1" ] ||
+	fail "the metrics it did parse were not stored: $(q "SELECT name, value FROM metrics")"
 pass

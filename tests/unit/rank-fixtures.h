@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "advisor/stats.h"
+#include "schema/db-fixture.h"
 #include "schema/db-results.h"
 #include "util/strbuf.h"
 

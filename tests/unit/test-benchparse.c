@@ -257,6 +257,10 @@ static void run_case(void **state)
 		/* Every figure a parser knows comes with its unit and direction. */
 		if (!c->regex && (!m.v[i].unit || m.v[i].dir == METRIC_DIR_UNKNOWN))
 			fail_msg("%s: %s has no unit or direction", c->label, m.v[i].name);
+		/* ... and is a metric the kind declares, so `plan` accepts it as the metric. */
+		if (!c->regex && !bench_kind_metric(c->kind, m.v[i].name))
+			fail_msg("%s: %s is not declared in model/bench-kind.c", c->label,
+				 m.v[i].name);
 	}
 	bench_metrics_release(&m);
 done:
@@ -792,6 +796,60 @@ static void test_regex_hostile(void **state)
 	strbuf_release(&line);
 }
 
+/*
+ * The kind table (model/bench-kind.c): each parsing kind's default metric
+ * is one it declares, with a direction to rank by; default argv carry the
+ * duration; families expand for suggestions and match only their listed
+ * parts.
+ */
+static void test_kind_table(void **state)
+{
+	for (int k = 0; k < BENCH_NKINDS; k++) {
+		const struct bench_kind_info *info = bench_kind_info(k);
+		assert_true(!info->metric == info->needs_parse_regex);
+		if (!info->metric)
+			continue;
+		const struct bench_metric_spec *s = bench_kind_metric(k, info->metric);
+		assert_non_null(s);
+		assert_true(s->dir == METRIC_DIR_HIGHER || s->dir == METRIC_DIR_LOWER);
+		assert_non_null(info->argv);
+	}
+	char **argv = bench_kind_argv(BENCH_STRESS_NG, 7);
+	assert_string_equal(argv[0], "stress-ng");
+	assert_string_equal(argv[4], "7s");
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+	argv = bench_kind_argv(BENCH_SYSBENCH, 30);
+	assert_string_equal(argv[2], "--time=30");
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+	assert_null(bench_kind_metric(BENCH_REDIS, "redis.GETT"));
+	assert_null(bench_kind_metric(BENCH_REDIS, "redis.GET.p42_ms"));
+	assert_null(bench_kind_metric(BENCH_REDIS, "redis."));
+	assert_null(bench_kind_metric(BENCH_STRESS_NG, "stress-ng..bogo_ops_per_s"));
+	assert_int_equal(bench_kind_metric(BENCH_REDIS, "redis.GET.p99_ms")->dir, METRIC_DIR_LOWER);
+	assert_int_equal(bench_kind_metric(BENCH_SYSBENCH, "latency_p99_9_ms")->dir,
+			 METRIC_DIR_LOWER);
+	char **names = bench_kind_metric_names(BENCH_REDIS);
+	size_t n = 0, get = 0, free_parts = 0;
+	for (; names[n]; n++) {
+		get += !strcmp(names[n], "redis.GET.p99_ms");
+		free_parts += strchr(names[n], '<') != NULL;
+		free(names[n]);
+	}
+	free(names);
+	assert_int_equal(get, 1);
+	assert_int_equal(free_parts, 0);
+	assert_true(n > 100);
+	names = bench_kind_metric_names(BENCH_STRESS_NG);
+	assert_string_equal(names[1], "stress-ng.<stressor>.bogo_ops_per_s");
+	for (size_t i = 0; names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
 int main(void)
 {
 	size_t ncases = sizeof(cases) / sizeof(*cases);
@@ -811,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_regex_errors),
 		cmocka_unit_test(test_regex_perl_syntax),
 		cmocka_unit_test(test_regex_hostile),
+		cmocka_unit_test(test_kind_table),
 	};
 	size_t nfixed = sizeof(fixed) / sizeof(*fixed);
 	struct CMUnitTest *tests = calloc(ncases + nfixed, sizeof(*tests));

@@ -1123,6 +1123,48 @@ static void test_names(void **state)
 	assert_int_equal(shape_vcpus(&s), 48);
 }
 
+/*
+ * benchmark.metric must be one the kind's parser reports (model/bench-kind.c),
+ * families included; a near miss gets a did-you-mean; an own direction lets
+ * a metric of the user's own argv through.
+ */
+static void test_metric_declared(void **state)
+{
+	static const struct {
+		const char *bench;
+		const char *error;	/* NULL: accepted */
+	} cases[] = {
+		{ "{kind: sysbench, metric: event_per_s}", "sysbench reports no metric "
+		  "'event_per_s' (did you mean 'events_per_s'?); it reports events_per_s, "
+		  "latency_min_ms" },
+		{ "{kind: ebizzy, metric: record_per_s}", "(did you mean 'records_per_s'?)" },
+		{ "{kind: redis, metric: redis.GETT}", "(did you mean 'redis.GET'?)" },
+		{ "{kind: redis, metric: redis.GET.p42_ms}", "redis reports no metric" },
+		{ "{kind: stress-ng, metric: bogo_ops}", "it reports bogo_ops_per_s, "
+		  "stress-ng.<stressor>.bogo_ops_per_s" },
+		{ "{kind: redis, metric: redis.GET}", NULL },
+		{ "{kind: redis, metric: redis.MSET_10_keys.p99_ms}", NULL },
+		{ "{kind: redis, metric: {name: redis.mycommand, direction: higher}}", NULL },
+		{ "{kind: stress-ng, metric: stress-ng.cpu-online.bogo_ops_per_s}", NULL },
+		{ "{kind: sysbench, metric: latency_p99_9_ms}", NULL },
+		{ "{kind: kernel-build, metric: user_s}", NULL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char y[256];
+		snprintf(y, sizeof(y), "name: t\ntopology: [1x1x1]\nbenchmark: %s\n",
+			 cases[i].bench);
+		if (cases[i].error) {
+			assert_parse_error(y, cases[i].error);
+			continue;
+		}
+		struct ta_err err = { 0 };
+		struct sweep_config *cfg = config_parse("m.yaml", y, strlen(y), &err);
+		if (!cfg)
+			fail_msg("%s: %s", cases[i].bench, err.msg);
+		config_free(cfg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1131,6 +1173,7 @@ int main(void)
 		cmocka_unit_test(test_redis),
 		cmocka_unit_test(test_tcg_studies),
 		cmocka_unit_test(test_metric_direction_from_parser),
+		cmocka_unit_test(test_metric_declared),
 		cmocka_unit_test(test_kernel_build),
 		cmocka_unit_test(test_invalid_fixtures),
 		cmocka_unit_test(test_invalid_from_memory),

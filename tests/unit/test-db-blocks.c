@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "schema/db-blocks.h"
+#include "schema/db-fixture.h"
 #include "schema/db-plan.h"
 #include "schema/db-race.h"
 #include "schema/db-results.h"

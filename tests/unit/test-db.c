@@ -17,6 +17,7 @@
 
 #include "advisor/dbread.h"
 #include "experiments/hostlock.h"
+#include "schema/db-fixture.h"
 #include "schema/db-results.h"
 #include "schema/db-runs.h"
 #include "schema/db.h"

@@ -23,12 +23,7 @@
 #include <unistd.h>
 
 #include "experiments/noise.h"
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
+#include "util/mono.h"
 
 /* Fields of /proc/PID/stat we check: state, pgrp and processor (field 39). */
 struct pstat {
@@ -125,7 +120,7 @@ static void test_spin_runs_on_requested_cpu(void **state)
 	const pid_t *pids;
 	assert_int_equal(noise_pids(nl, &pids), 2);
 	/* Let them run, then ask the kernel where they ran. */
-	sleep_ms(150);
+	mono_sleep_ms(150);
 	for (size_t i = 0; i < 2; i++) {
 		struct pstat ps;
 		assert_int_equal(read_pstat(pids[i], &ps), 0);
@@ -176,7 +171,7 @@ static void test_load_gets_default_signals(void **state)
 	kill(-noise_pgid(nl), SIGTERM);
 	int rc = 0;
 	for (int i = 0; i < 200 && (rc = noise_check(nl, &err)) == 0; i++)
-		sleep_ms(10);
+		mono_sleep_ms(10);
 	assert_int_equal(rc, -1);
 	assert_non_null(strstr(err.msg, "killed by signal 15"));
 	assert_int_equal(noise_stop(nl, 1000, &err), 0);
@@ -193,7 +188,7 @@ static void test_command_children_gone_after_stop(void **state)
 	pid_t members[8];
 	size_t n = 0;
 	for (int i = 0; i < 300 && (n = group_members(noise_pgid(nl), members, 8)) < 3; i++)
-		sleep_ms(10);
+		mono_sleep_ms(10);
 	assert_int_equal(n, 3);	/* sh and both sleeps */
 	for (size_t i = 0; i < n; i++)
 		assert_true(affinity_only(members[i], 0));
@@ -215,7 +210,7 @@ static void test_command_ignoring_sigterm_is_killed(void **state)
 	pid_t members[8];
 	size_t n = 0;
 	for (int i = 0; i < 300 && (n = group_members(noise_pgid(nl), members, 8)) < 3; i++)
-		sleep_ms(10);
+		mono_sleep_ms(10);
 	assert_int_equal(n, 3);
 	assert_int_equal(noise_stop(nl, 100, &err), 0);
 	for (size_t i = 0; i < n; i++)
@@ -232,7 +227,7 @@ static void test_command_that_ends_is_reported(void **state)
 	assert_non_null(nl);
 	int rc = 0;
 	for (int i = 0; i < 300 && (rc = noise_check(nl, &err)) == 0; i++)
-		sleep_ms(10);
+		mono_sleep_ms(10);
 	assert_int_equal(rc, -1);
 	assert_non_null(strstr(err.msg, "exited with status 3"));
 	assert_int_equal(noise_stop(nl, 1000, &err), 0);
