@@ -37,8 +37,10 @@ void rank_options_from_sweep(const struct db_results *res, struct rank_options *
 	if (!cfg)
 		return;	/* an old or hand-made config: the defaults */
 	const struct advisor_settings *a = &cfg->advisor;
-	o->objective = a->objective == OBJECTIVE_MEAN ? RANK_OBJECTIVE_MEAN : RANK_OBJECTIVE_WORST;
+	o->objective = a->objective == OBJECTIVE_MEAN ? DECIDE_OBJECTIVE_MEAN
+						      : DECIDE_OBJECTIVE_WORST;
 	o->equivalence = a->equivalence;
+	o->max_failure_rate = a->max_failure_rate;
 	o->owned = xcalloc(a->nenvironment + 1, sizeof(*o->owned));
 	for (size_t i = 0; i < a->nenvironment; i++)
 		o->owned[i] = xstrdup(a->environment[i]);
