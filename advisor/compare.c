@@ -10,7 +10,7 @@
 static const struct rank_entry *find_key(const struct rank_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->nentries; i++)
-		if (!strcmp(r->entries[i].config->key, key))
+		if (!strcmp(r->entries[i].config->rec.key, key))
 			return &r->entries[i];
 	return NULL;
 }
@@ -37,16 +37,16 @@ int compare_rankings(const struct rank_result *first, const struct rank_result *
 	out->only_second = xcalloc(second->nentries + 1, sizeof(*out->only_second));
 	for (size_t i = 0; i < first->nentries; i++) {
 		const struct rank_entry *a = &first->entries[i];
-		const struct rank_entry *b = find_key(second, a->config->key);
+		const struct rank_entry *b = find_key(second, a->config->rec.key);
 		if (b)
 			out->entries[out->nentries++] = (struct compare_entry){
-				.key = a->config->key, .first = a, .second = b };
+				.key = a->config->rec.key, .first = a, .second = b };
 		else
-			out->only_first[out->nonly_first++] = a->config->key;
+			out->only_first[out->nonly_first++] = a->config->rec.key;
 	}
 	for (size_t i = 0; i < second->nentries; i++)
-		if (!find_key(first, second->entries[i].config->key))
-			out->only_second[out->nonly_second++] = second->entries[i].config->key;
+		if (!find_key(first, second->entries[i].config->rec.key))
+			out->only_second[out->nonly_second++] = second->entries[i].config->rec.key;
 	out->alpha = COMPARE_ALPHA / (double)(out->nentries ? out->nentries : 1);
 	struct decide_shift *shifts = xcalloc(out->nentries + 1, sizeof(*shifts));
 	for (size_t i = 0; i < out->nentries; i++) {
@@ -68,7 +68,7 @@ int compare_rankings(const struct rank_result *first, const struct rank_result *
 	free(shifts);
 	out->recommendation_holds = out->status != DECIDE_CHANGED_WINNER;
 	if (first->recommended)
-		out->first_pick_in_second = find_key(second, first->recommended->config->key);
+		out->first_pick_in_second = find_key(second, first->recommended->config->rec.key);
 	return 0;
 }
 

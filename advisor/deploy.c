@@ -45,40 +45,41 @@ static const char *xml_cpuset(const char *set)
 	return set && decide_cpuset_count(&set, 1) > 0 ? set : NULL;
 }
 
-void deploy_xml(const struct rank_result *r, const struct db_results_config *c,
-		struct strbuf *out)
+void deploy_xml(const struct db_results_config *c, struct strbuf *out)
 {
-	strbuf_addf(out, "<vcpu placement='static'>%d</vcpu>\n", c->vcpus);
-	if (r && r->cpu_mode) {
+	const struct config_record *r = &c->rec;
+	strbuf_addf(out, "<vcpu placement='static'>%d</vcpu>\n", r->vcpus);
+	if (r->cpu_mode) {
 		strbuf_addf(out, "<cpu mode='%s'%s check='none'>\n", r->cpu_mode,
-			    !strcmp(r->cpu_mode, "custom") ? " match='exact'" : "");
+			    r->cpu_model ? " match='exact'" : "");
 		if (r->cpu_model)
 			strbuf_addf(out, "  <model fallback='forbid'>%s</model>\n", r->cpu_model);
 	} else {
-		if (r && r->cpu_note)
-			strbuf_addf(out, "<!-- %s -->\n", r->cpu_note);
+		if (!r->arch)
+			strbuf_addstr(out, "<!-- the guests' CPU mode was not recorded (an experiment "
+				      "stored before schema 7): set it as your hosts need -->\n");
 		strbuf_addstr(out, "<cpu>\n");
 	}
 	strbuf_addf(out, "  <topology sockets='%d' dies='%d' cores='%d' threads='%d'/>\n"
-		    "</cpu>\n", c->sockets, c->dies, c->cores, c->threads);
+		    "</cpu>\n", r->sockets, r->dies, r->cores, r->threads);
 	if (decide_pinning_explicit(c)) {
 		strbuf_addstr(out, "<cputune>\n");
-		for (size_t i = 0; i < c->npinning_cpus; i++) {
-			const char *set = xml_cpuset(c->pinning_cpus[i]);
+		for (size_t i = 0; i < r->npinning_cpus; i++) {
+			const char *set = xml_cpuset(r->pinning_cpus[i]);
 			if (set)
 				strbuf_addf(out, "  <vcpupin vcpu='%zu' cpuset='%s'/>\n", i, set);
 			else
 				strbuf_addf(out, "  <!-- vCPU %zu: stored cpuset is malformed -->\n", i);
 		}
-		const char *emu = db_results_config_factor(c, "emulator_cpus");
+		const char *emu = r->emulator_cpus;
 		if (emu && xml_cpuset(emu))
 			strbuf_addf(out, "  <emulatorpin cpuset='%s'/>\n", emu);
 		else if (emu)
 			strbuf_addstr(out, "  <!-- emulator: stored cpuset is malformed -->\n");
 		strbuf_addstr(out, "</cputune>\n");
-	} else if (strcmp(decide_pin_policy(c), "none")) {
+	} else if (strcmp(r->pinning_policy, "none")) {
 		strbuf_addf(out, "<!-- pinning '%s' (policy %s): the <cputune> vcpupin and "
-			    "emulatorpin CPUs are chosen per host by this policy -->\n", c->pinning,
-			    decide_pin_policy(c));
+			    "emulatorpin CPUs are chosen per host by this policy -->\n", r->pinning,
+			    r->pinning_policy);
 	}
 }

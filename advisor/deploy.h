@@ -12,12 +12,11 @@
 
 /*
  * The XML fragment that gives a guest this configuration's shape as the
- * measured runs had it: <vcpu>, <cpu> (mode and model from r's options
- * when set; r may be NULL: a plain <cpu>) with <topology>, and <cputune>
- * with vcpupin and emulatorpin.
+ * measured runs had it: <vcpu>, <cpu> (the mode and model its record
+ * stored: what the controller gave the guests) with <topology>, and
+ * <cputune> with vcpupin and emulatorpin.
  */
-void deploy_xml(const struct rank_result *r, const struct db_results_config *c,
-		struct strbuf *out);
+void deploy_xml(const struct db_results_config *c, struct strbuf *out);
 /*
  * The host commands that apply this configuration's decision knobs, one
  * per line, in the sweep's order; nothing when it sets none.  Knobs r

@@ -11,6 +11,7 @@
 #include "../schema/db-race.h"
 #include "../schema/db-results.h"
 #include "../util/strbuf.h"
+#include "rank.h"
 
 static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
 			  struct ta_err *err);
@@ -91,7 +92,6 @@ static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
 			  struct ta_err *err)
 {
 	struct race_run *rr = data;
-	const struct sweep_config *cfg = rr->plan->cfg;
 	struct db_race race;
 	bool found;
 	if (db_race_get(db, exp_id, &race, &found, err) < 0)
@@ -106,19 +106,18 @@ static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
 	struct db_results res;
 	if (db_results_load(db, id, &res, err) < 0)
 		return -1;
-	const char **env = xcalloc(cfg->advisor.nenvironment + 1, sizeof(*env));
-	for (size_t i = 0; i < cfg->advisor.nenvironment; i++)
-		env[i] = cfg->advisor.environment[i];
-	struct decide_roles roles = { env, cfg->advisor.nenvironment };
+	/* The settings stored with the experiment: what rank will decide with. */
+	struct rank_options o;
+	rank_options_from_stored(&res, &o);
+	struct decide_roles roles = { o.environment, o.nenvironment };
 	struct decide_sweep s;
-	decide_sweep_build(&res, metric_value, cfg->bench.metric.name,
-			   cfg->bench.metric.higher_is_better, &roles, &s);
+	const struct metric_spec *m = &rr->plan->cfg->bench.metric;
+	decide_sweep_build(&res, metric_value, m->name, m->higher_is_better, &roles, &s);
 	struct decide_settings st;
 	decide_settings_init(&st);
-	st.objective = cfg->advisor.objective == OBJECTIVE_MEAN ? DECIDE_OBJECTIVE_MEAN
-								: DECIDE_OBJECTIVE_WORST;
-	st.equivalence = cfg->advisor.equivalence;
-	st.max_failure_rate = cfg->advisor.max_failure_rate;
+	st.objective = o.objective;
+	st.equivalence = o.equivalence;
+	st.max_failure_rate = o.max_failure_rate;
 	struct decide_race_step step;
 	int rc;
 	if (decide_race(&s.in, &st, blocks, first_test, max_blocks, &step) < 0)
@@ -128,53 +127,25 @@ static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
 		rc = record_step(rr, db, exp_id, &res, &s, &step, err);
 	decide_race_step_release(&step);
 	decide_sweep_release(&s);
-	free(env);
 	db_results_release(&res);
 	return rc;
 }
 
-/* Is plan factor `name` an environment factor of the sweep (noise always is)? */
-static bool plan_environment(const struct sweep_config *cfg, const char *name)
-{
-	if (!strcmp(name, "noise"))
-		return true;
-	for (size_t i = 0; i < cfg->advisor.nenvironment; i++)
-		if (!strcmp(cfg->advisor.environment[i], name))
-			return true;
-	return false;
-}
-
-/* Do configurations a and b share their decision factors (their environment ones: env)? */
-static bool plan_same(const struct plan *p, const struct plan_config *a,
-		      const struct plan_config *b, bool env)
-{
-	const struct sweep_config *cfg = p->cfg;
-	if (!env && (a->host_runner != b->host_runner || a->vcpus != b->vcpus ||
-		     memcmp(&a->shape, &b->shape, sizeof(a->shape))))
-		return false;
-	if (env ? a->noise != b->noise : false)
-		return false;
-	if (plan_environment(cfg, "pinning") == env && a->pinning != b->pinning)
-		return false;
-	for (size_t k = 0; k < cfg->nknobs; k++)
-		if (plan_environment(cfg, cfg->knobs[k].name) == env &&
-		    strcmp(a->knob_values[k], b->knob_values[k]))
-			return false;
-	return true;
-}
-
-/* Distinct classes of the plan's configurations under plan_same; *refs: host references. */
+/* Distinct decisions (env false) or levels (env true) of the plan; *refs: host references. */
 static size_t plan_classes(const struct plan *p, bool env, size_t *refs)
 {
 	size_t n = 0;
 	*refs = 0;
 	for (size_t i = 0; i < p->nconfigs; i++) {
+		const struct config_record *r = &p->configs[i].rec;
+		const char *name = env ? r->environment : r->decision;
 		size_t j = 0;
-		while (j < i && !plan_same(p, &p->configs[j], &p->configs[i], env))
+		while (j < i && strcmp(env ? p->configs[j].rec.environment
+					   : p->configs[j].rec.decision, name))
 			j++;
 		if (j == i) {
 			n++;
-			*refs += p->configs[i].host_runner;
+			*refs += r->host_reference;
 		}
 	}
 	return n;

@@ -23,14 +23,6 @@ void rank_options_init(struct rank_options *o)
 	o->objective = DECIDE_OBJECTIVE_WORST;
 }
 
-void rank_options_release(struct rank_options *o)
-{
-	for (size_t i = 0; o->owned && o->owned[i]; i++)
-		free(o->owned[i]);
-	free(o->owned);
-	rank_options_init(o);
-}
-
 const struct rank_decision *rank_decision_at(const struct rank_result *r, size_t index)
 {
 	for (size_t d = 0; index != DECIDE_NONE && d < r->ndecisions; d++)
@@ -263,7 +255,7 @@ static int cmp_entry(const void *pa, const void *pb, void *hibp)
 		return a->s.n > 0 ? -1 : 1;
 	if (a->s.n > 0 && a->s.mean != b->s.mean)
 		return (hib ? a->s.mean > b->s.mean : a->s.mean < b->s.mean) ? -1 : 1;
-	return a->config->idx - b->config->idx;
+	return (int)a->config->rec.index - (int)b->config->rec.index;
 }
 
 /* ---- decisions ---------------------------------------------------------------- */
@@ -524,29 +516,29 @@ static void evidence(struct rank_result *r)
 
 static void warnings_runs(struct rank_result *r, const struct rank_entry *e)
 {
-	const char *key = e->config->key;
+	const char *key = e->config->rec.key;
 	for (size_t j = 0; j < e->s.n; j++)
 		if (e->outlier[j])
 			warn(r, "outliers", key, "%s: repetition %d is an outlier: %.6g (%+.1f %% "
 			     "from the median, %.1f robust standard deviations; flagged, not "
 			     "dropped: the trimmed comparisons weigh it little)", key,
-			     e->value_runs[j]->repetition, e->values[j],
+			     e->value_runs[j]->repetition + 1, e->values[j],
 			     100 * expm1(e->dev[j] * r->dr.outlier_scale), e->dev[j]);
 	for (size_t j = 0; j < e->config->nruns; j++) {
 		const struct db_results_run *run = &e->config->runs[j];
 		if (!strcmp(run->status, "failed") || !strcmp(run->status, "interrupted"))
 			warn(r, "failed_run", key, "%s: repetition %d %s: %s", key,
-			     run->repetition, run->status,
+			     run->repetition + 1, run->status,
 			     run->error ? run->error : "no error recorded");
 		if (!run_ok(run))
 			continue;
 		if (run->lost_events > 0)
 			warn(r, "lost_events", key, "%s: repetition %d lost %lld trace events: "
-			     "its exit counts are lower bounds", key, run->repetition,
+			     "its exit counts are lower bounds", key, run->repetition + 1,
 			     (long long)run->lost_events);
 		if (run->topology_ok == 0)
 			warn(r, "topology_mismatch", key, "%s: repetition %d: the guest saw a "
-			     "different CPU topology than requested", key, run->repetition);
+			     "different CPU topology than requested", key, run->repetition + 1);
 	}
 }
 
@@ -554,7 +546,7 @@ static void warnings_collect(struct rank_result *r)
 {
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
-		const char *key = e->config->key;
+		const char *key = e->config->rec.key;
 		if (e->s.n == 0)
 			warn(r, "no_data", key, "%s: no successful run with %s", key, r->metric);
 		else if (e->s.n < RANK_MIN_REPETITIONS)
@@ -582,6 +574,11 @@ static void warnings_collect(struct rank_result *r)
 	if (!r->direction_known)
 		warn(r, "direction_unknown", NULL, "no stored direction for %s: ranked as higher "
 		     "is better; check that this is right", r->metric);
+	if (r->settings_unknown)
+		warn(r, "settings_unknown", NULL, "this experiment was stored before its advisor "
+		     "settings were, by a sweep that names some: ranked with the defaults "
+		     "(objective worst, equivalence %.0f %%, environment noise); 'topoadvisor "
+		     "rerun' stores them", 100 * DECIDE_DEFAULT_EQUIVALENCE);
 	if (!r->gang_data)
 		warn(r, "no_gang_data", NULL, "no ganged-exit data on this host: ganged exits "
 		     "are not applicable (not POWER8/9 KVM HV, or not collected)");
@@ -687,9 +684,7 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	out->equivalence = opt->equivalence;
 	out->max_failure_rate = opt->max_failure_rate;
 	out->objective = opt->objective;
-	out->cpu_mode = opt->cpu_mode;
-	out->cpu_model = opt->cpu_model;
-	out->cpu_note = opt->cpu_note;
+	out->settings_unknown = opt->settings_unknown;
 	out->min_detectable_effect = NAN;
 	if (metric_choose(res, opt, out, err) < 0)
 		return -1;

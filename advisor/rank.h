@@ -33,17 +33,14 @@ struct rank_options {
 	double equivalence;		/* delta of "equivalent", a fraction (0.02) */
 	double max_failure_rate;	/* advisor.max_failure_rate */
 	enum decide_objective objective;
-	const char *const *environment;	/* environment factors besides noise */
+	/* environment factors besides noise: for the cost rules (an
+	 * environment knob or pinning is no choice); the grouping into
+	 * decisions and levels is the stored records' */
+	const char *const *environment;
 	size_t nenvironment;
-	/* the <cpu> mode and model the measured guests had, for the XML
-	 * fragment (NULL: none set, e.g. pseries under TCG) */
-	const char *cpu_mode, *cpu_model;
-	const char *cpu_note;		/* a comment for the XML when the mode was chosen per run */
-	char **owned;			/* rank_options_from_sweep's copies of environment */
+	bool settings_unknown;		/* the experiment's advisor settings were not stored */
 };
 void rank_options_init(struct rank_options *o);
-/* Frees what rank_options_from_sweep allocated (the ranking keeps no pointer to it). */
-void rank_options_release(struct rank_options *o);
 
 /* One metric of a multi-metric benchmark (e.g. redis.GET) against the baseline. */
 struct rank_test_ratio {
@@ -154,7 +151,7 @@ struct rank_result {
 	double equivalence;
 	double max_failure_rate;
 	enum decide_objective objective;
-	const char *cpu_mode, *cpu_model, *cpu_note;	/* rank_options' */
+	bool settings_unknown;		/* rank_options' */
 	struct rank_entry *entries;	/* in rank order; position-0 entries last */
 	size_t nentries;
 	char **levels;			/* the sweep's level labels ("noise=none", ...) */
@@ -196,8 +193,12 @@ struct rank_result {
  */
 int rank_load(const char *db_path, const char *exp, const char *metric,
 	      struct db_results *res, struct rank_result *r, struct ta_err *err);
-/* The options the stored sweep gives (advisor.*, the guests' <cpu>). */
-void rank_options_from_sweep(const struct db_results *res, struct rank_options *o);
+/*
+ * The options stored with the experiment (res->exp.advisor: objective,
+ * equivalence, max_failure_rate, environment); the defaults, with
+ * settings_unknown, for one stored before they were.  o points into res.
+ */
+void rank_options_from_stored(const struct db_results *res, struct rank_options *o);
 
 /* Ranks res by `metric` (NULL: primary) with default options. */
 int rank_compute(const struct db_results *res, const char *metric, struct rank_result *out,

@@ -15,6 +15,7 @@
 #include "../schema/db-plan.h"
 #include "../schema/db-race.h"
 #include "../util/json.h"
+#include "../util/warn.h"
 #include "race-run.h"
 
 int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *err)
@@ -26,9 +27,9 @@ int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *
 			lock->leftovers, lock->leftovers == 1 ? "" : "es",
 			strbuf_str(&lock->leftover_names));
 	if (lock->survivor_group)
-		fprintf(stderr, "topoadvisor: warning: processes of group %d left by an earlier "
-			"sweep survive SIGKILL (stuck in the kernel?); check 'ps -g %d'\n",
-			lock->survivor_group, lock->survivor_group);
+		warn_emit("processes of group %d left by an earlier sweep survive SIGKILL (stuck "
+			  "in the kernel?); check 'ps -g %d'", lock->survivor_group,
+			  lock->survivor_group);
 	return 0;
 }
 
@@ -63,6 +64,7 @@ static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t se
 		plan_free(p);
 		return NULL;
 	}
+	controller_guests_describe(p);
 	return p;
 }
 
@@ -133,6 +135,11 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 		.seed = seed, .primary_metric = cfg->bench.metric.name,
 		.higher_is_better = !cfg->bench.metric.direction_given ? -1
 				    : cfg->bench.metric.higher_is_better,
+		.objective = cfg->advisor.objective == OBJECTIVE_MEAN ? "mean" : "worst",
+		.equivalence = cfg->advisor.equivalence,
+		.environment = (const char *const *)cfg->advisor.environment,
+		.nenvironment = cfg->advisor.nenvironment,
+		.max_failure_rate = cfg->advisor.max_failure_rate,
 	};
 	int64_t exp_id;
 	int rc;
@@ -193,7 +200,7 @@ static int extend_runs(struct db *db, int64_t exp_id, const struct plan *p, int 
 	int64_t *ids = xcalloc(p->nconfigs + 1, sizeof(*ids));
 	for (size_t i = 0; i < p->nconfigs; i++) {
 		for (size_t k = 0; k < ncs; k++)
-			if (!strcmp(cs[k].key, p->configs[i].key))
+			if (!strcmp(cs[k].rec.key, p->configs[i].rec.key))
 				ids[i] = cs[k].id;
 		for (size_t k = 0; k < nel; k++)
 			if (el[k].configuration_id == ids[i])
@@ -289,8 +296,7 @@ void sweep_warn_host_changed(const struct db_experiment *e)
 {
 	char *now = controller_host_facts_json();
 	if (e->host_facts && strcmp(e->host_facts, now))
-		fprintf(stderr, "topoadvisor: warning: this host differs from the one experiment "
-			"%lld ran on:\n  then: %s\n  now:  %s\n", (long long)e->id, e->host_facts,
-			now);
+		warn_emit("this host differs from the one experiment %lld ran on:\n  then: %s\n"
+			  "  now:  %s", (long long)e->id, e->host_facts, now);
 	free(now);
 }

@@ -10,14 +10,11 @@
 #include "../util/cpuset.h"
 #include "../util/strbuf.h"
 
-bool decide_is_environment(const struct decide_roles *roles, const char *factor)
+/* Is factor `name` a condition rather than a choice (noise always is)? */
+static bool is_environment(const struct decide_roles *roles, const char *name)
 {
-	if (!strcmp(factor, "noise"))
-		return true;
-	for (size_t i = 0; roles && i < roles->nenvironment; i++)
-		if (!strcmp(roles->environment[i], factor))
-			return true;
-	return false;
+	return config_factor_is_environment(name, roles ? roles->environment : NULL,
+					    roles ? roles->nenvironment : 0);
 }
 
 /* ---- knobs and pinning ------------------------------------------------------ */
@@ -26,21 +23,13 @@ size_t decide_config_knobs(const struct db_results_config *c, const struct decid
 			   struct decide_knob *out, size_t max)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < c->nfactors && n < max; i++) {
-		const char *name = c->factors[i].name;
-		if (!(out[n].knob = knob_find(name)) || decide_is_environment(roles, name))
+	for (size_t i = 0; i < c->rec.nknobs && n < max; i++) {
+		const char *name = c->rec.knobs[i].name;
+		if (is_environment(roles, name))
 			continue;
+		out[n].knob = knob_find(name);
 		out[n].name = name;
-		snprintf(out[n].value, sizeof(out[n].value), "%s", c->factors[i].value);
-		n++;
-	}
-	for (size_t i = 0; i < c->nknob_columns && n < max; i++) {
-		const struct db_results_factor *col = &c->knob_columns[i];
-		if (db_results_config_factor(c, col->name) || decide_is_environment(roles, col->name))
-			continue;	/* listed from the factors, or not a choice */
-		out[n].knob = knob_find(col->name);
-		out[n].name = col->name;
-		snprintf(out[n].value, sizeof(out[n].value), "%s", col->value);
+		snprintf(out[n].value, sizeof(out[n].value), "%s", c->rec.knobs[i].value);
 		n++;
 	}
 	return n;
@@ -63,9 +52,7 @@ static void knob_normalise(const struct knob *k, const char *v, char *buf, size_
 /* Is the knob at the host's default?  Unknown defaults count as "no". */
 static bool knob_is_default(const struct db_results_config *c, const struct decide_knob *k)
 {
-	char key[160];
-	snprintf(key, sizeof(key), "host_defaults.%s", k->name);
-	const char *dflt = db_results_config_factor(c, key);
+	const char *dflt = config_record_host_default(&c->rec, k->name);
 	if (!dflt && k->knob)
 		dflt = k->knob->kernel_default;
 	if (!strcmp(k->value, "default"))
@@ -105,134 +92,48 @@ int decide_cpuset_count(const char *const *sets, size_t n)
 	return CPU_COUNT(&all);
 }
 
-const char *decide_pin_policy(const struct db_results_config *c)
-{
-	const char *p = db_results_config_factor(c, "pinning_policy");
-	if (p)
-		return p;
-	return c->npinning_cpus ? "explicit" : c->pinning;
-}
-
 bool decide_pinning_explicit(const struct db_results_config *c)
 {
-	return c->npinning_cpus > 0 && !strcmp(decide_pin_policy(c), "explicit");
+	return c->rec.npinning_cpus > 0 && !strcmp(c->rec.pinning_policy, "explicit");
 }
 
 /* Host CPUs a configuration occupies: its explicit pinning's, else its vCPUs. */
 static int host_cpus(const struct db_results_config *c)
 {
 	if (decide_pinning_explicit(c)) {
-		int n = decide_cpuset_count((const char *const *)c->pinning_cpus, c->npinning_cpus);
+		int n = decide_cpuset_count((const char *const *)c->rec.pinning_cpus,
+					    c->rec.npinning_cpus);
 		if (n > 0)
 			return n;
 	}
-	return c->vcpus;
+	return c->rec.vcpus;
 }
 
 /* ---- roles: decisions and levels -------------------------------------------- */
 
-/* The value of factor `name` in c (typed columns for noise and pinning); NULL: none. */
-static const char *factor_value(const struct db_results_config *c, const char *name)
-{
-	if (!strcmp(name, "noise"))
-		return c->noise;
-	if (!strcmp(name, "pinning"))
-		return c->pinning;
-	return db_results_config_factor(c, name);
-}
-
-/* A configuration whose benchmark ran on the host. */
+/* A configuration whose benchmark ran on the host (runner host). */
 static bool host_run(const struct db_results_config *c)
 {
-	const char *runner = db_results_config_factor(c, "runner");
-	return runner && !strcmp(runner, "host");
+	return c->rec.runner && !strcmp(c->rec.runner, "host");
 }
 
-/*
- * Stored factors that describe another factor rather than being one: the
- * shape's parts, the pinning's policy and CPUs, the noise's kind, the
- * runner (a host reference is told apart by its key's first part).
- */
-static bool factor_detail(const char *name)
-{
-	static const char *const details[] = {
-		"topology", "vcpus", "sockets", "dies", "cores", "threads", "pinning",
-		"pinning_policy", "emulator_cpus", "runner", "noise", "noise_kind", NULL,
-	};
-	for (size_t i = 0; details[i]; i++)
-		if (!strcmp(details[i], name))
-			return true;
-	return !strncmp(name, "host_defaults.", 14);
-}
-
-/*
- * The decision's key from its decision factors, read by name: the shape
- * ("host" for a host reference), "pin=P" unless pinning is an environment
- * factor, then every other decision factor as NAME=V in the stored order
- * (knob columns the factors lack after them).
- */
-static char *decision_key(const struct db_results_config *c, const struct decide_roles *roles,
-			  bool host_reference)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *topo = db_results_config_factor(c, "topology");
-	if (host_reference)
-		strbuf_addstr(&sb, "host");
-	else if (topo)
-		strbuf_addstr(&sb, topo);
-	else if (c->dies > 1)
-		strbuf_addf(&sb, "%dx%dx%dx%d", c->sockets, c->dies, c->cores, c->threads);
-	else
-		strbuf_addf(&sb, "%dx%dx%d", c->sockets, c->cores, c->threads);
-	if (!decide_is_environment(roles, "pinning"))
-		strbuf_addf(&sb, "/pin=%s", c->pinning ? c->pinning : "none");
-	for (size_t i = 0; i < c->nfactors; i++) {
-		const char *name = c->factors[i].name;
-		if (!factor_detail(name) && !decide_is_environment(roles, name))
-			strbuf_addf(&sb, "/%s=%s", name, c->factors[i].value ? c->factors[i].value : "");
-	}
-	for (size_t i = 0; i < c->nknob_columns; i++) {
-		const struct db_results_factor *col = &c->knob_columns[i];
-		if (!db_results_config_factor(c, col->name) && !decide_is_environment(roles, col->name))
-			strbuf_addf(&sb, "/%s=%s", col->name, col->value);
-	}
-	return strbuf_detach(&sb);
-}
-
-/* "noise=spin/thp=never": the environment level of c. */
-static char *level_label(const struct db_results_config *c, const struct decide_roles *roles)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *v = factor_value(c, "noise");
-	strbuf_addf(&sb, "noise=%s", v ? v : "none");
-	for (size_t i = 0; roles && i < roles->nenvironment; i++) {
-		if (!strcmp(roles->environment[i], "noise"))
-			continue;
-		v = factor_value(c, roles->environment[i]);
-		if (v)
-			strbuf_addf(&sb, "/%s=%s", roles->environment[i], v);
-	}
-	return strbuf_detach(&sb);
-}
-
-/* The index of str in v[0..*n), appended (and owned) when new. */
-static size_t intern(char ***v, size_t *n, char *str)
+/* The index of str in v[0..*n), appended (a copy) when new. */
+static size_t intern(char ***v, size_t *n, const char *str)
 {
 	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*v)[i], str)) {
-			free(str);
+		if (!strcmp((*v)[i], str))
 			return i;
-		}
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[*n] = str;
+	(*v)[*n] = xstrdup(str);
 	return (*n)++;
 }
 
 /* The host's default shape: one vCPU per socket, no pinning, no decision knob changed. */
 static bool default_shape(const struct db_results_config *c, const struct decide_roles *roles)
 {
-	if (c->sockets != c->vcpus || c->dies != 1 || c->cores != 1 || c->threads != 1 ||
-	    (strcmp(decide_pin_policy(c), "none") && !decide_is_environment(roles, "pinning")))
+	const struct config_record *r = &c->rec;
+	if (r->sockets != r->vcpus || r->dies != 1 || r->cores != 1 || r->threads != 1 ||
+	    (strcmp(r->pinning_policy, "none") && !is_environment(roles, "pinning")))
 		return false;
 	return nondefault_knobs(c, roles) == 0;
 }
@@ -242,7 +143,7 @@ static void choose_baseline(const struct db_results *res, const struct decide_ro
 {
 	s->in.baseline = DECIDE_NONE;
 	for (size_t i = 0; i < res->nconfigs; i++)
-		if (res->configs[i].is_baseline) {
+		if (res->configs[i].rec.baseline) {
 			s->in.baseline = s->configs[i].decision;
 			s->baseline_source = "marked";
 			return;
@@ -253,7 +154,7 @@ static void choose_baseline(const struct db_results *res, const struct decide_ro
 	for (size_t i = 0; i < res->nconfigs; i++) {
 		const struct db_results_config *c = &res->configs[i];
 		if (default_shape(c, roles) && !s->decisions[s->configs[i].decision].host_reference &&
-		    (!pick || c->idx < pick->idx)) {
+		    (!pick || c->rec.index < pick->rec.index)) {
 			pick = c;
 			at = i;
 		}
@@ -274,8 +175,7 @@ static void stored_eliminations(const struct db_results *res, struct decide_swee
 			continue;
 		size_t against = DECIDE_NONE;
 		for (size_t j = 0; c->eliminated_against && j < res->nconfigs; j++)
-			if (res->configs[j].key == c->eliminated_against ||
-			    !strcmp(res->configs[j].key, c->eliminated_against))
+			if (!strcmp(res->configs[j].rec.key, c->eliminated_against))
 				against = s->configs[j].decision;
 		*e = (struct decide_stored_elim){ c->eliminated_block, against, c->eliminated_p };
 	}
@@ -344,21 +244,21 @@ void decide_sweep_build(const struct db_results *res, decide_value_fn value, voi
 	size_t nc = res->nconfigs, nd = 0, nl = 0;
 	out->configs = xcalloc(nc + 1, sizeof(*out->configs));
 	out->decisions = xcalloc(nc + 1, sizeof(*out->decisions));
-	/* Host references only mean something next to guests. */
+	/* A benchmark on the host is a reference only next to guests. */
 	bool any_guest = false;
 	for (size_t i = 0; i < nc; i++)
 		any_guest |= !host_run(&res->configs[i]);
 	for (size_t i = 0; i < nc; i++) {
 		const struct db_results_config *c = &res->configs[i];
-		bool ref = any_guest && host_run(c);
 		size_t before = nd;
-		size_t d = intern(&out->keys, &nd, decision_key(c, roles, ref));
+		size_t d = intern(&out->keys, &nd, c->rec.decision);
 		if (nd > before)
 			out->decisions[d] = (struct decide_option){
-				.key = out->keys[d], .host_reference = ref, .host_cpus = host_cpus(c),
-				.nondefault_knobs = nondefault_knobs(c, roles) };
+				.key = out->keys[d],
+				.host_reference = c->rec.host_reference || (any_guest && host_run(c)),
+				.host_cpus = host_cpus(c), .nondefault_knobs = nondefault_knobs(c, roles) };
 		out->configs[i] = (struct decide_config){ d, intern(&out->levels, &nl,
-								    level_label(c, roles)) };
+								    c->rec.environment) };
 	}
 	out->in = (struct decide_input){
 		.decisions = out->decisions, .ndecisions = nd, .configs = out->configs,

@@ -2,12 +2,12 @@
  * input: a stored experiment (schema/db-results.h) as the engine's input.
  * Pure, like the engine: it reads the structs the database reader filled.
  *
- *  - Factor roles.  A configuration's factors are read by name from its
- *    stored factors (never from its key): `noise` and the names in
- *    advisor.environment are *environment* factors, everything else
- *    (topology, pinning, host knobs, the runner) *decision* factors.  The
- *    decision factors make the decision and its key ("1x2x1/pin=none/
- *    smt=off"), the environment factors its level ("noise=spin/thp=never").
+ *  - Factor roles.  Each configuration's record (model/config-record.h)
+ *    names its decision and its environment level as the plan wrote them
+ *    (never parsed from the key): configurations of one decision are its
+ *    levels.  `noise` and the names in advisor.environment are environment
+ *    factors; an environment knob or pinning is no choice, so it costs
+ *    nothing in the tie-breaks and is never applied.
  *  - The baseline: the configuration marked baseline, else the host's
  *    default shape (sockets = vCPUs, no pinning, every decision knob at
  *    its default), else none (docs/advisor.md, "The baseline").
@@ -27,12 +27,11 @@
 #include "../schema/db-results.h"
 #include "decide.h"
 
-/* Which factors are conditions rather than choices (noise always is). */
+/* Which factors are conditions rather than choices, besides noise (advisor.environment). */
 struct decide_roles {
 	const char *const *environment;
 	size_t nenvironment;
 };
-bool decide_is_environment(const struct decide_roles *roles, const char *factor);
 
 /* A run's value of what is decided on: NAN when it has none. */
 typedef double (*decide_value_fn)(const struct db_results_run *run, void *ctx);
@@ -64,14 +63,13 @@ struct decide_knob {
 	char value[64];
 };
 /*
- * The decision knobs a configuration sets, in the sweep's order (the
- * factors first, then typed columns they lack); environment factors left
- * out: they are never applied by the recommendation.  Returns how many.
+ * The decision knobs a configuration sets, in the sweep's order;
+ * environment factors left out: they are never applied by the
+ * recommendation.  Returns how many.
  */
 size_t decide_config_knobs(const struct db_results_config *c, const struct decide_roles *roles,
 			   struct decide_knob *out, size_t max);
-/* The pinning policy (none, compact, spread, explicit) the configuration ran with. */
-const char *decide_pin_policy(const struct db_results_config *c);
+/* Pinned to explicit host CPUs (the record's pinning CPUs)? */
 bool decide_pinning_explicit(const struct db_results_config *c);
 /* Distinct host CPUs in cpuset lists ("0-3,8"); -1 when one is malformed. */
 int decide_cpuset_count(const char *const *sets, size_t n);

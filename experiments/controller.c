@@ -20,6 +20,7 @@
 #include "../schema/db-race.h"
 #include "../schema/db-runs.h"
 #include "../util/json.h"
+#include "../util/warn.h"
 #include "controller-int.h"
 #include "hostexec.h"
 #include "knobs.h"
@@ -211,6 +212,15 @@ static void progress_end(struct progress *p)
 		fputs("\r\033[K", stderr);
 }
 
+/* The warnings sink while the progress line shows: a warning gets a line of its own. */
+static void progress_warn(const char *line, void *data)
+{
+	struct progress *p = data;
+	if (p->tty && !p->quiet)
+		fputs("\r\033[K", stderr);
+	fputs(line, stderr);
+}
+
 /* ---- one run ---------------------------------------------------------- */
 
 /* The first lines of a command's stderr (or stdout), for an error message. */
@@ -235,7 +245,7 @@ static void excerpt(const struct cmd_output *o, struct strbuf *sb)
 /* Whether this configuration's benchmark runs in a guest (else on the host). */
 static bool in_guest(const struct ctl *c, const struct plan_config *pc)
 {
-	return c->cfg->runner == RUNNER_AGENT && !pc->host_runner;
+	return c->cfg->runner == RUNNER_AGENT && !pc->rec.host_reference;
 }
 
 /*
@@ -450,7 +460,7 @@ static bool host_session(struct ctl *c, const struct plan_config *pc,
 		return true;
 	}
 	bool hit, evict;
-	size_t slot = reuse_cache_take(&c->sessions, reuse_group(c->plan, pc->index),
+	size_t slot = reuse_cache_take(&c->sessions, reuse_group(c->plan, pc->rec.index),
 				       t->repetition, c->cfg->reuse_runs, &hit, &evict);
 	if (!hit)
 		c->session_boot[slot] = t->run_id;
@@ -461,7 +471,7 @@ static bool host_session(struct ctl *c, const struct plan_config *pc,
 /* Ends the host session of pc's reuse group (its run failed). */
 static void host_session_end(struct ctl *c, const struct plan_config *pc)
 {
-	size_t g = reuse_group(c->plan, pc->index);
+	size_t g = reuse_group(c->plan, pc->rec.index);
 	for (size_t i = 0; c->session_boot && i < c->sessions.cap; i++)
 		if (c->sessions.group[i] == g)
 			reuse_cache_drop(&c->sessions, i);
@@ -679,7 +689,7 @@ out:
 static const struct plan_config *config_by_key(const struct plan *p, const char *key)
 {
 	for (size_t i = 0; i < p->nconfigs; i++)
-		if (!strcmp(p->configs[i].key, key))
+		if (!strcmp(p->configs[i].rec.key, key))
 			return &p->configs[i];
 	return NULL;
 }
@@ -763,6 +773,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 
 	struct progress prog = { .tty = isatty(2), .quiet = opts->quiet > 0, .total = ntodo,
 				 .start = now_s() };
+	warn_sink_set(progress_warn, &prog);
 	const struct controller_scheduler *sched = opts->scheduler;
 	int block = -1;			/* the block the scheduler last looked before */
 	int64_t last_order = -1;	/* the last run attempted, in sweep order */
@@ -822,6 +833,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	}
 	rc = 0;
 out:
+	warn_sink_set(NULL, NULL);
 	ctl_guest_end_sweep(&c);
 	if (c.session_boot) {
 		reuse_cache_release(&c.sessions);

@@ -1,5 +1,5 @@
 /*
- * db-race: the stored state of a raced sweep (migrations 6, 7) — the races row,
+ * db-race: the stored state of a raced sweep (migrations 6, 8) — the races row,
  * the eliminations, the primary-metric values a race decides on — and the
  * planned runs extend adds.
  *

@@ -239,16 +239,52 @@ CREATE TABLE eliminations (
 );
 
 -- @migration 7
+-- The configuration record (model/config-record.h) stored whole with the
+-- plan, so the advisor reads what the planner and the controller decided
+-- instead of deriving it again: the decision and the environment level
+-- each configuration belongs to (written once by the plan, with the
+-- sweep's advisor.environment; never parsed from the key), the guests'
+-- architecture and the <cpu> mode and model their domains had (NULL: none
+-- set).  And the experiment's advisor settings (objective, equivalence,
+-- environment: a JSON array of the factors besides noise).
+ALTER TABLE configurations ADD COLUMN decision TEXT;
+ALTER TABLE configurations ADD COLUMN environment TEXT;
+ALTER TABLE configurations ADD COLUMN arch TEXT;
+ALTER TABLE configurations ADD COLUMN cpu_mode TEXT;
+ALTER TABLE configurations ADD COLUMN cpu_model TEXT;
+ALTER TABLE experiments ADD COLUMN objective TEXT
+	CHECK (objective IS NULL OR objective IN ('worst', 'mean'));
+ALTER TABLE experiments ADD COLUMN equivalence REAL
+	CHECK (equivalence IS NULL OR (equivalence > 0 AND equivalence <= 0.5));
+ALTER TABLE experiments ADD COLUMN environment TEXT
+	CHECK (environment IS NULL OR json_valid(environment));
+-- Rows stored before: the level is the noise, the decision the key without
+-- its trailing noise part (what the default environment makes of them).
+-- The architecture and <cpu> were not recorded and stay NULL.  A sweep
+-- that never mentions `advisor` had the default settings; one that does
+-- keeps NULL ones (unknown: the advisor ranks with the defaults and says so).
+UPDATE configurations SET environment = 'noise=' || noise,
+	decision = CASE WHEN substr(key, -length('/noise=' || noise)) = '/noise=' || noise
+		THEN substr(key, 1, length(key) - length('/noise=' || noise)) ELSE key END;
+UPDATE experiments SET objective = 'worst', equivalence = 0.02, environment = '[]'
+	WHERE instr(config_yaml, 'advisor') = 0;
+
+-- @migration 8
 -- Boots as a level of replication.  runs.boot: the id of the run whose
 -- guest boot (or host-runner session) this run ran in — its own id when it
 -- booted one; runs sharing a boot are not independent replicates
 -- (guest.reuse, guest.reuse_runs).  NULL: not recorded (stored before).
 ALTER TABLE runs ADD COLUMN boot INTEGER;
 
+-- advisor.max_failure_rate, stored with the other advisor settings
+-- (migration 7); NULL: stored before it was, the default (0.2) applies.
+ALTER TABLE experiments ADD COLUMN max_failure_rate REAL
+	CHECK (max_failure_rate IS NULL OR (max_failure_rate >= 0 AND max_failure_rate <= 1));
+
 -- A race also stops when its verdict is decided ('decided'), and drops a
 -- configuration whose failure rate is shown too high: such an elimination
 -- has no configuration it lost to (against_id NULL, reason 'failing').
-CREATE TABLE races_v7 (
+CREATE TABLE races_v8 (
 	experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
 	first_test INTEGER NOT NULL CHECK (first_test >= 2),
 	max_blocks INTEGER NOT NULL CHECK (max_blocks >= 1),
@@ -257,12 +293,12 @@ CREATE TABLE races_v7 (
 		('one survivor', 'all equivalent', 'maximum reached', 'decided')),
 	stopped_after INTEGER
 );
-INSERT INTO races_v7 SELECT experiment_id, first_test, max_blocks, blocks_evaluated,
+INSERT INTO races_v8 SELECT experiment_id, first_test, max_blocks, blocks_evaluated,
 	stop_reason, stopped_after FROM races;
 DROP TABLE races;
-ALTER TABLE races_v7 RENAME TO races;
+ALTER TABLE races_v8 RENAME TO races;
 
-CREATE TABLE eliminations_v7 (
+CREATE TABLE eliminations_v8 (
 	configuration_id INTEGER PRIMARY KEY REFERENCES configurations(id) ON DELETE CASCADE,
 	after_block INTEGER NOT NULL CHECK (after_block >= 1),
 	against_id INTEGER REFERENCES configurations(id) ON DELETE CASCADE,
@@ -271,7 +307,7 @@ CREATE TABLE eliminations_v7 (
 	reason TEXT NOT NULL DEFAULT 'worse' CHECK (reason IN ('worse', 'failing')),
 	CHECK ((reason = 'failing') = (against_id IS NULL))
 );
-INSERT INTO eliminations_v7 (configuration_id, after_block, against_id, p, ratio)
+INSERT INTO eliminations_v8 (configuration_id, after_block, against_id, p, ratio)
 	SELECT configuration_id, after_block, against_id, p, ratio FROM eliminations;
 DROP TABLE eliminations;
-ALTER TABLE eliminations_v7 RENAME TO eliminations;
+ALTER TABLE eliminations_v8 RENAME TO eliminations;

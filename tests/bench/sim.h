@@ -34,7 +34,6 @@ struct sim {
 	struct db_results_run *runs;		/* nconfigs x max_runs */
 	struct db_results_metric *metrics;	/* one per run */
 	char (*keys)[32];
-	struct db_results_factor *variants;	/* one factor per configuration: its own decision */
 	size_t max_runs;
 };
 
@@ -56,8 +55,7 @@ static inline void sim_init(struct sim *s, size_t nconfigs, size_t max_runs)
 	s->runs = calloc(nconfigs * max_runs, sizeof(*s->runs));
 	s->metrics = calloc(nconfigs * max_runs, sizeof(*s->metrics));
 	s->keys = calloc(nconfigs, sizeof(*s->keys));
-	s->variants = calloc(nconfigs, sizeof(*s->variants));
-	if (!s->truth || !s->res.configs || !s->runs || !s->metrics || !s->keys || !s->variants) {
+	if (!s->truth || !s->res.configs || !s->runs || !s->metrics || !s->keys) {
 		fprintf(stderr, "sim: out of memory\n");
 		abort();
 	}
@@ -77,14 +75,13 @@ static inline void sim_config(struct sim *s, size_t i, int vcpus, double mean, d
 {
 	struct db_results_config *c = &s->res.configs[i];
 	snprintf(s->keys[i], sizeof(s->keys[i]), "c%zu/%dvcpu", i, vcpus);
-	/* The key as a factor: each configuration is a decision of its own. */
-	s->variants[i] = (struct db_results_factor){ (char *)"variant", s->keys[i] };
 	*c = (struct db_results_config){
-		.id = (int64_t)i + 1, .idx = (int)i, .key = s->keys[i], .vcpus = vcpus,
-		.sockets = 1, .dies = 1, .cores = vcpus, .threads = 1,
-		.pinning = (char *)"none", .noise = (char *)"none",
-		.factors_json = (char *)"{}", .factors = &s->variants[i], .nfactors = 1,
-		.is_baseline = baseline, .runs = &s->runs[i * s->max_runs],
+		.id = (int64_t)i + 1, .rec.index = (int)i, .rec.key = s->keys[i], .rec.vcpus = vcpus,
+		.rec.sockets = 1, .rec.dies = 1, .rec.cores = vcpus, .rec.threads = 1,
+		.rec.pinning = (char *)"none", .rec.noise = (char *)"none",
+		.rec.decision = s->keys[i], .rec.environment = (char *)"noise=none",
+		.rec.pinning_policy = (char *)"none", .rec.baseline = baseline,
+		.runs = &s->runs[i * s->max_runs],
 	};
 	s->truth[i] = (struct sim_truth){ mean, cv };
 }
@@ -120,7 +117,6 @@ static inline void sim_free(struct sim *s)
 	free(s->runs);
 	free(s->metrics);
 	free(s->keys);
-	free(s->variants);
 }
 
 /* One line of a benchmark's table; returns whether the target is met. */
