@@ -29,7 +29,7 @@
 
 /* A sweep in memory: decisions d0.., levels, runs appended block by block. */
 struct sw {
-	char keys[MAXD][8];
+	char keys[MAXD][24];
 	struct decide_option opt[MAXD];
 	struct decide_config cf[MAXD * MAXL];
 	struct decide_run runs[MAXD * MAXL * MAXB];
