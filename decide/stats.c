@@ -119,6 +119,21 @@ double stats_normal_quantile(double p)
 	return x - u / (1 + x * u / 2);
 }
 
+/* One step of the modified Lentz method: updates c and d by the
+ * coefficient aa and returns the factor the fraction is multiplied by. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	const double tiny = 1e-300;
+	*d = 1 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /*
  * Continued fraction for the incomplete beta (modified Lentz), as in
  * Numerical Recipes 6.4; converges fast for x < (a+1)/(a+b+2).
@@ -134,24 +149,9 @@ static double incbeta_cf(double a, double b, double x)
 	double h = d;
 	for (int m = 1; m <= 1000; m++) {
 		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		double del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+		double del = lentz_step(-(a + m) * (qab + m) * x /
+		    ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;
