@@ -597,6 +597,9 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 	}
 	if (rank_decisive(r))
 		strbuf_addf(out, "recommended: %s\n", d->key);
+	else if (r->leader && r->leader != d)
+		strbuf_addf(out, "no decision yet; leading for now: %s (strongest contender: %s)\n",
+			    d->key, r->leader->key);
 	else
 		strbuf_addf(out, "no decision yet; leading for now: %s\n", d->key);
 	if (r->nothing_beats_baseline)
