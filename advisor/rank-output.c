@@ -734,9 +734,10 @@ void rank_text_boots(struct strbuf *out, const struct rank_result *r)
 		}
 	}
 	if (dr->tested)
-		strbuf_addf(out, "drift: %+.2f %% per block [%+.2f %%, %+.2f %%], p = %.2g%s\n",
+		strbuf_addf(out, "drift: %+.2f %% per block [%+.2f %%, %+.2f %%], p = %.2g over %zu "
+			    "units%s\n",
 			    100 * expm1(dr->slope), 100 * expm1(dr->lo), 100 * expm1(dr->hi), dr->p,
-			    dr->p < DECIDE_ALPHA ? "; cancelled by the blocking (every comparison is "
+			    dr->units, dr->p < DECIDE_ALPHA ? "; cancelled by the blocking (every comparison is "
 			    "within blocks)" : "");
 }
 
@@ -769,5 +770,6 @@ void rank_json_boots(struct json_writer *w, const struct rank_result *r)
 	json_key(w, "per_block_ci");
 	json_interval(w, dr->tested ? expm1(dr->lo) : NAN, dr->tested ? expm1(dr->hi) : NAN);
 	json_key(w, "p"); json_double(w, dr->p);
+	json_key(w, "units"); json_int(w, (int64_t)dr->units);
 	json_obj_end(w);
 }

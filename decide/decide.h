@@ -190,12 +190,16 @@ struct decide_components {
 	enum decide_advice advice;
 };
 
-/* A trend of the (log) metric over the blocks, configurations' means removed. */
+/*
+ * A trend of the (log) metric over the blocks, configurations' means
+ * removed, tested on the replication units' means (tested: 3 units or more).
+ */
 struct decide_drift {
 	bool tested;
 	double slope, lo, hi;		/* log change per block, 95 % interval */
 	double p;
-	size_t n;
+	size_t n;			/* runs */
+	size_t units;			/* replication units (blocks, joined by shared boots) */
 };
 
 struct decide_result {

@@ -640,6 +640,39 @@ static void test_components(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * Block effects without a trend are not drift: 6 configurations share one
+ * effect per block (no noise to speak of).  Regressing the blocks' means
+ * (8 df) gives t = 0.96; counting the 60 runs as 53 df would give
+ * t = 2.48, p = 0.016 -- a false drift.  Boots serving 5 blocks each leave
+ * 2 units: untested.
+ */
+static void test_drift_blocks(void **state)
+{
+	(void)state;
+	static const double eff[] = { 0.5, -1.2, 0.3, 1.1, -0.4, 0.9, -0.8, 1.3, 0.2, 1.0 };
+	static struct sw s;
+	sw_init(&s, 6, 1, 0, true);
+	for (size_t d = 0; d < 6; d++)
+		sw_runs(&s, d, 0, 10, 100, 0.0001, 19);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].value *= exp(0.03 * eff[s.runs[i].block]);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.n, 60);
+	assert_int_equal(r.drift.units, 10);
+	assert_true(fabs(r.drift.slope - 0.0027091) < 0.0001);
+	assert_true(r.drift.p > 0.3 && r.drift.p < 0.4);
+	decide_result_release(&r);
+	for (size_t d = 0; d < 6; d++)
+		sw_boots(&s, d, 5);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.drift.tested);
+	assert_int_equal(r.drift.units, 2);
+	decide_result_release(&r);
+}
+
 /* Drift: +1 % per block in every configuration is found; pairing cancels it from the verdicts. */
 static void test_drift(void **state)
 {
@@ -654,6 +687,7 @@ static void test_drift(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_true(r.drift.tested);
 	assert_int_equal(r.drift.n, 20);
+	assert_int_equal(r.drift.units, 10);
 	assert_true(fabs(r.drift.slope - 0.01) < 0.001);
 	assert_true(r.drift.lo < r.drift.slope && r.drift.slope < r.drift.hi);
 	assert_true(r.drift.p < 1e-6);
@@ -894,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_components),
 		cmocka_unit_test(test_drift),
+		cmocka_unit_test(test_drift_blocks),
 		cmocka_unit_test(test_host_reference),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_bad_input),
