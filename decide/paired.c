@@ -166,11 +166,10 @@ static size_t units_collect(const double *v, size_t nv, size_t *parent, double *
  * Far units, trimmed like failures: from UNIT_FAR_MIN units on, a unit
  * more than UNIT_FAR_K scaled MADs from the units' median is set to +-inf,
  * the farthest first, until a fifth of the units is trimmed at that end
- * (failures count).  A run 3x slower at a CV of 10 % lies ~8 SDs out, a
- * normal unit beyond 5 MADs about once in 10 000 sweeps of 10 blocks
- * (with the MAD's own spread): the 10 % trim alone lost a third of the
- * power when two of ten blocks held a slow run
- * (tests/bench/bench-engine.c, heavy tails).
+ * (failures count).  A run 3x slower at a CV of 10 % lies ~8 SDs out;
+ * in 3.6 % of normal sweeps of 10 units one lies beyond 5 MADs (the MAD
+ * of 10 values is noisy), which costs a little power and no coverage
+ * (tests/bench/bench-engine.c: heavy tails, coverage).
  */
 #define UNIT_FAR_K 5.0
 #define UNIT_FAR_MIN 8
