@@ -150,6 +150,7 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "boots"); json_int(w, (int64_t)e->nboots);
 	json_key(w, "pairs"); json_int(w, (int64_t)e->pairs);
 	json_key(w, "units"); json_int(w, (int64_t)e->units);
+	json_key(w, "set_aside"); json_int(w, (int64_t)e->set_aside);
 	json_key(w, "outliers"); json_int(w, (int64_t)e->noutliers);
 	json_key(w, "host_cpus"); json_int(w, e->host_cpus);
 	json_key(w, "nondefault_knobs"); json_int(w, e->nondefault_knobs);

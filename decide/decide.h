@@ -135,6 +135,7 @@ struct decide_cmp {
 	double alpha;
 	size_t pairs, units;	/* blocks compared; independent units (boots) */
 	size_t trimmed;		/* units trimmed from each end */
+	size_t set_aside;	/* far units left out (not in units) */
 	double mde;		/* log-scale effect these units detect with DECIDE_POWER */
 	int needed;		/* more blocks to settle; 0 settled; -1 unknown; CAP+1: more than CAP */
 };
