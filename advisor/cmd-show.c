@@ -3,7 +3,9 @@
  * with their run counts, the hosts its runs ran on, and every failed or
  * interrupted run with its cause; for a raced experiment, the race's state
  * and every elimination; for one run through Slurm, its jobs (every
- * attempt at a block that did not give the block's result, all with -v).
+ * attempt at a block that did not give the block's result, all with -v);
+ * and the engine's view of its spread: boot-to-boot against run-to-run
+ * variance, what to spend next, drift over the blocks.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "../util/json.h"
 #include "cmd.h"
 #include "dbread.h"
+#include "rank.h"
 
 struct show_data {
 	struct db_experiment exp;
@@ -26,6 +29,9 @@ struct show_data {
 	struct db_race race;
 	struct db_elimination *elims;
 	size_t nelims;
+	bool ranked;			/* the engine could look at it (a successful run) */
+	struct db_results res;
+	struct rank_result rank;
 	struct db_host_summary *hosts;
 	size_t nhosts;
 	bool distributed;
@@ -69,8 +75,13 @@ static void race_json(struct json_writer *w, const struct show_data *d)
 		json_key(w, "configuration_id"); json_int(w, e->configuration_id);
 		json_key(w, "key"); json_str(w, e->key);
 		json_key(w, "after_block"); json_int(w, e->after_block);
-		json_key(w, "against_id"); json_int(w, e->against_id);
+		json_key(w, "against_id");
+		if (e->against_id)
+			json_int(w, e->against_id);
+		else
+			json_null(w);
 		json_key(w, "against"); json_str(w, e->against_key);
+		json_key(w, "reason"); json_str(w, e->failing ? "failing" : "worse");
 		json_key(w, "p"); json_double(w, e->p);
 		json_key(w, "ratio"); json_double(w, e->ratio);
 		json_obj_end(w);
@@ -153,6 +164,8 @@ static void show_json(struct strbuf *out, const struct show_data *d)
 	json_key(&w, "host_facts"); json_raw(&w, e->host_facts);
 	json_key(&w, "runs"); json_int(&w, e->nruns);
 	race_json(&w, d);
+	if (d->ranked)
+		rank_json_boots(&w, &d->rank);
 	hosts_json(&w, d);
 	json_key(&w, "configurations");
 	json_arr_begin(&w);
@@ -290,7 +303,10 @@ static void show_text(struct strbuf *out, const struct show_data *d, int verbose
 		strbuf_addf(out, "  %4lld  %-48s %4d %6d %11d %7d%s", (long long)c->id,
 			    c->rec.key, c->nok, c->nfailed, c->ninterrupted, c->npending,
 			    c->rec.baseline ? "  [baseline]" : "");
-		if (el)
+		if (el && el->failing)
+			strbuf_addf(out, "  eliminated after block %d (failing, p = %.2g)",
+				    el->after_block, el->p);
+		else if (el)
 			strbuf_addf(out, "  eliminated after block %d (%+.1f %% against %lld, "
 				    "p = %.2g)", el->after_block,
 				    isfinite(el->ratio) ? (el->ratio - 1) * 100 : NAN,
@@ -298,6 +314,10 @@ static void show_text(struct strbuf *out, const struct show_data *d, int verbose
 		strbuf_addch(out, '\n');
 	}
 	hosts_text(out, d, verbose);
+	if (d->ranked) {
+		strbuf_addch(out, '\n');
+		rank_text_boots(out, &d->rank);
+	}
 	if (d->nproblems) {
 		strbuf_addf(out, "\nFailed or interrupted runs (%zu):\n", d->nproblems);
 		for (size_t i = 0; i < d->nproblems; i++) {
@@ -328,6 +348,10 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	    db_attempts_list(db, d.exp.id, &d.attempts, &d.nattempts, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
+		/* The engine's view needs a successful run; without one there is none. */
+		struct ta_err quiet = { 0 };
+		d.ranked = d.exp.nok > 0 && rank_load(ctx->db_path, argv[0], NULL, &d.res, &d.rank,
+						      &quiet) == 0;
 		struct strbuf out = STRBUF_INIT;
 		if (ctx->json)
 			show_json(&out, &d);
@@ -342,6 +366,10 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	db_run_problems_free(d.problems, d.nproblems);
 	db_race_release(&d.race);
 	db_eliminations_free(d.elims, d.nelims);
+	if (d.ranked) {
+		rank_result_release(&d.rank);
+		db_results_release(&d.res);
+	}
 	db_hosts_free(d.hosts, d.nhosts);
 	db_distributed_release(&d.dist);
 	db_attempts_free(d.attempts, d.nattempts);

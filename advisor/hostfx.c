@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "report-html.h"
-#include "stats.h"
+#include "../decide/stats.h"
 
 /* The index of host name s in h->hosts, appending it when new. */
 static size_t host_index(struct hostfx *h, const char *s)

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "deploy.h"
 #include "hostfx.h"
 
 static const char *const palette[] = {
@@ -407,8 +408,8 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 			rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
 		strbuf_addstr(o, "</td><td>");
 		if (e->decision != r->baseline_decision)
-			strbuf_addf(o, "<span class='v-%s'>%s</span>", rank_verdict_name(e->verdict),
-				    rank_verdict_name(e->verdict));
+			strbuf_addf(o, "<span class='v-%s'>%s</span>", decide_verdict_name(e->verdict),
+				    decide_verdict_name(e->verdict));
 		strbuf_addstr(o, "</td><td class='status'>");
 		struct strbuf st = STRBUF_INIT;
 		rank_entry_status(&st, r, e);
@@ -437,7 +438,7 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 		    "<b>%s</b>: %s. Environment levels are conditions the choice must survive; "
 		    "they are never recommended.</p>\n<table id='decisions'>\n<thead><tr>"
 		    "<th>decision</th><th>objective gain [CI]</th><th>verdict</th>", r->nlevels,
-		    rank_objective_name(r->objective), r->objective == RANK_OBJECTIVE_MEAN
+		    decide_objective_name(r->objective), r->objective == DECIDE_OBJECTIVE_MEAN
 		    ? "the geometric mean of the ratios to the baseline over the levels"
 		    : "the worst ratio to the baseline over the levels");
 	for (size_t l = 0; l < r->nlevels; l++) {
@@ -459,7 +460,7 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 		if (dec != r->baseline_decision)
 			rank_format_gain_ci(o, dec->gain, dec->gain_lo, dec->gain_hi);
 		strbuf_addf(o, "</td><td>%s</td>", dec == r->baseline_decision ? ""
-			    : rank_verdict_name(dec->verdict));
+			    : decide_verdict_name(dec->verdict));
 		for (size_t l = 0; l < r->nlevels; l++) {
 			const struct rank_entry *e = dec->levels[l];
 			strbuf_addstr(o, "<td>");
@@ -480,7 +481,7 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 	const struct rank_decision *d = r->recommended_decision;
 	strbuf_addf(o, "<section id='recommendation'>\n<h2>Recommendation</h2>\n"
 		    "<p class='verdict v-%s'>verdict: <b>%s</b></p>\n",
-		    rank_verdict_name(r->verdict), rank_verdict_name(r->verdict));
+		    decide_verdict_name(r->verdict), decide_verdict_name(r->verdict));
 	if (!e) {
 		strbuf_addstr(o, "<p>");
 		report_html_escape(o, r->reason);
@@ -490,9 +491,14 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 	strbuf_addstr(o, rank_decisive(r) ? "<p class='pick'>" : "<p class='pick tentative'>"
 		      "no decision yet; leading for now: ");
 	report_html_escape(o, d->key);
+	if (!rank_decisive(r) && r->leader && r->leader != d) {
+		strbuf_addstr(o, " (strongest contender: ");
+		report_html_escape(o, r->leader->key);
+		strbuf_addstr(o, ")");
+	}
 	if (r->nothing_beats_baseline)
-		strbuf_addf(o, " &mdash; nothing beats the baseline (all shown worse or within "
-			    "&plusmn;%.0f %%): keep it", 100 * r->equivalence);
+		strbuf_addf(o, " &mdash; nothing beats the baseline (every other shown worse, "
+			    "within &plusmn;%.0f %% or failing): keep it", 100 * r->equivalence);
 	else if (d != r->baseline_decision && !isnan(d->gain)) {
 		strbuf_addstr(o, " &mdash; gain ");
 		rank_format_gain_ci(o, d->gain, d->gain_lo, d->gain_hi);
@@ -505,7 +511,7 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		for (size_t i = 0; i < r->ncontention; i++) {
 			strbuf_addstr(o, i ? ", " : "");
 			report_html_escape(o, r->contention[i]->key);
-			strbuf_addf(o, " (%s, ", rank_verdict_name(r->contention[i]->verdict));
+			strbuf_addf(o, " (%s, ", decide_verdict_name(r->contention[i]->verdict));
 			rank_format_gain_ci(o, r->contention[i]->gain, r->contention[i]->gain_lo,
 				   r->contention[i]->gain_hi);
 			strbuf_addstr(o, ")");
@@ -523,11 +529,11 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		strbuf_addstr(o, " (gains in each test's own direction).</p>\n");
 	}
 	struct strbuf tmp = STRBUF_INIT;
-	rank_xml_fragment(e->config, &tmp);
+	deploy_xml(e->config, &tmp);
 	strbuf_addstr(o, "<h3>libvirt domain XML</h3>\n<pre id='xml'>");
 	report_html_escape(o, strbuf_str(&tmp));
 	strbuf_reset(&tmp);
-	rank_host_commands(e->config, &tmp);
+	deploy_host_commands(r, e->config, &tmp);
 	strbuf_addstr(o, "</pre>\n<h3>Host commands</h3>\n<pre id='commands'>");
 	report_html_escape(o, tmp.len ? strbuf_str(&tmp) : "none: keep the host's settings\n");
 	strbuf_addstr(o, "</pre>\n");
@@ -550,7 +556,7 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 		"th{white-space:normal}\n"
 		"tr.recommended{background:#c7f0c0}tr.tied{background:#eef9ec}\n"
 		"tr.hostref{background:#fff1e0;font-style:italic}tr.eliminated{color:#888}\n"
-		".verdict{font-size:16px}.v-better{color:#1a7f1a}.v-worse{color:#b22}\n"
+		".verdict{font-size:16px}.v-better{color:#1a7f1a}.v-worse,.v-failing{color:#b22}\n"
 		".v-undecided,.v-insufficient{color:#a65f00}.tentative{color:#a65f00}\n"
 		"svg{font-size:12px;display:block;margin:12px 0}\n"
 		"svg .grid{stroke:#e4e4e4}svg .whisker{stroke:#222;stroke-width:1.5}\n"
@@ -589,13 +595,22 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 	}
 	if (r->nlevels > 1)
 		table_decisions(o, r);
-	strbuf_addf(o, "<p>Verdicts against the baseline: Welch's t on the log scale, "
-		    "intervals at %.4g %% (Bonferroni over %zu comparisons). <b>better</b>: the "
-		    "interval is above 0; <b>equivalent</b>: inside &plusmn;%.0f %%; "
-		    "<b>worse</b>: below 0; <b>undecided</b>: none of these; "
-		    "<b>insufficient</b>: fewer than 2 successful runs. Tied: equivalent to the "
-		    "best. Host reference rows are the benchmark on the host itself.</p>\n",
-		    100 * (1 - r->level_alpha), r->ncomparisons, 100 * r->equivalence);
+	strbuf_addf(o, "<p>Verdicts against the baseline: log ratios paired by block (blocks "
+		    "sharing a guest boot pooled), %.0f %% trimmed, a failed run the worst "
+		    "outcome; intervals at %.4g %% (Bonferroni over %zu comparisons). "
+		    "<b>better</b>: the interval is above 0 (and no more failures than the "
+		    "baseline); <b>equivalent</b>: inside &plusmn;%.0f %%; <b>worse</b>: below 0; "
+		    "<b>failing</b>: more than %.0f %% of its runs failed; <b>undecided</b>: none "
+		    "of these; <b>insufficient</b>: fewer than 2 blocks to compare. Tied: "
+		    "equivalent to the best. Host reference rows are the benchmark on the host "
+		    "itself.</p>\n", 100 * DECIDE_TRIM, 100 * (1 - r->level_alpha),
+		    r->ncomparisons, 100 * r->equivalence, 100 * r->max_failure_rate);
+	struct strbuf spread = STRBUF_INIT;
+	rank_text_boots(&spread, r);
+	strbuf_addstr(o, "<h2>Boots and drift</h2>\n<pre id='spread'>");
+	report_html_escape(o, strbuf_str(&spread));
+	strbuf_addstr(o, "</pre>\n");
+	strbuf_release(&spread);
 	section_race(o, r);
 	if (r->hosts)
 		hostfx_html(o, r->hosts);

@@ -41,9 +41,10 @@ const char *const config_objective_names[] = { [OBJECTIVE_WORST] = "worst",
  */
 int config_parse_advisor(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
-	static const char *const keys[] = { "objective", "equivalence", "environment", NULL };
+	static const char *const keys[] = { "objective", "equivalence", "max_failure_rate",
+					    "environment", NULL };
 	if (yr_map_check(L, n, "advisor", keys, "a mapping (objective, equivalence, "
-			 "environment)") < 0)
+			 "max_failure_rate, environment)") < 0)
 		return -1;
 	struct advisor_settings *a = &cfg->advisor;
 	yaml_node_t *v;
@@ -57,6 +58,11 @@ int config_parse_advisor(struct yr_reader *L, const yaml_node_t *n, struct sweep
 	if ((v = yr_map_get(L, n, "equivalence")) &&
 	    config_get_fraction(L, v, "advisor.equivalence", 0.0001, 0.5, "a fraction above 0 and at "
 			 "most 0.5 (e.g. 0.02 for +-2 %)", &a->equivalence) < 0)
+		rc = -1;
+	if ((v = yr_map_get(L, n, "max_failure_rate")) &&
+	    config_get_fraction(L, v, "advisor.max_failure_rate", 0, 1, "a fraction from 0 to 1 "
+				"(e.g. 0.2: a configuration failing more than 1 run in 5 is "
+				"failing)", &a->max_failure_rate) < 0)
 		rc = -1;
 	if (!(v = yr_map_get(L, n, "environment")))
 		return rc;

@@ -43,6 +43,7 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out)
 		config_dump_argv(out, key, &cfg->prepare[i]);
 	}
 	strbuf_addf(out, "guest.reuse: %s\n", cfg->reuse_guest ? "true" : "false");
+	strbuf_addf(out, "guest.reuse_runs: %d\n", cfg->reuse_runs);
 	strbuf_addf(out, "guest.host_baseline: %s\n", cfg->host_baseline ? "true" : "false");
 	const struct topology_spec *t = &cfg->topology;
 	if (t->generated) {
@@ -122,8 +123,9 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out)
 	strbuf_addf(out, "strategy: %s\n", config_strategy_names[cfg->strategy]);
 	if (cfg->strategy == STRATEGY_RACE)
 		strbuf_addf(out, "race.first_test: %d\n", cfg->race_first_test);
-	strbuf_addf(out, "advisor: objective=%s equivalence=%g environment=noise",
-		    config_objective_names[cfg->advisor.objective], cfg->advisor.equivalence);
+	strbuf_addf(out, "advisor: objective=%s equivalence=%g max_failure_rate=%g "
+		    "environment=noise", config_objective_names[cfg->advisor.objective],
+		    cfg->advisor.equivalence, cfg->advisor.max_failure_rate);
 	for (size_t i = 0; i < cfg->advisor.nenvironment; i++)
 		strbuf_addf(out, ",%s", cfg->advisor.environment[i]);
 	strbuf_addch(out, '\n');

@@ -120,7 +120,7 @@ int config_parse_libvirt(struct yr_reader *L, const yaml_node_t *n, struct sweep
 int config_parse_guest(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
 	static const char *const keys[] = { "runner", "boot_timeout", "prepare", "reuse",
-					    "host_baseline", NULL };
+					    "reuse_runs", "host_baseline", NULL };
 	if (yr_map_check(L, n, "guest", keys, "a mapping (runner, boot_timeout, ...)") < 0)
 		return -1;
 	yaml_node_t *v;
@@ -156,6 +156,13 @@ int config_parse_guest(struct yr_reader *L, const yaml_node_t *n, struct sweep_c
 	if ((v = yr_map_get(L, n, "reuse")) &&
 	    yr_get_bool(L, v, "guest.reuse", &cfg->reuse_guest) < 0)
 		rc = -1;
+	if ((v = yr_map_get(L, n, "reuse_runs"))) {
+		if (yr_get_int(L, v, "guest.reuse_runs", 1, 1000, &cfg->reuse_runs) < 0)
+			rc = -1;
+		else if (!cfg->reuse_guest)
+			rc = yr_fail(L, v, "guest.reuse_runs", "counts the runs of a reused guest "
+				     "boot; it needs reuse: true");
+	}
 	if ((v = yr_map_get(L, n, "host_baseline"))) {
 		if (yr_get_bool(L, v, "guest.host_baseline", &cfg->host_baseline) < 0)
 			rc = -1;

@@ -197,6 +197,8 @@ static void config_defaults(struct sweep_config *cfg)
 	cfg->race_first_test = 3;
 	cfg->advisor.objective = OBJECTIVE_WORST;
 	cfg->advisor.equivalence = 0.02;
+	cfg->advisor.max_failure_rate = 0.2;
+	cfg->reuse_runs = 1;
 	config_executor_defaults(&cfg->executor);
 }
 

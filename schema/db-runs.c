@@ -160,7 +160,7 @@ int db_run_store_nested(struct db *db, const struct db_run_result *r, struct ta_
 {
 	sqlite3_stmt *st = db_prepare(db,
 		"UPDATE runs SET status = ?, error = ?, host_state = ?, guest_topology = ?, "
-		"topology_ok = ?, lost_events = ?, host = ?, "
+		"topology_ok = ?, lost_events = ?, host = ?, boot = ?, "
 		"started_at = COALESCE(?, started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')), "
 		"finished_at = COALESCE(?, strftime('%Y-%m-%dT%H:%M:%fZ','now')) WHERE id = ?", err);
 	if (!st)
@@ -174,9 +174,11 @@ int db_run_store_nested(struct db *db, const struct db_run_result *r, struct ta_
 	if (r->lost_events >= 0)
 		sqlite3_bind_int64(st, 6, r->lost_events);
 	sqlite3_bind_text(st, 7, r->host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 8, r->started_at, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 9, r->finished_at, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 10, r->run_id);
+	if (r->boot > 0)
+		sqlite3_bind_int64(st, 8, r->boot);
+	sqlite3_bind_text(st, 9, r->started_at, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, r->finished_at, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 11, r->run_id);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

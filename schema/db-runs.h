@@ -66,6 +66,7 @@ struct db_run_result {
 	const char *host;		/* the host it ran on (NULL: not known) */
 	const char *started_at;		/* ISO-8601 UTC; NULL: as marked running (else now) */
 	const char *finished_at;	/* NULL: now */
+	int64_t boot;			/* runs.boot; 0: NULL */
 	const struct db_metric *metrics;
 	size_t nmetrics;
 	const struct db_exit_count *exits;

@@ -1,12 +1,14 @@
 #!/bin/sh
 # The layering rules of README's Layout, checked on the source.  Layers,
 # lowest first: util/, model/, then schema/ and collectors/ (side by side,
-# neither includes the other), then experiments/, then advisor/.  A folder
+# neither includes the other), then decide/ (the decision engine, pure: it
+# reads schema/'s rows), then experiments/, then advisor/.  A folder
 # includes its own headers and those of the layers below, never one above
 # or beside it:
 #  - util/ only util/; model/ only util/;
 #  - schema/ and collectors/ only model/ and util/;
-#  - experiments/ only schema/, collectors/, model/ and util/ (not advisor/);
+#  - decide/ only schema/, model/ and util/ (never collectors/, experiments/, advisor/);
+#  - experiments/ only decide/, schema/, collectors/, model/ and util/ (not advisor/);
 #  - advisor/ anything;
 # whether written "../dir/x.h" or "dir/x.h" (the build has -I.).
 #  - a host knob is defined only in the knob table: no C code outside model/
@@ -25,12 +27,13 @@ command -v "$cc" >/dev/null 2>&1 || skip "no C compiler ($cc) to strip comments"
 # check_tree DIR: prints one line per violation, nothing when DIR is clean.
 check_tree() {
 	src=$1
-	for dir in util model schema collectors experiments; do
+	for dir in util model schema collectors decide experiments; do
 		case $dir in
 		util) allowed='util' ;;
 		model) allowed='model|util' ;;
 		schema|collectors) allowed="$dir|model|util" ;;
-		experiments) allowed='experiments|schema|collectors|model|util' ;;
+		decide) allowed='decide|schema|model|util' ;;
+		experiments) allowed='experiments|decide|schema|collectors|model|util' ;;
 		esac
 		for f in "$src/$dir"/*.[ch]; do
 			[ -e "$f" ] || continue
@@ -40,7 +43,7 @@ check_tree() {
 		done
 	done
 	"$list" >"$tmp/knobs" || { echo "knob-list failed"; return; }
-	for dir in util schema experiments collectors advisor; do
+	for dir in util schema decide experiments collectors advisor; do
 		for f in "$src/$dir"/*.[ch]; do
 			[ -e "$f" ] || continue
 			"$cc" -fpreprocessed -dD -E -P "$f" 2>/dev/null >"$tmp/code" ||
@@ -70,7 +73,7 @@ fi
 
 # Each rule catches what it is for: a copy of the tree with one violation each.
 mkdir "$tmp/tree"
-for dir in util model schema experiments collectors advisor; do
+for dir in util model schema decide experiments collectors advisor; do
 	mkdir "$tmp/tree/$dir"
 	cp "$top/$dir"/*.[ch] "$tmp/tree/$dir/"
 done
@@ -84,6 +87,9 @@ printf '#include "../schema/db.h"\n' >>"$tmp/tree/collectors/traps.c"
 printf '#include "../advisor/rank.h"\n' >>"$tmp/tree/collectors/live.c"
 printf '#include "../advisor/sweep.h"\n' >>"$tmp/tree/experiments/controller.c"
 printf '#include "advisor/cmd.h"\n' >>"$tmp/tree/experiments/plan.c"
+printf '#include "../experiments/plan.h"\n' >>"$tmp/tree/decide/engine.c"
+printf '#include "../collectors/gang.h"\n' >>"$tmp/tree/decide/paired.c"
+printf '#include "../decide/decide.h"\n' >>"$tmp/tree/schema/db-race.c"
 printf 'static const char *const k[] = { "kvm_hv.one_vm_per_core", NULL };\n' \
 	>>"$tmp/tree/advisor/rank.c"
 printf 'static const char *const p = "/sys/kernel/mm/ksm/run";\n' \
@@ -96,12 +102,13 @@ for want in "util/strbuf.c:.*model/bench-kind.h" "model/knob-table.c:.*advisor/c
 	"model/bench-kind.c:.*schema/db.h" "schema/db.h:.*experiments/config.h" \
 	"schema/db-runs.c:.*collectors/gang.h" "collectors/traps.c:.*schema/db.h" \
 	"collectors/live.c:.*advisor/rank.h" "experiments/controller.c:.*advisor/sweep.h" \
-	"experiments/plan.c:.*advisor/cmd.h" \
+	"experiments/plan.c:.*advisor/cmd.h" "decide/engine.c:.*experiments/plan.h" \
+	"decide/paired.c:.*collectors/gang.h" "schema/db-race.c:.*decide/decide.h" \
 	"advisor/rank.c: names knob 'kvm_hv.one_vm_per_core'" \
 	"experiments/plan.c: names sys/kernel/mm/ksm/run" \
 	"collectors/gang.c: names .../numa_balancing"; do
 	grep -q "$want" "$tmp/seen" || { cat "$tmp/seen" >&2; fail "not caught: $want"; }
 done
 ! grep -q "experiments/noise.c" "$tmp/seen" || fail "a knob named in a comment was flagged"
-[ "$(wc -l <"$tmp/seen")" -eq 12 ] || { cat "$tmp/seen" >&2; fail "unexpected extra findings"; }
+[ "$(wc -l <"$tmp/seen")" -eq 15 ] || { cat "$tmp/seen" >&2; fail "unexpected extra findings"; }
 pass

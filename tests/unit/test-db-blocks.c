@@ -298,8 +298,9 @@ static void test_ingest_skips_eliminated_and_fails_missing(void **state)
 	check(db_block_result_read(out, &res, &err), &err);
 	/* b was eliminated after block 2 and its run of block 2 deleted (a
 	 * resubmitted attempt left it out): the older result's run is skipped. */
-	char sql[160];
-	snprintf(sql, sizeof(sql), "INSERT INTO eliminations VALUES (%lld, 2, %lld, 0.01, 0.9); "
+	char sql[224];
+	snprintf(sql, sizeof(sql), "INSERT INTO eliminations (configuration_id, after_block, "
+		 "against_id, p, ratio) VALUES (%lld, 2, %lld, 0.01, 0.9); "
 		 "DELETE FROM runs WHERE id = %lld", (long long)f->cfg[1], (long long)f->cfg[0],
 		 (long long)f->run[2][1]);
 	assert_int_equal(sqlite3_exec(f->db->handle, sql, NULL, NULL, NULL), SQLITE_OK);
@@ -334,8 +335,9 @@ static void test_block_runs_end_and_drop(void **state)
 	int64_t ids[4] = { f->run[0][0], f->run[0][1], f->run[1][0], f->run[1][1] };
 	check(db_block_runs_dispatch(f->db, ids, 4, &err), &err);
 	/* b eliminated after block 1: its runs of block 1 on go, not block 0's. */
-	char sql[120];
-	snprintf(sql, sizeof(sql), "INSERT INTO eliminations VALUES (%lld, 1, %lld, 0.01, 0.9)",
+	char sql[192];
+	snprintf(sql, sizeof(sql), "INSERT INTO eliminations (configuration_id, after_block, "
+		 "against_id, p, ratio) VALUES (%lld, 1, %lld, 0.01, 0.9)",
 		 (long long)f->cfg[1], (long long)f->cfg[0]);
 	assert_int_equal(sqlite3_exec(f->db->handle, sql, NULL, NULL, NULL), SQLITE_OK);
 	int n;
