@@ -40,7 +40,9 @@ UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 # `make bench-advisor`: every driver in tests/bench/ (simulated sweeps through
-# the real ranking code), each printing its rates next to their targets.
+# the real ranking code), each printing its rates next to their targets, then
+# tests/bench/advisor-cli.py: sweeps of known truth through the real command
+# line (truth-bench as the benchmark; BENCH_CASES, BENCH_SWEEPS: see the script).
 BENCH_SRCS := $(wildcard tests/bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/tests/bench/%)
 
@@ -175,8 +177,12 @@ bench: deps
 	@scripts/bench.sh
 
 # Runs every driver (all of them, even after a miss); fails if any target is missed.
-bench-advisor: $(BENCH_BINS)
-	@rc=0; for b in $(BENCH_BINS); do echo "== $$b"; $$b || rc=1; done; exit $$rc
+# BENCH_CASES=NAME runs only that case of the command-line driver (and no C driver).
+bench-advisor: $(BENCH_BINS) $(BUILD)/$(BIN) $(BUILD)/tests/helpers/truth-bench
+	@rc=0; [ -n "$$BENCH_CASES" ] || for b in $(BENCH_BINS); do echo "== $$b"; $$b || rc=1; done; \
+	echo "== tests/bench/advisor-cli.py"; \
+	TOPOADVISOR=$(BUILD)/$(BIN) TRUTH_BENCH=$(BUILD)/tests/helpers/truth-bench \
+		python3 tests/bench/advisor-cli.py || rc=1; exit $$rc
 
 demo: deps
 	$(MAKE) $(BIN)

@@ -1,0 +1,309 @@
+/*
+ * truth-bench: a benchmark of known truth for the advisor benchmark through
+ * the real command line (tests/bench/advisor-cli.py, `make bench-advisor`).
+ * A sweep with the host runner and a fake sysfs root (`run --root DIR`) runs
+ * it as its `command` benchmark; it finds out which configuration it is in by
+ * reading the host knob files under that root (the controller has just
+ * written them), and prints one value drawn from that configuration's
+ * distribution:
+ *
+ *   throughput: VALUE ops/s
+ *
+ * Usage:
+ *   truth-bench SPEC           one run
+ *   truth-bench --boot SPEC    a new "boot": draw its effect (for guest.prepare)
+ *
+ * SPEC is a text file, one directive a line ('#' starts a comment):
+ *   root DIR                   the fake sysfs root the sweep runs with
+ *   state DIR                  where the run counters and the boot effect live
+ *   seed N                     the sweep's seed (every draw follows from it)
+ *   knob NAME RELPATH          a knob whose value is part of the key (in order)
+ *   truth PATTERN PARAM=V ...  the distribution of the configurations whose key
+ *                              (the knob values joined by ',') matches the
+ *                              fnmatch PATTERN; the first matching line counts
+ * PARAM (default):
+ *   mean (100)      the arithmetic mean of the log-normal runs
+ *   cv (0.05)       their coefficient of variation
+ *   tail_p (0)      the share of runs tail_factor times slower (heavy tails)
+ *   tail_factor (3)
+ *   fail_slow (0)   the share of runs that fail: the slowest draws, so the
+ *                   survivors look faster than the truth (informative failures)
+ *   drift (0)       relative change of the mean per 100 runs of the sweep
+ *   boot_sd (0)     sigma of the log boot effect: the last --boot draw (what
+ *                   guest.prepare wrote), or with boot_every
+ *   boot_every (0)  K > 0: the configuration's runs K at a time share a boot
+ *                   the benchmark draws itself (runs 0..K-1 the first, ...),
+ *                   for builds that have no notion of a host runner's boot
+ *
+ * Every run appends "KEY K ok|fail VALUE" to state/log: the truth of what ran,
+ * independent of what the sweep stored.
+ *
+ * The k-th run of a configuration draws from (seed, key, k) alone, so a raced
+ * and a full sweep of one seed see the same values for the runs both make.
+ * A failed run prints to stderr and exits 3; bad usage exits 2.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advisor/stats.h"
+#include "util/strbuf.h"
+
+#define MAX_KNOBS 8
+
+struct truth {
+	double mean, cv, tail_p, tail_factor, fail_slow, drift, boot_sd, boot_every;
+};
+
+struct spec {
+	char root[4096], state[4096];
+	unsigned long long seed;
+	size_t nknobs;
+	char knob_path[MAX_KNOBS][256];
+	struct strbuf key;
+	struct truth truth;
+	bool matched;
+};
+
+static void die(int code, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "truth-bench: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+/* The first line of FILE without its line end ("" when it cannot be read). */
+static void file_first_line(const char *path, char *out, size_t size)
+{
+	out[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(out, (int)size, f))
+		out[0] = 0;
+	fclose(f);
+	out[strcspn(out, "\r\n")] = 0;
+}
+
+/* The configuration's key: its knob values as the controller wrote them. */
+static void spec_key_read(struct spec *s)
+{
+	for (size_t i = 0; i < s->nknobs; i++) {
+		char path[8192], value[256];
+		snprintf(path, sizeof(path), "%s/%s", s->root, s->knob_path[i]);
+		file_first_line(path, value, sizeof(value));
+		if (!value[0])
+			die(2, "cannot read knob file %s", path);
+		strbuf_addf(&s->key, "%s%s", i ? "," : "", value);
+	}
+}
+
+/* One "truth" line: applies it when it is the first that matches the key. */
+static void spec_truth_parse(struct spec *s, char *rest)
+{
+	char *pattern = strtok(rest, " \t");
+	if (!pattern)
+		die(2, "%s", "a truth line needs a pattern");
+	if (s->matched || fnmatch(pattern, s->key.buf, 0))
+		return;
+	s->matched = true;
+	for (char *p = strtok(NULL, " \t"); p; p = strtok(NULL, " \t")) {
+		char *eq = strchr(p, '=');
+		if (!eq)
+			die(2, "bad truth parameter '%s' (want NAME=VALUE)", p);
+		*eq = 0;
+		char *end;
+		double v = strtod(eq + 1, &end);
+		if (*end || end == eq + 1)
+			die(2, "bad number in truth parameter '%s'", p);
+		struct { const char *name; double *field; } params[] = {
+			{ "mean", &s->truth.mean }, { "cv", &s->truth.cv },
+			{ "tail_p", &s->truth.tail_p }, { "tail_factor", &s->truth.tail_factor },
+			{ "fail_slow", &s->truth.fail_slow }, { "drift", &s->truth.drift },
+			{ "boot_sd", &s->truth.boot_sd }, { "boot_every", &s->truth.boot_every },
+		};
+		size_t i;
+		for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+			if (!strcmp(params[i].name, p)) {
+				*params[i].field = v;
+				break;
+			}
+		if (i == sizeof(params) / sizeof(params[0]))
+			die(2, "unknown truth parameter '%s'", p);
+	}
+}
+
+/*
+ * Reads SPEC.  Knob lines must come before truth lines (the key is read
+ * when the first truth line is met), so the file reads top to bottom.
+ */
+static void spec_load(struct spec *s, const char *path, bool want_key)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		die(2, "cannot open spec %s", path);
+	char line[4096];
+	bool key_read = false;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "#\r\n")] = 0;
+		char *word = strtok(line, " \t");
+		char *rest = strtok(NULL, "");
+		if (!word)
+			continue;
+		if (!rest)
+			die(2, "directive '%s' needs a value", word);
+		rest += strspn(rest, " \t");
+		if (!strcmp(word, "root")) {
+			snprintf(s->root, sizeof(s->root), "%s", rest);
+		} else if (!strcmp(word, "state")) {
+			snprintf(s->state, sizeof(s->state), "%s", rest);
+		} else if (!strcmp(word, "seed")) {
+			s->seed = strtoull(rest, NULL, 10);
+		} else if (!strcmp(word, "knob")) {
+			char *name = strtok(rest, " \t"), *rel = strtok(NULL, " \t");
+			if (!name || !rel || s->nknobs == MAX_KNOBS)
+				die(2, "bad knob line (want: knob NAME RELPATH, at most 8): %s", rest);
+			snprintf(s->knob_path[s->nknobs++], sizeof(s->knob_path[0]), "%s", rel);
+		} else if (!strcmp(word, "truth")) {
+			if (!want_key)
+				continue;
+			if (!key_read) {
+				spec_key_read(s);
+				key_read = true;
+			}
+			spec_truth_parse(s, rest);
+		} else {
+			die(2, "unknown directive '%s'", word);
+		}
+	}
+	fclose(f);
+	if (!s->state[0] || (want_key && !s->root[0]))
+		die(2, "%s: needs root and state lines", path);
+}
+
+/* FNV-1a: a stable 64-bit name for a key, to seed its own stream. */
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Reads the counter in state/NAME and stores it plus one; returns the old value. */
+static long counter_bump(const struct spec *s, const char *name)
+{
+	char path[8192], text[64];
+	snprintf(path, sizeof(path), "%s/%s", s->state, name);
+	file_first_line(path, text, sizeof(text));
+	long n = atol(text);
+	FILE *f = fopen(path, "w");
+	if (!f || fprintf(f, "%ld\n", n + 1) < 0 || fclose(f))
+		die(1, "cannot write counter %s", path);
+	return n;
+}
+
+static double uniform(struct stats_rng *rng)
+{
+	return ((double)(stats_rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* --boot: a fresh boot's standard normal effect, one stream per sweep. */
+static int boot_draw(const struct spec *s)
+{
+	long boot = counter_bump(s, "boots");
+	struct stats_rng rng;
+	stats_rng_seed(&rng, s->seed ^ 0xb007b007b007ULL ^ (uint64_t)boot * 0x9e3779b97f4a7c15ULL);
+	char path[8192];
+	snprintf(path, sizeof(path), "%s/boot", s->state);
+	FILE *f = fopen(path, "w");
+	if (!f || fprintf(f, "%.17g\n", stats_normal_quantile(uniform(&rng))) < 0 || fclose(f))
+		die(1, "cannot write %s", path);
+	return 0;
+}
+
+/* Appends this run to state/log (one short line, O_APPEND). */
+static void run_log(const struct spec *s, long k, bool fail, double value)
+{
+	char path[8192];
+	snprintf(path, sizeof(path), "%s/log", s->state);
+	FILE *f = fopen(path, "a");
+	if (!f || fprintf(f, "%s %ld %s %.6f\n", s->key.buf, k, fail ? "fail" : "ok", value) < 0 ||
+	    fclose(f))
+		die(1, "cannot append to %s", path);
+}
+
+/*
+ * The log boot effect of this run: the configuration's own boot k / K when
+ * boot_every = K, else the one the last `--boot` (guest.prepare) drew.
+ */
+static double boot_effect(const struct spec *s, long k)
+{
+	const struct truth *t = &s->truth;
+	if (t->boot_sd <= 0)
+		return 0;
+	if (t->boot_every >= 1) {
+		struct stats_rng rng;
+		uint64_t boot = (uint64_t)(k / (long)t->boot_every);
+		stats_rng_seed(&rng, s->seed ^ hash_str(s->key.buf) ^ 0xb007b007b007ULL ^
+					     boot * 0x9e3779b97f4a7c15ULL);
+		return t->boot_sd * stats_normal_quantile(uniform(&rng));
+	}
+	char path[8192], text[64];
+	snprintf(path, sizeof(path), "%s/boot", s->state);
+	file_first_line(path, text, sizeof(text));
+	if (!text[0])
+		die(1, "%s", "no boot effect drawn: run truth-bench --boot first (guest.prepare)");
+	return t->boot_sd * strtod(text, NULL);
+}
+
+static int run_draw(struct spec *s)
+{
+	if (!s->matched)
+		die(2, "no truth line matches configuration '%s'", s->key.buf);
+	const struct truth *t = &s->truth;
+	if (t->boot_sd > 0 && t->boot_every < 1)
+		boot_effect(s, 0);	/* no boot drawn: fail before counting a run */
+	/* A per-configuration counter named by the key's hash (keys hold '/'). */
+	char name[64];
+	snprintf(name, sizeof(name), "runs-%016llx", (unsigned long long)hash_str(s->key.buf));
+	long k = counter_bump(s, name);
+	long global = counter_bump(s, "runs");
+	struct stats_rng rng;
+	stats_rng_seed(&rng, s->seed ^ hash_str(s->key.buf) ^ (uint64_t)k * 0x9e3779b97f4a7c15ULL);
+	double u = uniform(&rng), u_tail = uniform(&rng);
+	double sigma = sqrt(log(1 + t->cv * t->cv));
+	double value = exp(log(t->mean) - sigma * sigma / 2 + sigma * stats_normal_quantile(u) +
+			   boot_effect(s, k));
+	if (u_tail < t->tail_p)
+		value /= t->tail_factor;
+	value *= 1 + t->drift * (double)global / 100;
+	/* The slowest draws fail: u is the run's quantile in its distribution. */
+	bool fail = u < t->fail_slow;
+	run_log(s, k, fail, value);
+	if (fail) {
+		fprintf(stderr, "truth-bench: simulated failure of a slow run (%.3f)\n", value);
+		return 3;
+	}
+	printf("progress 50%%\nthroughput: %.6f ops/s\n", value);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	bool boot = argc == 3 && !strcmp(argv[1], "--boot");
+	if (argc != 2 && !boot) {
+		fprintf(stderr, "usage: truth-bench [--boot] SPEC\n");
+		return 2;
+	}
+	struct spec s = { .key = STRBUF_INIT,
+			  .truth = { .mean = 100, .cv = 0.05, .tail_factor = 3 } };
+	spec_load(&s, argv[boot ? 2 : 1], !boot);
+	int rc = boot ? boot_draw(&s) : run_draw(&s);
+	strbuf_release(&s.key);
+	return rc;
+}
