@@ -48,7 +48,7 @@ BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/tests/bench/%)
 
 # C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
 HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c \
-	tests/helpers/kvmx86.c,$(wildcard tests/helpers/*.c))
+	tests/helpers/kvmx86.c tests/helpers/truth-bench.c,$(wildcard tests/helpers/*.c))
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
 
@@ -98,6 +98,14 @@ $(FAKEHV): tests/helpers/fakehv.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracefs) -o $@ $< \
 		$(shell pkg-config --libs libtracefs) -lpthread
+
+# The benchmark of known truth the command-line bench runs (bench-advisor,
+# tests/integration/bench-cli.sh): standalone, sharing no code with what it measures.
+TRUTH_BENCH := $(BUILD)/tests/helpers/truth-bench
+$(TRUTH_BENCH): tests/helpers/truth-bench.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HELPER  $@")
+	$(Q)$(CC) $(WARN) -O2 -g -o $@ $< -lm
 
 $(BUILD)/tests/bench/%: tests/bench/%.c tests/bench/sim.h $(BUILD)/libtopoadvisor.a
 	@mkdir -p $(dir $@)
@@ -170,7 +178,7 @@ check: deps
 	$(MAKE) $(BUILD)/$(BIN) units fuzzer
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_BINS) $(EBIZZY)
+units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(TRUTH_BENCH) $(BENCH_BINS) $(EBIZZY)
 
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD) $(BUILD)/tests/helpers/cputime
@@ -178,10 +186,10 @@ bench: deps
 
 # Runs every driver (all of them, even after a miss); fails if any target is missed.
 # BENCH_CASES=NAME runs only that case of the command-line driver (and no C driver).
-bench-advisor: $(BENCH_BINS) $(BUILD)/$(BIN) $(BUILD)/tests/helpers/truth-bench
+bench-advisor: $(BENCH_BINS) $(BUILD)/$(BIN) $(TRUTH_BENCH)
 	@rc=0; [ -n "$$BENCH_CASES" ] || for b in $(BENCH_BINS); do echo "== $$b"; $$b || rc=1; done; \
 	echo "== tests/bench/advisor-cli.py"; \
-	TOPOADVISOR=$(BUILD)/$(BIN) TRUTH_BENCH=$(BUILD)/tests/helpers/truth-bench \
+	TOPOADVISOR=$(BUILD)/$(BIN) TRUTH_BENCH=$(TRUTH_BENCH) \
 		python3 tests/bench/advisor-cli.py || rc=1; exit $$rc
 
 demo: deps

@@ -428,7 +428,7 @@ class TailsCase(Case):
     name = "tails"
     title = ("heavy tails: CV 10 % + 5 % of runs 3x slower, n = 10, 3 decisions, full design: "
              "+10 % detected as without the tails; all equal: no false `better`")
-    sweeps = 200
+    sweeps = 100
     decisions = ["6", "0", "2"]
 
     def run_sweep(self, tmp, seed):
@@ -462,7 +462,7 @@ class FailCase(Case):
     name = "failures"
     title = ("informative failures: all equal (CV 5 %, 10 blocks, 3 decisions), "
              f"{DKNOB[0]}=2 fails its slowest 30 % of runs; full and raced")
-    sweeps = 200
+    sweeps = 100
     decisions = ["6", "0", "2"]
     failing = "2"
 
@@ -521,7 +521,7 @@ class BootCase(Case):
     name = "boots"
     title = ("boot effect: boot sigma = run sigma = 3 %, 5 runs a boot, all equal, "
              "3 decisions, 10 blocks, full design: no false `better`")
-    sweeps = 200
+    sweeps = 150
     decisions = ["6", "0", "2"]
     runs_per_boot = 5
 
@@ -557,10 +557,10 @@ class CompareCase(Case):
     changed winner when the truth moved and both runs decided."""
 
     name = "compare"
-    title = ("compare: full design, 4 decisions, CV 5 %, 8 blocks; rerun of the same truth "
+    title = ("compare: full design, 3 decisions, CV 5 %, 8 blocks; rerun of the same truth "
              "(all equal; one +10 %), and a rerun where the +10 % moved to another decision")
-    sweeps = 150
-    decisions = ["6", "0", "2", "4"]
+    sweeps = 80
+    decisions = ["6", "0", "2"]
 
     def pair(self, tmp, seed, first, second):
         d = Design(tmp, self.decisions, first, reps=8, seed=seed, common="cv=0.05")
@@ -609,9 +609,9 @@ class ExtendCase(Case):
     name = "extend"
     title = ("extend: one decision +10 % (CV 5 %), 3 decisions, 3 blocks, full design; "
              "the undecided ones extended by needed_repetitions (at most 50)")
-    sweeps = 150
     decisions = ["6", "0", "2"]
     cap = 50
+    sweeps = 100
 
     def run_sweep(self, tmp, seed):
         d = Design(os.path.join(tmp, "full"), self.decisions, {"0": "mean=110"}, reps=3,
@@ -649,7 +649,7 @@ class EnvKsmCase(Case):
     name = "env-ksm"
     title = ("environment ksm (2 levels): one decision +10 %, CV 5 %, 5 blocks, 4 decisions, "
              "full design")
-    sweeps = 60
+    sweeps = 40
     env_names = (ENV_KSM[0],)
 
     def run_sweep(self, tmp, seed):
@@ -708,11 +708,13 @@ class SmokeCase(Case):
 
 
 def cases():
+    three = ("6", "0", "2")
     return [
-        NullCase("null-1", 1, 10, 300),
-        NullCase("null-3", 3, 8, 150),
-        GainCase("gain4-3", 0.04, 0.03, 3, 10, 150, target_kept=2, strategies=("race",)),
-        GainCase("gain10-3", 0.10, 0.05, 3, 10, 150, target_better=90),
+        NullCase("null-1", 1, 10, 200),
+        NullCase("null-3", 3, 8, 100, decisions=three),
+        GainCase("gain4-3", 0.04, 0.03, 3, 10, 120, target_kept=2, strategies=("race",),
+                 decisions=three),
+        GainCase("gain10-3", 0.10, 0.05, 3, 20, 80, target_better=90, decisions=three),
         TailsCase(),
         FailCase(),
         BootCase(),

@@ -41,6 +41,9 @@
  * The k-th run of a configuration draws from (seed, key, k) alone, so a raced
  * and a full sweep of one seed see the same values for the runs both make.
  * A failed run prints to stderr and exits 3; bad usage exits 2.
+ *
+ * It shares no code with topoadvisor (its own RNG and normal draws): an
+ * instrument must not carry the errors of what it measures.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -49,8 +52,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advisor/stats.h"
-#include "util/strbuf.h"
+#include <stdbool.h>
+#include <stdint.h>
 
 #define MAX_KNOBS 8
 
@@ -63,7 +66,7 @@ struct spec {
 	unsigned long long seed;
 	size_t nknobs;
 	char knob_path[MAX_KNOBS][256];
-	struct strbuf key;
+	char key[1024];
 	struct truth truth;
 	bool matched;
 };
@@ -98,7 +101,10 @@ static void spec_key_read(struct spec *s)
 		file_first_line(path, value, sizeof(value));
 		if (!value[0])
 			die(2, "cannot read knob file %s", path);
-		strbuf_addf(&s->key, "%s%s", i ? "," : "", value);
+		size_t len = strlen(s->key);
+		if (snprintf(s->key + len, sizeof(s->key) - len, "%s%s", i ? "," : "", value) >=
+		    (int)(sizeof(s->key) - len))
+			die(2, "knob values too long: %s", path);
 	}
 }
 
@@ -108,7 +114,7 @@ static void spec_truth_parse(struct spec *s, char *rest)
 	char *pattern = strtok(rest, " \t");
 	if (!pattern)
 		die(2, "%s", "a truth line needs a pattern");
-	if (s->matched || fnmatch(pattern, s->key.buf, 0))
+	if (s->matched || fnmatch(pattern, s->key, 0))
 		return;
 	s->matched = true;
 	for (char *p = strtok(NULL, " \t"); p; p = strtok(NULL, " \t")) {
@@ -207,21 +213,49 @@ static long counter_bump(const struct spec *s, const char *name)
 	return n;
 }
 
-static double uniform(struct stats_rng *rng)
+/* splitmix64 (Steele, Lea, Flood 2014): a small seeded stream of 64-bit draws. */
+struct rng {
+	uint64_t x;
+};
+
+static uint64_t rng_next(struct rng *r)
 {
-	return ((double)(stats_rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+	uint64_t z = (r->x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A stream of its own for each (seed, name, index): the first draw mixes them. */
+static struct rng rng_for(uint64_t seed, uint64_t name, uint64_t index)
+{
+	struct rng r = { seed ^ name };
+	r.x ^= rng_next(&r) + index * 0xd1b54a32d192ed03ULL;
+	return r;
+}
+
+/* Uniform in (0, 1). */
+static double uniform(struct rng *r)
+{
+	return ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* Standard normal (Box-Muller). */
+static double normal(struct rng *r)
+{
+	double u1 = uniform(r), u2 = uniform(r);
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
 /* --boot: a fresh boot's standard normal effect, one stream per sweep. */
 static int boot_draw(const struct spec *s)
 {
 	long boot = counter_bump(s, "boots");
-	struct stats_rng rng;
-	stats_rng_seed(&rng, s->seed ^ 0xb007b007b007ULL ^ (uint64_t)boot * 0x9e3779b97f4a7c15ULL);
+	struct rng rng = rng_for(s->seed, 0xb007b007b007ULL, (uint64_t)boot);
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/boot", s->state);
 	FILE *f = fopen(path, "w");
-	if (!f || fprintf(f, "%.17g\n", stats_normal_quantile(uniform(&rng))) < 0 || fclose(f))
+	if (!f || fprintf(f, "%.17g\n", normal(&rng)) < 0 || fclose(f))
 		die(1, "cannot write %s", path);
 	return 0;
 }
@@ -232,7 +266,7 @@ static void run_log(const struct spec *s, long k, bool fail, double value)
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/log", s->state);
 	FILE *f = fopen(path, "a");
-	if (!f || fprintf(f, "%s %ld %s %.6f\n", s->key.buf, k, fail ? "fail" : "ok", value) < 0 ||
+	if (!f || fprintf(f, "%s %ld %s %.6f\n", s->key, k, fail ? "fail" : "ok", value) < 0 ||
 	    fclose(f))
 		die(1, "cannot append to %s", path);
 }
@@ -247,11 +281,9 @@ static double boot_effect(const struct spec *s, long k)
 	if (t->boot_sd <= 0)
 		return 0;
 	if (t->boot_every >= 1) {
-		struct stats_rng rng;
 		uint64_t boot = (uint64_t)(k / (long)t->boot_every);
-		stats_rng_seed(&rng, s->seed ^ hash_str(s->key.buf) ^ 0xb007b007b007ULL ^
-					     boot * 0x9e3779b97f4a7c15ULL);
-		return t->boot_sd * stats_normal_quantile(uniform(&rng));
+		struct rng rng = rng_for(s->seed, hash_str(s->key) ^ 0xb007b007b007ULL, boot);
+		return t->boot_sd * normal(&rng);
 	}
 	char path[8192], text[64];
 	snprintf(path, sizeof(path), "%s/boot", s->state);
@@ -264,26 +296,24 @@ static double boot_effect(const struct spec *s, long k)
 static int run_draw(struct spec *s)
 {
 	if (!s->matched)
-		die(2, "no truth line matches configuration '%s'", s->key.buf);
+		die(2, "no truth line matches configuration '%s'", s->key);
 	const struct truth *t = &s->truth;
 	if (t->boot_sd > 0 && t->boot_every < 1)
 		boot_effect(s, 0);	/* no boot drawn: fail before counting a run */
 	/* A per-configuration counter named by the key's hash (keys hold '/'). */
 	char name[64];
-	snprintf(name, sizeof(name), "runs-%016llx", (unsigned long long)hash_str(s->key.buf));
+	snprintf(name, sizeof(name), "runs-%016llx", (unsigned long long)hash_str(s->key));
 	long k = counter_bump(s, name);
 	long global = counter_bump(s, "runs");
-	struct stats_rng rng;
-	stats_rng_seed(&rng, s->seed ^ hash_str(s->key.buf) ^ (uint64_t)k * 0x9e3779b97f4a7c15ULL);
-	double u = uniform(&rng), u_tail = uniform(&rng);
+	struct rng rng = rng_for(s->seed, hash_str(s->key), (uint64_t)k);
+	double z = normal(&rng), u_tail = uniform(&rng);
 	double sigma = sqrt(log(1 + t->cv * t->cv));
-	double value = exp(log(t->mean) - sigma * sigma / 2 + sigma * stats_normal_quantile(u) +
-			   boot_effect(s, k));
+	double value = exp(log(t->mean) - sigma * sigma / 2 + sigma * z + boot_effect(s, k));
 	if (u_tail < t->tail_p)
 		value /= t->tail_factor;
 	value *= 1 + t->drift * (double)global / 100;
-	/* The slowest draws fail: u is the run's quantile in its distribution. */
-	bool fail = u < t->fail_slow;
+	/* The slowest draws fail: the run's quantile in its distribution is Phi(z). */
+	bool fail = 0.5 * erfc(-z / M_SQRT2) < t->fail_slow;
 	run_log(s, k, fail, value);
 	if (fail) {
 		fprintf(stderr, "truth-bench: simulated failure of a slow run (%.3f)\n", value);
@@ -300,10 +330,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: truth-bench [--boot] SPEC\n");
 		return 2;
 	}
-	struct spec s = { .key = STRBUF_INIT,
-			  .truth = { .mean = 100, .cv = 0.05, .tail_factor = 3 } };
+	struct spec s = { .truth = { .mean = 100, .cv = 0.05, .tail_factor = 3 } };
 	spec_load(&s, argv[boot ? 2 : 1], !boot);
-	int rc = boot ? boot_draw(&s) : run_draw(&s);
-	strbuf_release(&s.key);
-	return rc;
+	return boot ? boot_draw(&s) : run_draw(&s);
 }
