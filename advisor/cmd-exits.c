@@ -51,12 +51,12 @@ static int cmd_exits_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	cmd_print(&out);
 	strbuf_release(&out);
 	if (info.malformed && !ctx->quiet)
-		fprintf(stderr, "topoadvisor: warning: %llu records were too short for their "
-			"event format and were skipped\n", (unsigned long long)info.malformed);
+		warn_emit("%llu records were too short for their event format and were skipped",
+			  (unsigned long long)info.malformed);
 	if (info.unordered && !ctx->quiet)
-		fprintf(stderr, "topoadvisor: warning: %llu events came after newer ones (perf.data "
-			"without FINISHED_ROUND records, or with clocks out of step); counts near "
-			"them may be off\n", (unsigned long long)info.unordered);
+		warn_emit("%llu events came after newer ones (perf.data without FINISHED_ROUND "
+			  "records, or with clocks out of step); counts near them may be off",
+			  (unsigned long long)info.unordered);
 	gang_result_release(&res);
 	return EXIT_OK;
 }

@@ -174,11 +174,9 @@ static int cmd_trace_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 
 	if (argc > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		if (WIFEXITED(status))
-			fprintf(stderr, "topoadvisor: warning: '%s' exited with status %d\n", argv[0],
-				WEXITSTATUS(status));
+			warn_emit("'%s' exited with status %d", argv[0], WEXITSTATUS(status));
 		else if (WIFSIGNALED(status))
-			fprintf(stderr, "topoadvisor: warning: '%s' was killed by signal %d\n",
-				argv[0], WTERMSIG(status));
+			warn_emit("'%s' was killed by signal %d", argv[0], WTERMSIG(status));
 		return EXIT_FAILURE_RUN;
 	}
 	return EXIT_OK;

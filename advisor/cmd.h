@@ -6,6 +6,9 @@
  * usage of its arguments, its option table and the function that runs it.
  * main() parses the global options together with the command's own, checks
  * the argument count, and calls exec with the remaining arguments.
+ * Commands report through cmd_fail (errors), warn_emit (util/warn.h:
+ * warnings), cmd_print and cmd_print_data (results), all in advisor/cmd.c,
+ * part of the library: a command file links into a unit test on its own.
  */
 #ifndef TA_CMD_H
 #define TA_CMD_H
@@ -13,6 +16,7 @@
 #include "../util/err.h"
 #include "../util/opts.h"
 #include "../util/strbuf.h"
+#include "../util/warn.h"
 
 /* Global options, shared by every command. */
 struct cmd_ctx {

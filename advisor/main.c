@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 
@@ -81,40 +80,6 @@ static const struct option top_options[] = {
 	OPT_BOOL(0, "version", &show_version, "print the version and exit"),
 	OPT_END(),
 };
-
-int cmd_fail(const struct ta_err *e)
-{
-	/* Messages quote stored and benchmark text: never raw to a terminal. */
-	struct strbuf safe = STRBUF_INIT;
-	const char *msg = e->msg[0] ? e->msg : "unknown error";
-	strbuf_add_printable(&safe, msg, strlen(msg));
-	fprintf(stderr, "topoadvisor: error: %s\n", strbuf_str(&safe));
-	strbuf_release(&safe);
-	return e->code ? e->code : EXIT_FAILURE_RUN;
-}
-
-static void print_exact(const struct strbuf *out)
-{
-	fwrite(strbuf_str(out), 1, out->len, stdout);
-	if (out->len && out->buf[out->len - 1] != '\n')
-		fputc('\n', stdout);
-}
-
-void cmd_print(const struct strbuf *out)
-{
-	struct strbuf safe = STRBUF_INIT;
-	strbuf_add_printable(&safe, strbuf_str(out), out->len);
-	print_exact(&safe);
-	strbuf_release(&safe);
-}
-
-void cmd_print_data(const struct strbuf *out)
-{
-	if (isatty(STDOUT_FILENO))
-		cmd_print(out);
-	else
-		print_exact(out);
-}
 
 static void top_usage(FILE *f)
 {

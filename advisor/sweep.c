@@ -15,6 +15,7 @@
 #include "../schema/db-plan.h"
 #include "../schema/db-race.h"
 #include "../util/json.h"
+#include "../util/warn.h"
 #include "race-run.h"
 
 int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *err)
@@ -26,9 +27,9 @@ int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *
 			lock->leftovers, lock->leftovers == 1 ? "" : "es",
 			strbuf_str(&lock->leftover_names));
 	if (lock->survivor_group)
-		fprintf(stderr, "topoadvisor: warning: processes of group %d left by an earlier "
-			"sweep survive SIGKILL (stuck in the kernel?); check 'ps -g %d'\n",
-			lock->survivor_group, lock->survivor_group);
+		warn_emit("processes of group %d left by an earlier sweep survive SIGKILL (stuck "
+			  "in the kernel?); check 'ps -g %d'", lock->survivor_group,
+			  lock->survivor_group);
 	return 0;
 }
 
@@ -289,8 +290,7 @@ void sweep_warn_host_changed(const struct db_experiment *e)
 {
 	char *now = controller_host_facts_json();
 	if (e->host_facts && strcmp(e->host_facts, now))
-		fprintf(stderr, "topoadvisor: warning: this host differs from the one experiment "
-			"%lld ran on:\n  then: %s\n  now:  %s\n", (long long)e->id, e->host_facts,
-			now);
+		warn_emit("this host differs from the one experiment %lld ran on:\n  then: %s\n"
+			  "  now:  %s", (long long)e->id, e->host_facts, now);
 	free(now);
 }

@@ -13,6 +13,7 @@
 #include "../collectors/guesttopo.h"
 #include "../collectors/vcpustats.h"
 #include "../util/json.h"
+#include "../util/warn.h"
 #include "agent.h"
 #include "controller-int.h"
 #include "domain.h"
@@ -153,7 +154,7 @@ static void destroy(struct guest_state *gs)
 		return;
 	struct ta_err err = { 0 };
 	if (guest_destroy(gs->g, &err) < 0)
-		fprintf(stderr, "topoadvisor: warning: %s\n", err.msg);
+		warn_emit("%s", err.msg);
 	if (gs->have_before)
 		vcpustats_release(&gs->before);
 	guestbg_release(&gs->load);
@@ -180,8 +181,7 @@ static void check_topology(struct ctl *c, const struct plan_config *pc, struct r
 	struct agent_result res;
 	struct ta_err err = { 0 };
 	if (agent_exec(c->guest->g->dom, argv, TOPOLOGY_TIMEOUT_S, &res, &err) < 0) {
-		fprintf(stderr, "topoadvisor: warning: cannot read the guest's topology: %s\n",
-			err.msg);
+		warn_emit("cannot read the guest's topology: %s", err.msg);
 		return;
 	}
 	struct guesttopo t;
@@ -193,14 +193,14 @@ static void check_topology(struct ctl *c, const struct plan_config *pc, struct r
 		if (guesttopo_compare(&t, pc->shape.sockets, pc->shape.dies, pc->shape.cores,
 				      pc->shape.threads, &err) < 0) {
 			rec->topology_ok = 0;
-			fprintf(stderr, "\ntopoadvisor: WARNING: topology mismatch in run %lld "
-				"(%s): %s\n", (long long)rec->run_id, pc->key, err.msg);
+			warn_emit("topology mismatch in run %lld (%s): %s", (long long)rec->run_id,
+				  pc->key, err.msg);
 		} else {
 			rec->topology_ok = 1;
 		}
 		guesttopo_release(&t);
 	} else {
-		fprintf(stderr, "topoadvisor: warning: guest topology: %s\n", err.msg);
+		warn_emit("guest topology: %s", err.msg);
 	}
 	agent_result_release(&res);
 }
@@ -225,8 +225,8 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 		if (gs && gs->suspended) {
 			if (virDomainResume(gs->g->dom) < 0) {
 				virErrorPtr e = virGetLastError();
-				fprintf(stderr, "topoadvisor: warning: resuming the kept guest failed "
-					"(%s); booting a new one\n", e && e->message ? e->message : "?");
+				warn_emit("resuming the kept guest failed (%s); booting a new one",
+					  e && e->message ? e->message : "?");
 				destroy(gs);
 				c->kept[slot] = gs = NULL;
 			} else {

@@ -20,6 +20,7 @@
 #include "../schema/db-race.h"
 #include "../schema/db-runs.h"
 #include "../util/json.h"
+#include "../util/warn.h"
 #include "controller-int.h"
 #include "hostexec.h"
 #include "knobs.h"
@@ -209,6 +210,15 @@ static void progress_end(struct progress *p)
 {
 	if (p->tty && !p->quiet)
 		fputs("\r\033[K", stderr);
+}
+
+/* The warnings sink while the progress line shows: a warning gets a line of its own. */
+static void progress_warn(const char *line, void *data)
+{
+	struct progress *p = data;
+	if (p->tty && !p->quiet)
+		fputs("\r\033[K", stderr);
+	fputs(line, stderr);
 }
 
 /* ---- one run ---------------------------------------------------------- */
@@ -719,6 +729,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 
 	struct progress prog = { .tty = isatty(2), .quiet = opts->quiet > 0, .total = ntodo,
 				 .start = now_s() };
+	warn_sink_set(progress_warn, &prog);
 	const struct controller_scheduler *sched = opts->scheduler;
 	int block = -1;			/* the block the scheduler last looked before */
 	int64_t last_order = -1;	/* the last run attempted, in sweep order */
@@ -778,6 +789,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	}
 	rc = 0;
 out:
+	warn_sink_set(NULL, NULL);
 	ctl_guest_end_sweep(&c);
 	{
 		struct ta_err rerr = { 0 };

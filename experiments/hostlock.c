@@ -11,6 +11,7 @@
 
 #include "../util/procgroup.h"
 #include "../util/safefile.h"
+#include "../util/warn.h"
 
 #define LOCK_MAGIC "topoadvisor host lock\n"
 #define LOCK_MAX_CONTENT 65536
@@ -135,8 +136,7 @@ static void lock_write(struct hostlock *lk)
 	for (size_t i = 0; i < ngroups; i++)
 		strbuf_addf(&sb, "group %d %llu\n", (int)groups[i].pgid, groups[i].start);
 	if (safefile_pwrite_all(lk->fd, sb.buf, sb.len) < 0)
-		fprintf(stderr, "topoadvisor: warning: cannot write to the host lock %s: %s\n",
-			lk->path, strerror(errno));
+		warn_emit("cannot write to the host lock %s: %s", lk->path, strerror(errno));
 	strbuf_release(&sb);
 }
 

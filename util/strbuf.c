@@ -141,10 +141,10 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 			errno = e;
 			return -1;
 		}
+		sb->buf[sb->len + (size_t)n] = '\0';	/* also for an empty file */
 		if (n == 0)
 			break;
 		sb->len += (size_t)n;
-		sb->buf[sb->len] = '\0';
 	}
 	close(fd);
 	return 0;

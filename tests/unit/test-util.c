@@ -19,6 +19,7 @@
 #include "util/opts.h"
 #include "util/safefile.h"
 #include "util/strbuf.h"
+#include "util/warn.h"
 
 static void test_json_structure(void **state)
 {
@@ -312,6 +313,40 @@ static void test_safefile(void **state)
 	assert_int_equal(rmdir(sfdir), 0);
 }
 
+/* An empty file reads as "", not as whatever the fresh buffer held. */
+static void test_strbuf_read_empty(void **state)
+{
+	char path[] = "/tmp/ta-test-util-empty.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(strbuf_read_file(&sb, path), 0);
+	assert_int_equal(sb.len, 0);
+	assert_string_equal(strbuf_str(&sb), "");
+	strbuf_release(&sb);
+	unlink(path);
+}
+
+static void capture_warning(const char *line, void *data)
+{
+	strbuf_addstr(data, line);
+}
+
+/* One prefix, one line each, control characters escaped, to the installed sink. */
+static void test_warn_channel(void **state)
+{
+	struct strbuf got = STRBUF_INIT;
+	warn_sink_set(capture_warning, &got);
+	warn_emit("guest '%s' left behind", "a\033[2Jb");
+	warn_emit("two\nlines\n");
+	warn_sink_set(NULL, NULL);
+	assert_string_equal(strbuf_str(&got),
+			    "topoadvisor: warning: guest 'a\\x1b[2Jb' left behind\n"
+			    "topoadvisor: warning: two\nlines\n");
+	strbuf_release(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +361,8 @@ int main(void)
 		cmocka_unit_test(test_number_parse),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_strbuf_printable),
+		cmocka_unit_test(test_strbuf_read_empty),
+		cmocka_unit_test(test_warn_channel),
 		cmocka_unit_test(test_safefile),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
