@@ -311,7 +311,7 @@ class Case:
         raise NotImplementedError
 
 
-def race_vs_full(results, correct, label=""):
+def race_vs_full(results, correct):
     """Racing against the full design on the same seeds (the k-th run of a
     configuration draws the same value in both)."""
     both = [r for r in results if "race" in r and "full" in r]
@@ -326,32 +326,45 @@ def race_vs_full(results, correct, label=""):
     ]
 
 
-class NullCase(Case):
-    """All decisions equal: nothing may be called better or kept by elimination."""
+class LevelsCase(Case):
+    """Decisions over 1 or 3 environment levels, one of them (`0`) `gain`
+    better at every level (0: all equal), run as each of `strategies` on the
+    same seed."""
 
-    def __init__(self, name, levels, reps, sweeps, cv=0.05, decisions=("6", "0", "2", "4"),
-                 common_extra="", title=None):
-        self.name, self.levels, self.reps, self.sweeps = name, levels, reps, sweeps
-        self.cv, self.decisions, self.extra = cv, list(decisions), common_extra
+    winner = "0"
+
+    def __init__(self, name, gain, cv, levels, reps, sweeps, decisions=("6", "0", "2", "4"),
+                 strategies=("race", "full")):
+        self.name, self.gain, self.cv, self.levels = name, gain, cv, levels
+        self.reps, self.sweeps, self.strategies = reps, sweeps, strategies
+        self.decisions = list(decisions)
         self.env = ENV3 if levels == 3 else None
         self.env_names = (ENV3[0],) if levels == 3 else ()
-        self.title = title or (f"null: {len(decisions)} equal decisions, CV {cv:.0%}, "
-                               f"{levels} environment level{'s' if levels > 1 else ''}, "
-                               f"{reps} blocks, full and raced (first test after 3)")
+        truth = f"one decision +{gain:.0%} at every level" if gain else "all decisions equal"
+        self.title = (f"{truth}, CV {cv:.0%}, {len(decisions)} decisions, {levels} environment "
+                      f"level{'s' if levels > 1 else ''}, {reps} blocks, "
+                      f"{' and '.join(strategies)} (first test after 3)")
 
     def run_sweep(self, tmp, seed):
+        truths = {self.winner: f"mean={100 * (1 + self.gain):g}"} if self.gain else {}
         out = {}
-        for strategy in ("full", "race"):
-            d = Design(os.path.join(tmp, strategy), self.decisions, {}, env=self.env,
-                       strategy=strategy, reps=self.reps, seed=seed,
-                       common=f"cv={self.cv} {self.extra}")
+        for strategy in self.strategies:
+            d = Design(os.path.join(tmp, strategy), self.decisions, truths, env=self.env,
+                       strategy=strategy, reps=self.reps, seed=seed, common=f"cv={self.cv}")
             out[strategy] = observe(d, d.run(), self.env_names)
         return out
+
+
+class NullCase(LevelsCase):
+    """All decisions equal: nothing may be called better or kept by elimination."""
+
+    def __init__(self, name, levels, reps, sweeps, **kw):
+        super().__init__(name, 0, 0.05, levels, reps, sweeps, **kw)
 
     def rates(self, results):
         rows = []
         others = [d for d in self.decisions if d != BASE]
-        for s in ("full", "race"):
+        for s in self.strategies:
             obs = [r[s] for r in results]
             rows.append(Rate(f"{s}: false `better`", sum(o["verdict"] == "better" for o in obs),
                              len(obs), "<=", 5))
@@ -369,32 +382,13 @@ class NullCase(Case):
         return rows
 
 
-class GainCase(Case):
+class GainCase(LevelsCase):
     """One decision truly better at every level."""
 
     def __init__(self, name, gain, cv, levels, reps, sweeps, target_kept=None,
-                 target_better=None, strategies=("race", "full"), common_extra="",
-                 decisions=("6", "0", "2", "4"), title=None):
-        self.name, self.gain, self.cv, self.levels = name, gain, cv, levels
-        self.reps, self.sweeps, self.strategies = reps, sweeps, strategies
-        self.target_kept, self.target_better, self.extra = target_kept, target_better, common_extra
-        self.decisions = list(decisions)
-        self.winner = "0"
-        self.env = ENV3 if levels == 3 else None
-        self.env_names = (ENV3[0],) if levels == 3 else ()
-        self.title = title or (f"one decision +{gain:.0%} at every level, CV {cv:.0%}, "
-                               f"{levels} level{'s' if levels > 1 else ''}, {reps} blocks, "
-                               f"{len(decisions)} decisions")
-
-    def run_sweep(self, tmp, seed):
-        out = {}
-        for strategy in self.strategies:
-            d = Design(os.path.join(tmp, strategy), self.decisions,
-                       {self.winner: f"mean={100 * (1 + self.gain):g}"}, env=self.env,
-                       strategy=strategy, reps=self.reps, seed=seed,
-                       common=f"cv={self.cv} {self.extra}")
-            out[strategy] = observe(d, d.run(), self.env_names)
-        return out
+                 target_better=None, **kw):
+        super().__init__(name, gain, cv, levels, reps, sweeps, **kw)
+        self.target_kept, self.target_better = target_kept, target_better
 
     def found(self, o):
         return o["verdict"] == "better" and o["pick"] == self.winner
