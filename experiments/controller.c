@@ -245,7 +245,7 @@ static void excerpt(const struct cmd_output *o, struct strbuf *sb)
 /* Whether this configuration's benchmark runs in a guest (else on the host). */
 static bool in_guest(const struct ctl *c, const struct plan_config *pc)
 {
-	return c->cfg->runner == RUNNER_AGENT && !pc->host_runner;
+	return c->cfg->runner == RUNNER_AGENT && !pc->rec.host_reference;
 }
 
 /*
@@ -649,7 +649,7 @@ out:
 static const struct plan_config *config_by_key(const struct plan *p, const char *key)
 {
 	for (size_t i = 0; i < p->nconfigs; i++)
-		if (!strcmp(p->configs[i].key, key))
+		if (!strcmp(p->configs[i].rec.key, key))
 			return &p->configs[i];
 	return NULL;
 }
