@@ -63,7 +63,7 @@ class Design:
                  first_test=3, seed=1, common="", prepare=False, reuse=None):
         self.path = path
         self.decisions = decisions          # knob values, the baseline first
-        self.truths = dict(truths)          # value -> "param=v ..." (others: common only)
+        self.truths = dict(truths)          # value[,level] -> "param=v ..." (else common only)
         self.env = env
         self.strategy = strategy
         self.reps = reps
@@ -98,6 +98,10 @@ class Design:
                  f"knob {DKNOB[0]} {DKNOB[1]}"]
         if self.env:
             lines.append(f"knob {self.env[0]} {self.env[1]}")
+        # A truth keyed "d,level" holds at that level only; "d" at every level.
+        for k, t in self.truths.items():
+            if "," in k:
+                lines.append(f"truth {k} {self.common} {t}")
         suffix = ",*" if self.env else ""
         for d in self.decisions:
             lines.append(f"truth {d}{suffix} {self.common} {self.truths.get(d, '')}".rstrip())
@@ -637,6 +641,32 @@ class ExtendCase(Case):
         ]
 
 
+class InteractionCase(Case):
+    """An environment interaction: the objective `worst` must not recommend
+    a decision that wins at two levels but loses at the third."""
+
+    name = "interaction"
+    title = ("environment interaction: 3 levels, CV 5 %, 8 blocks, full design; "
+             f"{DKNOB[0]}=0 +30 % at two levels, -5 % at the third; =2 +10 % at every level")
+    sweeps = 60
+
+    def run_sweep(self, tmp, seed):
+        d = Design(os.path.join(tmp, "full"), ["6", "0", "2"],
+                   {"0": "mean=130", f"0,{ENV3[2][2]}": "mean=95", "2": "mean=110"},
+                   env=ENV3, reps=8, seed=seed, common="cv=0.05")
+        return {"full": observe(d, d.run(), (ENV3[0],))}
+
+    env_names = (ENV3[0],)
+
+    def rates(self, results):
+        obs = [r["full"] for r in results]
+        return [Rate("the one that loses at a level recommended `better`",
+                     sum(o["verdict"] == "better" and o["pick"] == "0" for o in obs), len(obs),
+                     "<=", 5),
+                Rate("the +10 % everywhere recommended `better`",
+                     sum(o["verdict"] == "better" and o["pick"] == "2" for o in obs), len(obs))]
+
+
 class EnvKsmCase(Case):
     """ksm as the environment: never in the host commands."""
 
@@ -704,7 +734,7 @@ class SmokeCase(Case):
 def cases():
     three = ("6", "0", "2")
     return [
-        NullCase("null-1", 1, 10, 200),
+        NullCase("null-1", 1, 10, 160),
         NullCase("null-3", 3, 8, 100, decisions=three),
         GainCase("gain4-3", 0.04, 0.03, 3, 10, 120, target_kept=2, strategies=("race",),
                  decisions=three),
@@ -714,6 +744,7 @@ def cases():
         BootCase(),
         CompareCase(),
         ExtendCase(),
+        InteractionCase(),
         EnvKsmCase(),
         SmokeCase(),
     ]
