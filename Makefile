@@ -31,7 +31,7 @@ endif
 
 # Every .c file of the four stages and util/ is part of the tool; main.c
 # alone is left out of the library the tests link against.
-SRCS := $(wildcard util/*.c model/*.c schema/*.c experiments/*.c collectors/*.c advisor/*.c)
+SRCS := $(wildcard util/*.c model/*.c schema/*.c decide/*.c experiments/*.c collectors/*.c advisor/*.c)
 LIB_SRCS := $(filter-out advisor/main.c,$(SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/advisor/main.o

@@ -12,7 +12,6 @@
 #include "../util/json.h"
 #include "cmd.h"
 #include "compare.h"
-#include "race.h"
 #include "rank.h"
 
 static const char *compare_metric;
@@ -24,7 +23,7 @@ static const struct option compare_options[] = {
 };
 
 /* "x1.034 [x1.010, x1.058]" (NAN parts as n/a). */
-static void format_ratio(struct strbuf *sb, const struct compare_ratio *r)
+static void format_ratio(struct strbuf *sb, const struct decide_shift *r)
 {
 	if (isnan(r->ratio)) {
 		strbuf_addstr(sb, "n/a");
@@ -41,9 +40,10 @@ static void compare_text(struct strbuf *out, const struct compare_result *c)
 	strbuf_addf(out, "experiment %lld '%s' against experiment %lld '%s': %s, %s is better\n",
 		    (long long)b->res->exp.id, b->res->exp.name, (long long)a->res->exp.id,
 		    a->res->exp.name, a->metric, a->higher_is_better ? "higher" : "lower");
-	strbuf_addf(out, "ratio = second / first (geometric means); %.1f %% Welch intervals on "
-		    "the log scale (Bonferroni over %zu configurations); equivalent within "
-		    "+-%.0f %%\n\n", 100 * (1 - c->alpha), c->nentries, 100 * c->delta);
+	strbuf_addf(out, "ratio = second / first (%.0f %% trimmed means of the logs); %.1f %% "
+		    "Yuen intervals (Bonferroni over %zu configurations); equivalent within "
+		    "+-%.0f %%\n\n", 100 * DECIDE_TRIM, 100 * (1 - c->alpha), c->nentries,
+		    100 * c->delta);
 	strbuf_addf(out, "%-48s %4s %4s %12s %12s  %-28s %s\n", "CONFIGURATION", "N1", "N2",
 		    "MEAN1", "MEAN2", "RATIO [CI]", "VERDICT");
 	for (size_t i = 0; i < c->nentries; i++) {
@@ -52,7 +52,7 @@ static void compare_text(struct strbuf *out, const struct compare_result *c)
 		format_ratio(&r, &e->r);
 		strbuf_addf(out, "%-48s %4zu %4zu %12.6g %12.6g  %-28s %s\n", e->key,
 			    e->first->s.n, e->second->s.n, e->first->s.mean, e->second->s.mean,
-			    strbuf_str(&r), compare_verdict_name(e->r.verdict));
+			    strbuf_str(&r), decide_verdict_name(e->r.verdict));
 		strbuf_release(&r);
 	}
 	for (size_t i = 0; i < c->nonly_first; i++)
@@ -61,25 +61,41 @@ static void compare_text(struct strbuf *out, const struct compare_result *c)
 	for (size_t i = 0; i < c->nonly_second; i++)
 		strbuf_addf(out, "%-48s only in experiment %lld\n", c->only_second[i],
 			    (long long)b->res->exp.id);
-	strbuf_addstr(out, "\nrecommendation: ");
-	if (c->recommendation_holds) {
-		strbuf_addf(out, "holds: both recommend %s\n", c->recommended_first);
-		return;
+	strbuf_addf(out, "\nrecommendation: %s\n", decide_compare_status_name(c->status));
+	const char *r1 = c->recommended_first ? c->recommended_first : "nothing";
+	const char *r2 = c->recommended_second ? c->recommended_second : "nothing";
+	strbuf_addf(out, "  experiment %lld: %s %s; experiment %lld: %s %s\n",
+		    (long long)a->res->exp.id, decide_verdict_name(a->verdict), r1,
+		    (long long)b->res->exp.id, decide_verdict_name(b->verdict), r2);
+	switch (c->status) {
+	case DECIDE_CONSISTENT:
+		strbuf_addf(out, "  both decide %s, and no configuration shifted\n", r1);
+		break;
+	case DECIDE_DRIFTED:
+		strbuf_addf(out, "  the winner holds, but %s shifted by x%.3f [x%.3f, x%.3f]: the "
+			    "levels moved (host load, firmware, kernel); the comparisons within "
+			    "each experiment stand\n", c->largest->key, c->largest->r.ratio,
+			    c->largest->r.lo, c->largest->r.hi);
+		break;
+	case DECIDE_CHANGED_WINNER: {
+		strbuf_addf(out, "  CHANGED: both decide, and they pick different configurations\n");
+		const struct rank_entry *p = c->first_pick_in_second;
+		if (p)
+			strbuf_addf(out, "  in experiment %lld, %s is %s\n", (long long)b->res->exp.id,
+				    p->config->rec.key, p->is_best ? "the best"
+				    : p->tied_with_best ? "tied with the best"
+				    : p->eliminated_block ? "eliminated by the race"
+				    : "worse than the best");
+		strbuf_addstr(out, "  the winner is not stable between these runs: look for drift "
+			      "(host load, firmware, kernel), then 'topoadvisor extend' both\n");
+		break;
 	}
-	strbuf_addf(out, "CHANGED: experiment %lld recommends %s, experiment %lld recommends "
-		    "%s\n", (long long)a->res->exp.id,
-		    c->recommended_first ? c->recommended_first : "nothing",
-		    (long long)b->res->exp.id,
-		    c->recommended_second ? c->recommended_second : "nothing");
-	const struct rank_entry *p = c->first_pick_in_second;
-	if (p)
-		strbuf_addf(out, "  in experiment %lld, %s is %s\n", (long long)b->res->exp.id,
-			    p->config->rec.key, p->is_best ? "the best"
-			    : p->tied_with_best ? "tied with the best"
-			    : p->config->eliminated_block ? "eliminated by the race"
-			    : "worse than the best");
-	strbuf_addstr(out, "  the winner is not stable between these runs: look for drift "
-		      "(host load, firmware, kernel), then 'topoadvisor extend' both\n");
+	case DECIDE_INCONCLUSIVE:
+		strbuf_addstr(out, "  at least one experiment does not decide yet, and no "
+			      "configuration shifted: nothing to compare the recommendations by "
+			      "('topoadvisor extend' the undecided one)\n");
+		break;
+	}
 }
 
 static void compare_json(struct json_writer *w, const struct compare_result *c)
@@ -104,7 +120,7 @@ static void compare_json(struct json_writer *w, const struct compare_result *c)
 		json_key(w, "ratio"); json_double(w, e->r.ratio);
 		json_key(w, "ratio_ci"); json_interval(w, e->r.lo, e->r.hi);
 		json_key(w, "p"); json_double(w, e->r.p);
-		json_key(w, "verdict"); json_str(w, compare_verdict_name(e->r.verdict));
+		json_key(w, "verdict"); json_str(w, decide_verdict_name(e->r.verdict));
 		json_obj_end(w);
 	}
 	json_arr_end(w);
@@ -122,7 +138,12 @@ static void compare_json(struct json_writer *w, const struct compare_result *c)
 	json_obj_begin(w);
 	json_key(w, "first"); json_str(w, c->recommended_first);
 	json_key(w, "second"); json_str(w, c->recommended_second);
+	json_key(w, "first_verdict"); json_str(w, decide_verdict_name(c->first->verdict));
+	json_key(w, "second_verdict"); json_str(w, decide_verdict_name(c->second->verdict));
 	json_key(w, "holds"); json_bool(w, c->recommendation_holds);
+	json_key(w, "status"); json_str(w, decide_compare_status_name(c->status));
+	json_key(w, "shifted"); json_str(w, c->largest ? c->largest->key : NULL);
+	json_key(w, "shift_ratio"); json_double(w, c->largest ? c->largest->r.ratio : NAN);
 	json_obj_end(w);
 	json_obj_end(w);
 }

@@ -1,7 +1,9 @@
 /*
  * show: one experiment in detail — where it came from, its configurations
  * with their run counts, and every failed or interrupted run with its cause;
- * for a raced experiment, the race's state and every elimination.
+ * for a raced experiment, the race's state and every elimination; and the
+ * engine's view of its spread: boot-to-boot against run-to-run variance,
+ * what to spend next, drift over the blocks.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include "../util/json.h"
 #include "cmd.h"
 #include "dbread.h"
+#include "rank.h"
 
 struct show_data {
 	struct db_experiment exp;
@@ -22,6 +25,9 @@ struct show_data {
 	struct db_race race;
 	struct db_elimination *elims;
 	size_t nelims;
+	bool ranked;			/* the engine could look at it (a successful run) */
+	struct db_results res;
+	struct rank_result rank;
 };
 
 /* The elimination of configuration id, or NULL. */
@@ -59,8 +65,13 @@ static void race_json(struct json_writer *w, const struct show_data *d)
 		json_key(w, "configuration_id"); json_int(w, e->configuration_id);
 		json_key(w, "key"); json_str(w, e->key);
 		json_key(w, "after_block"); json_int(w, e->after_block);
-		json_key(w, "against_id"); json_int(w, e->against_id);
+		json_key(w, "against_id");
+		if (e->against_id)
+			json_int(w, e->against_id);
+		else
+			json_null(w);
 		json_key(w, "against"); json_str(w, e->against_key);
+		json_key(w, "reason"); json_str(w, e->failing ? "failing" : "worse");
 		json_key(w, "p"); json_double(w, e->p);
 		json_key(w, "ratio"); json_double(w, e->ratio);
 		json_obj_end(w);
@@ -94,6 +105,8 @@ static void show_json(struct strbuf *out, const struct show_data *d)
 	json_key(&w, "host_facts"); json_raw(&w, e->host_facts);
 	json_key(&w, "runs"); json_int(&w, e->nruns);
 	race_json(&w, d);
+	if (d->ranked)
+		rank_json_boots(&w, &d->rank);
 	json_key(&w, "configurations");
 	json_arr_begin(&w);
 	for (size_t i = 0; i < d->nconfigs; i++) {
@@ -183,12 +196,19 @@ static void show_text(struct strbuf *out, const struct show_data *d)
 		strbuf_addf(out, "  %4lld  %-48s %4d %6d %11d %7d%s", (long long)c->id,
 			    c->rec.key, c->nok, c->nfailed, c->ninterrupted, c->npending,
 			    c->rec.baseline ? "  [baseline]" : "");
-		if (el)
+		if (el && el->failing)
+			strbuf_addf(out, "  eliminated after block %d (failing, p = %.2g)",
+				    el->after_block, el->p);
+		else if (el)
 			strbuf_addf(out, "  eliminated after block %d (%+.1f %% against %lld, "
 				    "p = %.2g)", el->after_block,
 				    isfinite(el->ratio) ? (el->ratio - 1) * 100 : NAN,
 				    (long long)el->against_id, el->p);
 		strbuf_addch(out, '\n');
+	}
+	if (d->ranked) {
+		strbuf_addch(out, '\n');
+		rank_text_boots(out, &d->rank);
 	}
 	if (d->nproblems) {
 		strbuf_addf(out, "\nFailed or interrupted runs (%zu):\n", d->nproblems);
@@ -216,6 +236,10 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	    db_eliminations_list(db, d.exp.id, &d.elims, &d.nelims, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
+		/* The engine's view needs a successful run; without one there is none. */
+		struct ta_err quiet = { 0 };
+		d.ranked = d.exp.nok > 0 && rank_load(ctx->db_path, argv[0], NULL, &d.res, &d.rank,
+						      &quiet) == 0;
 		struct strbuf out = STRBUF_INIT;
 		if (ctx->json)
 			show_json(&out, &d);
@@ -230,6 +254,10 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	db_run_problems_free(d.problems, d.nproblems);
 	db_race_release(&d.race);
 	db_eliminations_free(d.elims, d.nelims);
+	if (d.ranked) {
+		rank_result_release(&d.rank);
+		db_results_release(&d.res);
+	}
 	return rc;
 }
 

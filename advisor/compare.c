@@ -6,42 +6,6 @@
 #include <string.h>
 
 #include "../util/strbuf.h"
-#include "stats.h"
-
-void compare_ratio(const double *x, size_t nx, const double *y, size_t ny,
-		   bool higher_is_better, double alpha, double delta, struct compare_ratio *out)
-{
-	*out = (struct compare_ratio){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
-				       .verdict = COMPARE_INSUFFICIENT };
-	double lx = 0, ly = 0;
-	for (size_t i = 0; i < nx; i++) {
-		if (!(x[i] > 0))
-			return;
-		lx += log(x[i]);
-	}
-	for (size_t i = 0; i < ny; i++) {
-		if (!(y[i] > 0))
-			return;
-		ly += log(y[i]);
-	}
-	if (nx && ny)
-		out->ratio = exp(ly / (double)ny - lx / (double)nx);
-	/* The ranking's own test: Welch on the logs gives interval and p together. */
-	struct stats_ratio r, eq;
-	if (stats_log_welch(y, ny, x, nx, alpha, &r) < 0 ||
-	    stats_log_welch(y, ny, x, nx, 2 * alpha, &eq) < 0)
-		return;
-	out->lo = r.lo;
-	out->hi = r.hi;
-	out->p = r.p;
-	bool up = r.lo > 1, down = r.hi < 1;
-	if (up || down)
-		out->verdict = up == higher_is_better ? COMPARE_BETTER : COMPARE_WORSE;
-	else if (eq.lo >= 1 - delta && eq.hi <= 1 + delta)
-		out->verdict = COMPARE_EQUIVALENT;
-	else
-		out->verdict = COMPARE_UNDECIDED;
-}
 
 static const struct rank_entry *find_key(const struct rank_result *r, const char *key)
 {
@@ -55,6 +19,10 @@ int compare_rankings(const struct rank_result *first, const struct rank_result *
 		     double delta, struct compare_result *out, struct ta_err *err)
 {
 	memset(out, 0, sizeof(*out));
+	if (first->res->exp.id == second->res->exp.id)
+		return err_set(err, EXIT_BAD_INPUT, "both arguments name experiment %lld: compare "
+			       "takes two experiments (a rerun, another day or host); see "
+			       "'topoadvisor list'", (long long)first->res->exp.id);
 	if (strcmp(first->metric, second->metric) ||
 	    first->higher_is_better != second->higher_is_better)
 		return err_set(err, EXIT_BAD_INPUT, "experiment %lld is ranked by %s, experiment "
@@ -80,17 +48,27 @@ int compare_rankings(const struct rank_result *first, const struct rank_result *
 		if (!find_key(first, second->entries[i].config->rec.key))
 			out->only_second[out->nonly_second++] = second->entries[i].config->rec.key;
 	out->alpha = COMPARE_ALPHA / (double)(out->nentries ? out->nentries : 1);
+	struct decide_shift *shifts = xcalloc(out->nentries + 1, sizeof(*shifts));
 	for (size_t i = 0; i < out->nentries; i++) {
 		struct compare_entry *c = &out->entries[i];
-		compare_ratio(c->first->values, c->first->s.n, c->second->values, c->second->s.n,
-			      first->higher_is_better, out->alpha, delta, &c->r);
+		decide_shift(c->first->values, c->first->s.n, c->second->values, c->second->s.n,
+			     first->higher_is_better, out->alpha, delta, &c->r);
+		shifts[i] = c->r;
+		bool shifted = c->r.verdict == DECIDE_BETTER || c->r.verdict == DECIDE_WORSE;
+		if (shifted && (!out->largest || fabs(log(c->r.ratio)) > fabs(log(out->largest->r.ratio))))
+			out->largest = c;
 	}
-	out->recommended_first = first->recommended ? first->recommended->config->rec.key : NULL;
-	out->recommended_second = second->recommended ? second->recommended->config->rec.key : NULL;
-	out->recommendation_holds = out->recommended_first && out->recommended_second &&
-				    !strcmp(out->recommended_first, out->recommended_second);
-	if (out->recommended_first)
-		out->first_pick_in_second = find_key(second, out->recommended_first);
+	const struct rank_decision *p1 = first->recommended_decision;
+	const struct rank_decision *p2 = second->recommended_decision;
+	out->recommended_first = p1 ? p1->key : NULL;
+	out->recommended_second = p2 ? p2->key : NULL;
+	out->status = decide_compare(rank_decisive(first), out->recommended_first,
+				     rank_decisive(second), out->recommended_second, shifts,
+				     out->nentries);
+	free(shifts);
+	out->recommendation_holds = out->status != DECIDE_CHANGED_WINNER;
+	if (first->recommended)
+		out->first_pick_in_second = find_key(second, first->recommended->config->rec.key);
 	return 0;
 }
 
@@ -100,14 +78,4 @@ void compare_result_release(struct compare_result *c)
 	free(c->only_first);
 	free(c->only_second);
 	memset(c, 0, sizeof(*c));
-}
-
-const char *compare_verdict_name(enum compare_verdict v)
-{
-	static const char *const names[] = {
-		[COMPARE_INSUFFICIENT] = "insufficient", [COMPARE_UNDECIDED] = "undecided",
-		[COMPARE_EQUIVALENT] = "equivalent", [COMPARE_BETTER] = "better",
-		[COMPARE_WORSE] = "worse",
-	};
-	return names[v];
 }

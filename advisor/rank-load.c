@@ -3,6 +3,7 @@
  * database, read the experiment whole, take the advisor settings stored
  * with it, rank it — in one place.
  */
+#include <math.h>
 #include <string.h>
 
 #include "../schema/db-results.h"
@@ -18,8 +19,11 @@ void rank_options_from_stored(const struct db_results *res, struct rank_options 
 		o->settings_unknown = true;
 		return;
 	}
-	o->objective = !strcmp(a->objective, "mean") ? RANK_OBJECTIVE_MEAN : RANK_OBJECTIVE_WORST;
+	o->objective = !strcmp(a->objective, "mean") ? DECIDE_OBJECTIVE_MEAN
+						     : DECIDE_OBJECTIVE_WORST;
 	o->equivalence = a->equivalence;
+	if (!isnan(a->max_failure_rate))
+		o->max_failure_rate = a->max_failure_rate;
 	o->environment = (const char *const *)a->environment;
 	o->nenvironment = a->nenvironment;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/json.h"
+#include "deploy.h"
 #include "rank.h"
 
 void rank_format_gain(struct strbuf *out, double gain)
@@ -27,6 +28,18 @@ void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi)
 		rank_format_gain(out, hi);
 		strbuf_addstr(out, "]");
 	}
+}
+
+void rank_format_needed(struct strbuf *out, int needed)
+{
+	if (needed > DECIDE_NEEDED_CAP)
+		strbuf_addf(out, "more than %d more blocks", DECIDE_NEEDED_CAP);
+	else if (needed > 0)
+		strbuf_addf(out, "about %d more block%s", needed, needed == 1 ? "" : "s");
+	else if (needed == 0)
+		strbuf_addstr(out, "settled");
+	else
+		strbuf_addstr(out, "unknown");
 }
 
 /* needed_repetitions as JSON: null when unknown (< 0). */
@@ -79,7 +92,7 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	}
 	json_arr_end(w);
 	json_key(w, "verdict");
-	json_str(w, e->decision == r->baseline_decision ? "baseline" : rank_verdict_name(e->verdict));
+	json_str(w, e->decision == r->baseline_decision ? "baseline" : decide_verdict_name(e->verdict));
 	json_key(w, "ratio"); json_double(w, e->ratio);
 	json_key(w, "ratio_ci"); json_interval(w, e->ratio_lo, e->ratio_hi);
 	json_key(w, "gain"); json_double(w, e->gain);
@@ -93,8 +106,8 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "host_reference"); json_bool(w, e->host_reference);
 	json_key(w, "tied_with_best"); json_bool(w, e->tied_with_best);
 	json_key(w, "eliminated_block");
-	if (e->config->eliminated_block)
-		json_int(w, e->config->eliminated_block);
+	if (e->eliminated_block)
+		json_int(w, e->eliminated_block);
 	else
 		json_null(w);
 	json_key(w, "p_vs_best"); json_double(w, e->p_best);
@@ -130,10 +143,16 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_arr_end(w);
 	json_key(w, "runs"); json_int(w, (int64_t)c->nruns);
 	json_key(w, "runs_failed"); json_int(w, (int64_t)e->nfailed);
+	json_key(w, "runs_interrupted"); json_int(w, (int64_t)e->ninterrupted);
+	json_key(w, "failure_rate"); json_double(w, e->failure_rate);
+	json_key(w, "failing"); json_bool(w, e->failing);
+	json_key(w, "more_failures"); json_bool(w, e->more_failures);
+	json_key(w, "boots"); json_int(w, (int64_t)e->nboots);
+	json_key(w, "pairs"); json_int(w, (int64_t)e->pairs);
+	json_key(w, "units"); json_int(w, (int64_t)e->units);
 	json_key(w, "outliers"); json_int(w, (int64_t)e->noutliers);
 	json_key(w, "host_cpus"); json_int(w, e->host_cpus);
 	json_key(w, "nondefault_knobs"); json_int(w, e->nondefault_knobs);
-	json_key(w, "eliminated_block"); json_int(w, e->eliminated_block);
 	json_obj_end(w);
 }
 
@@ -146,7 +165,7 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "baseline"); json_bool(w, d == r->baseline_decision);
 	json_key(w, "host_reference"); json_bool(w, d->host_reference);
 	json_key(w, "verdict");
-	json_str(w, d == r->baseline_decision ? "baseline" : rank_verdict_name(d->verdict));
+	json_str(w, d == r->baseline_decision ? "baseline" : decide_verdict_name(d->verdict));
 	json_key(w, "gain"); json_double(w, d->gain);
 	json_key(w, "gain_ci"); json_interval(w, d->gain_lo, d->gain_hi);
 	json_key(w, "p_adjusted"); json_double(w, d->p_adj);
@@ -160,6 +179,14 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "host_cpus"); json_int(w, d->host_cpus);
 	json_key(w, "nondefault_knobs"); json_int(w, d->nondefault_knobs);
 	json_key(w, "eliminated_block"); json_int(w, d->eliminated_block);
+	json_key(w, "eliminated_against"); json_str(w, d->eliminated_against);
+	json_key(w, "eliminated_p"); json_double(w, d->eliminated_p);
+	json_key(w, "runs_ok"); json_int(w, (int64_t)d->runs_ok);
+	json_key(w, "runs_failed"); json_int(w, (int64_t)d->runs_failed);
+	json_key(w, "failure_rate"); json_double(w, d->failure_rate);
+	json_key(w, "failing"); json_bool(w, d->failing);
+	json_key(w, "more_failures"); json_bool(w, d->more_failures);
+	json_key(w, "in_contention"); json_bool(w, d->in_contention);
 	json_key(w, "configurations");
 	json_arr_begin(w);
 	for (size_t l = 0; l < r->nlevels; l++) {
@@ -168,7 +195,7 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 		json_obj_begin(w);
 		json_key(w, "environment"); json_str(w, r->levels[l]);
 		json_key(w, "key"); json_str(w, d->levels[l]->config->rec.key);
-		json_key(w, "verdict"); json_str(w, rank_verdict_name(d->levels[l]->verdict));
+		json_key(w, "verdict"); json_str(w, decide_verdict_name(d->levels[l]->verdict));
 		json_obj_end(w);
 	}
 	json_arr_end(w);
@@ -204,11 +231,13 @@ static void json_header(struct json_writer *w, const struct rank_result *r)
 	json_key(w, "baseline"); json_str(w, r->baseline ? r->baseline->config->rec.key : NULL);
 	json_key(w, "baseline_source"); json_str(w, r->baseline_source);
 	json_key(w, "composite"); json_str(w, r->composite_family);
-	json_key(w, "alpha"); json_double(w, RANK_ALPHA);
+	json_key(w, "alpha"); json_double(w, DECIDE_ALPHA);
 	json_key(w, "comparisons"); json_int(w, (int64_t)r->ncomparisons);
 	json_key(w, "interval_level"); json_double(w, 1 - r->level_alpha);
 	json_key(w, "equivalence"); json_double(w, r->equivalence);
-	json_key(w, "objective"); json_str(w, rank_objective_name(r->objective));
+	json_key(w, "max_failure_rate"); json_double(w, r->max_failure_rate);
+	json_key(w, "trim"); json_double(w, DECIDE_TRIM);
+	json_key(w, "objective"); json_str(w, decide_objective_name(r->objective));
 	json_key(w, "environment_levels");
 	json_arr_begin(w);
 	for (size_t l = 0; l < r->nlevels; l++)
@@ -230,16 +259,18 @@ void rank_json(struct json_writer *w, const struct rank_result *r)
 	for (size_t d = 0; d < r->ndecisions; d++)
 		json_decision(w, r, &r->decisions[d]);
 	json_arr_end(w);
+	rank_json_boots(w, r);
 	json_key(w, "warnings");
 	rank_json_warnings(w, r);
 	json_obj_end(w);
 }
 
 /* Host commands one per array element. */
-static void json_commands(struct json_writer *w, const struct db_results_config *c)
+static void json_commands(struct json_writer *w, const struct rank_result *r,
+			  const struct db_results_config *c)
 {
 	struct strbuf sb = STRBUF_INIT;
-	rank_host_commands(c, &sb);
+	deploy_host_commands(r, c, &sb);
 	json_arr_begin(w);
 	char *p = sb.buf;
 	while (p && *p) {
@@ -258,7 +289,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	const struct rank_decision *d = r->recommended_decision;
 	json_obj_begin(w);
 	json_header(w, r);
-	json_key(w, "verdict"); json_str(w, rank_verdict_name(r->verdict));
+	json_key(w, "verdict"); json_str(w, decide_verdict_name(r->verdict));
 	json_key(w, "decisive"); json_bool(w, rank_decisive(r));
 	json_key(w, "recommended");
 	if (e)
@@ -281,13 +312,31 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	for (size_t i = 0; i < r->ncontention; i++) {
 		json_obj_begin(w);
 		json_key(w, "key"); json_str(w, r->contention[i]->key);
-		json_key(w, "verdict"); json_str(w, rank_verdict_name(r->contention[i]->verdict));
+		json_key(w, "verdict"); json_str(w, decide_verdict_name(r->contention[i]->verdict));
 		json_key(w, "gain"); json_double(w, r->contention[i]->gain);
 		json_key(w, "gain_ci");
 		json_interval(w, r->contention[i]->gain_lo, r->contention[i]->gain_hi);
+		json_key(w, "needed_repetitions");
+		json_needed(w, r->verdict == DECIDE_BETTER ? r->contention[i]->needed_vs_pick
+							   : r->contention[i]->needed_repetitions);
+		json_key(w, "runs_failed"); json_int(w, (int64_t)r->contention[i]->runs_failed);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
+	json_key(w, "eliminated_unsettled");
+	json_arr_begin(w);
+	for (size_t i = 0; i < r->nunsettled; i++) {
+		const struct rank_decision *u = r->unsettled[i];
+		json_obj_begin(w);
+		json_key(w, "key"); json_str(w, u->key);
+		json_key(w, "verdict"); json_str(w, decide_verdict_name(u->verdict));
+		json_key(w, "eliminated_block"); json_int(w, u->eliminated_block);
+		json_key(w, "against"); json_str(w, u->eliminated_against);
+		json_key(w, "p"); json_double(w, u->eliminated_p);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+	json_key(w, "leader"); json_str(w, r->leader ? r->leader->key : NULL);
 	json_key(w, "min_detectable_effect"); json_double(w, r->min_detectable_effect);
 	json_key(w, "needed_repetitions"); json_needed(w, r->needed_repetitions);
 	json_key(w, "test_gains");
@@ -306,7 +355,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	json_key(w, "libvirt_xml");
 	if (e) {
 		struct strbuf xml = STRBUF_INIT;
-		rank_xml_fragment(e->config, &xml);
+		deploy_xml(e->config, &xml);
 		json_str(w, strbuf_str(&xml));
 		strbuf_release(&xml);
 	} else {
@@ -314,7 +363,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	}
 	json_key(w, "host_commands");
 	if (e)
-		json_commands(w, e->config);
+		json_commands(w, r, e->config);
 	else
 		json_null(w);
 	json_key(w, "evidence");
@@ -322,6 +371,9 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	json_key(w, "runs"); json_int(w, (int64_t)r->runs_total);
 	json_key(w, "runs_ok"); json_int(w, (int64_t)r->runs_ok);
 	json_key(w, "runs_failed"); json_int(w, (int64_t)r->runs_failed);
+	json_key(w, "runs_interrupted"); json_int(w, (int64_t)r->runs_interrupted);
+	json_key(w, "recommended_runs_failed");
+	json_int(w, d ? (int64_t)d->runs_failed : 0);
 	json_key(w, "gang_exits_applicable"); json_bool(w, r->gang_data);
 	json_key(w, "correlation");
 	if (r->correlation_x) {
@@ -335,6 +387,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 		json_null(w);
 	}
 	json_obj_end(w);
+	rank_json_boots(w, r);
 	json_key(w, "warnings");
 	rank_json_warnings(w, r);
 	json_obj_end(w);
@@ -362,7 +415,7 @@ static void text_header(struct strbuf *out, const struct rank_result *r)
 		strbuf_addstr(out, "baseline: none (ranked without ratios)\n");
 	if (r->nlevels > 1) {
 		strbuf_addf(out, "environment levels (never recommended, objective %s):",
-			    rank_objective_name(r->objective));
+			    decide_objective_name(r->objective));
 		for (size_t l = 0; l < r->nlevels; l++)
 			strbuf_addf(out, " %s", r->levels[l]);
 		strbuf_addch(out, '\n');
@@ -386,6 +439,8 @@ void rank_entry_status(struct strbuf *st, const struct rank_result *r,
 		strbuf_addstr(st, "host reference (not a VM shape)");
 	else if (e->eliminated_block > 0)
 		strbuf_addf(st, "eliminated after block %d", e->eliminated_block);
+	else if (e->failing)
+		strbuf_addstr(st, "failing");
 	else if (!e->s.n)
 		strbuf_addstr(st, "no data");
 	else if (e->is_best)
@@ -400,7 +455,7 @@ void rank_entry_status(struct strbuf *st, const struct rank_result *r,
 	else
 		strbuf_addstr(st, "untested");
 	if (e->nfailed)
-		strbuf_addf(st, ", %zu failed", e->nfailed);
+		strbuf_addf(st, ", %zu of %zu failed", e->nfailed, e->nfailed + e->s.n);
 }
 
 /* The configurations of one environment level (all of them with one level). */
@@ -444,7 +499,7 @@ static void text_level(struct strbuf *out, const struct rank_result *r, size_t l
 			snprintf(mean, sizeof(mean), "-");
 		strbuf_addf(out, "%-4s  %-*s  %3zu  %12s  %-27s  %6s  %-28s  %-12s  %10s  %s\n", pos,
 			    kw, e->config->rec.key, e->s.n, mean, strbuf_str(&ci), cv, strbuf_str(&vs),
-			    e->decision == r->baseline_decision ? "-" : rank_verdict_name(e->verdict),
+			    e->decision == r->baseline_decision ? "-" : decide_verdict_name(e->verdict),
 			    gang, strbuf_str(&st));
 		strbuf_release(&ci);
 		strbuf_release(&vs);
@@ -463,7 +518,7 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 	}
 	if (r->nlevels > 1) {
 		strbuf_addf(out, "\ndecisions over the %zu environment levels (objective %s):\n",
-			    r->nlevels, rank_objective_name(r->objective));
+			    r->nlevels, decide_objective_name(r->objective));
 		for (size_t d = 0; d < r->ndecisions; d++) {
 			const struct rank_decision *dec = &r->decisions[d];
 			strbuf_addf(out, "  %-*s  ", kw, dec->key);
@@ -472,7 +527,7 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			else
 				rank_format_gain_ci(out, dec->gain, dec->gain_lo, dec->gain_hi);
 			strbuf_addf(out, "  %s%s\n", dec == r->baseline_decision ? "" :
-				    rank_verdict_name(dec->verdict), dec->host_reference
+				    decide_verdict_name(dec->verdict), dec->host_reference
 				    ? " (host reference)" : dec->is_best ? " (best)" :
 				    dec->equivalent_to_best ? " (tied with the best)" : "");
 		}
@@ -510,10 +565,13 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			strbuf_addch(out, '\n');
 		}
 	}
-	strbuf_addf(out, "\nverdicts: Welch's t on the log scale; intervals at %.4g %% "
-		    "(Bonferroni over %zu comparisons with the baseline); equivalent = the "
-		    "interval inside +-%.0f %%; tied = equivalent to the best\n",
-		    100 * (1 - r->level_alpha), r->ncomparisons, 100 * r->equivalence);
+	strbuf_addf(out, "\nverdicts: log ratios paired by block (blocks sharing a guest boot "
+		    "pooled), %.0f %% trimmed; intervals at %.4g %% (Bonferroni over %zu "
+		    "comparisons with the baseline); equivalent = the interval inside +-%.0f %%; "
+		    "tied = equivalent to the best; a failed run counts as the worst outcome\n",
+		    100 * DECIDE_TRIM, 100 * (1 - r->level_alpha), r->ncomparisons,
+		    100 * r->equivalence);
+	rank_text_boots(out, r);
 	text_warnings(out, r);
 }
 
@@ -531,7 +589,7 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 	const struct rank_entry *e = r->recommended;
 	const struct rank_decision *d = r->recommended_decision;
 	text_header(out, r);
-	strbuf_addf(out, "\nverdict: %s\n", rank_verdict_name(r->verdict));
+	strbuf_addf(out, "\nverdict: %s\n", decide_verdict_name(r->verdict));
 	if (!e) {
 		strbuf_addf(out, "no recommendation: %s\n", r->reason);
 		text_warnings(out, r);
@@ -542,8 +600,8 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 	else
 		strbuf_addf(out, "no decision yet; leading for now: %s\n", d->key);
 	if (r->nothing_beats_baseline)
-		strbuf_addf(out, "  nothing beats the baseline (all shown worse or within "
-			    "+-%.0f %%): keep it.\n", 100 * r->equivalence);
+		strbuf_addf(out, "  nothing beats the baseline (every other shown worse, within "
+			    "+-%.0f %% or failing): keep it.\n", 100 * r->equivalence);
 	for (size_t l = 0; l < r->nlevels; l++) {
 		const struct rank_entry *x = d->levels[l];
 		if (!x)
@@ -552,11 +610,14 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 			    r->nlevels > 1 ? r->levels[l] : "", x->s.mean);
 		if (!isnan(x->s.ci_lo))
 			strbuf_addf(out, " (95%% CI %.6g .. %.6g)", x->s.ci_lo, x->s.ci_hi);
-		strbuf_addf(out, " over %zu runs\n", x->s.n);
+		strbuf_addf(out, " over %zu runs", x->s.n);
+		if (x->nfailed)
+			strbuf_addf(out, "; %zu of %zu runs failed", x->nfailed, x->nfailed + x->s.n);
+		strbuf_addch(out, '\n');
 	}
 	if (r->baseline_decision && d != r->baseline_decision && !isnan(d->gain)) {
 		strbuf_addf(out, "  %s gain over the baseline: ", r->nlevels > 1 ?
-			    rank_objective_name(r->objective) : "expected");
+			    decide_objective_name(r->objective) : "expected");
 		rank_format_gain_ci(out, d->gain, d->gain_lo, d->gain_hi);
 		strbuf_addch(out, '\n');
 		for (size_t t = 0; t < e->ntests; t++) {
@@ -566,31 +627,48 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 		}
 	}
 	if (r->ncontention) {
-		strbuf_addstr(out, "  still in contention:\n");
+		strbuf_addf(out, "  still in contention (%s):\n", r->verdict == DECIDE_BETTER
+			    ? "not yet separated from the best" : "against the baseline");
 		for (size_t i = 0; i < r->ncontention; i++) {
 			const struct rank_decision *c = r->contention[i];
 			strbuf_addf(out, "    %-*s %-12s ", key_width(r), c->key,
-				    rank_verdict_name(c->verdict));
+				    decide_verdict_name(c->verdict));
 			rank_format_gain_ci(out, c->gain, c->gain_lo, c->gain_hi);
-			strbuf_addch(out, '\n');
+			strbuf_addstr(out, "  (");
+			rank_format_needed(out, r->verdict == DECIDE_BETTER ? c->needed_vs_pick
+									     : c->needed_repetitions);
+			if (c->runs_failed)
+				strbuf_addf(out, "; %zu of %zu runs failed", c->runs_failed,
+					    c->runs_ok + c->runs_failed);
+			strbuf_addstr(out, ")\n");
 		}
+	}
+	for (size_t i = 0; i < r->nunsettled; i++) {
+		const struct rank_decision *u = r->unsettled[i];
+		strbuf_addf(out, "  eliminated by the race (not shown worse): %s after block %d "
+			    "against %s, p = %.2g\n", u->key, u->eliminated_block,
+			    u->eliminated_against ? u->eliminated_against : "its failures",
+			    u->eliminated_p);
 	}
 	if (!rank_decisive(r) && !isnan(r->min_detectable_effect))
 		strbuf_addf(out, "  min_detectable_effect: %.1f %%\n", 100 * r->min_detectable_effect);
-	if (!rank_decisive(r) && r->needed_repetitions > 0)
-		strbuf_addf(out, "  needed_repetitions: %s%d\n",
-			    r->needed_repetitions > RANK_MAX_REPETITIONS ? "more than " : "",
-			    r->needed_repetitions > RANK_MAX_REPETITIONS ? RANK_MAX_REPETITIONS
-									 : r->needed_repetitions);
+	if (!rank_decisive(r) && r->needed_repetitions > 0) {
+		strbuf_addf(out, "  needed_repetitions: %s%d", r->needed_repetitions > DECIDE_NEEDED_CAP
+			    ? "more than " : "", r->needed_repetitions > DECIDE_NEEDED_CAP
+			    ? DECIDE_NEEDED_CAP : r->needed_repetitions);
+		if (r->leader)
+			strbuf_addf(out, " (%s against the baseline)", r->leader->key);
+		strbuf_addch(out, '\n');
+	}
 	strbuf_addf(out, "  why: %s\n", r->reason);
 
 	strbuf_addstr(out, "\nlibvirt domain XML:\n");
 	struct strbuf xml = STRBUF_INIT;
-	rank_xml_fragment(e->config, &xml);
+	deploy_xml(e->config, &xml);
 	text_indented(out, xml.buf);
 	strbuf_release(&xml);
 	struct strbuf cmds = STRBUF_INIT;
-	rank_host_commands(e->config, &cmds);
+	deploy_host_commands(r, e->config, &cmds);
 	strbuf_addstr(out, "\nhost commands (as root, with no HV guest running):\n");
 	if (!cmds.len)
 		strbuf_addstr(out, "  none: the host's settings stay as they are\n");
@@ -599,6 +677,8 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 
 	strbuf_addf(out, "\nevidence: %zu runs, %zu ok, %zu failed", r->runs_total, r->runs_ok,
 		    r->runs_failed);
+	if (r->runs_interrupted)
+		strbuf_addf(out, ", %zu interrupted", r->runs_interrupted);
 	if (r->correlation_x)
 		strbuf_addf(out, "; Spearman(%s, %s) = %.2f over %zu runs", r->correlation_x,
 			    r->metric, r->spearman, r->spearman_n);
@@ -606,4 +686,85 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 		strbuf_addstr(out, "; ganged exits: not applicable on this host");
 	strbuf_addch(out, '\n');
 	text_warnings(out, r);
+}
+
+/* "the runs of one boot are alike: ..." and what to spend next, from the variance components. */
+void rank_text_boots(struct strbuf *out, const struct rank_result *r)
+{
+	const struct decide_components *vc = &r->dr.components;
+	const struct decide_drift *dr = &r->dr.drift;
+	if (!vc->shared) {
+		strbuf_addstr(out, "boots: no boot served two runs of one configuration: each run "
+			      "is its own replicate, boot-to-boot spread included in the run-to-run one\n");
+	} else if (!vc->estimable) {
+		strbuf_addf(out, "boots: %zu boots for %zu runs: too few to tell boot-to-boot from "
+			    "run-to-run spread\n", vc->boots, vc->runs);
+	} else {
+		strbuf_addf(out, "boots: %zu boots for %zu runs (%.1f runs per boot): boot-to-boot "
+			    "sd %.1f %%, run-to-run sd %.1f %% (F = %.2f on %.0f and %.0f df, p = "
+			    "%.2g); verdicts count boots, not runs\n", vc->boots, vc->runs,
+			    vc->runs_per_boot, 100 * vc->sd_boot, 100 * vc->sd_run, vc->f, vc->df1,
+			    vc->df2, vc->p);
+		double k = vc->optimal_runs_per_boot;
+		switch (vc->advice) {
+		case DECIDE_ADVICE_MORE_BOOTS:
+			strbuf_addf(out, "  next: more boots, fewer runs each (guest.reuse_runs: %.0f; "
+				    "Kalibera & Jones' optimum %.1f from the costs)\n", fmax(1, round(k)), k);
+			break;
+		case DECIDE_ADVICE_MORE_RUNS:
+			if (isinf(k))
+				strbuf_addstr(out, "  next: more runs per boot (raise guest.reuse_runs: "
+					      "the boots do not differ measurably)\n");
+			else
+				strbuf_addf(out, "  next: more runs per boot (guest.reuse_runs: %.0f; "
+					    "Kalibera & Jones' optimum %.1f from the costs)\n",
+					    round(k), k);
+			break;
+		case DECIDE_ADVICE_KEEP:
+			strbuf_addf(out, "  next: keep %.1f runs per boot (the optimum is %.1f)\n",
+				    vc->runs_per_boot, k);
+			break;
+		case DECIDE_ADVICE_NONE:
+			strbuf_addstr(out, "  next: the boot and run costs are unknown (no "
+				      "boot_seconds / benchmark_seconds stored)\n");
+			break;
+		}
+	}
+	if (dr->tested)
+		strbuf_addf(out, "drift: %+.2f %% per block [%+.2f %%, %+.2f %%], p = %.2g%s\n",
+			    100 * expm1(dr->slope), 100 * expm1(dr->lo), 100 * expm1(dr->hi), dr->p,
+			    dr->p < DECIDE_ALPHA ? "; cancelled by the blocking (every comparison is "
+			    "within blocks)" : "");
+}
+
+void rank_json_boots(struct json_writer *w, const struct rank_result *r)
+{
+	static const char *const advice[] = {
+		[DECIDE_ADVICE_NONE] = NULL, [DECIDE_ADVICE_KEEP] = "keep",
+		[DECIDE_ADVICE_MORE_BOOTS] = "more boots", [DECIDE_ADVICE_MORE_RUNS] = "more runs per boot",
+	};
+	const struct decide_components *vc = &r->dr.components;
+	const struct decide_drift *dr = &r->dr.drift;
+	json_key(w, "boots");
+	json_obj_begin(w);
+	json_key(w, "shared"); json_bool(w, vc->shared);
+	json_key(w, "estimable"); json_bool(w, vc->estimable);
+	json_key(w, "boots"); json_int(w, (int64_t)vc->boots);
+	json_key(w, "runs"); json_int(w, (int64_t)vc->runs);
+	json_key(w, "runs_per_boot"); json_double(w, vc->runs_per_boot);
+	json_key(w, "sd_boot"); json_double(w, vc->sd_boot);
+	json_key(w, "sd_run"); json_double(w, vc->sd_run);
+	json_key(w, "f"); json_double(w, vc->f);
+	json_key(w, "p"); json_double(w, vc->p);
+	json_key(w, "optimal_runs_per_boot"); json_double(w, vc->optimal_runs_per_boot);
+	json_key(w, "advice"); json_str(w, advice[vc->advice]);
+	json_obj_end(w);
+	json_key(w, "drift");
+	json_obj_begin(w);
+	json_key(w, "tested"); json_bool(w, dr->tested);
+	json_key(w, "per_block"); json_double(w, dr->tested ? expm1(dr->slope) : NAN);
+	json_key(w, "per_block_ci");
+	json_interval(w, dr->tested ? expm1(dr->lo) : NAN, dr->tested ? expm1(dr->hi) : NAN);
+	json_key(w, "p"); json_double(w, dr->p);
+	json_obj_end(w);
 }

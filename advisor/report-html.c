@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "deploy.h"
+
 static const char *const palette[] = {
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -405,8 +407,8 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 			rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
 		strbuf_addstr(o, "</td><td>");
 		if (e->decision != r->baseline_decision)
-			strbuf_addf(o, "<span class='v-%s'>%s</span>", rank_verdict_name(e->verdict),
-				    rank_verdict_name(e->verdict));
+			strbuf_addf(o, "<span class='v-%s'>%s</span>", decide_verdict_name(e->verdict),
+				    decide_verdict_name(e->verdict));
 		strbuf_addstr(o, "</td><td class='status'>");
 		struct strbuf st = STRBUF_INIT;
 		rank_entry_status(&st, r, e);
@@ -435,7 +437,7 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 		    "<b>%s</b>: %s. Environment levels are conditions the choice must survive; "
 		    "they are never recommended.</p>\n<table id='decisions'>\n<thead><tr>"
 		    "<th>decision</th><th>objective gain [CI]</th><th>verdict</th>", r->nlevels,
-		    rank_objective_name(r->objective), r->objective == RANK_OBJECTIVE_MEAN
+		    decide_objective_name(r->objective), r->objective == DECIDE_OBJECTIVE_MEAN
 		    ? "the geometric mean of the ratios to the baseline over the levels"
 		    : "the worst ratio to the baseline over the levels");
 	for (size_t l = 0; l < r->nlevels; l++) {
@@ -457,7 +459,7 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 		if (dec != r->baseline_decision)
 			rank_format_gain_ci(o, dec->gain, dec->gain_lo, dec->gain_hi);
 		strbuf_addf(o, "</td><td>%s</td>", dec == r->baseline_decision ? ""
-			    : rank_verdict_name(dec->verdict));
+			    : decide_verdict_name(dec->verdict));
 		for (size_t l = 0; l < r->nlevels; l++) {
 			const struct rank_entry *e = dec->levels[l];
 			strbuf_addstr(o, "<td>");
@@ -478,7 +480,7 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 	const struct rank_decision *d = r->recommended_decision;
 	strbuf_addf(o, "<section id='recommendation'>\n<h2>Recommendation</h2>\n"
 		    "<p class='verdict v-%s'>verdict: <b>%s</b></p>\n",
-		    rank_verdict_name(r->verdict), rank_verdict_name(r->verdict));
+		    decide_verdict_name(r->verdict), decide_verdict_name(r->verdict));
 	if (!e) {
 		strbuf_addstr(o, "<p>");
 		report_html_escape(o, r->reason);
@@ -503,7 +505,7 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		for (size_t i = 0; i < r->ncontention; i++) {
 			strbuf_addstr(o, i ? ", " : "");
 			report_html_escape(o, r->contention[i]->key);
-			strbuf_addf(o, " (%s, ", rank_verdict_name(r->contention[i]->verdict));
+			strbuf_addf(o, " (%s, ", decide_verdict_name(r->contention[i]->verdict));
 			rank_format_gain_ci(o, r->contention[i]->gain, r->contention[i]->gain_lo,
 				   r->contention[i]->gain_hi);
 			strbuf_addstr(o, ")");
@@ -521,11 +523,11 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		strbuf_addstr(o, " (gains in each test's own direction).</p>\n");
 	}
 	struct strbuf tmp = STRBUF_INIT;
-	rank_xml_fragment(e->config, &tmp);
+	deploy_xml(e->config, &tmp);
 	strbuf_addstr(o, "<h3>libvirt domain XML</h3>\n<pre id='xml'>");
 	report_html_escape(o, strbuf_str(&tmp));
 	strbuf_reset(&tmp);
-	rank_host_commands(e->config, &tmp);
+	deploy_host_commands(r, e->config, &tmp);
 	strbuf_addstr(o, "</pre>\n<h3>Host commands</h3>\n<pre id='commands'>");
 	report_html_escape(o, tmp.len ? strbuf_str(&tmp) : "none: keep the host's settings\n");
 	strbuf_addstr(o, "</pre>\n");

@@ -139,6 +139,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 		.equivalence = cfg->advisor.equivalence,
 		.environment = (const char *const *)cfg->advisor.environment,
 		.nenvironment = cfg->advisor.nenvironment,
+		.max_failure_rate = cfg->advisor.max_failure_rate,
 	};
 	int64_t exp_id;
 	int rc;

@@ -265,7 +265,7 @@ static int parse_libvirt(struct yr_reader *L, const yaml_node_t *n, struct sweep
 static int parse_guest(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
 	static const char *const keys[] = { "runner", "boot_timeout", "prepare", "reuse",
-					    "host_baseline", NULL };
+					    "reuse_runs", "host_baseline", NULL };
 	if (yr_map_check(L, n, "guest", keys, "a mapping (runner, boot_timeout, ...)") < 0)
 		return -1;
 	yaml_node_t *v;
@@ -301,6 +301,13 @@ static int parse_guest(struct yr_reader *L, const yaml_node_t *n, struct sweep_c
 	if ((v = yr_map_get(L, n, "reuse")) &&
 	    yr_get_bool(L, v, "guest.reuse", &cfg->reuse_guest) < 0)
 		rc = -1;
+	if ((v = yr_map_get(L, n, "reuse_runs"))) {
+		if (yr_get_int(L, v, "guest.reuse_runs", 1, 1000, &cfg->reuse_runs) < 0)
+			rc = -1;
+		else if (!cfg->reuse_guest)
+			rc = yr_fail(L, v, "guest.reuse_runs", "counts the runs of a reused guest "
+				     "boot; it needs reuse: true");
+	}
 	if ((v = yr_map_get(L, n, "host_baseline"))) {
 		if (yr_get_bool(L, v, "guest.host_baseline", &cfg->host_baseline) < 0)
 			rc = -1;
@@ -1081,9 +1088,10 @@ static const char *const objective_names[] = { [OBJECTIVE_WORST] = "worst",
  */
 static int parse_advisor(struct yr_reader *L, const yaml_node_t *n, struct sweep_config *cfg)
 {
-	static const char *const keys[] = { "objective", "equivalence", "environment", NULL };
+	static const char *const keys[] = { "objective", "equivalence", "max_failure_rate",
+					    "environment", NULL };
 	if (yr_map_check(L, n, "advisor", keys, "a mapping (objective, equivalence, "
-			 "environment)") < 0)
+			 "max_failure_rate, environment)") < 0)
 		return -1;
 	struct advisor_settings *a = &cfg->advisor;
 	yaml_node_t *v;
@@ -1097,6 +1105,11 @@ static int parse_advisor(struct yr_reader *L, const yaml_node_t *n, struct sweep
 	if ((v = yr_map_get(L, n, "equivalence")) &&
 	    get_fraction(L, v, "advisor.equivalence", 0.0001, 0.5, "a fraction above 0 and at "
 			 "most 0.5 (e.g. 0.02 for +-2 %)", &a->equivalence) < 0)
+		rc = -1;
+	if ((v = yr_map_get(L, n, "max_failure_rate")) &&
+	    get_fraction(L, v, "advisor.max_failure_rate", 0, 1, "a fraction from 0 to 1 (e.g. "
+			 "0.2: a configuration failing more than 1 run in 5 is failing)",
+			 &a->max_failure_rate) < 0)
 		rc = -1;
 	if (!(v = yr_map_get(L, n, "environment")))
 		return rc;
@@ -1350,6 +1363,8 @@ static void config_defaults(struct sweep_config *cfg)
 	cfg->race_first_test = 3;
 	cfg->advisor.objective = OBJECTIVE_WORST;
 	cfg->advisor.equivalence = 0.02;
+	cfg->advisor.max_failure_rate = 0.2;
+	cfg->reuse_runs = 1;
 }
 
 /* Walks the whole schema, recording every error; -1 when there was any. */
@@ -1565,6 +1580,7 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out)
 		dump_argv(out, key, &cfg->prepare[i]);
 	}
 	strbuf_addf(out, "guest.reuse: %s\n", cfg->reuse_guest ? "true" : "false");
+	strbuf_addf(out, "guest.reuse_runs: %d\n", cfg->reuse_runs);
 	strbuf_addf(out, "guest.host_baseline: %s\n", cfg->host_baseline ? "true" : "false");
 	const struct topology_spec *t = &cfg->topology;
 	if (t->generated) {
@@ -1644,8 +1660,9 @@ void config_dump(const struct sweep_config *cfg, struct strbuf *out)
 	strbuf_addf(out, "strategy: %s\n", strategy_names[cfg->strategy]);
 	if (cfg->strategy == STRATEGY_RACE)
 		strbuf_addf(out, "race.first_test: %d\n", cfg->race_first_test);
-	strbuf_addf(out, "advisor: objective=%s equivalence=%g environment=noise",
-		    objective_names[cfg->advisor.objective], cfg->advisor.equivalence);
+	strbuf_addf(out, "advisor: objective=%s equivalence=%g max_failure_rate=%g "
+		    "environment=noise", objective_names[cfg->advisor.objective],
+		    cfg->advisor.equivalence, cfg->advisor.max_failure_rate);
 	for (size_t i = 0; i < cfg->advisor.nenvironment; i++)
 		strbuf_addf(out, ",%s", cfg->advisor.environment[i]);
 	strbuf_addch(out, '\n');

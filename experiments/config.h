@@ -142,6 +142,7 @@ enum advisor_objective { OBJECTIVE_WORST, OBJECTIVE_MEAN };
 struct advisor_settings {
 	enum advisor_objective objective;	/* default worst */
 	double equivalence;		/* delta of "equivalent", a fraction; default 0.02 */
+	double max_failure_rate;	/* above it a configuration is failing; default 0.2 */
 	char **environment;		/* factors that are conditions, besides noise */
 	size_t nenvironment;
 };
@@ -170,6 +171,7 @@ struct sweep_config {
 	struct argv_list *prepare;	/* commands run before the benchmark */
 	size_t nprepare;
 	bool reuse_guest;		/* reuse across repetitions when possible */
+	int reuse_runs;			/* a reused boot serves at most this many blocks (default 1) */
 	bool host_baseline;		/* also run the benchmark on the host itself */
 
 	struct topology_spec topology;

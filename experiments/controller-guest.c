@@ -28,6 +28,7 @@ struct guest_state {
 	struct vcpustats before;
 	bool have_before;
 	bool suspended;			/* kept for reuse while another guest runs */
+	int64_t boot;			/* the run it was booted for: its runs' runs.boot */
 	struct guestbg load, server;	/* this run's in-guest noise and server */
 };
 
@@ -104,8 +105,9 @@ int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
 	if (cfg->reuse_guest) {
 		cap = reuse_capacity(c->plan, host_mem_available_mib());
 		if (!c->opts->quiet)
-			fprintf(stderr, "guest.reuse: one guest per shape and pinning, up to %zu "
-				"kept (suspended while another runs); %zu boots if no run fails\n",
+			fprintf(stderr, "guest.reuse: one guest per shape and pinning for %d "
+				"block%s, up to %zu kept (suspended while another runs); %zu boots "
+				"if no run fails\n", cfg->reuse_runs, cfg->reuse_runs == 1 ? "" : "s",
 				cap, reuse_boots(c->plan, cap));
 	}
 	reuse_cache_init(&c->cache, cap);
@@ -234,7 +236,7 @@ static void check_topology(struct ctl *c, const struct plan_config *pc, struct r
 	agent_result_release(&res);
 }
 
-int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
+int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, int block,
 		 struct run_record *rec, struct ta_err *err)
 {
 	size_t slot = 0;
@@ -245,7 +247,7 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 		if (c->guest && c->cache.group[c->guest_slot] != group)
 			ctl_guest_park(c);
 		bool hit, evict;
-		slot = reuse_cache_take(&c->cache, group, &hit, &evict);
+		slot = reuse_cache_take(&c->cache, group, block, c->cfg->reuse_runs, &hit, &evict);
 		if (evict) {
 			destroy(c->kept[slot]);
 			c->kept[slot] = NULL;
@@ -266,6 +268,7 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 			/* Reused: checked again, the guest must still see its shape. */
 			c->guest = gs;
 			c->guest_slot = slot;
+			rec->boot = gs->boot;
 			check_topology(c, pc, rec);
 			return 0;
 		}
@@ -281,6 +284,7 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 	c->kept[slot] = gs;
 	c->guest = gs;
 	c->guest_slot = slot;
+	gs->boot = rec->boot = run_id;
 	runrec_metric(rec, "boot_seconds", gs->g->boot_seconds, "s", METRIC_DIR_NONE);
 	check_topology(c, pc, rec);
 	return 0;

@@ -26,6 +26,10 @@ struct ctl {
 	size_t guest_slot;		/* its slot in kept[] */
 	struct reuse_cache cache;	/* guest.reuse: which group each slot holds */
 	struct guest_state **kept;	/* [cache.cap]: booted guests, running or suspended */
+	/* guest.reuse with runner host: the host-runner sessions, one per reuse
+	 * group, served like kept guests; session_boot[slot]: the run it began with */
+	struct reuse_cache sessions;
+	int64_t *session_boot;
 	bool trace_host_runs;		/* trace benchmarks run on the host (root only) */
 };
 
@@ -46,9 +50,11 @@ int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err);
 void ctl_guest_end_sweep(struct ctl *c);
 /*
  * Makes the guest for pc current: resumes the kept guest of its reuse group
- * (guest.reuse) or boots one, suspending the previous guest when it is kept.
+ * (guest.reuse) while it may serve this block (guest.reuse_runs), or boots
+ * one, suspending the previous guest when it is kept.  rec->boot gets the
+ * run the guest was booted for.
  */
-int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
+int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, int block,
 		 struct run_record *rec, struct ta_err *err);
 int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_output *o,
 		   struct ta_err *err);

@@ -301,9 +301,12 @@ static int apply_knobs(struct ctl *c, const struct plan_config *pc, struct run_r
 			same = false;
 	if (same)
 		return 0;
-	/* The same rule plan's boot count follows (reuse.h). */
-	if (reuse_knobs_clear_guests(c->plan, c->applied, pc->knob_values))
+	/* The same rule plan's boot count follows (reuse.h); host sessions end too. */
+	if (reuse_knobs_clear_guests(c->plan, c->applied, pc->knob_values)) {
 		ctl_guest_down_all(c);
+		for (size_t i = 0; c->session_boot && i < c->sessions.cap; i++)
+			reuse_cache_drop(&c->sessions, i);
+	}
 	struct knob_journal journal = { c->db, c->exp_id };
 	struct ta_err err = { 0 };
 	const char **names = xcalloc(cfg->nknobs, sizeof(*names));
@@ -441,6 +444,39 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 	return err_set(err, EXIT_FAILURE_RUN, "the redis server did not answer PING within 15 s");
 }
 
+/*
+ * The host runner's session for this run (guest.reuse with runner host):
+ * served like a kept guest — one per reuse group, for guest.reuse_runs
+ * blocks, ended by a failed run and by a knob that needs no guests — so a
+ * sweep of the host runner has boots as a level of replication too
+ * (docs/config.md).  rec->boot gets the run the session began with.
+ * Returns whether this run begins one (guest.prepare runs then).
+ */
+static bool host_session(struct ctl *c, const struct plan_config *pc,
+			 const struct db_run_todo *t, struct run_record *rec)
+{
+	if (!c->session_boot) {
+		rec->boot = t->run_id;
+		return true;
+	}
+	bool hit, evict;
+	size_t slot = reuse_cache_take(&c->sessions, reuse_group(c->plan, pc->rec.index),
+				       t->repetition, c->cfg->reuse_runs, &hit, &evict);
+	if (!hit)
+		c->session_boot[slot] = t->run_id;
+	rec->boot = c->session_boot[slot];
+	return !hit;
+}
+
+/* Ends the host session of pc's reuse group (its run failed). */
+static void host_session_end(struct ctl *c, const struct plan_config *pc)
+{
+	size_t g = reuse_group(c->plan, pc->rec.index);
+	for (size_t i = 0; c->session_boot && i < c->sessions.cap; i++)
+		if (c->sessions.group[i] == g)
+			reuse_cache_drop(&c->sessions, i);
+}
+
 static void run_one(struct ctl *c, const struct plan_config *pc, const struct db_run_todo *t,
 		    struct run_record *rec)
 {
@@ -454,16 +490,18 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		goto out;
 	record_host_state(c, pc, rec);
 
+	bool prepare = true;
 	if (!in_guest(c, pc)) {
 		ctl_guest_park(c);	/* a guest kept for reuse must not load the host run */
-	} else if (ctl_guest_up(c, pc, t->run_id, rec, &err) < 0) {
+		prepare = host_session(c, pc, t, rec);
+	} else if (ctl_guest_up(c, pc, t->run_id, t->repetition, rec, &err) < 0) {
 		runrec_fail(rec, "guest: %s", err.msg);
 		goto out;
 	}
 	if (*c->cancel)
 		goto out;
 
-	for (size_t i = 0; i < cfg->nprepare; i++) {
+	for (size_t i = 0; prepare && i < cfg->nprepare; i++) {
 		struct cmd_output o;
 		if (run_cmd(c, pc, cfg->prepare[i].argv, cfg->bench.timeout, &o, &err) < 0) {
 			runrec_fail(rec, "preparation '%s': %s", cfg->prepare[i].argv[0], err.msg);
@@ -642,6 +680,8 @@ out:
 	}
 	if (in_guest(c, pc) && (!cfg->reuse_guest || strcmp(rec->status, "ok") || *c->cancel))
 		ctl_guest_down(c);
+	if (!in_guest(c, pc) && strcmp(rec->status, "ok"))
+		host_session_end(c, pc);
 }
 
 /* ---- the sweep -------------------------------------------------------- */
@@ -723,6 +763,10 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		fprintf(stderr, "not tracing the benchmarks run on the host: tracing needs root\n");
 	if (c.cfg->runner == RUNNER_AGENT && ctl_guest_start_sweep(&c, err) < 0)
 		goto out;
+	if (c.cfg->runner == RUNNER_HOST && c.cfg->reuse_guest) {
+		reuse_cache_init(&c.sessions, reuse_groups(plan));
+		c.session_boot = xcalloc(c.sessions.cap, sizeof(*c.session_boot));
+	}
 	if (db_runs_list(db, exp_id, true, &todo, &ntodo, err) < 0 ||
 	    db_experiment_set_status(db, exp_id, "running", err) < 0)
 		goto out;
@@ -791,6 +835,10 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 out:
 	warn_sink_set(NULL, NULL);
 	ctl_guest_end_sweep(&c);
+	if (c.session_boot) {
+		reuse_cache_release(&c.sessions);
+		free(c.session_boot);
+	}
 	{
 		struct ta_err rerr = { 0 };
 		if (restore_knobs(&c, &rerr) < 0) {

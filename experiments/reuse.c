@@ -48,11 +48,17 @@ size_t reuse_capacity(const struct plan *p, long mem_available_mib)
 	return (size_t)fit < groups ? (size_t)fit : groups;
 }
 
+bool reuse_boot_serves(int first, int block, int runs)
+{
+	return block >= first && block - first < (runs > 0 ? runs : 1);
+}
+
 void reuse_cache_init(struct reuse_cache *rc, size_t cap)
 {
 	rc->cap = cap ? cap : 1;
 	rc->group = xcalloc(rc->cap, sizeof(*rc->group));
 	rc->used = xcalloc(rc->cap, sizeof(*rc->used));
+	rc->first = xcalloc(rc->cap, sizeof(*rc->first));
 	for (size_t i = 0; i < rc->cap; i++)
 		rc->group[i] = REUSE_NO_GROUP;
 	rc->clock = 0;
@@ -62,28 +68,34 @@ void reuse_cache_release(struct reuse_cache *rc)
 {
 	free(rc->group);
 	free(rc->used);
+	free(rc->first);
 	memset(rc, 0, sizeof(*rc));
 }
 
-size_t reuse_cache_take(struct reuse_cache *rc, size_t group, bool *hit, bool *evict)
+size_t reuse_cache_take(struct reuse_cache *rc, size_t group, int block, int runs, bool *hit,
+			bool *evict)
 {
 	size_t slot = 0;
 	*hit = *evict = false;
 	for (size_t i = 0; i < rc->cap; i++) {
 		if (rc->group[i] == group) {
-			*hit = true;
+			/* Kept, but its blocks may be used up: then a fresh boot in its slot. */
+			*hit = reuse_boot_serves(rc->first[i], block, runs);
+			*evict = !*hit;
+			if (*evict)
+				rc->first[i] = block;
 			slot = i;
-			break;
+			rc->used[slot] = ++rc->clock;
+			return slot;
 		}
 		/* An empty slot first, else the least recently used. */
 		bool empty = rc->group[i] == REUSE_NO_GROUP, best_empty = rc->group[slot] == REUSE_NO_GROUP;
 		if ((empty && !best_empty) || (empty == best_empty && rc->used[i] < rc->used[slot]))
 			slot = i;
 	}
-	if (!*hit) {
-		*evict = rc->group[slot] != REUSE_NO_GROUP;
-		rc->group[slot] = group;
-	}
+	*evict = rc->group[slot] != REUSE_NO_GROUP;
+	rc->group[slot] = group;
+	rc->first[slot] = block;
 	rc->used[slot] = ++rc->clock;
 	return slot;
 }
@@ -130,7 +142,7 @@ size_t reuse_boots(const struct plan *p, size_t capacity)
 		if (g == REUSE_NO_GROUP)
 			continue;
 		bool hit, evict;
-		reuse_cache_take(&rc, g, &hit, &evict);
+		reuse_cache_take(&rc, g, p->runs[i].repetition, p->cfg->reuse_runs, &hit, &evict);
 		boots += !hit;
 	}
 	reuse_cache_release(&rc);

@@ -6,7 +6,11 @@
  * domain XML); noise loads and host knobs are per run, started and stopped
  * around each benchmark.  So configurations with the same shape and
  * pinning form one *reuse group* and share a guest across repetitions and
- * across noise loads.  The randomized block order interleaves the groups,
+ * across noise loads, for at most guest.reuse_runs consecutive blocks: then
+ * a fresh boot, so that boots, not only runs, are replicated (runs of one
+ * boot share its placement and are no independent replicates: the
+ * advisor's paired comparisons pool the blocks one boot served, see
+ * decide/decide.h).  The randomized block order interleaves the groups,
  * so the controller keeps one guest per group alive and *suspends* the
  * ones not in use (a paused guest runs no vCPU and steals nothing from the
  * measured one), up to a capacity set by the host's free memory; beyond
@@ -48,11 +52,18 @@ size_t reuse_groups(const struct plan *p);
  */
 size_t reuse_capacity(const struct plan *p, long mem_available_mib);
 
+/*
+ * Whether a boot made for a run of block `first` may serve a run of block
+ * `block` with guest.reuse_runs `runs`: at most `runs` consecutive blocks.
+ */
+bool reuse_boot_serves(int first, int block, int runs);
+
 /* The kept guests' groups, least recently used first out. */
 struct reuse_cache {
 	size_t cap;
 	size_t *group;		/* [cap]; REUSE_NO_GROUP: empty slot */
 	uint64_t *used;		/* [cap]; when the slot was last used */
+	int *first;		/* [cap]; the block its guest was booted for */
 	uint64_t clock;
 };
 
@@ -60,11 +71,14 @@ void reuse_cache_init(struct reuse_cache *rc, size_t cap);
 void reuse_cache_release(struct reuse_cache *rc);
 
 /*
- * The slot for a run of `group`: *hit when a guest of that group is kept
- * there; otherwise the slot to boot into, and *evict when it holds
- * another group's guest that must be destroyed first.
+ * The slot for a run of `group` in block `block`: *hit when a guest of that
+ * group is kept there and may still serve it (reuse_boot_serves with
+ * `runs`); otherwise the slot to boot into, and *evict when it holds a
+ * guest that must be destroyed first (another group's, or this group's
+ * whose blocks are used up).
  */
-size_t reuse_cache_take(struct reuse_cache *rc, size_t group, bool *hit, bool *evict);
+size_t reuse_cache_take(struct reuse_cache *rc, size_t group, int block, int runs, bool *hit,
+			bool *evict);
 /* Empties a slot (its guest was destroyed). */
 void reuse_cache_drop(struct reuse_cache *rc, size_t slot);
 

@@ -110,6 +110,7 @@ void runrec_result(const struct run_record *r, struct db_run_result *out)
 	out->guest_topology = r->guest_topology;
 	out->topology_ok = r->topology_ok;
 	out->lost_events = r->lost_events;
+	out->boot = r->boot;
 	out->metrics = r->metrics;
 	out->nmetrics = r->nmetrics;
 	out->exits = r->exits;

@@ -20,6 +20,7 @@ struct run_record {
 	char *guest_topology;		/* JSON */
 	int topology_ok;		/* -1 unknown */
 	int64_t lost_events;		/* -1 unknown */
+	int64_t boot;			/* the run whose guest boot (host session) it ran in; 0: none */
 	struct db_metric *metrics;	/* names and units owned */
 	size_t nmetrics;
 	struct db_exit_count *exits;	/* source and reason owned */

@@ -99,9 +99,9 @@ int db_eliminations_list(struct db *db, int64_t exp_id, struct db_elimination **
 	*n = 0;
 	sqlite3_stmt *st = db_prepare(db,
 		"SELECT e.configuration_id, c.key, e.after_block, e.against_id, a.key, e.p, "
-		"e.ratio FROM eliminations e "
+		"e.ratio, e.reason FROM eliminations e "
 		"JOIN configurations c ON c.id = e.configuration_id "
-		"JOIN configurations a ON a.id = e.against_id "
+		"LEFT JOIN configurations a ON a.id = e.against_id "
 		"WHERE c.experiment_id = ?1 ORDER BY e.after_block, c.idx", err);
 	if (!st)
 		return -1;
@@ -115,8 +115,9 @@ int db_eliminations_list(struct db *db, int64_t exp_id, struct db_elimination **
 		e->configuration_id = sqlite3_column_int64(st, 0);
 		e->key = db_column_strdup(st, 1);
 		e->after_block = sqlite3_column_int(st, 2);
-		e->against_id = sqlite3_column_int64(st, 3);
+		e->against_id = sqlite3_column_int64(st, 3);	/* 0 when NULL: failing */
 		e->against_key = db_column_strdup(st, 4);
+		e->failing = !strcmp((const char *)sqlite3_column_text(st, 7), "failing");
 		e->p = sqlite3_column_double(st, 5);
 		e->ratio = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN
 			   : sqlite3_column_double(st, 6);
@@ -146,13 +147,15 @@ static int record_elims(struct db *db, int blocks, const struct db_race_elim_new
 	for (size_t i = 0; i < nelims; i++) {
 		const struct db_race_elim_new *e = &elims[i];
 		sqlite3_stmt *st = db_prepare(db, "INSERT INTO eliminations (configuration_id, "
-					      "after_block, against_id, p, ratio) "
-					      "VALUES (?1, ?2, ?3, ?4, ?5)", err);
+					      "after_block, against_id, p, ratio, reason) "
+					      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)", err);
 		if (!st)
 			return -1;
 		sqlite3_bind_int64(st, 1, e->configuration_id);
 		sqlite3_bind_int(st, 2, blocks);
-		sqlite3_bind_int64(st, 3, e->against_id);
+		if (e->against_id)
+			sqlite3_bind_int64(st, 3, e->against_id);
+		sqlite3_bind_text(st, 6, e->against_id ? "worse" : "failing", -1, SQLITE_STATIC);
 		sqlite3_bind_double(st, 4, e->p);
 		if (isfinite(e->ratio))
 			sqlite3_bind_double(st, 5, e->ratio);

@@ -1,5 +1,5 @@
 /*
- * db-race: the stored state of a raced sweep (migration 6) — the races row,
+ * db-race: the stored state of a raced sweep (migrations 6, 8) — the races row,
  * the eliminations, the primary-metric values a race decides on — and the
  * planned runs extend adds.
  *
@@ -47,10 +47,11 @@ struct db_elimination {
 	int64_t configuration_id;
 	char *key;
 	int after_block;
-	int64_t against_id;
-	char *against_key;
+	int64_t against_id;	/* 0: none (failing) */
+	char *against_key;	/* NULL: none */
 	double p;
 	double ratio;		/* NAN when not stored */
+	bool failing;		/* dropped for its failures, not against a configuration */
 };
 
 /* The eliminations of experiment exp_id, by block then configuration index. */
@@ -59,7 +60,8 @@ int db_eliminations_list(struct db *db, int64_t exp_id, struct db_elimination **
 void db_eliminations_free(struct db_elimination *v, size_t n);
 
 struct db_race_elim_new {
-	int64_t configuration_id, against_id;
+	int64_t configuration_id;
+	int64_t against_id;	/* 0: dropped for its failures (reason 'failing') */
 	double p, ratio;
 };
 

@@ -42,6 +42,7 @@ struct db_results_run {
 	char *started_at, *finished_at;
 	int topology_ok;	/* -1: not checked */
 	int64_t lost_events;	/* -1: not recorded */
+	int64_t boot;		/* the run whose guest boot it ran in; 0: not recorded */
 	struct db_results_metric *metrics;
 	size_t nmetrics;
 	struct db_results_exit *exits;

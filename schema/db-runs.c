@@ -162,7 +162,7 @@ int db_run_store(struct db *db, const struct db_run_result *r, struct ta_err *er
 		return -1;
 	sqlite3_stmt *st = db_prepare(db,
 		"UPDATE runs SET status = ?, error = ?, host_state = ?, guest_topology = ?, "
-		"topology_ok = ?, lost_events = ?, "
+		"topology_ok = ?, lost_events = ?, boot = ?, "
 		"started_at = COALESCE(started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')), "
 		"finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?", err);
 	if (!st)
@@ -175,7 +175,9 @@ int db_run_store(struct db *db, const struct db_run_result *r, struct ta_err *er
 		sqlite3_bind_int(st, 5, r->topology_ok);
 	if (r->lost_events >= 0)
 		sqlite3_bind_int64(st, 6, r->lost_events);
-	sqlite3_bind_int64(st, 7, r->run_id);
+	if (r->boot > 0)
+		sqlite3_bind_int64(st, 7, r->boot);
+	sqlite3_bind_int64(st, 8, r->run_id);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

@@ -63,6 +63,7 @@ struct db_run_result {
 	const char *guest_topology;	/* JSON or NULL */
 	int topology_ok;		/* 1, 0, or -1 unknown */
 	int64_t lost_events;		/* < 0: unknown */
+	int64_t boot;			/* runs.boot; 0: NULL */
 	const struct db_metric *metrics;
 	size_t nmetrics;
 	const struct db_exit_count *exits;

@@ -2,6 +2,7 @@
 #include "db.h"
 
 #include <errno.h>
+#include <math.h>
 #include <glib.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -404,8 +405,8 @@ int db_experiment_insert(struct db *db, const struct db_experiment_new *e,
 	sqlite3_stmt *st = db_prepare(db,
 		"INSERT INTO experiments (name, parent_id, config_yaml, config_sha256, "
 		"config_path, tool_version, host_facts, seed, primary_metric, "
-		"higher_is_better, objective, equivalence, environment) "
-		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
+		"higher_is_better, objective, equivalence, environment, max_failure_rate) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
 	if (!st)
 		return -1;
 	char sha[65];
@@ -432,6 +433,7 @@ int db_experiment_insert(struct db *db, const struct db_experiment_new *e,
 		sqlite3_bind_text(st, 11, e->objective, -1, SQLITE_STATIC);
 		sqlite3_bind_double(st, 12, e->equivalence);
 		sqlite3_bind_text(st, 13, environment, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 14, e->max_failure_rate);
 	}
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
@@ -481,12 +483,15 @@ int db_experiment_fail(struct db *db, int64_t id, const char *cause, struct ta_e
 	"COALESCE(SUM(r.status = 'planned'), 0), COALESCE(SUM(r.status = 'running'), 0), " \
 	"COALESCE(SUM(r.status = 'ok'), 0), COALESCE(SUM(r.status = 'failed'), 0), " \
 	"COALESCE(SUM(r.status = 'interrupted'), 0), e.error, " \
-	"e.objective, e.equivalence, e.environment " \
+	"e.objective, e.equivalence, e.environment, e.max_failure_rate " \
 	"FROM experiments e " \
 	"LEFT JOIN configurations c2 ON c2.experiment_id = e.id " \
 	"LEFT JOIN runs r ON r.configuration_id = c2.id "
 
-/* The stored advisor settings from columns col.. (objective, equivalence, environment). */
+/*
+ * The stored advisor settings from columns col.. (objective, equivalence,
+ * environment, max_failure_rate).
+ */
 static void advisor_from_row(sqlite3_stmt *st, int col, struct db_advisor_settings *a)
 {
 	a->objective = db_column_strdup(st, col);
@@ -504,6 +509,8 @@ static void advisor_from_row(sqlite3_stmt *st, int col, struct db_advisor_settin
 		}
 	}
 	json_object_put(env);
+	a->max_failure_rate = sqlite3_column_type(st, col + 3) == SQLITE_NULL ? NAN
+			      : sqlite3_column_double(st, col + 3);
 }
 
 static void experiment_from_row(sqlite3_stmt *st, struct db_experiment *e)

@@ -76,6 +76,7 @@ struct db_advisor_settings {
 	double equivalence;	/* a fraction (0.02) */
 	char **environment;	/* environment factors besides noise */
 	size_t nenvironment;
+	double max_failure_rate;	/* NAN: stored before schema 8 (the default applies) */
 };
 
 struct db_experiment {
@@ -116,6 +117,7 @@ struct db_experiment_new {
 	double equivalence;
 	const char *const *environment;
 	size_t nenvironment;
+	double max_failure_rate;
 };
 
 int db_experiment_insert(struct db *db, const struct db_experiment_new *e,

@@ -268,3 +268,46 @@ UPDATE configurations SET environment = 'noise=' || noise,
 		THEN substr(key, 1, length(key) - length('/noise=' || noise)) ELSE key END;
 UPDATE experiments SET objective = 'worst', equivalence = 0.02, environment = '[]'
 	WHERE instr(config_yaml, 'advisor') = 0;
+
+-- @migration 8
+-- Boots as a level of replication.  runs.boot: the id of the run whose
+-- guest boot (or host-runner session) this run ran in — its own id when it
+-- booted one; runs sharing a boot are not independent replicates
+-- (guest.reuse, guest.reuse_runs).  NULL: not recorded (stored before).
+ALTER TABLE runs ADD COLUMN boot INTEGER;
+
+-- advisor.max_failure_rate, stored with the other advisor settings
+-- (migration 7); NULL: stored before it was, the default (0.2) applies.
+ALTER TABLE experiments ADD COLUMN max_failure_rate REAL
+	CHECK (max_failure_rate IS NULL OR (max_failure_rate >= 0 AND max_failure_rate <= 1));
+
+-- A race also stops when its verdict is decided ('decided'), and drops a
+-- configuration whose failure rate is shown too high: such an elimination
+-- has no configuration it lost to (against_id NULL, reason 'failing').
+CREATE TABLE races_v8 (
+	experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+	first_test INTEGER NOT NULL CHECK (first_test >= 2),
+	max_blocks INTEGER NOT NULL CHECK (max_blocks >= 1),
+	blocks_evaluated INTEGER NOT NULL DEFAULT 0 CHECK (blocks_evaluated >= 0),
+	stop_reason TEXT CHECK (stop_reason IS NULL OR stop_reason IN
+		('one survivor', 'all equivalent', 'maximum reached', 'decided')),
+	stopped_after INTEGER
+);
+INSERT INTO races_v8 SELECT experiment_id, first_test, max_blocks, blocks_evaluated,
+	stop_reason, stopped_after FROM races;
+DROP TABLE races;
+ALTER TABLE races_v8 RENAME TO races;
+
+CREATE TABLE eliminations_v8 (
+	configuration_id INTEGER PRIMARY KEY REFERENCES configurations(id) ON DELETE CASCADE,
+	after_block INTEGER NOT NULL CHECK (after_block >= 1),
+	against_id INTEGER REFERENCES configurations(id) ON DELETE CASCADE,
+	p REAL NOT NULL CHECK (p >= 0 AND p <= 1),
+	ratio REAL,
+	reason TEXT NOT NULL DEFAULT 'worse' CHECK (reason IN ('worse', 'failing')),
+	CHECK ((reason = 'failing') = (against_id IS NULL))
+);
+INSERT INTO eliminations_v8 (configuration_id, after_block, against_id, p, ratio)
+	SELECT configuration_id, after_block, against_id, p, ratio FROM eliminations;
+DROP TABLE eliminations;
+ALTER TABLE eliminations_v8 RENAME TO eliminations;

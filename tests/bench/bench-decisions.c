@@ -47,10 +47,10 @@ static bool null_rate(void)
 		sim_draw(&s, 5, &rng);
 		struct rank_result r;
 		ranked(&s, &r);
-		better += r.verdict == RANK_BETTER;
-		equivalent += r.verdict == RANK_EQUIVALENT;
+		better += r.verdict == DECIDE_BETTER;
+		equivalent += r.verdict == DECIDE_EQUIVALENT;
 		for (size_t i = 0; i < r.nentries; i++)
-			any_better += r.entries[i].verdict == RANK_BETTER;
+			any_better += r.entries[i].verdict == DECIDE_BETTER;
 		rank_result_release(&r);
 	}
 	sim_free(&s);
@@ -83,7 +83,7 @@ static bool decoy_rate(size_t n, double cv, bool with_target)
 		struct rank_result r;
 		ranked(&s, &r);
 		const struct db_results_config *rec = r.recommended ? r.recommended->config : NULL;
-		bool decisive = r.verdict == RANK_BETTER || r.verdict == RANK_EQUIVALENT;
+		bool decisive = r.verdict == DECIDE_BETTER || r.verdict == DECIDE_EQUIVALENT;
 		cheap += decisive && rec == &s.res.configs[1];
 		big += decisive && rec == &s.res.configs[2];
 		rank_result_release(&r);
@@ -215,10 +215,10 @@ static bool underpowered_rate(void)
 		sim_draw(&s, 3, &rng);
 		struct rank_result r;
 		ranked(&s, &r);
-		undecided += r.verdict == RANK_UNDECIDED;
-		equivalent += r.verdict == RANK_EQUIVALENT;
-		better_right += r.verdict == RANK_BETTER && r.recommended->config == &s.res.configs[1];
-		if (r.verdict == RANK_UNDECIDED && r.needed_repetitions > 0)
+		undecided += r.verdict == DECIDE_UNDECIDED;
+		equivalent += r.verdict == DECIDE_EQUIVALENT;
+		better_right += r.verdict == DECIDE_BETTER && r.recommended->config == &s.res.configs[1];
+		if (r.verdict == DECIDE_UNDECIDED && r.needed_repetitions > 0)
 			needed++;
 		rank_result_release(&r);
 	}

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "advisor/rank.h"
-#include "advisor/stats.h"
+#include "decide/stats.h"
 #include "schema/db-results.h"
 
 #define SIM_METRIC "throughput"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The layering rules of README's Layout, checked on the source:
 #  - util/ includes only util/; model/ only model/ and util/;
-#  - nothing in schema/ or collectors/ includes experiments/ or advisor/;
+#  - nothing in schema/ or collectors/ includes decide/, experiments/ or advisor/;
+#  - decide/ (the decision engine, pure) includes only util/, model/, schema/
+#    and itself: never experiments/, collectors/ or advisor/;
 #  - a host knob is defined only in the knob table: no C code outside model/
 #    names a knob (as a string literal) or its file.
 # Comments are stripped first (by the C preprocessor), so a knob may be
@@ -18,11 +20,12 @@ command -v "$cc" >/dev/null 2>&1 || skip "no C compiler ($cc) to strip comments"
 # check_tree DIR: prints one line per violation, nothing when DIR is clean.
 check_tree() {
 	src=$1
-	for dir in util model schema collectors; do
+	for dir in util model schema collectors decide; do
 		case $dir in
 		util) allowed='util' ;;
 		model) allowed='model|util' ;;
-		*) allowed='model|util|schema|collectors' ;;	# not experiments/, advisor/
+		decide) allowed='model|util|schema|decide' ;;
+		*) allowed='model|util|schema|collectors' ;;	# not decide/, experiments/, advisor/
 		esac
 		for f in "$src/$dir"/*.[ch]; do
 			[ -e "$f" ] || continue
@@ -32,7 +35,7 @@ check_tree() {
 		done
 	done
 	"$list" >"$tmp/knobs" || { echo "knob-list failed"; return; }
-	for dir in util schema experiments collectors advisor; do
+	for dir in util schema decide experiments collectors advisor; do
 		for f in "$src/$dir"/*.[ch]; do
 			[ -e "$f" ] || continue
 			"$cc" -fpreprocessed -dD -E -P "$f" 2>/dev/null >"$tmp/code" ||
@@ -62,12 +65,14 @@ fi
 
 # Each rule catches what it is for: a copy of the tree with one violation each.
 mkdir "$tmp/tree"
-for dir in util model schema experiments collectors advisor; do
+for dir in util model schema decide experiments collectors advisor; do
 	mkdir "$tmp/tree/$dir"
 	cp "$top/$dir"/*.[ch] "$tmp/tree/$dir/"
 done
 printf '#include "../experiments/config.h"\n' >>"$tmp/tree/schema/db.h"
 printf '#include "../advisor/cmd.h"\n' >>"$tmp/tree/model/knob-table.c"
+printf '#include "../experiments/plan.h"\n' >>"$tmp/tree/decide/engine.c"
+printf '#include "../decide/decide.h"\n' >>"$tmp/tree/schema/db-race.c"
 printf 'static const char *const k[] = { "kvm_hv.one_vm_per_core", NULL };\n' \
 	>>"$tmp/tree/advisor/rank.c"
 printf 'static const char *const p = "/sys/kernel/mm/ksm/run";\n' \
@@ -77,11 +82,12 @@ printf 'static const char *const q = SYS "/numa_balancing";\n' \
 printf '/* "smt" in a comment is fine */\n' >>"$tmp/tree/experiments/noise.c"
 check_tree "$tmp/tree" >"$tmp/seen"
 for want in "schema/db.h:.*experiments/config.h" "model/knob-table.c:.*advisor/cmd.h" \
+	"decide/engine.c:.*experiments/plan.h" "schema/db-race.c:.*decide/decide.h" \
 	"advisor/rank.c: names knob 'kvm_hv.one_vm_per_core'" \
 	"experiments/plan.c: names sys/kernel/mm/ksm/run" \
 	"collectors/gang.c: names .../numa_balancing"; do
 	grep -q "$want" "$tmp/seen" || { cat "$tmp/seen" >&2; fail "not caught: $want"; }
 done
 ! grep -q "experiments/noise.c" "$tmp/seen" || fail "a knob named in a comment was flagged"
-[ "$(wc -l <"$tmp/seen")" -eq 5 ] || { cat "$tmp/seen" >&2; fail "unexpected extra findings"; }
+[ "$(wc -l <"$tmp/seen")" -eq 7 ] || { cat "$tmp/seen" >&2; fail "unexpected extra findings"; }
 pass

@@ -7,8 +7,10 @@
  *
  * Values are deterministic: a configuration's runs are mean + sd * OFFSETS,
  * whose mean is 0 for 2, 3 or 5 runs and whose sample standard deviation is
- * exactly 1 for five, so a fixture states its mean and sd exactly; the
- * redis scenarios add seeded noise.
+ * exactly 1 for five, so a fixture states its mean and sd exactly; each
+ * configuration takes them in its own order (rotated by its index), so the
+ * runs of one block are not in lockstep: paired comparisons see the spread.
+ * The redis scenarios add seeded noise.
  */
 #ifndef TA_RANK_FIXTURES_H
 #define TA_RANK_FIXTURES_H
@@ -18,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advisor/stats.h"
+#include "decide/stats.h"
 #include "schema/db-results.h"
 #include "util/strbuf.h"
 
@@ -39,6 +41,7 @@ struct fx_config {
 	double mean, sd;
 	int runs;			/* successful runs, 0: 5 */
 	int failed;			/* failed runs after them */
+	int interrupted;		/* interrupted runs after those (no outcome) */
 	bool has_gang;			/* false: no ganged-exit data */
 	double gang_per_s;
 	int64_t lost_events;		/* on repetition 0 */
@@ -72,6 +75,7 @@ static int64_t fx_experiment(struct db *db, const char *name, const char *metric
 		.config_path = "fixture.yaml", .seed = 20261129, .primary_metric = metric,
 		.higher_is_better = hib, .objective = "worst", .equivalence = 0.02,
 		.environment = fx_environment, .nenvironment = fx_nenvironment,
+		.max_failure_rate = 0.2,
 	};
 	int64_t id;
 	fx_check(db_experiment_insert(db, &e, &id, &err), &err);
@@ -160,7 +164,9 @@ static void fx_add(struct db *db, int64_t exp, int idx, const struct fx_config *
 		int64_t run = fx_run_add(db, cid, rep, rep * 10 + idx, "ok", NULL,
 					 rep + 1 == c->topology_bad ? 0 : 1,
 					 rep == 0 ? c->lost_events : 0);
-		double v = rep == 5 && c->extra > 0 ? c->extra : c->mean + c->sd * fx_offsets[rep % 5];
+		int n = c->runs ? c->runs : 5;
+		double off = fx_offsets[(rep + idx) % (n < 5 ? n : 5)];
+		double v = rep == 5 && c->extra > 0 ? c->extra : c->mean + c->sd * off;
 		fx_metric(db, run, metric, v, unit, hib);
 		if (c->has_gang) {
 			fx_gang(db, run, c->gang_per_s + c->gang_sd * fx_offsets[rep % 5]);
@@ -175,6 +181,9 @@ static void fx_add(struct db *db, int64_t exp, int idx, const struct fx_config *
 	for (int f = 0; f < c->failed; f++, rep++)
 		fx_run_add(db, cid, rep, rep * 10 + idx, "failed",
 			   "benchmark timed out after 600 s", -1, -1);
+	for (int f = 0; f < c->interrupted; f++, rep++)
+		fx_run_add(db, cid, rep, rep * 10 + idx, "interrupted", "interrupted by signal 2",
+			   -1, -1);
 }
 
 static const char fx_yaml[] =
@@ -448,12 +457,12 @@ static int64_t fixture_worse(struct db *db, bool lower_is_better)
 			 "seconds" : "records_per_s", !lower_is_better, c, 3);
 }
 
-/* The baseline has one successful run (and four failed): nothing can be tested. */
+/* The baseline has one successful run (four more interrupted): nothing can be tested. */
 static int64_t fixture_baseline_one_run(struct db *db)
 {
 	struct fx_config c[] = {
 		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1, .mean = 100, .sd = 1,
-		  .baseline = true, .runs = 1, .failed = 4 },
+		  .baseline = true, .runs = 1, .interrupted = 4 },
 		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 120, .sd = 1 },
 		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 110, .sd = 1 },
 	};
@@ -477,14 +486,17 @@ static int64_t fixture_decoy(struct db *db, bool equivalent)
 	return fx_simple(db, equivalent ? "decoy-equivalent" : "decoy", "records_per_s", 1, c, 3);
 }
 
-/* One successful run of five, far ahead: never recommended decisively. */
+/*
+ * One successful run of five (the others interrupted: no outcome), far
+ * ahead: never recommended decisively.
+ */
 static int64_t fixture_one_of_five(struct db *db)
 {
 	struct fx_config c[] = {
 		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1, .mean = 100, .sd = 0.3,
 		  .baseline = true },
 		{ .key = "1x2x1/lucky", .sockets = 1, .cores = 2, .threads = 1, .mean = 200, .sd = 1,
-		  .runs = 1, .failed = 4 },
+		  .runs = 1, .interrupted = 4 },
 		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 100.1, .sd = 0.3 },
 	};
 	return fx_simple(db, "one-of-five", "records_per_s", 1, c, 3);

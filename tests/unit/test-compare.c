@@ -1,8 +1,9 @@
 /*
- * Unit tests of advisor/compare: the ratio, its interval and verdict on
- * arrays with known answers, the agreement of the interval with the test,
- * and two rankings (built through the real db fixtures and rank_compute)
- * whose winner flips or holds.
+ * Unit tests of compare: the engine's shift of one configuration between
+ * two experiments (decide_shift) on arrays with known answers, the
+ * agreement of its interval with its test, the status table
+ * (decide_compare), and two rankings (built through the real db fixtures
+ * and rank_compute) that are consistent, drifted, changed or inconclusive.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -22,56 +23,67 @@
 #include "advisor/compare.h"
 #include "advisor/rank.h"
 
-static void test_ratio_verdicts(void **state)
+static void test_shift_verdicts(void **state)
 {
 	(void)state;
 	const double x[] = { 100, 101, 99, 100.5, 99.5 };
 	double y[5];
-	struct compare_ratio r;
+	struct decide_shift r;
 
 	/* The same values: ratio 1, a tight interval, equivalent. */
-	compare_ratio(x, 5, x, 5, true, 0.05, 0.02, &r);
+	decide_shift(x, 5, x, 5, true, 0.05, 0.02, &r);
 	assert_true(fabs(r.ratio - 1) < 1e-12);
 	assert_true(r.lo < 1 && r.hi > 1);
-	assert_int_equal(r.verdict, COMPARE_EQUIVALENT);
+	assert_int_equal(r.verdict, DECIDE_EQUIVALENT);
 	assert_true(fabs(r.p - 1) < 1e-9);
 
 	/* 10 % more: better when higher is better, worse when lower is. */
 	for (int i = 0; i < 5; i++)
 		y[i] = 1.1 * x[i];
-	compare_ratio(x, 5, y, 5, true, 0.05, 0.02, &r);
+	decide_shift(x, 5, y, 5, true, 0.05, 0.02, &r);
 	assert_true(fabs(r.ratio - 1.1) < 1e-9);
 	assert_true(r.lo > 1 && r.lo < 1.1 && r.hi > 1.1);
-	assert_int_equal(r.verdict, COMPARE_BETTER);
-	compare_ratio(x, 5, y, 5, false, 0.05, 0.02, &r);
-	assert_int_equal(r.verdict, COMPARE_WORSE);
+	assert_int_equal(r.verdict, DECIDE_BETTER);
+	decide_shift(x, 5, y, 5, false, 0.05, 0.02, &r);
+	assert_int_equal(r.verdict, DECIDE_WORSE);
 
 	/* A real 1 % difference under 10 % spread: neither shown. */
 	const double wide[] = { 90, 110, 100, 85, 115 };
 	for (int i = 0; i < 5; i++)
 		y[i] = 1.01 * wide[i];
-	compare_ratio(wide, 5, y, 5, true, 0.05, 0.02, &r);
-	assert_int_equal(r.verdict, COMPARE_UNDECIDED);
+	decide_shift(wide, 5, y, 5, true, 0.05, 0.02, &r);
+	assert_int_equal(r.verdict, DECIDE_UNDECIDED);
 
 	/* One run on a side cannot be tested; a non-positive value neither. */
-	compare_ratio(x, 1, y, 5, true, 0.05, 0.02, &r);
-	assert_int_equal(r.verdict, COMPARE_INSUFFICIENT);
-	assert_false(isnan(r.ratio));
+	decide_shift(x, 1, y, 5, true, 0.05, 0.02, &r);
+	assert_int_equal(r.verdict, DECIDE_INSUFFICIENT);
 	const double zero[] = { 0, 1, 2 };
-	compare_ratio(zero, 3, x, 5, true, 0.05, 0.02, &r);
-	assert_int_equal(r.verdict, COMPARE_INSUFFICIENT);
+	decide_shift(zero, 3, x, 5, true, 0.05, 0.02, &r);
+	assert_int_equal(r.verdict, DECIDE_INSUFFICIENT);
+
+	/* One run 3x slower among ten does not hide a 10 % shift (trimmed). */
+	double a[10], b[10];
+	for (int i = 0; i < 10; i++) {
+		a[i] = 100 + (i % 5) - 2;
+		b[i] = 1.1 * (100 + ((i + 2) % 5) - 2);
+	}
+	b[3] /= 3;
+	decide_shift(a, 10, b, 10, true, 0.05, 0.02, &r);
+	assert_int_equal(r.verdict, DECIDE_BETTER);
+	assert_true(fabs(r.ratio - 1.1) < 0.01);
 }
 
 /*
- * Welch on the logs, checked by hand: x = e^{0, 0.1}, y = e^{0.3, 0.5}:
- * d = 0.35, var 0.005 and 0.02, se = sqrt(0.0025 + 0.01) = 0.1118, df = 1.6.
+ * Yuen's test by hand, without trimming (n < 10: the Welch test on the
+ * logs): x = e^{0, 0.1}, y = e^{0.3, 0.5}: d = 0.35, variances 0.005 and
+ * 0.02, se = sqrt(0.0025 + 0.01) = 0.1118, df = 1.6.
  */
-static void test_ratio_reference(void **state)
+static void test_shift_reference(void **state)
 {
 	(void)state;
 	const double x[] = { 1, exp(0.1) }, y[] = { exp(0.3), exp(0.5) };
-	struct compare_ratio r;
-	compare_ratio(x, 2, y, 2, true, 0.05, 0.02, &r);
+	struct decide_shift r;
+	decide_shift(x, 2, y, 2, true, 0.05, 0.02, &r);
 	double se = sqrt(0.0025 + 0.01), df = 0.0125 * 0.0125 / (0.0025 * 0.0025 + 0.01 * 0.01);
 	assert_true(fabs(r.ratio - exp(0.35)) < 1e-12);
 	double q = stats_t_quantile(0.975, df);
@@ -87,19 +99,53 @@ static void test_interval_agrees_with_test(void **state)
 	struct stats_rng rng;
 	stats_rng_seed(&rng, 7);
 	for (int k = 0; k < 500; k++) {
-		double x[6], y[6];
+		double x[12], y[12];
 		double shift = 0.002 * (double)(k % 40);
-		for (int i = 0; i < 6; i++) {
-			x[i] = 100 * exp(0.03 * fx_normal(&rng));
-			y[i] = 100 * exp(shift + 0.03 * fx_normal(&rng));
+		for (int i = 0; i < 12; i++) {
+			x[i] = 100 * exp(0.03 * stats_rng_normal(&rng));
+			y[i] = 100 * exp(shift + 0.03 * stats_rng_normal(&rng));
 		}
-		struct compare_ratio r;
-		compare_ratio(x, 6, y, 6, true, 0.05, 0.02, &r);
+		struct decide_shift r;
+		decide_shift(x, 12, y, 12, true, 0.05, 0.02, &r);
 		bool excludes = r.lo > 1 || r.hi < 1;
 		if (excludes != (r.p < 0.05))
 			fail_msg("sample %d: interval [%g, %g] but p = %g", k, r.lo, r.hi, r.p);
-		assert_true(excludes == (r.verdict == COMPARE_BETTER || r.verdict == COMPARE_WORSE));
+		assert_true(excludes == (r.verdict == DECIDE_BETTER || r.verdict == DECIDE_WORSE));
 	}
+}
+
+/* The status: a changed winner only when both decide; drift before consistency. */
+static void test_status_table(void **state)
+{
+	(void)state;
+	struct decide_shift still = { .verdict = DECIDE_EQUIVALENT };
+	struct decide_shift moved = { .verdict = DECIDE_WORSE };
+	struct decide_shift open = { .verdict = DECIDE_UNDECIDED };
+	const struct {
+		bool d1;
+		const char *p1;
+		bool d2;
+		const char *p2;
+		const struct decide_shift *shift;
+		enum decide_compare_status want;
+	} rows[] = {
+		{ true, "a", true, "a", &still, DECIDE_CONSISTENT },
+		{ true, "a", true, "b", &still, DECIDE_CHANGED_WINNER },
+		{ true, "a", true, "b", &moved, DECIDE_CHANGED_WINNER },
+		{ true, "a", false, "b", &still, DECIDE_INCONCLUSIVE },	/* undecided "recommends" b */
+		{ false, "a", true, "b", &open, DECIDE_INCONCLUSIVE },
+		{ false, "a", false, "b", &moved, DECIDE_DRIFTED },
+		{ true, "a", true, "a", &moved, DECIDE_DRIFTED },
+		{ true, NULL, true, "a", &still, DECIDE_INCONCLUSIVE },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		enum decide_compare_status got = decide_compare(rows[i].d1, rows[i].p1, rows[i].d2,
+								rows[i].p2, rows[i].shift, 1);
+		if (got != rows[i].want)
+			fail_msg("row %zu: %s, expected %s", i, decide_compare_status_name(got),
+				 decide_compare_status_name(rows[i].want));
+	}
+	assert_int_equal(decide_compare(true, "a", true, "a", NULL, 0), DECIDE_CONSISTENT);
 }
 
 struct two {
@@ -176,11 +222,16 @@ static void test_recommendation_holds(void **state)
 	assert_true(fabs(c.alpha - 0.05 / 3) < 1e-15);
 	for (size_t i = 0; i < c.nentries; i++) {
 		assert_true(fabs(c.entries[i].r.ratio - 1) < 1e-12);
-		assert_int_equal(c.entries[i].r.verdict, COMPARE_EQUIVALENT);
+		assert_int_equal(c.entries[i].r.verdict, DECIDE_EQUIVALENT);
 	}
+	assert_int_equal(c.status, DECIDE_CONSISTENT);
 	assert_true(c.recommendation_holds);
 	assert_string_equal(c.recommended_first, "1x2x1");
 	compare_result_release(&c);
+	/* One experiment against itself is refused. */
+	assert_int_equal(compare_rankings(&t.a, &t.a, 0.02, &c, &err), -1);
+	assert_int_equal(err.code, EXIT_BAD_INPUT);
+	assert_non_null(strstr(err.msg, "both arguments name experiment"));
 	release_two(&t);
 }
 
@@ -201,12 +252,13 @@ static void test_recommendation_flipped(void **state)
 		const struct compare_entry *e = &c.entries[i];
 		if (!strcmp(e->key, "1x1x2")) {
 			assert_true(fabs(e->r.ratio - 1.5) < 0.01);
-			assert_int_equal(e->r.verdict, COMPARE_BETTER);
+			assert_int_equal(e->r.verdict, DECIDE_BETTER);
 		} else {
 			assert_string_equal(e->key, "1x2x1");
-			assert_int_equal(e->r.verdict, COMPARE_EQUIVALENT);
+			assert_int_equal(e->r.verdict, DECIDE_EQUIVALENT);
 		}
 	}
+	assert_int_equal(c.status, DECIDE_CHANGED_WINNER);
 	assert_false(c.recommendation_holds);
 	assert_string_equal(c.recommended_first, "1x2x1");
 	assert_non_null(c.recommended_second);
@@ -223,14 +275,61 @@ static void test_recommendation_flipped(void **state)
 	release_two(&t);
 }
 
+/* The clear winner, then a rerun 10 % slower everywhere: the winner holds, the levels drifted. */
+static void build_drifted(struct db *db, int64_t *a, int64_t *b)
+{
+	*a = fixture_clear_winner(db);
+	*b = fx_experiment(db, "clear-winner", "records_per_s", 1, fx_yaml);
+	struct fx_config c[] = {
+		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1, .mean = 90, .sd = 0.9 },
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 135, .sd = 1.35 },
+		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2, .mean = 108, .sd = 1.08 },
+	};
+	for (int i = 0; i < 3; i++)
+		fx_add(db, *b, i, &c[i], "records_per_s", "records/s", 1);
+}
+
+/* An undecided rerun names a leader, but "recommends" nothing: inconclusive, never changed. */
+static void build_undecided(struct db *db, int64_t *a, int64_t *b)
+{
+	*a = fixture_high_variance(db);
+	*b = fixture_clear_winner(db);
+}
+
+static void test_drifted_and_inconclusive(void **state)
+{
+	(void)state;
+	struct two t;
+	struct compare_result c;
+	struct ta_err err = { 0 };
+	rank_two(&t, build_drifted);
+	assert_int_equal(compare_rankings(&t.a, &t.b, 0.02, &c, &err), 0);
+	assert_int_equal(c.status, DECIDE_DRIFTED);
+	assert_true(c.recommendation_holds);
+	assert_non_null(c.largest);
+	assert_true(fabs(c.largest->r.ratio - 0.9) < 0.01);
+	compare_result_release(&c);
+	release_two(&t);
+
+	rank_two(&t, build_undecided);
+	assert_int_equal(t.a.verdict, DECIDE_UNDECIDED);
+	assert_int_equal(compare_rankings(&t.a, &t.b, 0.02, &c, &err), 0);
+	assert_true(c.status == DECIDE_INCONCLUSIVE || c.status == DECIDE_DRIFTED);
+	assert_true(c.recommendation_holds);
+	compare_result_release(&c);
+	release_two(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ratio_verdicts),
-		cmocka_unit_test(test_ratio_reference),
+		cmocka_unit_test(test_shift_verdicts),
+		cmocka_unit_test(test_shift_reference),
 		cmocka_unit_test(test_interval_agrees_with_test),
+		cmocka_unit_test(test_status_table),
 		cmocka_unit_test(test_recommendation_holds),
 		cmocka_unit_test(test_recommendation_flipped),
+		cmocka_unit_test(test_drifted_and_inconclusive),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

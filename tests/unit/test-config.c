@@ -927,28 +927,32 @@ static void test_advisor(void **state)
 	(void)state;
 	static const char ok[] = HEAD "benchmark: {kind: ebizzy}\nhost: {thp: [always, never]}\n"
 		"noise: [none, {name: spin, kind: spin}]\n"
-		"advisor: {objective: mean, equivalence: 0.05, environment: [thp, pinning]}\n";
+		"advisor: {objective: mean, equivalence: 0.05, max_failure_rate: 0.1, "
+		"environment: [thp, pinning]}\n";
 	struct ta_err err = { 0 };
 	struct sweep_config *cfg = config_parse("m.yaml", ok, strlen(ok), &err);
 	if (!cfg)
 		fail_msg("should parse: %s", err.msg);
 	assert_int_equal(cfg->advisor.objective, OBJECTIVE_MEAN);
 	assert_true(cfg->advisor.equivalence == 0.05);
+	assert_true(cfg->advisor.max_failure_rate == 0.1);
 	assert_int_equal(cfg->advisor.nenvironment, 2);
 	assert_string_equal(cfg->advisor.environment[0], "thp");
 	assert_string_equal(cfg->advisor.environment[1], "pinning");
 	struct strbuf dump = STRBUF_INIT;
 	config_dump(cfg, &dump);
 	assert_non_null(strstr(dump.buf, "advisor: objective=mean equivalence=0.05 "
-				       "environment=noise,thp,pinning\n"));
+				       "max_failure_rate=0.1 environment=noise,thp,pinning\n"));
 	strbuf_release(&dump);
 	config_free(cfg);
-	/* Defaults: worst case, +-2 %, noise only. */
+	/* Defaults: worst case, +-2 %, failing above 1 run in 5, noise only. */
 	static const char plain[] = HEAD "benchmark: {kind: ebizzy}\n";
 	cfg = config_parse("m.yaml", plain, strlen(plain), &err);
 	assert_non_null(cfg);
 	assert_int_equal(cfg->advisor.objective, OBJECTIVE_WORST);
 	assert_true(cfg->advisor.equivalence == 0.02);
+	assert_true(cfg->advisor.max_failure_rate == 0.2);
+	assert_int_equal(cfg->reuse_runs, 1);
 	assert_int_equal(cfg->advisor.nenvironment, 0);
 	config_free(cfg);
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {objective: best}\n",
@@ -957,6 +961,8 @@ static void test_advisor(void **state)
 			   "advisor.equivalence: 2 is out of range");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {equivalence: x}\n",
 			   "advisor.equivalence: expected a fraction");
+	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {max_failure_rate: 1.5}\n",
+			   "advisor.max_failure_rate: 1.5 is out of range");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {environment: [topology]}\n",
 			   "advisor.environment[0]: 'topology' is not a factor this sweep varies");
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {environment: thp}\n",

@@ -24,8 +24,9 @@
 
 #include <cmocka.h>
 
+#include "advisor/deploy.h"
 #include "advisor/rank.h"
-#include "advisor/stats.h"
+#include "decide/stats.h"
 #include "experiments/config.h"
 #include "experiments/plan-store.h"
 #include "experiments/plan.h"
@@ -253,11 +254,11 @@ static void test_commands_and_xml(void **state)
 	struct pipeline *p = *state;
 	const struct rank_entry *e = p->r.recommended;
 	struct strbuf sb = STRBUF_INIT;
-	rank_host_commands(e->config, &sb);
+	deploy_host_commands(&p->r, e->config, &sb);
 	assert_string_equal(strbuf_str(&sb),
 			    "ppc64_cpu --subcores-per-core=2\nppc64_cpu --smt=off\n");
 	strbuf_reset(&sb);
-	rank_xml_fragment(e->config, &sb);
+	deploy_xml(e->config, &sb);
 	assert_non_null(strstr(sb.buf, "<vcpu placement='static'>2</vcpu>"));
 	assert_non_null(strstr(sb.buf, "cores='2' threads='1'/>"));
 	assert_null(strstr(sb.buf, "cputune"));

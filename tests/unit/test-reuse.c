@@ -44,7 +44,7 @@ static void unload(struct fixture *f)
 
 #define SWEEP(reuse) \
 	"name: r\n" \
-	"guest: {runner: agent, reuse: " reuse ", host_baseline: true}\n" \
+	"guest: {runner: agent, " reuse ", host_baseline: true}\n" \
 	"topology: [1x2x1, 1x1x2, 2x1x1]\n" \
 	"noise: [none, {kind: spin, vcpus: \"1\"}]\n" \
 	"benchmark: {kind: stress-ng, duration: 2}\n" \
@@ -63,7 +63,7 @@ static size_t config_of(const struct plan *p, const char *key)
 static void test_groups(void **state)
 {
 	struct fixture f;
-	load(&f, SWEEP("true"), &x86_host);
+	load(&f, SWEEP("reuse: true"), &x86_host);
 	const struct plan *p = f.plan;
 	assert_int_equal(p->nconfigs, 8);	/* 3 shapes x 2 noise + 2 host references */
 	size_t a = config_of(p, "1x2x1/pin=none/noise=none");
@@ -78,13 +78,14 @@ static void test_groups(void **state)
 
 /*
  * The interleaved order alternates shapes from run to run, yet with room
- * for every group's guest a sweep boots once per group; with room for one
+ * for every group's guest a sweep boots once per group (with reuse_runs as
+ * many as its blocks); with room for one
  * it boots at every change of group; without reuse once per guest run.
  */
 static void test_boots(void **state)
 {
 	struct fixture f;
-	load(&f, SWEEP("true"), &x86_host);
+	load(&f, SWEEP("reuse: true, reuse_runs: 3"), &x86_host);
 	const struct plan *p = f.plan;
 	assert_int_equal(p->nruns, 24);
 	size_t guest_runs = 0, changes = 0, prev = REUSE_NO_GROUP;
@@ -105,16 +106,41 @@ static void test_boots(void **state)
 	assert_true(two >= 3 && two <= changes);
 	unload(&f);
 
-	load(&f, SWEEP("false"), &x86_host);
+	/* guest.reuse_runs (default 1): a boot serves at most that many blocks. */
+	load(&f, SWEEP("reuse: true"), &x86_host);
+	assert_int_equal(f.cfg->reuse_runs, 1);
+	assert_int_equal(reuse_boots(f.plan, 3), 9);	/* 3 groups x 3 blocks */
+	unload(&f);
+	load(&f, SWEEP("reuse: true, reuse_runs: 2"), &x86_host);
+	assert_int_equal(reuse_boots(f.plan, 3), 6);	/* blocks 0-1, then 2 */
+	unload(&f);
+
+	load(&f, SWEEP("reuse: false"), &x86_host);
 	assert_int_equal(reuse_boots(f.plan, 3), 18);
 	unload(&f);
+}
+
+/* reuse_runs counts blocks from the boot's own, and only with reuse. */
+static void test_reuse_runs(void **state)
+{
+	assert_true(reuse_boot_serves(2, 2, 1));
+	assert_false(reuse_boot_serves(2, 3, 1));
+	assert_true(reuse_boot_serves(2, 4, 3));
+	assert_false(reuse_boot_serves(2, 5, 3));
+	assert_false(reuse_boot_serves(2, 1, 3));	/* an earlier block: never */
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("r.yaml", SWEEP("reuse_runs: 2"),
+						strlen(SWEEP("reuse_runs: 2")), &err);
+	assert_null(cfg);
+	assert_non_null(strstr(err.msg, "guest.reuse_runs: counts the runs of a reused guest boot; "
+				       "it needs reuse: true"));
 }
 
 /* Memory decides how many guests are kept: half of MemAvailable, at least one, at most the groups. */
 static void test_capacity(void **state)
 {
 	struct fixture f;
-	load(&f, SWEEP("true"), &x86_host);
+	load(&f, SWEEP("reuse: true"), &x86_host);
 	long per = f.cfg->memory_mib + REUSE_GUEST_OVERHEAD_MIB;
 	assert_int_equal(reuse_capacity(f.plan, 0), 1);
 	assert_int_equal(reuse_capacity(f.plan, per), 1);
@@ -128,7 +154,7 @@ static void test_knob_change_clears(void **state)
 {
 	struct fixture f;
 	load(&f, "name: r\nlibvirt: {arch: ppc64}\n"
-		 "guest: {runner: agent, reuse: true}\n"
+		 "guest: {runner: agent, reuse: true, reuse_runs: 3}\n"
 		 "topology: [1x2x1]\nhost: {subcores_per_core: [1, 2], smt: off}\n"
 		 "benchmark: {kind: stress-ng, duration: 2}\nrepetitions: 3\n", &power8_host);
 	const struct plan *p = f.plan;
@@ -148,27 +174,38 @@ static void test_knob_change_clears(void **state)
 	unload(&f);
 }
 
-/* The cache: a hit keeps the slot; a miss fills an empty slot, then evicts the least recently used. */
+/*
+ * The cache: a hit keeps the slot; a miss fills an empty slot, then evicts
+ * the least recently used; a kept guest whose blocks are used up is booted
+ * again in its own slot.
+ */
 static void test_cache(void **state)
 {
 	struct reuse_cache rc;
 	bool hit, evict;
 	reuse_cache_init(&rc, 2);
-	size_t s0 = reuse_cache_take(&rc, 10, &hit, &evict);
+	size_t s0 = reuse_cache_take(&rc, 10, 0, 2, &hit, &evict);
 	assert_false(hit);
 	assert_false(evict);
-	size_t s1 = reuse_cache_take(&rc, 20, &hit, &evict);
+	size_t s1 = reuse_cache_take(&rc, 20, 0, 2, &hit, &evict);
 	assert_false(hit);
 	assert_false(evict);
 	assert_true(s0 != s1);
-	assert_int_equal(reuse_cache_take(&rc, 10, &hit, &evict), s0);
+	assert_int_equal(reuse_cache_take(&rc, 10, 1, 2, &hit, &evict), s0);
 	assert_true(hit);
+	assert_false(evict);
 	/* 20 is now the least recently used: 30 takes its slot. */
-	assert_int_equal(reuse_cache_take(&rc, 30, &hit, &evict), s1);
+	assert_int_equal(reuse_cache_take(&rc, 30, 1, 2, &hit, &evict), s1);
 	assert_false(hit);
 	assert_true(evict);
+	/* Group 10 booted for block 0 serves blocks 0 and 1, not 2: a fresh boot there. */
+	assert_int_equal(reuse_cache_take(&rc, 10, 2, 2, &hit, &evict), s0);
+	assert_false(hit);
+	assert_true(evict);
+	assert_int_equal(reuse_cache_take(&rc, 10, 3, 2, &hit, &evict), s0);
+	assert_true(hit);
 	reuse_cache_drop(&rc, s0);
-	assert_int_equal(reuse_cache_take(&rc, 40, &hit, &evict), s0);
+	assert_int_equal(reuse_cache_take(&rc, 40, 3, 2, &hit, &evict), s0);
 	assert_false(evict);
 	reuse_cache_release(&rc);
 }
@@ -178,6 +215,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_boots),
+		cmocka_unit_test(test_reuse_runs),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_knob_change_clears),
 		cmocka_unit_test(test_cache),

@@ -114,6 +114,41 @@ double stats_min_detectable(double se, double df, double alpha, double power);
  */
 size_t stats_runs_needed(double sd_log, double effect, double alpha, double power, size_t max);
 
+/*
+ * The location of a sample by its gamma-trimmed mean, with the standard
+ * error of Tukey & McLaughlin (the one-sample form of Yuen's test):
+ * g = floor(gamma n) values are trimmed from each end, the rest averaged;
+ * se^2 = (n - 1) s_w^2 / (h (h - 1)) with h = n - 2g and s_w^2 the sample
+ * variance of the g-winsorized values; df = h - 1.  A few extreme values
+ * (a run 3x slower than the others) move neither the estimate nor its
+ * standard error much, and the test keeps its level on normal data.
+ *
+ * Infinite values are allowed: a failed run counts as the worst (-inf) or
+ * best (+inf) outcome.  When one end holds more of them than g, g grows to
+ * trim them all (from both ends alike), so up to g censored values leave
+ * the estimate exactly as the uncensored sample's would be when they were
+ * its most extreme ones.  Fails (-1, every field NAN) when fewer than 2
+ * values would remain, or x holds NAN.
+ */
+struct stats_location {
+	size_t n, trimmed;		/* values; trimmed from each end */
+	double est, se, df;
+};
+int stats_trimmed_location(const double *x, size_t n, double gamma, struct stats_location *out);
+/*
+ * Yuen's two-sample test: the difference of the trimmed means of x and y
+ * (x - y), its standard error (squared ones added) and the
+ * Welch-Satterthwaite df over h - 1 each.  Finite values only.
+ */
+int stats_trimmed_difference(const double *x, size_t nx, const double *y, size_t ny,
+			     double gamma, struct stats_location *out);
+/* Two-sided p-value of t with df degrees of freedom (t may be infinite). */
+double stats_t_p(double t, double df);
+/* P(F > f) for Fisher's F with (df1, df2) degrees of freedom. */
+double stats_f_upper(double f, double df1, double df2);
+/* P(X >= k) for X binomial(n, p). */
+double stats_binomial_upper(size_t k, size_t n, double p);
+
 /* The seeded RNG of the simulations and fixtures (xoshiro256** through splitmix64). */
 struct stats_rng {
 	uint64_t s[4];
@@ -122,5 +157,7 @@ void stats_rng_seed(struct stats_rng *r, uint64_t seed);
 uint64_t stats_rng_next(struct stats_rng *r);
 /* Uniform integer in [0, n), unbiased (Lemire's method). */
 uint64_t stats_rng_below(struct stats_rng *r, uint64_t n);
+/* A standard normal deviate (by inversion of a 53-bit uniform). */
+double stats_rng_normal(struct stats_rng *r);
 
 #endif

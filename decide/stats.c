@@ -514,3 +514,113 @@ uint64_t stats_rng_below(struct stats_rng *r, uint64_t n)
 	}
 	return (uint64_t)(m >> 64);
 }
+
+double stats_rng_normal(struct stats_rng *r)
+{
+	double u = ((double)(stats_rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+	return stats_normal_quantile(u);
+}
+
+/* ---- trimmed means ----------------------------------------------------------- */
+
+/* The trimmed mean, winsorized variance and their counts of a sorted sample. */
+static void trimmed_sorted(const double *s, size_t n, size_t g, struct stats_location *out)
+{
+	size_t h = n - 2 * g;
+	double sum = 0;
+	for (size_t i = g; i < n - g; i++)
+		sum += s[i];
+	double mean = sum / (double)h;
+	/* Winsorized: the g lowest become s[g], the g highest s[n-g-1]. */
+	double wsum = sum + (double)g * (s[g] + s[n - g - 1]);
+	double wmean = wsum / (double)n, ss = 0;
+	for (size_t i = 0; i < n; i++) {
+		double w = i < g ? s[g] : i >= n - g ? s[n - g - 1] : s[i];
+		ss += (w - wmean) * (w - wmean);
+	}
+	out->n = n;
+	out->trimmed = g;
+	out->est = mean;
+	out->se = sqrt(ss / ((double)h * (double)(h - 1)));
+	out->df = (double)(h - 1);
+}
+
+static void location_undefined(struct stats_location *out, size_t n)
+{
+	*out = (struct stats_location){ .n = n, .est = NAN, .se = NAN, .df = NAN };
+}
+
+int stats_trimmed_location(const double *x, size_t n, double gamma, struct stats_location *out)
+{
+	location_undefined(out, n);
+	size_t low = 0, high = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(x[i]))
+			return -1;
+		low += x[i] == -INFINITY;
+		high += x[i] == INFINITY;
+	}
+	size_t g = (size_t)floor(gamma * (double)n);
+	if (low > g)
+		g = low;
+	if (high > g)
+		g = high;
+	if (n < 2 || 2 * g + 2 > n)
+		return -1;
+	double *s = xmalloc(n * sizeof(*s));
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	trimmed_sorted(s, n, g, out);
+	free(s);
+	return 0;
+}
+
+int stats_trimmed_difference(const double *x, size_t nx, const double *y, size_t ny,
+			     double gamma, struct stats_location *out)
+{
+	struct stats_location a, b;
+	location_undefined(out, nx + ny);
+	for (size_t i = 0; i < nx; i++)
+		if (!isfinite(x[i]))
+			return -1;
+	for (size_t i = 0; i < ny; i++)
+		if (!isfinite(y[i]))
+			return -1;
+	if (stats_trimmed_location(x, nx, gamma, &a) < 0 ||
+	    stats_trimmed_location(y, ny, gamma, &b) < 0)
+		return -1;
+	double va = a.se * a.se, vb = b.se * b.se;
+	out->trimmed = a.trimmed + b.trimmed;
+	out->est = a.est - b.est;
+	out->se = sqrt(va + vb);
+	out->df = va + vb > 0 ? (va + vb) * (va + vb) / (va * va / a.df + vb * vb / b.df)
+			      : a.df + b.df;
+	return 0;
+}
+
+double stats_t_p(double t, double df)
+{
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t))
+		return 0;
+	return stats_incbeta(df / 2, 0.5, df / (df + t * t));
+}
+
+double stats_f_upper(double f, double df1, double df2)
+{
+	if (isnan(f) || !(df1 > 0) || !(df2 > 0))
+		return NAN;
+	if (f <= 0)
+		return 1;
+	return stats_incbeta(df2 / 2, df1 / 2, df2 / (df2 + df1 * f));
+}
+
+double stats_binomial_upper(size_t k, size_t n, double p)
+{
+	if (k == 0)
+		return 1;
+	if (k > n)
+		return 0;
+	return stats_incbeta((double)k, (double)(n - k + 1), p);
+}

@@ -1,0 +1,748 @@
+/*
+ * engine: verdicts against the baseline, the best, the recommendation and
+ * what would settle it; see decide.h for the model.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/strbuf.h"
+#include "decide-int.h"
+#include "stats.h"
+
+const char *decide_verdict_name(enum decide_verdict v)
+{
+	switch (v) {
+	case DECIDE_BETTER: return "better";
+	case DECIDE_EQUIVALENT: return "equivalent";
+	case DECIDE_WORSE: return "worse";
+	case DECIDE_UNDECIDED: return "undecided";
+	case DECIDE_INSUFFICIENT: return "insufficient";
+	case DECIDE_FAILING: return "failing";
+	case DECIDE_NOT_COMPARED: break;
+	}
+	return "not compared";
+}
+
+const char *decide_objective_name(enum decide_objective o)
+{
+	return o == DECIDE_OBJECTIVE_MEAN ? "mean" : "worst";
+}
+
+void decide_settings_init(struct decide_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->objective = DECIDE_OBJECTIVE_WORST;
+	s->equivalence = DECIDE_DEFAULT_EQUIVALENCE;
+	s->max_failure_rate = DECIDE_DEFAULT_MAX_FAILURE_RATE;
+}
+
+bool decide_decisive(const struct decide_result *r)
+{
+	return r->verdict == DECIDE_BETTER || r->verdict == DECIDE_EQUIVALENT;
+}
+
+double decide_gain(double log_gain)
+{
+	return isnan(log_gain) ? NAN : expm1(log_gain);
+}
+
+/* A comparison with nothing in it yet. */
+static void cmp_empty(struct decide_cmp *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->est = c->lo = c->hi = c->se = c->df = c->p = c->mde = c->alpha = NAN;
+	c->needed = -1;
+}
+
+/* The pairs of configurations of decisions d and ref at the levels both were measured at. */
+static size_t level_pairs(const struct decide_table *t, size_t d, size_t ref, size_t *xs,
+			  size_t *ys)
+{
+	size_t k = 0;
+	for (size_t l = 0; l < t->in->nlevels; l++) {
+		size_t x = decide_table_config(t, d, l), y = decide_table_config(t, ref, l);
+		if (x != DECIDE_NONE && y != DECIDE_NONE) {
+			xs[k] = x;
+			ys[k++] = y;
+		}
+	}
+	return k;
+}
+
+/*
+ * Decision d against ref by the objective, at alpha: `mean` one paired test
+ * of the levels' averaged log ratios; `worst` the smallest level estimate
+ * with the interval of decide.h.  needed: the most any level needs.
+ */
+static void objective_cmp(const struct decide_table *t, const struct decide_settings *s,
+			  size_t d, size_t ref, double alpha, struct decide_cmp *out)
+{
+	size_t nl = t->in->nlevels;
+	size_t *xs = xmalloc(nl * sizeof(*xs)), *ys = xmalloc(nl * sizeof(*ys));
+	size_t k = level_pairs(t, d, ref, xs, ys);
+	cmp_empty(out);
+	if (k == 1 || (k > 1 && s->objective == DECIDE_OBJECTIVE_MEAN)) {
+		decide_paired(t, xs, ys, k, out);
+		decide_cmp_at(out, alpha);
+		out->needed = decide_needed(out, s->equivalence);
+	} else if (k > 1) {
+		struct decide_cmp *lv = xcalloc(k, sizeof(*lv));
+		bool ok = true;
+		size_t worst = 0;
+		for (size_t i = 0; i < k; i++) {
+			decide_paired(t, &xs[i], &ys[i], 1, &lv[i]);
+			decide_cmp_at(&lv[i], alpha);
+			ok &= lv[i].ok;
+			if (!(lv[i].est >= lv[worst].est))
+				worst = isnan(lv[i].est) && !isnan(lv[worst].est) ? worst : i;
+		}
+		*out = lv[worst];
+		out->ok = ok;
+		out->lo = out->hi = out->mde = NAN;
+		out->needed = 0;
+		for (size_t i = 0; i < k; i++) {
+			out->pairs = lv[i].pairs < out->pairs ? lv[i].pairs : out->pairs;
+			out->units = lv[i].units < out->units ? lv[i].units : out->units;
+			int need = decide_needed(&lv[i], s->equivalence);
+			if (need < 0 || out->needed < 0)
+				out->needed = -1;
+			else if (need > out->needed)
+				out->needed = need;
+			if (!ok)
+				continue;
+			double lo = decide_cmp_lower(&lv[i], alpha / 2);
+			double hi = decide_cmp_upper(&lv[i], alpha / (2 * (double)k));
+			out->lo = i == 0 ? lo : fmin(out->lo, lo);
+			out->hi = i == 0 ? hi : fmin(out->hi, hi);
+			out->mde = i == 0 ? lv[i].mde : fmax(out->mde, lv[i].mde);
+		}
+		if (!ok)
+			out->p = NAN;
+		free(lv);
+	}
+	if (out->ok && decide_verdict_of(out, s->equivalence) != DECIDE_UNDECIDED)
+		out->needed = 0;
+	free(xs);
+	free(ys);
+}
+
+/*
+ * The objective difference of d and ref (ref the best or the pick), at
+ * alpha, the baseline cancelling out: `mean` one paired test; `worst`
+ * [min, max] of the levels' differences, each at alpha / L, which holds
+ * min_l a_l - min_l b_l.  est: score_d - score_ref when both are known.
+ */
+static void difference_cmp(const struct decide_table *t, const struct decide_settings *s,
+			   size_t d, size_t ref, double alpha, double score_d, double score_ref,
+			   struct decide_cmp *out)
+{
+	size_t nl = t->in->nlevels;
+	size_t *xs = xmalloc(nl * sizeof(*xs)), *ys = xmalloc(nl * sizeof(*ys));
+	size_t k = level_pairs(t, d, ref, xs, ys);
+	cmp_empty(out);
+	if (k == 1 || (k > 1 && s->objective == DECIDE_OBJECTIVE_MEAN)) {
+		decide_paired(t, xs, ys, k, out);
+		decide_cmp_at(out, alpha);
+		out->needed = decide_needed(out, s->equivalence);
+	} else if (k > 1) {
+		bool ok = true;
+		double sum = 0, p = 0;
+		out->needed = 0;
+		out->pairs = out->units = SIZE_MAX;
+		for (size_t i = 0; i < k; i++) {
+			struct decide_cmp c;
+			decide_paired(t, &xs[i], &ys[i], 1, &c);
+			decide_cmp_at(&c, alpha / (double)k);
+			ok &= c.ok;
+			sum += c.est;
+			out->pairs = c.pairs < out->pairs ? c.pairs : out->pairs;
+			out->units = c.units < out->units ? c.units : out->units;
+			if (!c.ok)
+				continue;
+			out->lo = i == 0 || isnan(out->lo) ? c.lo : fmin(out->lo, c.lo);
+			out->hi = i == 0 || isnan(out->hi) ? c.hi : fmax(out->hi, c.hi);
+			p = fmax(p, c.p);
+			int need = decide_needed(&c, s->equivalence);
+			out->needed = need > out->needed ? need : out->needed;
+		}
+		out->ok = ok;
+		out->alpha = alpha;
+		out->est = !isnan(score_d) && !isnan(score_ref) ? score_d - score_ref
+							       : sum / (double)k;
+		out->p = ok ? p : NAN;
+		if (!ok)
+			out->lo = out->hi = NAN;
+	}
+	if (out->ok && decide_verdict_of(out, s->equivalence) != DECIDE_UNDECIDED)
+		out->needed = 0;
+	free(xs);
+	free(ys);
+}
+
+/* ---- counts and failures ------------------------------------------------- */
+
+static void counts(const struct decide_table *t, int blocks, struct decide_result *r)
+{
+	const struct decide_input *in = t->in;
+	int64_t *seen = xmalloc((in->nruns + 1) * sizeof(*seen));
+	for (size_t c = 0; c < in->nconfigs; c++) {
+		struct decide_config_out *co = &r->configs[c];
+		size_t nseen = 0;
+		for (size_t i = 0; i < in->nruns; i++) {
+			const struct decide_run *run = &in->runs[i];
+			if (run->config != c || (blocks > 0 && run->block >= blocks))
+				continue;
+			if (run->status == DECIDE_RUN_OK && run->value > 0) {
+				co->n_ok++;
+				size_t k = 0;
+				int64_t boot = run->boot > 0 ? run->boot : -(int64_t)i - 1;
+				while (k < nseen && seen[k] != boot)
+					k++;
+				if (k == nseen)
+					seen[nseen++] = boot;
+			} else if (run->status == DECIDE_RUN_FAILED) {
+				co->n_failed++;
+			} else {
+				co->n_none++;
+			}
+		}
+		co->nboots = nseen;
+		size_t n = co->n_ok + co->n_failed;
+		co->failure_rate = n ? (double)co->n_failed / (double)n : NAN;
+		r->runs_ok += co->n_ok;
+		r->runs_failed += co->n_failed;
+		r->runs_total += co->n_ok + co->n_failed + co->n_none;
+	}
+	free(seen);
+	for (size_t c = 0; c < in->nconfigs; c++) {
+		struct decide_decision_out *d = &r->decisions[in->configs[c].decision];
+		d->n_ok += r->configs[c].n_ok;
+		d->n_failed += r->configs[c].n_failed;
+	}
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		size_t n = o->n_ok + o->n_failed;
+		o->failure_rate = n ? (double)o->n_failed / (double)n : NAN;
+	}
+}
+
+/* Failing: no successful run among its outcomes, or a failure rate above the maximum. */
+static bool is_failing(size_t ok, size_t failed, double rate, double max_rate)
+{
+	return (failed && !ok) || rate > max_rate;
+}
+
+/* More failures than the reference's, as rates. */
+static bool fails_more(double rate, double ref_rate)
+{
+	return rate > 0 && !(rate <= (isnan(ref_rate) ? 0 : ref_rate));
+}
+
+static void failures(const struct decide_input *in, const struct decide_settings *s,
+		     const struct decide_table *t, struct decide_result *r)
+{
+	for (size_t c = 0; c < in->nconfigs; c++) {
+		struct decide_config_out *co = &r->configs[c];
+		co->failing = is_failing(co->n_ok, co->n_failed, co->failure_rate,
+					 s->max_failure_rate);
+		size_t b = in->baseline == DECIDE_NONE ? DECIDE_NONE
+			   : decide_table_config(t, in->baseline, in->configs[c].level);
+		co->more_failures = b != DECIDE_NONE && b != c &&
+				    fails_more(co->failure_rate, r->configs[b].failure_rate);
+	}
+	const struct decide_decision_out *bd = in->baseline == DECIDE_NONE ? NULL
+					       : &r->decisions[in->baseline];
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		o->failing = is_failing(o->n_ok, o->n_failed, o->failure_rate, s->max_failure_rate);
+		o->more_failures = bd && o != bd && fails_more(o->failure_rate, bd->failure_rate);
+	}
+}
+
+/* The verdict a comparison's interval gives, with the failure rules on top. */
+static enum decide_verdict verdict_with_failures(const struct decide_cmp *c, double delta,
+						 bool failing, bool more_failures)
+{
+	if (failing)
+		return DECIDE_FAILING;
+	enum decide_verdict v = decide_verdict_of(c, delta);
+	return v == DECIDE_BETTER && more_failures ? DECIDE_UNDECIDED : v;
+}
+
+/* ---- against the baseline ------------------------------------------------- */
+
+/* Has the baseline 2 successful runs wherever it was measured (and somewhere)? */
+static bool baseline_testable(const struct decide_table *t, const struct decide_result *r)
+{
+	size_t b = t->in->baseline;
+	if (b == DECIDE_NONE)
+		return false;
+	bool any = false;
+	for (size_t l = 0; l < t->in->nlevels; l++) {
+		size_t c = decide_table_config(t, b, l);
+		if (c == DECIDE_NONE)
+			continue;
+		if (r->configs[c].n_ok < 2)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+static bool is_candidate(const struct decide_input *in, size_t d)
+{
+	return d != in->baseline && !in->decisions[d].host_reference;
+}
+
+static void against_baseline(const struct decide_table *t, const struct decide_settings *s,
+			     struct decide_result *r)
+{
+	const struct decide_input *in = t->in;
+	size_t b = in->baseline, nl = in->nlevels;
+	/* The family first: which decisions can be tested at all. */
+	size_t m = 0;
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		if (d == b)
+			continue;
+		objective_cmp(t, s, d, b, DECIDE_ALPHA, &o->objective);
+		o->testable = o->objective.ok;
+		m += o->testable && !in->decisions[d].host_reference;
+	}
+	r->m = m ? m : 1;
+	r->objective_alpha = DECIDE_ALPHA / (double)r->m;
+	r->level_alpha = DECIDE_ALPHA / (double)(r->m * nl);
+	for (size_t c = 0; c < in->nconfigs; c++) {
+		struct decide_config_out *co = &r->configs[c];
+		size_t bc = decide_table_config(t, b, in->configs[c].level);
+		if (in->configs[c].decision == b || bc == DECIDE_NONE) {
+			co->verdict = DECIDE_NOT_COMPARED;
+			continue;
+		}
+		decide_paired(t, &c, &bc, 1, &co->vs_baseline);
+		decide_cmp_at(&co->vs_baseline, r->level_alpha);
+		co->vs_baseline.needed = decide_needed(&co->vs_baseline, s->equivalence);
+		co->verdict = verdict_with_failures(&co->vs_baseline, s->equivalence, co->failing,
+						    co->more_failures);
+	}
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		if (d == b) {
+			o->verdict = DECIDE_NOT_COMPARED;
+			o->score = 0;
+			continue;
+		}
+		objective_cmp(t, s, d, b, r->objective_alpha, &o->objective);
+		o->p_adj = isnan(o->objective.p) ? NAN : fmin(1, o->objective.p * (double)r->m);
+		o->verdict = verdict_with_failures(&o->objective, s->equivalence, o->failing,
+						   o->more_failures);
+		o->score = o->testable ? o->objective.est : NAN;
+	}
+}
+
+/*
+ * Without a testable baseline the decisions are still ordered: by their
+ * objective against a reference, the decision with the best mean log value
+ * among those with 2 successful runs at each level they ran.
+ */
+static void against_reference(const struct decide_table *t, const struct decide_settings *s,
+			      struct decide_result *r)
+{
+	const struct decide_input *in = t->in;
+	size_t ref = DECIDE_NONE;
+	double best = -INFINITY;
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		if (in->decisions[d].host_reference)
+			continue;
+		double sum = 0;
+		size_t k = 0;
+		bool enough = true;
+		for (size_t l = 0; l < in->nlevels; l++) {
+			size_t c = decide_table_config(t, d, l);
+			if (c == DECIDE_NONE)
+				continue;
+			enough &= r->configs[c].n_ok >= 2;
+			for (size_t b = 0; b < t->nblocks; b++) {
+				double v = t->lv[c * t->nblocks + b];
+				if (isfinite(v)) {
+					sum += v;
+					k++;
+				}
+			}
+		}
+		if (enough && k && sum / (double)k > best) {
+			best = sum / (double)k;
+			ref = d;
+		}
+	}
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		o->verdict = in->baseline == DECIDE_NONE ? DECIDE_NOT_COMPARED : DECIDE_INSUFFICIENT;
+		if (in->baseline == d)
+			o->verdict = DECIDE_NOT_COMPARED;
+		if (o->failing && !in->decisions[d].host_reference)
+			o->verdict = DECIDE_FAILING;
+		if (ref == DECIDE_NONE)
+			continue;
+		if (d == ref) {
+			o->score = 0;
+			o->testable = true;
+			continue;
+		}
+		struct decide_cmp c;
+		objective_cmp(t, s, d, ref, DECIDE_ALPHA, &c);
+		o->testable = c.ok;
+		o->score = c.ok ? c.est : NAN;
+	}
+	for (size_t c = 0; c < in->nconfigs; c++)
+		r->configs[c].verdict = r->configs[c].failing && in->baseline == DECIDE_NONE
+					? DECIDE_FAILING : in->baseline == DECIDE_NONE
+					? DECIDE_NOT_COMPARED : DECIDE_INSUFFICIENT;
+	r->m = 1;
+	r->objective_alpha = DECIDE_ALPHA;
+	r->level_alpha = DECIDE_ALPHA / (double)in->nlevels;
+}
+
+/* ---- the best and ties ------------------------------------------------------ */
+
+/* May d lead or be recommended: a VM shape, not failing, not eliminated, with a score. */
+static bool is_contender(const struct decide_input *in, const struct decide_result *r, size_t d)
+{
+	return !in->decisions[d].host_reference && !r->decisions[d].failing &&
+	       in->decisions[d].elim.block == 0 && !isnan(r->decisions[d].score);
+}
+
+/* Testable decisions other than ref (host references left out): a Bonferroni family. */
+static size_t family_size(const struct decide_input *in, const struct decide_result *r,
+			  size_t ref)
+{
+	size_t m = 0;
+	for (size_t d = 0; d < in->ndecisions; d++)
+		m += d != ref && !in->decisions[d].host_reference && r->decisions[d].testable;
+	return m ? m : 1;
+}
+
+static void against_best(const struct decide_table *t, const struct decide_settings *s,
+			 struct decide_result *r)
+{
+	const struct decide_input *in = t->in;
+	size_t best = DECIDE_NONE;
+	for (size_t d = 0; d < in->ndecisions; d++)
+		if (is_contender(in, r, d) &&
+		    (best == DECIDE_NONE || r->decisions[d].score > r->decisions[best].score))
+			best = d;
+	r->best = best;
+	if (best == DECIDE_NONE)
+		return;
+	r->decisions[best].is_best = true;
+	size_t m = family_size(in, r, best);
+	double alpha = DECIDE_ALPHA / (double)m;
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		if (d == best || in->decisions[d].host_reference)
+			continue;
+		difference_cmp(t, s, d, best, alpha, o->score, r->decisions[best].score, &o->vs_best);
+		if (!o->vs_best.ok)
+			continue;
+		o->equivalent_to_best = decide_verdict_of(&o->vs_best, s->equivalence) ==
+					DECIDE_EQUIVALENT;
+		o->worse_than_best = o->vs_best.hi < 0;
+	}
+	for (size_t c = 0; c < in->nconfigs; c++) {
+		struct decide_config_out *co = &r->configs[c];
+		size_t bc = decide_table_config(t, best, in->configs[c].level);
+		co->p_best = co->p_best_adj = NAN;
+		if (in->configs[c].decision == best || bc == DECIDE_NONE ||
+		    in->decisions[in->configs[c].decision].host_reference)
+			continue;
+		struct decide_cmp cc;
+		decide_paired(t, &c, &bc, 1, &cc);
+		decide_cmp_at(&cc, alpha / (double)in->nlevels);
+		co->p_best = cc.p;
+		co->p_best_adj = isnan(cc.p) ? NAN : fmin(1, cc.p * (double)(m * in->nlevels));
+	}
+}
+
+/* ---- the recommendation ------------------------------------------------------ */
+
+/* Ganged exits per second (or per run) of d's successful runs. */
+static double *decision_gang(const struct decide_table *t, size_t d, int blocks, size_t *n)
+{
+	const struct decide_input *in = t->in;
+	double *g = xmalloc((in->nruns + 1) * sizeof(*g));
+	*n = 0;
+	for (size_t i = 0; i < in->nruns; i++) {
+		const struct decide_run *run = &in->runs[i];
+		if (in->configs[run->config].decision == d && run->status == DECIDE_RUN_OK &&
+		    isfinite(run->gang) && (blocks <= 0 || run->block < blocks))
+			g[(*n)++] = run->gang;
+	}
+	return g;
+}
+
+/*
+ * Cost order among decisions shown equivalent: fewer host CPUs, fewer
+ * non-default host settings, significantly fewer ganged exits (Welch p <
+ * alpha over their runs), then the better objective.
+ */
+static bool preferred(const struct decide_table *t, const struct decide_result *r, int blocks,
+		      size_t a, size_t b)
+{
+	const struct decide_option *x = &t->in->decisions[a], *y = &t->in->decisions[b];
+	if (x->host_cpus != y->host_cpus)
+		return x->host_cpus < y->host_cpus;
+	if (x->nondefault_knobs != y->nondefault_knobs)
+		return x->nondefault_knobs < y->nondefault_knobs;
+	size_t na, nb;
+	double *ga = decision_gang(t, a, blocks, &na), *gb = decision_gang(t, b, blocks, &nb);
+	struct stats_test w;
+	stats_welch(ga, na, gb, nb, &w);
+	bool decided = !isnan(w.p) && w.p < DECIDE_ALPHA;
+	bool fewer = decided && stats_mean(ga, na) < stats_mean(gb, nb);
+	free(ga);
+	free(gb);
+	if (decided)
+		return fewer;
+	return r->decisions[a].score > r->decisions[b].score;
+}
+
+static void list_add(size_t **v, size_t *n, size_t d)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = d;
+}
+
+/* The contender with the best score in v (insufficient ones, without a score, last). */
+static size_t leading(const struct decide_result *r, const size_t *v, size_t n)
+{
+	size_t lead = DECIDE_NONE;
+	for (size_t i = 0; i < n; i++) {
+		double sc = r->decisions[v[i]].score;
+		if (lead == DECIDE_NONE || (!isnan(sc) && !(r->decisions[lead].score >= sc)))
+			lead = v[i];
+	}
+	return lead;
+}
+
+static void recommend_better(const struct decide_table *t, const struct decide_settings *s,
+			     struct decide_result *r, size_t top)
+{
+	const struct decide_input *in = t->in;
+	r->verdict = DECIDE_BETTER;
+	r->top = top;
+	size_t m = family_size(in, r, top);
+	size_t pick = top;
+	r->ncandidates = 1;
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		if (d == top || !is_contender(in, r, d) || r->decisions[d].verdict != DECIDE_BETTER)
+			continue;
+		struct decide_cmp c;
+		difference_cmp(t, s, d, top, DECIDE_ALPHA / (double)m, r->decisions[d].score,
+			       r->decisions[top].score, &c);
+		if (!c.ok || decide_verdict_of(&c, s->equivalence) != DECIDE_EQUIVALENT)
+			continue;
+		r->ncandidates++;
+		if (preferred(t, r, s->blocks, d, pick))
+			pick = d;
+	}
+	r->pick = r->leader = pick;
+	r->needed = 0;
+	r->mde = NAN;
+	size_t mp = family_size(in, r, pick);
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		if (d == pick || d == top || !is_candidate(in, d) || o->failing ||
+		    in->decisions[d].elim.block || o->worse_than_best || o->equivalent_to_best ||
+		    o->verdict == DECIDE_WORSE || o->verdict == DECIDE_EQUIVALENT)
+			continue;
+		o->in_contention = true;
+		list_add(&r->contention, &r->ncontention, d);
+		struct decide_cmp c;
+		difference_cmp(t, s, d, pick, DECIDE_ALPHA / (double)mp, o->score,
+			       r->decisions[pick].score, &c);
+		o->needed_vs_pick = c.needed;
+	}
+	/*
+	 * A contender with a higher objective than the top, not yet shown better
+	 * than the baseline nor separated from the top, may be the real winner:
+	 * no decision yet, it leads, and settling it is what is needed.
+	 */
+	size_t over = DECIDE_NONE;
+	for (size_t i = 0; i < r->ncontention; i++) {
+		size_t d = r->contention[i];
+		if (r->decisions[d].score > r->decisions[top].score &&
+		    (over == DECIDE_NONE || r->decisions[d].score > r->decisions[over].score))
+			over = d;
+	}
+	if (over != DECIDE_NONE) {
+		r->verdict = DECIDE_UNDECIDED;
+		r->leader = over;
+		r->needed = r->decisions[over].objective.needed;
+		r->mde = decide_gain(r->decisions[over].objective.mde);
+	}
+}
+
+static void recommend_with_baseline(const struct decide_table *t, const struct decide_settings *s,
+				    struct decide_result *r)
+{
+	const struct decide_input *in = t->in;
+	size_t top = DECIDE_NONE;
+	for (size_t d = 0; d < in->ndecisions; d++)
+		if (is_candidate(in, d) && is_contender(in, r, d) &&
+		    r->decisions[d].verdict == DECIDE_BETTER &&
+		    (top == DECIDE_NONE || r->decisions[d].score > r->decisions[top].score))
+			top = d;
+	if (top != DECIDE_NONE) {
+		recommend_better(t, s, r, top);
+		return;
+	}
+	r->pick = in->baseline;
+	size_t others = 0;
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		if (!is_candidate(in, d))
+			continue;
+		others++;
+		if (o->verdict == DECIDE_EQUIVALENT || o->verdict == DECIDE_WORSE ||
+		    o->verdict == DECIDE_FAILING)
+			continue;
+		if (in->decisions[d].elim.block) {
+			list_add(&r->unsettled, &r->nunsettled, d);
+		} else {
+			o->in_contention = true;
+			list_add(&r->contention, &r->ncontention, d);
+		}
+	}
+	if (!others) {
+		r->verdict = DECIDE_INSUFFICIENT;
+		return;
+	}
+	if (!r->ncontention && !r->nunsettled) {
+		r->verdict = DECIDE_EQUIVALENT;
+		r->nothing_beats_baseline = true;
+		r->needed = 0;
+		return;
+	}
+	r->verdict = DECIDE_UNDECIDED;
+	r->leader = leading(r, r->contention, r->ncontention);
+	if (r->leader != DECIDE_NONE) {
+		r->needed = r->decisions[r->leader].objective.needed;
+		r->mde = decide_gain(r->decisions[r->leader].objective.mde);
+	}
+}
+
+static void recommend_without_baseline(const struct decide_table *t,
+				       const struct decide_settings *s, struct decide_result *r)
+{
+	const struct decide_input *in = t->in;
+	size_t best = r->best, pick = best;
+	for (size_t d = 0; d < in->ndecisions; d++)
+		if (d != best && is_contender(in, r, d) && r->decisions[d].equivalent_to_best) {
+			r->ncandidates++;
+			if (preferred(t, r, s->blocks, d, pick))
+				pick = d;
+		}
+	r->ncandidates++;
+	r->pick = r->top = pick;
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		if (d == best || in->decisions[d].host_reference || o->failing ||
+		    in->decisions[d].elim.block || o->equivalent_to_best || o->worse_than_best)
+			continue;
+		o->in_contention = true;
+		o->needed_vs_pick = o->vs_best.needed;
+		list_add(&r->contention, &r->ncontention, d);
+	}
+	r->verdict = r->ncontention ? DECIDE_UNDECIDED : DECIDE_BETTER;
+	r->leader = leading(r, r->contention, r->ncontention);
+	r->needed = r->leader == DECIDE_NONE ? 0 : r->decisions[r->leader].needed_vs_pick;
+}
+
+static void recommend(const struct decide_table *t, const struct decide_settings *s,
+		      struct decide_result *r)
+{
+	const struct decide_input *in = t->in;
+	r->verdict = DECIDE_INSUFFICIENT;
+	r->pick = r->leader = r->top = DECIDE_NONE;
+	r->mde = NAN;
+	r->needed = 0;
+	bool any = false;
+	for (size_t c = 0; c < in->nconfigs; c++)
+		any |= r->configs[c].n_ok > 0 && !in->decisions[in->configs[c].decision].host_reference;
+	if (!any)
+		return;
+	if (in->baseline != DECIDE_NONE && !r->baseline_testable) {
+		r->pick = r->best != DECIDE_NONE ? r->best : in->baseline;
+		for (size_t l = 0; l < in->nlevels; l++) {
+			size_t c = decide_table_config(t, in->baseline, l);
+			if (c != DECIDE_NONE && r->configs[c].n_ok < 2 &&
+			    2 - (int)r->configs[c].n_ok > r->needed)
+				r->needed = 2 - (int)r->configs[c].n_ok;
+		}
+	} else if (in->baseline != DECIDE_NONE) {
+		recommend_with_baseline(t, s, r);
+	} else if (r->best != DECIDE_NONE) {
+		recommend_without_baseline(t, s, r);
+	} else {
+		/* Data, but nothing testable: the best mean, tentatively. */
+		for (size_t c = 0; c < in->nconfigs && r->pick == DECIDE_NONE; c++)
+			if (r->configs[c].n_ok && !in->decisions[in->configs[c].decision].host_reference)
+				r->pick = in->configs[c].decision;
+		r->needed = 1;
+	}
+}
+
+int decide_compute(const struct decide_input *in, const struct decide_settings *s,
+		   struct decide_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct decide_table t;
+	if (decide_table_build(in, s->blocks, &t) < 0) {
+		decide_table_release(&t);
+		return -1;
+	}
+	out->nconfigs = in->nconfigs;
+	out->ndecisions = in->ndecisions;
+	out->nruns = in->nruns;
+	out->nlevels = in->nlevels;
+	out->configs = xcalloc(in->nconfigs + 1, sizeof(*out->configs));
+	out->decisions = xcalloc(in->ndecisions + 1, sizeof(*out->decisions));
+	out->runs = xcalloc(in->nruns + 1, sizeof(*out->runs));
+	out->best = out->pick = out->leader = out->top = DECIDE_NONE;
+	for (size_t c = 0; c < in->nconfigs; c++) {
+		cmp_empty(&out->configs[c].vs_baseline);
+		out->configs[c].p_best = out->configs[c].p_best_adj = NAN;
+	}
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &out->decisions[d];
+		cmp_empty(&o->objective);
+		cmp_empty(&o->vs_best);
+		o->p_adj = o->score = NAN;
+		o->needed_vs_pick = -1;
+		o->elim = in->decisions[d].elim;
+		o->verdict = DECIDE_INSUFFICIENT;
+	}
+	counts(&t, s->blocks, out);
+	failures(in, s, &t, out);
+	out->baseline_testable = baseline_testable(&t, out);
+	if (out->baseline_testable)
+		against_baseline(&t, s, out);
+	else
+		against_reference(&t, s, out);
+	against_best(&t, s, out);
+	recommend(&t, s, out);
+	decide_spread(&t, out);
+	decide_table_release(&t);
+	return 0;
+}
+
+void decide_result_release(struct decide_result *r)
+{
+	free(r->configs);
+	free(r->decisions);
+	free(r->runs);
+	free(r->contention);
+	free(r->unsettled);
+	memset(r, 0, sizeof(*r));
+}

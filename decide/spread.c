@@ -1,0 +1,237 @@
+/*
+ * spread: where the variation is — runs far from their configuration's
+ * others (outliers), boot-to-boot against run-to-run variance, and a trend
+ * over the blocks (drift); see decide.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/strbuf.h"
+#include "decide-int.h"
+#include "stats.h"
+
+/*
+ * A run is an outlier when its log value lies more than this many pooled
+ * robust standard deviations from its configuration's median: on normal
+ * runs, at most 1 % of runs are flagged from 3 runs per configuration on
+ * (measured by tests/bench/bench-decisions.c); a run 3x slower than its
+ * configuration's others at a CV of 10 % lies 11 of them away.
+ */
+#define OUTLIER_K 4.5
+/* Median |X - Y| of two independent N(0, 1): sqrt(2) * Phi^-1(3/4). */
+#define PAIR_MEDIAN 0.9538725524
+
+/* The raw log value of a successful run (its direction does not matter here). */
+static double cell_log(const struct decide_table *t, size_t c, size_t b)
+{
+	double v = t->lv[c * t->nblocks + b];
+	return isfinite(v) ? (t->in->higher_is_better ? v : -v) : NAN;
+}
+
+/*
+ * The pooled robust scale of the logs: the median absolute difference of
+ * two runs of one configuration, over every such pair of every
+ * configuration, divided by its value for normal runs.  A few wild runs
+ * move a median of many pairs little, and pooling gives configurations of
+ * 3 runs a scale as good as the whole experiment's.
+ */
+static double pooled_scale(const struct decide_table *t)
+{
+	size_t nb = t->nblocks, n = 0, cap = 64;
+	double *d = xmalloc(cap * sizeof(*d));
+	for (size_t c = 0; c < t->in->nconfigs; c++)
+		for (size_t i = 0; i < nb; i++) {
+			double a = cell_log(t, c, i);
+			if (isnan(a))
+				continue;
+			for (size_t j = i + 1; j < nb; j++) {
+				double b = cell_log(t, c, j);
+				if (isnan(b))
+					continue;
+				if (n == cap)
+					d = xrealloc(d, (cap *= 2) * sizeof(*d));
+				d[n++] = fabs(a - b);
+			}
+		}
+	double s = n ? stats_median(d, n) / PAIR_MEDIAN : NAN;
+	free(d);
+	return s;
+}
+
+static void outliers(const struct decide_table *t, struct decide_result *r)
+{
+	const struct decide_input *in = t->in;
+	size_t nb = t->nblocks;
+	double scale = pooled_scale(t);
+	r->outlier_scale = scale;
+	double *v = xmalloc((nb + 1) * sizeof(*v));
+	double *median = xmalloc((in->nconfigs + 1) * sizeof(*median));
+	for (size_t c = 0; c < in->nconfigs; c++) {
+		size_t n = 0;
+		for (size_t b = 0; b < nb; b++)
+			if (!isnan(v[n] = cell_log(t, c, b)))
+				n++;
+		median[c] = n >= 3 ? stats_median(v, n) : NAN;
+	}
+	for (size_t i = 0; i < in->nruns; i++) {
+		const struct decide_run *run = &in->runs[i];
+		struct decide_run_out *o = &r->runs[i];
+		o->dev = 0;
+		if ((size_t)run->block >= nb || run->status != DECIDE_RUN_OK || !(run->value > 0) ||
+		    isnan(median[run->config]) || !(scale > 0))
+			continue;
+		o->dev = (log(run->value) - median[run->config]) / scale;
+		o->outlier = fabs(o->dev) > OUTLIER_K;
+		r->configs[run->config].noutliers += o->outlier;
+	}
+	free(median);
+	free(v);
+}
+
+/* One configuration's successful runs grouped by boot: sums for the ANOVA. */
+struct anova {
+	double ssw, ssb, dfw, dfb, n0num;
+	size_t boots, runs;
+	bool shared;
+};
+
+static void anova_config(const struct decide_table *t, size_t c, struct anova *a)
+{
+	size_t nb = t->nblocks, k = 0;
+	int64_t *boot = xmalloc((nb + 1) * sizeof(*boot));
+	double *sum = xmalloc((nb + 1) * sizeof(*sum)), *ss = xmalloc((nb + 1) * sizeof(*ss));
+	size_t *cnt = xmalloc((nb + 1) * sizeof(*cnt));
+	double total = 0;
+	size_t n = 0;
+	for (size_t b = 0; b < nb; b++) {
+		double y = cell_log(t, c, b);
+		if (isnan(y))
+			continue;
+		int64_t id = t->boot[c * nb + b];
+		size_t j = 0;
+		while (j < k && boot[j] != id)
+			j++;
+		if (j == k) {
+			boot[k] = id;
+			sum[k] = ss[k] = 0;
+			cnt[k++] = 0;
+		}
+		sum[j] += y;
+		ss[j] += y * y;
+		cnt[j]++;
+		total += y;
+		n++;
+	}
+	if (n && k) {
+		double grand = total / (double)n, sumsq = 0;
+		for (size_t j = 0; j < k; j++) {
+			double m = sum[j] / (double)cnt[j];
+			a->ssw += ss[j] - (double)cnt[j] * m * m;
+			a->ssb += (double)cnt[j] * (m - grand) * (m - grand);
+			a->dfw += (double)(cnt[j] - 1);
+			a->shared |= cnt[j] > 1;
+			sumsq += (double)(cnt[j] * cnt[j]);
+		}
+		a->dfb += (double)(k - 1);
+		a->n0num += (double)n - sumsq / (double)n;
+		a->boots += k;
+		a->runs += n;
+	}
+	free(boot);
+	free(sum);
+	free(ss);
+	free(cnt);
+}
+
+/*
+ * Boot-to-boot and run-to-run variance of the logs, one-way random
+ * effects pooled over the configurations (runs nested in boots), and
+ * Kalibera & Jones' optimal runs per boot from them and the costs.
+ */
+static void components(const struct decide_table *t, struct decide_result *r)
+{
+	struct decide_components *vc = &r->components;
+	struct anova a = { 0 };
+	for (size_t c = 0; c < t->in->nconfigs; c++)
+		anova_config(t, c, &a);
+	vc->shared = a.shared;
+	vc->boots = a.boots;
+	vc->runs = a.runs;
+	vc->runs_per_boot = a.boots ? (double)a.runs / (double)a.boots : NAN;
+	vc->sd_boot = vc->sd_run = vc->f = vc->df1 = vc->df2 = vc->p = NAN;
+	vc->optimal_runs_per_boot = NAN;
+	vc->advice = DECIDE_ADVICE_NONE;
+	if (!a.shared || a.dfw < 1 || a.dfb < 1)
+		return;
+	vc->estimable = true;
+	double msw = fmax(a.ssw, 0) / a.dfw, msb = a.ssb / a.dfb, n0 = a.n0num / a.dfb;
+	vc->sd_run = sqrt(msw);
+	vc->sd_boot = sqrt(fmax(0, (msb - msw) / n0));
+	vc->df1 = a.dfb;
+	vc->df2 = a.dfw;
+	vc->f = msw > 0 ? msb / msw : NAN;
+	vc->p = stats_f_upper(vc->f, vc->df1, vc->df2);
+	double cb = t->in->boot_seconds, cr = t->in->run_seconds;
+	if (!(cb > 0) || !(cr > 0))
+		return;
+	vc->optimal_runs_per_boot = vc->sd_boot > 0 ? sqrt(cb / cr * msw / (vc->sd_boot * vc->sd_boot))
+						    : INFINITY;
+	double now = vc->runs_per_boot;
+	vc->advice = vc->optimal_runs_per_boot >= 1.5 * now ? DECIDE_ADVICE_MORE_RUNS
+		     : vc->optimal_runs_per_boot <= now / 1.5 ? DECIDE_ADVICE_MORE_BOOTS
+		     : DECIDE_ADVICE_KEEP;
+}
+
+/* A linear trend over the blocks with a mean per configuration (ANCOVA slope). */
+static void drift(const struct decide_table *t, struct decide_result *r)
+{
+	struct decide_drift *dr = &r->drift;
+	size_t nb = t->nblocks, n = 0, groups = 0;
+	double sxy = 0, sxx = 0, syy = 0;
+	dr->slope = dr->lo = dr->hi = dr->p = NAN;
+	for (size_t c = 0; c < t->in->nconfigs; c++) {
+		double sx = 0, sy = 0;
+		size_t k = 0;
+		for (size_t b = 0; b < nb; b++) {
+			double y = cell_log(t, c, b);
+			if (!isnan(y)) {
+				sx += (double)b;
+				sy += y;
+				k++;
+			}
+		}
+		if (k < 2)
+			continue;
+		double mx = sx / (double)k, my = sy / (double)k;
+		for (size_t b = 0; b < nb; b++) {
+			double y = cell_log(t, c, b);
+			if (isnan(y))
+				continue;
+			sxy += ((double)b - mx) * (y - my);
+			sxx += ((double)b - mx) * ((double)b - mx);
+			syy += (y - my) * (y - my);
+		}
+		n += k;
+		groups++;
+	}
+	dr->n = n;
+	if (!(sxx > 0) || n < groups + 2)
+		return;
+	double df = (double)(n - groups - 1);
+	dr->slope = sxy / sxx;
+	double rss = fmax(0, syy - dr->slope * sxy);
+	double se = sqrt(rss / df / sxx);
+	dr->tested = true;
+	dr->p = se > 0 ? stats_t_p(dr->slope / se, df) : dr->slope == 0 ? 1 : 0;
+	double h = se > 0 ? stats_t_quantile(0.975, df) * se : 0;
+	dr->lo = dr->slope - h;
+	dr->hi = dr->slope + h;
+}
+
+void decide_spread(const struct decide_table *t, struct decide_result *r)
+{
+	outliers(t, r);
+	components(t, r);
+	drift(t, r);
+}

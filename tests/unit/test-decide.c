@@ -1,0 +1,905 @@
+/*
+ * Unit tests of the decision engine (decide/decide.h), on its own input
+ * structs: no database.  The decisions are a table, one row per boundary
+ * of a rule (better, worse against undecided, equivalent against
+ * undecided, failures, no baseline, lower is better, one run, all
+ * eliminated, environment levels, boots); then the pieces the rows rest
+ * on — paired units, the worst objective's interval, what would settle
+ * it, outliers, variance components, drift — and the race's look, each
+ * against values worked out by hand.  The runs are deterministic: seeded
+ * draws, or offsets chosen so that a mean and spread are exact.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "decide/decide.h"
+#include "decide/stats.h"
+
+#define MAXD 8
+#define MAXL 3
+#define MAXB 40
+
+/* A sweep in memory: decisions d0.., levels, runs appended block by block. */
+struct sw {
+	char keys[MAXD][8];
+	struct decide_option opt[MAXD];
+	struct decide_config cf[MAXD * MAXL];
+	struct decide_run runs[MAXD * MAXL * MAXB];
+	size_t nruns;
+	struct decide_input in;
+	struct decide_settings set;
+};
+
+static void sw_init(struct sw *s, size_t nd, size_t nl, size_t baseline, bool hib)
+{
+	memset(s, 0, sizeof(*s));
+	for (size_t d = 0; d < nd; d++) {
+		snprintf(s->keys[d], sizeof(s->keys[d]), "d%zu", d);
+		s->opt[d] = (struct decide_option){ .key = s->keys[d], .host_cpus = 4 };
+	}
+	for (size_t c = 0; c < nd * nl; c++)
+		s->cf[c] = (struct decide_config){ c / nl, c % nl };
+	s->in = (struct decide_input){
+		.decisions = s->opt, .ndecisions = nd, .configs = s->cf, .nconfigs = nd * nl,
+		.nlevels = nl, .runs = s->runs, .baseline = baseline, .higher_is_better = hib,
+		.boot_seconds = NAN, .run_seconds = NAN,
+	};
+	decide_settings_init(&s->set);
+}
+
+/* n runs of decision d at level l in blocks 0..n-1: mean e^(cv z), z seeded. */
+static void sw_runs(struct sw *s, size_t d, size_t l, int n, double mean, double cv,
+		    uint64_t seed)
+{
+	struct stats_rng rng;
+	stats_rng_seed(&rng, seed * 131 + d * 7 + l);
+	size_t c = d * s->in.nlevels + l;
+	for (int b = 0; b < n; b++)
+		s->runs[s->nruns++] = (struct decide_run){
+			.config = c, .block = b, .order = b * 10 + (int)c, .status = DECIDE_RUN_OK,
+			.value = mean * exp(cv * stats_rng_normal(&rng)), .gang = NAN };
+	s->in.nruns = s->nruns;
+}
+
+/* The run of decision d, level l, block b. */
+static struct decide_run *sw_run(struct sw *s, size_t d, size_t l, int b)
+{
+	size_t c = d * s->in.nlevels + l;
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->runs[i].config == c && s->runs[i].block == b)
+			return &s->runs[i];
+	fail_msg("no run d%zu/%zu/%d", d, l, b);
+	return NULL;
+}
+
+static void sw_fail(struct sw *s, size_t d, size_t l, int b)
+{
+	sw_run(s, d, l, b)->status = DECIDE_RUN_FAILED;
+}
+
+/* Boots of decision d (every level): blocks grouped `per` at a time. */
+static void sw_boots(struct sw *s, size_t d, int per)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->cf[s->runs[i].config].decision == d)
+			s->runs[i].boot = 1000 * (int64_t)(d + 1) + s->runs[i].block / per + 1;
+}
+
+/* ---- the table ------------------------------------------------------------- */
+
+static void clear_winner(struct sw *s)
+{
+	sw_init(s, 3, 1, 0, true);
+	sw_runs(s, 0, 0, 5, 100, 0.02, 1);
+	sw_runs(s, 1, 0, 5, 120, 0.02, 1);
+	sw_runs(s, 2, 0, 5, 101, 0.02, 1);
+}
+
+/* Shown worse, the only other: nothing beats the baseline. */
+static void worse(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 5, 100, 0.01, 2);
+	sw_runs(s, 1, 0, 5, 90, 0.01, 2);
+}
+
+/* The same 10 % loss under 20 % spread: not shown, undecided. */
+static void worse_noisy(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 5, 100, 0.20, 2);
+	sw_runs(s, 1, 0, 5, 90, 0.20, 2);
+}
+
+/* +0.2 % at CV 0.3 %, 8 blocks: shown within +-2 % (two one-sided tests). */
+static void equivalent(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 8, 100, 0.003, 3);
+	sw_runs(s, 1, 0, 8, 100.2, 0.003, 3);
+}
+
+/* The same at CV 3 %: the interval leaves the margin: undecided, not equivalent. */
+static void equivalent_noisy(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 8, 100, 0.03, 3);
+	sw_runs(s, 1, 0, 8, 100.2, 0.03, 3);
+}
+
+/* +20 %, but 3 of 8 runs failed: failing (37.5 % > 20 %), never recommended. */
+static void failing(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 8, 100, 0.01, 4);
+	sw_runs(s, 1, 0, 8, 120, 0.01, 4);
+	sw_fail(s, 1, 0, 1);
+	sw_fail(s, 1, 0, 4);
+	sw_fail(s, 1, 0, 6);
+}
+
+/* +20 % with 1 failure of 8 (12.5 %, allowed) against none: never better while it fails more. */
+static void more_failures(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 8, 100, 0.01, 4);
+	sw_runs(s, 1, 0, 8, 120, 0.01, 4);
+	sw_fail(s, 1, 0, 5);
+}
+
+/* The same when the baseline failed once too: better. */
+static void failures_even(struct sw *s)
+{
+	more_failures(s);
+	sw_fail(s, 0, 0, 2);
+}
+
+/* Never one successful run: failing, not "insufficient, 2 more runs". */
+static void never_succeeds(struct sw *s)
+{
+	sw_init(s, 3, 1, 0, true);
+	sw_runs(s, 0, 0, 5, 100, 0.01, 5);
+	sw_runs(s, 1, 0, 5, 100, 0.01, 5);
+	sw_runs(s, 2, 0, 5, 100.1, 0.002, 5);
+	for (int b = 0; b < 5; b++)
+		sw_fail(s, 1, 0, b);
+}
+
+/* No baseline: the best by its objective, the others shown worse. */
+static void no_baseline(struct sw *s)
+{
+	sw_init(s, 3, 1, DECIDE_NONE, true);
+	sw_runs(s, 0, 0, 5, 100, 0.01, 6);
+	sw_runs(s, 1, 0, 5, 130, 0.01, 6);
+	sw_runs(s, 2, 0, 5, 110, 0.01, 6);
+}
+
+/* No baseline, two within noise of each other at the top: undecided. */
+static void no_baseline_close(struct sw *s)
+{
+	sw_init(s, 3, 1, DECIDE_NONE, true);
+	sw_runs(s, 0, 0, 5, 100, 0.01, 6);
+	sw_runs(s, 1, 0, 5, 130, 0.05, 6);
+	sw_runs(s, 2, 0, 5, 128, 0.05, 6);
+}
+
+/* Lower is better (seconds): 20 % less time wins. */
+static void lower_is_better(struct sw *s)
+{
+	sw_init(s, 3, 1, 0, false);
+	sw_runs(s, 0, 0, 5, 100, 0.01, 7);
+	sw_runs(s, 1, 0, 5, 80, 0.01, 7);
+	sw_runs(s, 2, 0, 5, 120, 0.01, 7);
+}
+
+/* One run each: nothing can be tested. */
+static void one_run(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 1, 100, 0.01, 8);
+	sw_runs(s, 1, 0, 1, 150, 0.01, 8);
+}
+
+/*
+ * A race dropped d1 and d2 against d2 and the baseline; d1's own runs
+ * (5 blocks, equal to the baseline at CV 5 %) show nothing: it is
+ * reported eliminated, not worse, and the verdict is no "keep it".
+ */
+static void all_eliminated(struct sw *s)
+{
+	sw_init(s, 3, 1, 0, true);
+	sw_runs(s, 0, 0, 8, 100, 0.05, 9);
+	sw_runs(s, 1, 0, 4, 100, 0.05, 9);
+	sw_runs(s, 2, 0, 5, 80, 0.01, 9);
+	s->opt[1].elim = (struct decide_stored_elim){ 4, 2, 0.001 };
+	s->opt[2].elim = (struct decide_stored_elim){ 5, 0, 0.001 };
+}
+
+/* The same, with d1 also shown worse by its own runs: now nothing beats the baseline. */
+static void all_eliminated_worse(struct sw *s)
+{
+	all_eliminated(s);
+	s->nruns = 0;
+	sw_runs(s, 0, 0, 8, 100, 0.01, 9);
+	sw_runs(s, 1, 0, 4, 85, 0.01, 9);
+	sw_runs(s, 2, 0, 5, 80, 0.01, 9);
+}
+
+/*
+ * Two levels: d1 +30 % at level 0, -5 % at level 1; d2 +5 % at both.
+ * `worst` picks d2, `mean` d1 (sqrt(1.3 x 0.95) = 1.11).
+ */
+static void levels(struct sw *s)
+{
+	sw_init(s, 3, 2, 0, true);
+	sw_runs(s, 0, 0, 6, 100, 0.005, 10);
+	sw_runs(s, 0, 1, 6, 80, 0.005, 10);
+	sw_runs(s, 1, 0, 6, 130, 0.005, 10);
+	sw_runs(s, 1, 1, 6, 76, 0.005, 10);
+	sw_runs(s, 2, 0, 6, 105, 0.005, 10);
+	sw_runs(s, 2, 1, 6, 84, 0.005, 10);
+}
+
+static void levels_mean(struct sw *s)
+{
+	levels(s);
+	s->set.objective = DECIDE_OBJECTIVE_MEAN;
+}
+
+/*
+ * A +10 % that holds at every level of three is better; one that does not
+ * hold at the worst level is not, though its per-block minimum over
+ * noisy levels would never say so about an equal one either.
+ */
+static void levels_gain(struct sw *s)
+{
+	sw_init(s, 3, 3, 0, true);
+	for (size_t l = 0; l < 3; l++) {
+		sw_runs(s, 0, l, 10, 100, 0.02, 11);
+		sw_runs(s, 1, l, 10, 110, 0.02, 11);
+		sw_runs(s, 2, l, 10, 100, 0.02, 11);
+	}
+}
+
+/*
+ * Boots: d1 is +8 % in runs that all share one boot per configuration
+ * (guest.reuse without reuse_runs): one unit, nothing testable; it could
+ * still be better, so it stays in contention.
+ */
+static void one_boot(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 8, 100, 0.01, 12);
+	sw_runs(s, 1, 0, 8, 108, 0.01, 12);
+	sw_boots(s, 0, 8);
+	sw_boots(s, 1, 8);
+}
+
+/* The same with a fresh boot every 2 blocks: 4 units, better. */
+static void boots_of_two(struct sw *s)
+{
+	one_boot(s);
+	sw_boots(s, 0, 2);
+	sw_boots(s, 1, 2);
+}
+
+struct row {
+	const char *name;
+	void (*build)(struct sw *);
+	enum decide_verdict verdict;
+	const char *pick;		/* NULL: none */
+	const char *contention;		/* keys, comma-separated */
+	const char *unsettled;		/* eliminated, not shown worse or equivalent */
+	enum decide_verdict d1;		/* decision d1's verdict */
+};
+
+static const struct row rows[] = {
+	{ "clear winner", clear_winner, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
+	{ "worse", worse, DECIDE_EQUIVALENT, "d0", "", "", DECIDE_WORSE },
+	{ "worse, noisy", worse_noisy, DECIDE_UNDECIDED, "d0", "d1", "", DECIDE_UNDECIDED },
+	{ "equivalent", equivalent, DECIDE_EQUIVALENT, "d0", "", "", DECIDE_EQUIVALENT },
+	{ "equivalent, noisy", equivalent_noisy, DECIDE_UNDECIDED, "d0", "d1", "",
+	  DECIDE_UNDECIDED },
+	{ "failing", failing, DECIDE_EQUIVALENT, "d0", "", "", DECIDE_FAILING },
+	{ "more failures", more_failures, DECIDE_UNDECIDED, "d0", "d1", "", DECIDE_UNDECIDED },
+	{ "failures even", failures_even, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
+	{ "never succeeds", never_succeeds, DECIDE_EQUIVALENT, "d0", "", "", DECIDE_FAILING },
+	{ "no baseline", no_baseline, DECIDE_BETTER, "d1", "", "", DECIDE_NOT_COMPARED },
+	{ "no baseline, close", no_baseline_close, DECIDE_UNDECIDED, "d1", "d2", "",
+	  DECIDE_NOT_COMPARED },
+	{ "lower is better", lower_is_better, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
+	{ "one run", one_run, DECIDE_INSUFFICIENT, "d0", "", "", DECIDE_INSUFFICIENT },
+	{ "all eliminated", all_eliminated, DECIDE_UNDECIDED, "d0", "", "d1", DECIDE_UNDECIDED },
+	{ "all eliminated, worse", all_eliminated_worse, DECIDE_EQUIVALENT, "d0", "", "",
+	  DECIDE_WORSE },
+	{ "levels, worst", levels, DECIDE_BETTER, "d2", "", "", DECIDE_WORSE },
+	{ "levels, mean", levels_mean, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
+	{ "levels, +10 % at each", levels_gain, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
+	{ "one boot", one_boot, DECIDE_UNDECIDED, "d0", "d1", "", DECIDE_INSUFFICIENT },
+	{ "boots of two", boots_of_two, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
+};
+
+/* "d1,d2" from a list of decisions. */
+static void keys_of(const struct sw *s, const size_t *v, size_t n, char *out, size_t len)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t at = strlen(out);
+		snprintf(out + at, len - at, "%s%s", i ? "," : "", s->keys[v[i]]);
+	}
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	static struct sw s;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *w = &rows[i];
+		w->build(&s);
+		struct decide_result r;
+		assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+		char cont[64], uns[64];
+		keys_of(&s, r.contention, r.ncontention, cont, sizeof(cont));
+		keys_of(&s, r.unsettled, r.nunsettled, uns, sizeof(uns));
+		const char *pick = r.pick == DECIDE_NONE ? NULL : s.keys[r.pick];
+		if (r.verdict != w->verdict || (pick == NULL) != (w->pick == NULL) ||
+		    (pick && strcmp(pick, w->pick)) || strcmp(cont, w->contention) ||
+		    strcmp(uns, w->unsettled) || r.decisions[1].verdict != w->d1)
+			fail_msg("%s: verdict %s pick %s contention [%s] unsettled [%s] d1 %s; "
+				 "expected %s %s [%s] [%s] %s", w->name,
+				 decide_verdict_name(r.verdict), pick ? pick : "-", cont, uns,
+				 decide_verdict_name(r.decisions[1].verdict),
+				 decide_verdict_name(w->verdict), w->pick ? w->pick : "-",
+				 w->contention, w->unsettled, decide_verdict_name(w->d1));
+		decide_result_release(&r);
+	}
+}
+
+/* ---- the pieces ---------------------------------------------------------------- */
+
+/* The gain, interval and family of the clear winner, and the verdict's agreement with them. */
+static void test_clear_winner_numbers(void **state)
+{
+	(void)state;
+	static struct sw s;
+	clear_winner(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.m, 2);
+	assert_true(fabs(r.objective_alpha - 0.025) < 1e-15);
+	assert_true(fabs(r.level_alpha - 0.025) < 1e-15);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_true(c->ok);
+	assert_int_equal(c->pairs, 5);
+	assert_int_equal(c->units, 5);
+	assert_int_equal(c->trimmed, 0);	/* 10 % of 5: none */
+	assert_true(fabs(c->est - log(1.2)) < 0.02);
+	assert_true(c->lo < c->est && c->est < c->hi && c->lo > 0);
+	assert_true(fabs(c->df - 4) < 1e-12);
+	assert_true(c->p < 0.025);
+	assert_true(fabs(r.decisions[1].p_adj - fmin(1, 2 * c->p)) < 1e-15);
+	assert_int_equal(c->needed, 0);
+	assert_true(r.decisions[1].is_best);
+	assert_true(r.decisions[2].worse_than_best);
+	assert_false(r.decisions[2].equivalent_to_best);
+	assert_int_equal(r.best, 1);
+	assert_int_equal(r.runs_ok, 15);
+	assert_int_equal(r.runs_failed, 0);
+	assert_int_equal(r.runs_total, 15);
+	decide_result_release(&r);
+}
+
+/*
+ * Blocks sharing a boot pool into one unit: paired log ratios 0.1, 0.3
+ * (boot a), 0.2 (boot b), 0.4, 0.6 (boot c): units 0.2, 0.2, 0.5, mean
+ * 0.3, sd sqrt(0.03) over 3 units.
+ */
+static void test_units(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	const double d[] = { 0.1, 0.3, 0.2, 0.4, 0.6 };
+	const int64_t boot[] = { 11, 11, 12, 13, 13 };
+	for (int b = 0; b < 5; b++) {
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = 100, .boot = 20 + b, .gang = NAN };
+		s.runs[s.nruns++] = (struct decide_run){ .config = 1, .block = b,
+			.status = DECIDE_RUN_OK, .value = 100 * exp(d[b]), .boot = boot[b],
+			.gang = NAN };
+	}
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_int_equal(c->pairs, 5);
+	assert_int_equal(c->units, 3);
+	assert_true(fabs(c->est - 0.3) < 1e-12);
+	assert_true(fabs(c->se - sqrt(0.03 / 3)) < 1e-12);
+	assert_true(fabs(c->df - 2) < 1e-12);
+	double q = stats_t_quantile(1 - 0.05 / 2, 2);
+	assert_true(fabs(c->lo - (0.3 - q * c->se)) < 1e-9);
+	/* Boots shared across configurations join too: the baseline's boot 20 = d1's block 4. */
+	s.runs[8].boot = 11;
+	decide_result_release(&r);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.units, 2);
+	assert_int_equal(r.configs[1].nboots, 3);
+	decide_result_release(&r);
+}
+
+/* A failed run is the worst outcome: trimmed when few, untestable when too many. */
+static void test_failures_trimmed(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 12, 100, 0.01, 13);
+	sw_runs(&s, 1, 0, 12, 110, 0.01, 13);
+	s.set.max_failure_rate = 0.5;
+	sw_fail(&s, 0, 0, 3);	/* the baseline's: +inf in block 3 */
+	sw_fail(&s, 1, 0, 7);	/* d1's: -inf in block 7 */
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_true(c->ok);
+	assert_int_equal(c->pairs, 12);
+	assert_int_equal(c->trimmed, 1);
+	assert_true(fabs(c->est - log(1.1)) < 0.01);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_BETTER);
+	assert_int_equal(r.decisions[1].n_failed, 1);
+	assert_true(fabs(r.decisions[1].failure_rate - 1.0 / 12) < 1e-12);
+	assert_false(r.decisions[1].more_failures);	/* the baseline failed once too */
+	decide_result_release(&r);
+	/* Three of d1's: g grows to 3 of 12, still testable, never better (more failures). */
+	sw_fail(&s, 1, 0, 1);
+	sw_fail(&s, 1, 0, 9);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.trimmed, 3);
+	assert_true(r.decisions[1].more_failures);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_UNDECIDED);
+	decide_result_release(&r);
+	/* Both failed in one block: a tie (0), no pair dropped. */
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 3, 100, 0, 14);
+	sw_runs(&s, 1, 0, 3, 100 * exp(0.3), 0, 14);
+	s.set.max_failure_rate = 1;
+	sw_fail(&s, 0, 0, 2);
+	sw_fail(&s, 1, 0, 2);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.pairs, 3);
+	assert_true(fabs(r.decisions[1].objective.est - 0.2) < 1e-12);
+	decide_result_release(&r);
+}
+
+/*
+ * The worst objective's interval: lower ends at alpha/2 one-sided, upper
+ * ends at alpha/(2L); the estimate the smallest level's.
+ */
+static void test_worst_interval(void **state)
+{
+	(void)state;
+	static struct sw s;
+	levels(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[2].objective;
+	assert_true(fabs(c->est - log(84.0 / 80)) < 0.01);
+	double a = r.objective_alpha;
+	assert_true(fabs(a - 0.025) < 1e-15);
+	/* Recompute from the per-level comparisons (the configurations' are at alpha/(mL)). */
+	const struct decide_cmp *l0 = &r.configs[4].vs_baseline, *l1 = &r.configs[5].vs_baseline;
+	double lo0 = l0->est - stats_t_quantile(1 - a / 2, l0->df) * l0->se;
+	double lo1 = l1->est - stats_t_quantile(1 - a / 2, l1->df) * l1->se;
+	double hi0 = l0->est + stats_t_quantile(1 - a / 4, l0->df) * l0->se;
+	double hi1 = l1->est + stats_t_quantile(1 - a / 4, l1->df) * l1->se;
+	assert_true(fabs(c->lo - fmin(lo0, lo1)) < 1e-12);
+	assert_true(fabs(c->hi - fmin(hi0, hi1)) < 1e-12);
+	/* The configurations' own intervals are at alpha / (m L). */
+	assert_true(fabs(r.level_alpha - 0.0125) < 1e-15);
+	assert_true(fabs(l0->alpha - 0.0125) < 1e-15);
+	assert_int_equal(r.configs[2].verdict, DECIDE_BETTER);	/* d1 at level 0 */
+	assert_int_equal(r.configs[3].verdict, DECIDE_WORSE);	/* d1 at level 1 */
+	decide_result_release(&r);
+}
+
+/* What would settle it: the leader against the baseline, a number that grows with the spread. */
+static void test_needed(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.03, 17);
+	sw_runs(&s, 1, 0, 5, 108, 0.03, 17);
+	sw_runs(&s, 2, 0, 5, 103, 0.03, 17);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_UNDECIDED);
+	size_t lead = r.leader;
+	assert_int_equal(lead, 1);
+	assert_int_equal(r.needed, r.decisions[lead].objective.needed);
+	assert_true(r.needed > 0 && r.needed <= DECIDE_NEEDED_CAP);
+	assert_true(fabs(r.mde - decide_gain(r.decisions[lead].objective.mde)) < 1e-15);
+	int needed = r.needed;
+	decide_result_release(&r);
+	/* Twice the spread (the same draws): more blocks. */
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.06, 17);
+	sw_runs(&s, 1, 0, 5, 108, 0.06, 17);
+	sw_runs(&s, 2, 0, 5, 103, 0.06, 17);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.needed > needed);
+	decide_result_release(&r);
+	/* An untestable leader needs what makes it testable: one more block here. */
+	one_run(&s);
+	sw_runs(&s, 0, 0, 2, 100, 0.01, 16);
+	s.runs[2].block = 1;	/* the baseline: blocks 0 and 1 */
+	s.nruns = 3;
+	s.in.nruns = 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_UNDECIDED);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
+	assert_int_equal(r.needed, 1);
+	decide_result_release(&r);
+}
+
+/* Outliers: a run 3x off its configuration's others is flagged from 3 runs on; clean runs are not. */
+static void test_outliers(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 4, 1, 0, true);
+	for (size_t d = 0; d < 4; d++)
+		sw_runs(&s, d, 0, 3, 100, 0.05, 17);
+	sw_run(&s, 2, 0, 1)->value /= 3;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	size_t flagged = 0;
+	for (size_t i = 0; i < s.nruns; i++) {
+		flagged += r.runs[i].outlier;
+		if (r.runs[i].outlier) {
+			assert_int_equal(s.runs[i].config, 2);
+			assert_int_equal(s.runs[i].block, 1);
+			assert_true(r.runs[i].dev < -4.5);
+		}
+	}
+	assert_int_equal(flagged, 1);
+	assert_int_equal(r.configs[2].noutliers, 1);
+	assert_true(r.outlier_scale > 0.02 && r.outlier_scale < 0.2);
+	decide_result_release(&r);
+	/* Two runs: no median to stand on, nothing flagged. */
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 2, 100, 0.05, 17);
+	sw_runs(&s, 1, 0, 2, 100, 0.05, 17);
+	sw_run(&s, 1, 0, 1)->value /= 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[1].noutliers, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * Variance components, by hand: one configuration, boots {0, 0.2} and
+ * {0.1, 0.3} on the log scale: within SS 0.04, df 2; between SS 0.01, df 1;
+ * n0 = 2: sd_run = sqrt(0.02), sd_boot = sqrt(max(0, (0.01 - 0.02) / 2)) = 0.
+ */
+static void test_components(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 1, 1, DECIDE_NONE, true);
+	const double y[] = { 0, 0.2, 0.1, 0.3 };
+	for (int b = 0; b < 4; b++)
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = exp(y[b]), .boot = 1 + b / 2, .gang = NAN };
+	s.in.nruns = s.nruns;
+	s.in.boot_seconds = 8;
+	s.in.run_seconds = 2;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_components *vc = &r.components;
+	assert_true(vc->shared && vc->estimable);
+	assert_int_equal(vc->boots, 2);
+	assert_int_equal(vc->runs, 4);
+	assert_true(fabs(vc->sd_run - sqrt(0.02)) < 1e-12);
+	assert_true(vc->sd_boot == 0);
+	assert_true(fabs(vc->f - 0.5) < 1e-12);
+	assert_true(fabs(vc->p - stats_f_upper(0.5, 1, 2)) < 1e-15);
+	assert_true(isinf(vc->optimal_runs_per_boot));
+	assert_int_equal(vc->advice, DECIDE_ADVICE_MORE_RUNS);
+	decide_result_release(&r);
+	/* Boots far apart: {0, 0.02}, {0.5, 0.52}: the boot dominates; with boots cheap, more boots. */
+	const double z[] = { 0, 0.02, 0.5, 0.52 };
+	for (int b = 0; b < 4; b++)
+		s.runs[b].value = exp(z[b]);
+	s.in.boot_seconds = 1;
+	s.in.run_seconds = 10;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	/* within SS 0.0004 (df 2), between SS 0.25 (df 1), n0 2 */
+	assert_true(fabs(r.components.sd_run - sqrt(0.0002)) < 1e-12);
+	assert_true(fabs(r.components.sd_boot - sqrt((0.25 - 0.0002) / 2)) < 1e-12);
+	assert_true(r.components.p < 0.01);
+	double k = sqrt(0.1 * 0.0002 / ((0.25 - 0.0002) / 2));
+	assert_true(fabs(r.components.optimal_runs_per_boot - k) < 1e-12);
+	assert_int_equal(r.components.advice, DECIDE_ADVICE_MORE_BOOTS);
+	decide_result_release(&r);
+	/* Every run its own boot: nothing shared, nothing to separate. */
+	for (int b = 0; b < 4; b++)
+		s.runs[b].boot = 0;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.components.shared);
+	assert_false(r.components.estimable);
+	assert_int_equal(r.components.boots, 4);
+	decide_result_release(&r);
+}
+
+/* Drift: +1 % per block in every configuration is found; pairing cancels it from the verdicts. */
+static void test_drift(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 10, 100, 0.002, 18);
+	sw_runs(&s, 1, 0, 10, 100, 0.002, 18);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].value *= exp(0.01 * s.runs[i].block);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.n, 20);
+	assert_true(fabs(r.drift.slope - 0.01) < 0.001);
+	assert_true(r.drift.lo < r.drift.slope && r.drift.slope < r.drift.hi);
+	assert_true(r.drift.p < 1e-6);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_EQUIVALENT);
+	decide_result_release(&r);
+}
+
+/* Host references are ranked against the baseline but never the pick nor in the family. */
+static void test_host_reference(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 19);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 19);
+	sw_runs(&s, 2, 0, 5, 150, 0.01, 19);
+	s.opt[2].host_reference = true;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.m, 1);
+	assert_int_equal(r.decisions[2].verdict, DECIDE_BETTER);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.best, 1);
+	decide_result_release(&r);
+}
+
+/* Cost decides only among decisions shown equivalent to the top: CPUs, knobs, ganged exits. */
+static void test_cost(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 120.1, 0.002, 20);
+	s.opt[1].host_cpus = 2;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.top, 2);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.ncandidates, 2);
+	decide_result_release(&r);
+	s.opt[1].host_cpus = 4;
+	s.opt[2].nondefault_knobs = 1;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 1);
+	decide_result_release(&r);
+	/* Equal cost: significantly fewer ganged exits, else the better objective. */
+	s.opt[2].nondefault_knobs = 0;
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].gang = s.runs[i].config == 1 ? 500 + s.runs[i].block
+			       : s.runs[i].config == 2 ? 900 + s.runs[i].block : NAN;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 1);
+	decide_result_release(&r);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].gang = NAN;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 2);
+	decide_result_release(&r);
+	/* +10 % and +20 %: not equivalent, so the cheaper +10 % never wins on cost. */
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 110, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 120, 0.002, 20);
+	s.opt[1].host_cpus = 1;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 2);
+	assert_int_equal(r.ncandidates, 1);
+	decide_result_release(&r);
+}
+
+/* Bad input is refused, not read out of bounds. */
+static void test_bad_input(void **state)
+{
+	(void)state;
+	static struct sw s;
+	clear_winner(&s);
+	struct decide_result r;
+	s.runs[0].config = 99;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.in.baseline = 7;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.cf[1].level = 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.in.nlevels = 0;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.runs[2].block = -1;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	struct decide_race_step st;
+	clear_winner(&s);
+	assert_int_equal(decide_race(&s.in, &s.set, 3, 1, 5, &st), -1);
+	assert_string_equal(decide_verdict_name(DECIDE_FAILING), "failing");
+	assert_string_equal(decide_verdict_name(DECIDE_NOT_COMPARED), "not compared");
+	assert_string_equal(decide_objective_name(DECIDE_OBJECTIVE_MEAN), "mean");
+	assert_string_equal(decide_stop_name(DECIDE_STOP_DECIDED), "decided");
+	assert_string_equal(decide_stop_name(DECIDE_GO_ON), "running");
+}
+
+/* ---- the race ---------------------------------------------------------------- */
+
+/* A race look over blocks 0..k-1: the eliminations and the stop. */
+static void race_at(const struct sw *s, int blocks, int first, int max, struct decide_race_step *st)
+{
+	assert_int_equal(decide_race(&s->in, &s->set, blocks, first, max, st), 0);
+}
+
+static void test_race(void **state)
+{
+	(void)state;
+	static struct sw s;
+	struct decide_race_step st;
+	/* d1 is 4x the others: at the first test d2, d3 fall against it; the baseline never. */
+	sw_init(&s, 4, 1, 0, true);
+	sw_runs(&s, 0, 0, 3, 100, 0.005, 21);
+	sw_runs(&s, 1, 0, 3, 400, 0.005, 21);
+	sw_runs(&s, 2, 0, 3, 200, 0.005, 21);
+	sw_runs(&s, 3, 0, 3, 100, 0.005, 21);
+	race_at(&s, 2, 3, 10, &st);	/* before the first test: nothing */
+	assert_int_equal(st.nelims, 0);
+	assert_int_equal(st.stop, DECIDE_GO_ON);
+	assert_int_equal(st.leader, 1);
+	decide_race_step_release(&st);
+	race_at(&s, 3, 3, 10, &st);
+	assert_int_equal(st.leader, 1);
+	assert_int_equal(st.nelims, 2);
+	assert_int_equal(st.elims[0].decision, 2);
+	assert_int_equal(st.elims[1].decision, 3);
+	assert_int_equal(st.elims[0].against, 1);
+	assert_true(fabs(st.elims[0].ratio - 0.5) < 0.01);
+	assert_true(st.elims[0].p < 0.05);
+	assert_int_equal(st.nsurvivors, 2);
+	/* d1's lead over the baseline is the verdict's already: decided. */
+	assert_int_equal(st.stop, DECIDE_STOP_DECIDED);
+	decide_race_step_release(&st);
+
+	/* Equal decisions at CV 5 %: nothing falls at the first test, nothing is decided. */
+	sw_init(&s, 4, 1, 0, true);
+	for (size_t d = 0; d < 4; d++)
+		sw_runs(&s, d, 0, 5, 100, 0.05, 22);
+	race_at(&s, 3, 3, 5, &st);
+	assert_int_equal(st.nelims, 0);
+	assert_int_equal(st.stop, DECIDE_GO_ON);
+	decide_race_step_release(&st);
+	race_at(&s, 5, 3, 5, &st);
+	assert_int_equal(st.stop, DECIDE_STOP_MAX);
+	decide_race_step_release(&st);
+
+	/* Only the baseline left beside eliminated ones: one survivor. */
+	sw_init(&s, 3, 1, 0, true);
+	for (size_t d = 0; d < 3; d++)
+		sw_runs(&s, d, 0, 4, 100, 0.05, 23);
+	s.opt[1].elim = (struct decide_stored_elim){ 3, 0, 0.01 };
+	race_at(&s, 4, 3, 10, &st);
+	assert_int_equal(st.stop, DECIDE_GO_ON);	/* d2 still races */
+	decide_race_step_release(&st);
+	s.opt[2].elim = (struct decide_stored_elim){ 4, 0, 0.01 };
+	race_at(&s, 4, 3, 10, &st);
+	assert_int_equal(st.stop, DECIDE_STOP_SINGLE);
+	decide_race_step_release(&st);
+
+	/* A decision that never succeeds is dropped as failing, against nothing. */
+	sw_init(&s, 3, 1, 0, true);
+	for (size_t d = 0; d < 3; d++)
+		sw_runs(&s, d, 0, 6, 100, 0.05, 24);
+	for (int b = 0; b < 6; b++)
+		sw_fail(&s, 2, 0, b);
+	race_at(&s, 6, 3, 10, &st);
+	assert_int_equal(st.nelims, 1);
+	assert_int_equal(st.elims[0].decision, 2);
+	assert_int_equal(st.elims[0].against, DECIDE_NONE);
+	assert_true(isnan(st.elims[0].ratio));
+	decide_result_release(&(struct decide_result){ 0 });
+	decide_race_step_release(&st);
+}
+
+/*
+ * With environment levels a decision falls only when worse at every level
+ * (worst objective): +30 % at one level and -5 % at the other is never
+ * dropped against a +5 % everywhere, nor the other way round.
+ */
+static void test_race_levels(void **state)
+{
+	(void)state;
+	static struct sw s;
+	struct decide_race_step st;
+	levels(&s);
+	race_at(&s, 6, 3, 10, &st);
+	assert_int_equal(st.nelims, 0);
+	decide_race_step_release(&st);
+	/* d2 dominated by d1 at both levels: dropped, against d1. */
+	sw_init(&s, 3, 2, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.005, 25);
+	sw_runs(&s, 0, 1, 6, 100, 0.005, 25);
+	sw_runs(&s, 1, 0, 6, 130, 0.005, 25);
+	sw_runs(&s, 1, 1, 6, 120, 0.005, 25);
+	sw_runs(&s, 2, 0, 6, 110, 0.005, 25);
+	sw_runs(&s, 2, 1, 6, 110, 0.005, 25);
+	race_at(&s, 6, 3, 10, &st);
+	assert_int_equal(st.nelims, 1);
+	assert_int_equal(st.elims[0].decision, 2);
+	assert_int_equal(st.elims[0].against, 1);
+	/* the ratio at the level where it is closest: 110 / 120 */
+	assert_true(fabs(st.elims[0].ratio - 110.0 / 120) < 0.01);
+	decide_race_step_release(&st);
+	/* The elimination level: alpha over survivors and looks. */
+	assert_true(fabs(decide_race_alpha(6, 1) - 0.01) < 1e-15);
+	assert_true(fabs(decide_race_alpha(6, 18) - 0.01 / pow(18, 0.8)) < 1e-15);
+	assert_true(fabs(decide_race_alpha(1, 1) - 0.05) < 1e-15);
+}
+
+/* plan's estimate: the full design's count, and fewer expected when configurations differ. */
+static void test_expected_runs(void **state)
+{
+	(void)state;
+	size_t max;
+	double e = decide_race_expected_runs(6, 1, 1, 3, 20, 0.02, 42, 20, &max);
+	assert_int_equal(max, 140);
+	assert_true(e < 140 && e > 6 * 3 + 3);
+	assert_true(decide_race_expected_runs(6, 1, 1, 3, 20, 0.02, 42, 20, &max) == e);
+	assert_true(decide_race_expected_runs(1, 2, 0, 3, 20, 0.02, 42, 20, &max) == 40);
+	assert_true(decide_race_expected_runs(4, 1, 0, 5, 5, 0.02, 42, 20, &max) == 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_clear_winner_numbers),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_failures_trimmed),
+		cmocka_unit_test(test_worst_interval),
+		cmocka_unit_test(test_needed),
+		cmocka_unit_test(test_outliers),
+		cmocka_unit_test(test_components),
+		cmocka_unit_test(test_drift),
+		cmocka_unit_test(test_host_reference),
+		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_race),
+		cmocka_unit_test(test_race_levels),
+		cmocka_unit_test(test_expected_runs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
