@@ -60,8 +60,12 @@ class Design:
     sweep YAML, database and the benchmark's state (counters, run log)."""
 
     def __init__(self, path, decisions, truths, *, env=None, strategy="full", reps=5,
-                 first_test=3, seed=1, common="", prepare=False, reuse=None):
+                 first_test=3, seed=1, common="", prepare=False, reuse=None, pinned=False):
+        """pinned: the decisions are pinnings ("none", and "cN": vCPU 0 on host
+        CPU N, which the host runner pins the benchmark to), one reuse group
+        each, all with the same truth; else values of the decision knob."""
         self.path = path
+        self.pinned = pinned
         self.decisions = decisions          # knob values, the baseline first
         self.truths = dict(truths)          # value[,level] -> "param=v ..." (else common only)
         self.env = env
@@ -85,7 +89,8 @@ class Design:
         self.write_yaml()
 
     def knobs_initial(self):
-        yield DKNOB[0], DKNOB[1], BASE
+        if not self.pinned:
+            yield DKNOB[0], DKNOB[1], BASE
         if self.env:
             yield self.env[0], self.env[1], self.env[2][0]
 
@@ -94,23 +99,30 @@ class Design:
         if truths is not None:
             self.truths = dict(truths)
         lines = [f"root {self.root}", f"state {self.state}",
-                 f"seed {self.seed if seed is None else seed}",
-                 f"knob {DKNOB[0]} {DKNOB[1]}"]
-        if self.env:
-            lines.append(f"knob {self.env[0]} {self.env[1]}")
-        # A truth keyed "d,level" holds at that level only; "d" at every level.
-        for k, t in self.truths.items():
-            if "," in k:
-                lines.append(f"truth {k} {self.common} {t}")
-        suffix = ",*" if self.env else ""
-        for d in self.decisions:
-            lines.append(f"truth {d}{suffix} {self.common} {self.truths.get(d, '')}".rstrip())
+                 f"seed {self.seed if seed is None else seed}"]
+        if self.pinned:
+            # The key is the CPUs the runner pinned it to; one boot per pinning.
+            lines += ["knob pin @affinity", "boot_by pin", f"truth * {self.common}"]
+        else:
+            lines.append(f"knob {DKNOB[0]} {DKNOB[1]}")
+            if self.env:
+                lines.append(f"knob {self.env[0]} {self.env[1]}")
+            # A truth keyed "d,level" holds at that level only; "d" at every level.
+            lines += [f"truth {k} {self.common} {t}" for k, t in self.truths.items() if "," in k]
+            suffix = ",*" if self.env else ""
+            lines += [f"truth {d}{suffix} {self.common} {self.truths.get(d, '')}".rstrip()
+                      for d in self.decisions]
         with open(self.spec, "w") as f:
             f.write("\n".join(lines) + "\n")
 
     def write_yaml(self):
         host = [f"  {DKNOB[0]}: [{', '.join(self.decisions)}]"]
         baseline = [f"{DKNOB[0]}: {BASE}"]
+        factors = ""
+        if self.pinned:
+            host, baseline = [], ["pinning: none"]
+            factors = "pinning: [none, " + ", ".join(
+                f'{{name: {p}, vcpus: ["{p[1:]}"]}}' for p in self.decisions[1:]) + "]\n"
         advisor = ""
         if self.env:
             host.append(f"  {self.env[0]}: [{', '.join(self.env[2])}]")
@@ -125,7 +137,8 @@ class Design:
         race = ""
         if self.strategy == "race":
             race = f"strategy: race\nrace: {{first_test: {self.first_test}}}\n"
-        text = (f"name: truth\n{guest}\ntopology: [1x1x1]\nhost:\n" + "\n".join(host) + "\n"
+        text = (f"name: truth\n{guest}\ntopology: [1x1x1]\n{factors}" +
+                ("host:\n" + "\n".join(host) + "\n" if host else "") +
                 "benchmark:\n  kind: command\n"
                 f'  argv: ["{TRUTH}", "{self.spec}"]\n'
                 "  parse: 'throughput: (?<ops>[0-9.]+) ops/s'\n  metric: ops\n"
@@ -170,11 +183,13 @@ class Design:
 
 
 DVALUE = re.compile(re.escape(DKNOB[0]) + r"=([^/]+)")
+PINNING = re.compile(r"/pin=([^/]+)")
 
 
 def dvalue(key):
-    """The decision knob's value in a configuration or decision key."""
-    m = DVALUE.search(key or "")
+    """The decision in a configuration or decision key: the decision knob's
+    value, else (pinned designs) the pinning's name."""
+    m = DVALUE.search(key or "") or PINNING.search(key or "")
     return m.group(1) if m else None
 
 
@@ -190,7 +205,10 @@ def observe(design, exp, env_names=()):
     for c in rank["configurations"]:
         status.setdefault(dvalue(c["key"]), []).append(c)
     cmds = rec.get("host_commands") or []
+    drift = rank.get("drift") or {}
     return {
+        "drift": bool(drift.get("tested")) and (drift.get("p") if drift.get("p") is not None
+                                                 else 1) < 0.05,
         "verdict": rec["verdict"],
         "pick": dvalue(recd.get("key")),
         "contention": [dvalue(c["key"]) for c in rec.get("contention") or []],
@@ -374,6 +392,9 @@ class NullCase(LevelsCase):
                              len(obs), "<=", 5))
             rows.append(Rate(f"{s}: false `equivalent` (keep it) without data",
                              sum(false_equivalent(o) for o in obs), len(obs), "<=", 0))
+        full = [r["full"] for r in results]
+        rows.append(Rate("full: drift reported (the truth has none)",
+                         sum(o["drift"] for o in full), len(full), "<=", 5))
         race = [r["race"] for r in results]
         rows.append(Rate("race: an equal decision eliminated (per decision)",
                          sum(1 for o in race for d in others if o["eliminated"].get(d)),
@@ -517,25 +538,31 @@ class BootCase(Case):
     """Runs share a boot: the boot is a level of replication."""
 
     name = "boots"
-    title = ("boot effect: boot sigma = run sigma = 3 %, 5 runs a boot, all equal, "
-             "3 decisions, 10 blocks, full design: no false `better`")
+    title = ("boot effect: boot sigma = run sigma = 3 %, a boot per 5 blocks, all equal, "
+             "3 decisions (pinnings: none, host CPU 0, host CPU 1), 10 blocks, full design: "
+             "no false `better`")
     sweeps = 150
-    decisions = ["6", "0", "2"]
-    runs_per_boot = 5
+    decisions = ["none", "c0", "c1"]
+    blocks_per_boot = 5
 
     def run_sweep(self, tmp, seed):
-        """With the tool's own boots (guest.reuse, guest.reuse_runs, a
-        prepare once per boot drawing the boot effect) where the build has
-        them; else the benchmark draws a boot per 5 runs of a configuration
-        itself, which such a build cannot see (every run its own replicate)."""
+        """With the tool's own boots where the build has them (guest.reuse with
+        the host runner: a session per reuse group, here per pinning, for
+        guest.reuse_runs blocks, its guest.prepare drawing the boot effect);
+        else the benchmark draws a boot per 5 runs of a configuration itself,
+        which such a build cannot see (every run its own replicate)."""
+        d = Design(os.path.join(tmp, "tool"), self.decisions, {}, reps=10, seed=seed,
+                   common="cv=0.03 boot_sd=0.03", prepare=True,
+                   reuse=self.blocks_per_boot, pinned=True)
+        mode = "tool"
         try:
-            d = Design(os.path.join(tmp, "tool"), self.decisions, {}, reps=10, seed=seed,
-                       common="cv=0.03 boot_sd=0.03", prepare=True, reuse=self.runs_per_boot)
-            d.ta("plan", d.yaml)
-            mode = "tool"
-        except BenchError:
+            d.ta("plan", "--root", d.root, d.yaml)
+        except BenchError as e:
+            if "reuse_runs" not in str(e):
+                raise
             d = Design(os.path.join(tmp, "bench"), self.decisions, {}, reps=10, seed=seed,
-                       common=f"cv=0.03 boot_sd=0.03 boot_every={self.runs_per_boot}")
+                       common=f"cv=0.03 boot_sd=0.03 boot_every={self.blocks_per_boot}",
+                       pinned=True)
             mode = "bench"
         return {"full": observe(d, d.run()), "mode": mode}
 
@@ -543,11 +570,40 @@ class BootCase(Case):
         obs = [r["full"] for r in results]
         modes = sorted(set(r["mode"] for r in results))
         return [Note("boots: " + ", ".join(
-                    "the tool's (guest.reuse_runs, guest.prepare draws the effect)" if m == "tool"
-                    else "drawn by the benchmark per 5 runs (this build has no host-runner boots)"
+                    "the tool's (guest.reuse, reuse_runs 5; guest.prepare draws the effect)"
+                    if m == "tool" else
+                    "drawn by the benchmark per 5 runs (this build has no host-runner boots)"
                     for m in modes)),
                 Rate("false `better`", sum(o["verdict"] == "better" for o in obs), len(obs),
-                     "<=", 5)]
+                     "<=", 5),
+                Rate("drift reported (the truth has none)", sum(o["drift"] for o in obs),
+                     len(obs), "<=", 5)]
+
+
+class DriftCase(LevelsCase):
+    """A trend over the run order: cancelled by the blocking, and reported."""
+
+    def __init__(self):
+        super().__init__("drift", 0, 0.03, 1, 10, 80, decisions=("6", "0", "2"))
+        self.title = ("all equal, CV 3 %, 3 decisions, 10 blocks, the mean rising 20 % "
+                      "per 100 runs (+6 % over a full sweep), race and full")
+
+    def run_sweep(self, tmp, seed):
+        out = {}
+        for strategy in self.strategies:
+            d = Design(os.path.join(tmp, strategy), self.decisions, {}, strategy=strategy,
+                       reps=self.reps, seed=seed, common=f"cv={self.cv} drift=20")
+            out[strategy] = observe(d, d.run())
+        return out
+
+    def rates(self, results):
+        rows = []
+        for s in self.strategies:
+            obs = [r[s] for r in results]
+            rows.append(Rate(f"{s}: false `better`", sum(o["verdict"] == "better" for o in obs),
+                             len(obs), "<=", 5))
+            rows.append(Rate(f"{s}: drift reported", sum(o["drift"] for o in obs), len(obs)))
+        return rows
 
 
 class CompareCase(Case):
@@ -555,7 +611,7 @@ class CompareCase(Case):
     changed winner when the truth moved and both runs decided."""
 
     name = "compare"
-    title = ("compare: full design, 3 decisions, CV 5 %, 8 blocks; rerun of the same truth "
+    title = ("full design, 3 decisions, CV 5 %, 8 blocks; rerun of the same truth "
              "(all equal; one +10 %), and a rerun where the +10 % moved to another decision")
     sweeps = 80
     decisions = ["6", "0", "2"]
@@ -605,7 +661,7 @@ class ExtendCase(Case):
     """`extend` by the number `recommend` asks for settles an undecided sweep."""
 
     name = "extend"
-    title = ("extend: one decision +10 % (CV 5 %), 3 decisions, 3 blocks, full design; "
+    title = ("one decision +10 % (CV 5 %), 3 decisions, 3 blocks, full design; "
              "the undecided ones extended by needed_repetitions (at most 50)")
     decisions = ["6", "0", "2"]
     cap = 50
@@ -692,7 +748,7 @@ class SmokeCase(Case):
     CV 1 %), through every command, with fixed seeds."""
 
     name = "smoke"
-    title = ("smoke: +100 % at CV 1 %, 3 decisions, 3 blocks (raced: up to 4): full, raced, "
+    title = ("+100 % at CV 1 %, 3 decisions, 3 blocks (raced: up to 4): full, raced, "
              "extended, compared with a rerun where the winner moved")
     sweeps = 2
     default = False
@@ -745,6 +801,7 @@ def cases():
         CompareCase(),
         ExtendCase(),
         InteractionCase(),
+        DriftCase(),
         EnvKsmCase(),
         SmokeCase(),
     ]

@@ -4,8 +4,9 @@
  * A sweep with the host runner and a fake sysfs root (`run --root DIR`) runs
  * it as its `command` benchmark; it finds out which configuration it is in by
  * reading the host knob files under that root (the controller has just
- * written them), and prints one value drawn from that configuration's
- * distribution:
+ * written them) and, for explicit pinnings, the CPUs it may run on (the host
+ * runner pins it to them), and prints one value drawn from that
+ * configuration's distribution:
  *
  *   throughput: VALUE ops/s
  *
@@ -17,10 +18,15 @@
  *   root DIR                   the fake sysfs root the sweep runs with
  *   state DIR                  where the run counters and the boot effect live
  *   seed N                     the sweep's seed (every draw follows from it)
- *   knob NAME RELPATH          a knob whose value is part of the key (in order)
+ *   knob NAME RELPATH          a knob whose value is part of the key (in order);
+ *                              RELPATH @affinity: the CPUs this process may run
+ *                              on, as a list joined by '+' ("0", "0+1")
  *   truth PATTERN PARAM=V ...  the distribution of the configurations whose key
  *                              (the knob values joined by ',') matches the
  *                              fnmatch PATTERN; the first matching line counts
+ *   boot_by NAME               boots are per value of knob NAME (a reuse group:
+ *                              its sessions interleave with others'), not one
+ *                              for the whole sweep
  * PARAM (default):
  *   mean (100)      the arithmetic mean of the log-normal runs
  *   cv (0.05)       their coefficient of variation
@@ -30,7 +36,7 @@
  *                   survivors look faster than the truth (informative failures)
  *   drift (0)       relative change of the mean per 100 runs of the sweep
  *   boot_sd (0)     sigma of the log boot effect: the last --boot draw (what
- *                   guest.prepare wrote), or with boot_every
+ *                   guest.prepare wrote; per boot_by value), or with boot_every
  *   boot_every (0)  K > 0: the configuration's runs K at a time share a boot
  *                   the benchmark draws itself (runs 0..K-1 the first, ...),
  *                   for builds that have no notion of a host runner's boot
@@ -47,6 +53,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <sched.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +63,7 @@
 #include <stdint.h>
 
 #define MAX_KNOBS 8
+#define MAX_TRUTHS 64
 
 struct truth {
 	double mean, cv, tail_p, tail_factor, fail_slow, drift, boot_sd, boot_every;
@@ -64,11 +72,12 @@ struct truth {
 struct spec {
 	char root[4096], state[4096];
 	unsigned long long seed;
-	size_t nknobs;
-	char knob_path[MAX_KNOBS][256];
+	size_t nknobs, ntruths;
+	char knob_name[MAX_KNOBS][64], knob_path[MAX_KNOBS][256], knob_value[MAX_KNOBS][256];
+	char *truths[MAX_TRUTHS];
+	char boot_by[64];
 	char key[1024];
 	struct truth truth;
-	bool matched;
 };
 
 static void die(int code, const char *fmt, const char *arg)
@@ -92,13 +101,31 @@ static void file_first_line(const char *path, char *out, size_t size)
 	out[strcspn(out, "\r\n")] = 0;
 }
 
+/* The CPUs this process may run on, as "0+1" (the host runner's pinning). */
+static void affinity_read(char *out, size_t size)
+{
+	cpu_set_t set;
+	out[0] = 0;
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		die(1, "sched_getaffinity: %s", strerror(errno));
+	for (int cpu = 0, n = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set)) {
+			size_t len = strlen(out);
+			snprintf(out + len, size - len, "%s%d", n++ ? "+" : "", cpu);
+		}
+}
+
 /* The configuration's key: its knob values as the controller wrote them. */
 static void spec_key_read(struct spec *s)
 {
 	for (size_t i = 0; i < s->nknobs; i++) {
-		char path[8192], value[256];
+		char path[8192];
+		char *value = s->knob_value[i];
 		snprintf(path, sizeof(path), "%s/%s", s->root, s->knob_path[i]);
-		file_first_line(path, value, sizeof(value));
+		if (!strcmp(s->knob_path[i], "@affinity"))
+			affinity_read(value, sizeof(s->knob_value[i]));
+		else
+			file_first_line(path, value, sizeof(s->knob_value[i]));
 		if (!value[0])
 			die(2, "cannot read knob file %s", path);
 		size_t len = strlen(s->key);
@@ -108,15 +135,14 @@ static void spec_key_read(struct spec *s)
 	}
 }
 
-/* One "truth" line: applies it when it is the first that matches the key. */
-static void spec_truth_parse(struct spec *s, char *rest)
+/* Whether a "truth" line matches the key; if so its parameters are the truth. */
+static bool spec_truth_apply(struct spec *s, char *rest)
 {
 	char *pattern = strtok(rest, " \t");
 	if (!pattern)
 		die(2, "%s", "a truth line needs a pattern");
-	if (s->matched || fnmatch(pattern, s->key, 0))
-		return;
-	s->matched = true;
+	if (fnmatch(pattern, s->key, 0))
+		return false;
 	for (char *p = strtok(NULL, " \t"); p; p = strtok(NULL, " \t")) {
 		char *eq = strchr(p, '=');
 		if (!eq)
@@ -141,19 +167,16 @@ static void spec_truth_parse(struct spec *s, char *rest)
 		if (i == sizeof(params) / sizeof(params[0]))
 			die(2, "unknown truth parameter '%s'", p);
 	}
+	return true;
 }
 
-/*
- * Reads SPEC.  Knob lines must come before truth lines (the key is read
- * when the first truth line is met), so the file reads top to bottom.
- */
-static void spec_load(struct spec *s, const char *path, bool want_key)
+/* Reads SPEC, then the configuration's key; with want_truth, its truth. */
+static void spec_load(struct spec *s, const char *path, bool want_truth)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
 		die(2, "cannot open spec %s", path);
 	char line[4096];
-	bool key_read = false;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "#\r\n")] = 0;
 		char *word = strtok(line, " \t");
@@ -173,22 +196,45 @@ static void spec_load(struct spec *s, const char *path, bool want_key)
 			char *name = strtok(rest, " \t"), *rel = strtok(NULL, " \t");
 			if (!name || !rel || s->nknobs == MAX_KNOBS)
 				die(2, "bad knob line (want: knob NAME RELPATH, at most 8): %s", rest);
+			snprintf(s->knob_name[s->nknobs], sizeof(s->knob_name[0]), "%s", name);
 			snprintf(s->knob_path[s->nknobs++], sizeof(s->knob_path[0]), "%s", rel);
+		} else if (!strcmp(word, "boot_by")) {
+			snprintf(s->boot_by, sizeof(s->boot_by), "%s", rest);
 		} else if (!strcmp(word, "truth")) {
-			if (!want_key)
-				continue;
-			if (!key_read) {
-				spec_key_read(s);
-				key_read = true;
-			}
-			spec_truth_parse(s, rest);
+			if (s->ntruths == MAX_TRUTHS || !(s->truths[s->ntruths++] = strdup(rest)))
+				die(2, "%s", "too many truth lines (at most 64)");
 		} else {
 			die(2, "unknown directive '%s'", word);
 		}
 	}
 	fclose(f);
-	if (!s->state[0] || (want_key && !s->root[0]))
+	if (!s->state[0] || !s->root[0])
 		die(2, "%s: needs root and state lines", path);
+	spec_key_read(s);
+	bool matched = false;
+	for (size_t i = 0; i < s->ntruths; i++) {
+		if (want_truth && !matched)
+			matched = spec_truth_apply(s, s->truths[i]);
+		free(s->truths[i]);
+	}
+	if (want_truth && !matched)
+		die(2, "no truth line matches configuration '%s'", s->key);
+}
+
+/*
+ * The file holding the current boot's effect: one per value of the boot_by
+ * knob (its reuse group's session), else one for the sweep.
+ */
+static void boot_path(const struct spec *s, char *out, size_t size)
+{
+	for (size_t i = 0; s->boot_by[0] && i < s->nknobs; i++)
+		if (!strcmp(s->knob_name[i], s->boot_by)) {
+			snprintf(out, size, "%s/boot-%s", s->state, s->knob_value[i]);
+			return;
+		}
+	if (s->boot_by[0])
+		die(2, "boot_by names no knob line: %s", s->boot_by);
+	snprintf(out, size, "%s/boot", s->state);
 }
 
 /* FNV-1a: a stable 64-bit name for a key, to seed its own stream. */
@@ -253,7 +299,7 @@ static int boot_draw(const struct spec *s)
 	long boot = counter_bump(s, "boots");
 	struct rng rng = rng_for(s->seed, 0xb007b007b007ULL, (uint64_t)boot);
 	char path[8192];
-	snprintf(path, sizeof(path), "%s/boot", s->state);
+	boot_path(s, path, sizeof(path));
 	FILE *f = fopen(path, "w");
 	if (!f || fprintf(f, "%.17g\n", normal(&rng)) < 0 || fclose(f))
 		die(1, "cannot write %s", path);
@@ -286,7 +332,7 @@ static double boot_effect(const struct spec *s, long k)
 		return t->boot_sd * normal(&rng);
 	}
 	char path[8192], text[64];
-	snprintf(path, sizeof(path), "%s/boot", s->state);
+	boot_path(s, path, sizeof(path));
 	file_first_line(path, text, sizeof(text));
 	if (!text[0])
 		die(1, "%s", "no boot effect drawn: run truth-bench --boot first (guest.prepare)");
@@ -295,8 +341,6 @@ static double boot_effect(const struct spec *s, long k)
 
 static int run_draw(struct spec *s)
 {
-	if (!s->matched)
-		die(2, "no truth line matches configuration '%s'", s->key);
 	const struct truth *t = &s->truth;
 	if (t->boot_sd > 0 && t->boot_every < 1)
 		boot_effect(s, 0);	/* no boot drawn: fail before counting a run */
