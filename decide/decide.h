@@ -47,12 +47,11 @@
 #define DECIDE_NONE ((size_t)-1)
 #define DECIDE_ALPHA 0.05
 #define DECIDE_POWER 0.8		/* of min_detectable_effect and needed_repetitions */
-#ifndef DECIDE_TRIM
 #define DECIDE_TRIM 0.1			/* trimmed from each end of the paired units */
-#endif
 #define DECIDE_DEFAULT_EQUIVALENCE 0.02
 #define DECIDE_DEFAULT_MAX_FAILURE_RATE 0.2
 #define DECIDE_NEEDED_CAP 100		/* needed_repetitions beyond this: "more than" */
+#define DECIDE_PLAN_SPREAD 0.35		/* needed_repetitions plans on the 65 % upper bound of the spread */
 
 enum decide_verdict {
 	DECIDE_NOT_COMPARED,	/* the baseline itself, or no baseline */

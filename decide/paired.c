@@ -269,9 +269,16 @@ enum decide_verdict decide_verdict_of(const struct decide_cmp *c, double delta)
 }
 
 /* The effect n units detect at c's alpha with DECIDE_POWER (log scale). */
+/*
+ * The effect n units detect at c's alpha with DECIDE_POWER (log scale),
+ * planned with the 65 % upper confidence bound of the units' spread: the
+ * spread of a few units is often underestimated, and a plan on it asks for
+ * too few blocks (an extend that then decides too rarely).
+ */
 static double detectable_at(const struct decide_cmp *c, size_t n)
 {
-	double scale = c->se * sqrt((double)c->units);
+	double scale = c->se * sqrt((double)c->units) *
+		       sqrt(c->df / stats_chi2_quantile(DECIDE_PLAN_SPREAD, c->df));
 	double df = (double)(n - 2 * (size_t)floor(DECIDE_TRIM * (double)n) - 1);
 	return stats_min_detectable(scale / sqrt((double)n), df, c->alpha, DECIDE_POWER);
 }

@@ -616,6 +616,14 @@ double stats_f_upper(double f, double df1, double df2)
 	return stats_incbeta(df2 / 2, df1 / 2, df2 / (df2 + df1 * f));
 }
 
+double stats_chi2_quantile(double p, double df)
+{
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	double a = 2 / (9 * df), q = 1 - a + stats_normal_quantile(p) * sqrt(a);
+	return df * fmax(q, 0) * fmax(q, 0) * fmax(q, 0);
+}
+
 double stats_binomial_upper(size_t k, size_t n, double p)
 {
 	if (k == 0)

@@ -146,6 +146,12 @@ int stats_trimmed_difference(const double *x, size_t nx, const double *y, size_t
 double stats_t_p(double t, double df);
 /* P(F > f) for Fisher's F with (df1, df2) degrees of freedom. */
 double stats_f_upper(double f, double df1, double df2);
+/*
+ * The p-quantile of chi-square with df degrees of freedom, by the
+ * Wilson-Hilferty approximation (within about 1 % from df = 2; a planning
+ * figure, never a test).
+ */
+double stats_chi2_quantile(double p, double df);
 /* P(X >= k) for X binomial(n, p). */
 double stats_binomial_upper(size_t k, size_t n, double p);
 
