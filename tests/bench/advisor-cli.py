@@ -541,7 +541,7 @@ class BootCase(Case):
     title = ("boot effect: boot sigma = run sigma = 3 %, a boot per 5 blocks, all equal, "
              "3 decisions (pinnings: none, host CPU 0, host CPU 1), 10 blocks, full design: "
              "no false `better`")
-    sweeps = 150
+    sweeps = 120
     decisions = ["none", "c0", "c1"]
     blocks_per_boot = 5
 
@@ -584,7 +584,7 @@ class DriftCase(LevelsCase):
     """A trend over the run order: cancelled by the blocking, and reported."""
 
     def __init__(self):
-        super().__init__("drift", 0, 0.03, 1, 10, 80, decisions=("6", "0", "2"))
+        super().__init__("drift", 0, 0.03, 1, 10, 60, decisions=("6", "0", "2"))
         self.title = ("all equal, CV 3 %, 3 decisions, 10 blocks, the mean rising 20 % "
                       "per 100 runs (+6 % over a full sweep), race and full")
 
@@ -613,7 +613,7 @@ class CompareCase(Case):
     name = "compare"
     title = ("full design, 3 decisions, CV 5 %, 8 blocks; rerun of the same truth "
              "(all equal; one +10 %), and a rerun where the +10 % moved to another decision")
-    sweeps = 80
+    sweeps = 50
     decisions = ["6", "0", "2"]
 
     def pair(self, tmp, seed, first, second):
@@ -704,7 +704,7 @@ class InteractionCase(Case):
     name = "interaction"
     title = ("environment interaction: 3 levels, CV 5 %, 8 blocks, full design; "
              f"{DKNOB[0]}=0 +30 % at two levels, -5 % at the third; =2 +10 % at every level")
-    sweeps = 60
+    sweeps = 40
 
     def run_sweep(self, tmp, seed):
         d = Design(os.path.join(tmp, "full"), ["6", "0", "2"],
@@ -790,11 +790,11 @@ class SmokeCase(Case):
 def cases():
     three = ("6", "0", "2")
     return [
-        NullCase("null-1", 1, 10, 160),
-        NullCase("null-3", 3, 8, 100, decisions=three),
-        GainCase("gain4-3", 0.04, 0.03, 3, 10, 120, target_kept=2, strategies=("race",),
+        NullCase("null-1", 1, 10, 120),
+        NullCase("null-3", 3, 8, 80, decisions=three),
+        GainCase("gain4-3", 0.04, 0.03, 3, 10, 100, target_kept=2, strategies=("race",),
                  decisions=three),
-        GainCase("gain10-3", 0.10, 0.05, 3, 20, 80, target_better=90, decisions=three),
+        GainCase("gain10-3", 0.10, 0.05, 3, 20, 60, target_better=90, decisions=three),
         TailsCase(),
         FailCase(),
         BootCase(),
