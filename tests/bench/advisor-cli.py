@@ -481,7 +481,7 @@ class FailCase(Case):
     name = "failures"
     title = ("informative failures: all equal (CV 5 %, 10 blocks, 3 decisions), "
              f"{DKNOB[0]}=2 fails its slowest 30 % of runs; full and raced")
-    sweeps = 100
+    sweeps = 80
     decisions = ["6", "0", "2"]
     failing = "2"
 
@@ -541,7 +541,7 @@ class BootCase(Case):
     title = ("boot effect: boot sigma = run sigma = 3 %, a boot per 5 blocks, all equal, "
              "3 decisions (pinnings: none, host CPU 0, host CPU 1), 10 blocks, full design: "
              "no false `better`")
-    sweeps = 120
+    sweeps = 100
     decisions = ["none", "c0", "c1"]
     blocks_per_boot = 5
 
@@ -584,7 +584,7 @@ class DriftCase(LevelsCase):
     """A trend over the run order: cancelled by the blocking, and reported."""
 
     def __init__(self):
-        super().__init__("drift", 0, 0.03, 1, 10, 60, decisions=("6", "0", "2"))
+        super().__init__("drift", 0, 0.03, 1, 10, 40, decisions=("6", "0", "2"))
         self.title = ("all equal, CV 3 %, 3 decisions, 10 blocks, the mean rising 20 % "
                       "per 100 runs (+6 % over a full sweep), race and full")
 
@@ -665,7 +665,7 @@ class ExtendCase(Case):
              "the undecided ones extended by needed_repetitions (at most 50)")
     decisions = ["6", "0", "2"]
     cap = 50
-    sweeps = 100
+    sweeps = 80
 
     def run_sweep(self, tmp, seed):
         d = Design(os.path.join(tmp, "full"), self.decisions, {"0": "mean=110"}, reps=3,
@@ -704,7 +704,7 @@ class InteractionCase(Case):
     name = "interaction"
     title = ("environment interaction: 3 levels, CV 5 %, 8 blocks, full design; "
              f"{DKNOB[0]}=0 +30 % at two levels, -5 % at the third; =2 +10 % at every level")
-    sweeps = 40
+    sweeps = 30
 
     def run_sweep(self, tmp, seed):
         d = Design(os.path.join(tmp, "full"), ["6", "0", "2"],
@@ -729,7 +729,7 @@ class EnvKsmCase(Case):
     name = "env-ksm"
     title = ("environment ksm (2 levels): one decision +10 %, CV 5 %, 5 blocks, 4 decisions, "
              "full design")
-    sweeps = 40
+    sweeps = 30
     env_names = (ENV_KSM[0],)
 
     def run_sweep(self, tmp, seed):
@@ -790,9 +790,9 @@ class SmokeCase(Case):
 def cases():
     three = ("6", "0", "2")
     return [
-        NullCase("null-1", 1, 10, 120),
-        NullCase("null-3", 3, 8, 80, decisions=three),
-        GainCase("gain4-3", 0.04, 0.03, 3, 10, 100, target_kept=2, strategies=("race",),
+        NullCase("null-1", 1, 10, 100),
+        NullCase("null-3", 3, 8, 60, decisions=three),
+        GainCase("gain4-3", 0.04, 0.03, 3, 10, 80, target_kept=2, strategies=("race",),
                  decisions=three),
         GainCase("gain10-3", 0.10, 0.05, 3, 20, 60, target_better=90, decisions=three),
         TailsCase(),
