@@ -62,7 +62,7 @@ Q := @
 endif
 
 .PHONY: all deps check unit integration bench bench-advisor demo install clean guest-image \
-	cross-ppc64el fuzz fuzzer
+	cross-ppc64el fuzz fuzzer mutate print-cflags
 
 all: $(BIN)
 
@@ -199,6 +199,17 @@ demo: deps
 	$(MAKE) $(BIN)
 	@scripts/demo.sh
 
+# Mutation testing of the decision engine (decide/): every single-point
+# mutant against the engine's unit tests; not part of `make check` (an hour
+# or so).  MUTATE_FLAGS: e.g. --jobs 2 --sample 3.
+mutate: units
+	@scripts/mutate.py $(MUTATE_FLAGS)
+
+# The compiler and linker flags of the unit tests, one line each (for scripts/mutate.py).
+print-cflags:
+	@echo '$(ALL_CFLAGS)'
+	@echo '$(LDLIBS) $(shell pkg-config --libs cmocka 2>/dev/null)'
+
 # The test guest (kernel + initramfs) in $TOPOADVISOR_CACHE; cheap when its
 # inputs are unchanged.  `make guest-image GUEST_ARCH=ppc64`: the pseries one.
 GUEST_ARCH ?= x86_64
@@ -227,6 +238,6 @@ install: $(BIN)
 	install -m 0644 docs/topoadvisor.1 $(DESTDIR)$(PREFIX)/share/man/man1/topoadvisor.1
 
 clean:
-	rm -rf build build-san build-fuzz $(CROSS_BUILD) $(BIN)
+	rm -rf build build-san build-fuzz build-mutate $(CROSS_BUILD) $(BIN)
 
 -include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

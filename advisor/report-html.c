@@ -491,8 +491,8 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		      "no decision yet; leading for now: ");
 	report_html_escape(o, d->key);
 	if (r->nothing_beats_baseline)
-		strbuf_addf(o, " &mdash; nothing beats the baseline (all shown worse or within "
-			    "&plusmn;%.0f %%): keep it", 100 * r->equivalence);
+		strbuf_addf(o, " &mdash; nothing beats the baseline (every other shown worse, "
+			    "within &plusmn;%.0f %% or failing): keep it", 100 * r->equivalence);
 	else if (d != r->baseline_decision && !isnan(d->gain)) {
 		strbuf_addstr(o, " &mdash; gain ");
 		rank_format_gain_ci(o, d->gain, d->gain_lo, d->gain_hi);
@@ -550,7 +550,7 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 		"th{white-space:normal}\n"
 		"tr.recommended{background:#c7f0c0}tr.tied{background:#eef9ec}\n"
 		"tr.hostref{background:#fff1e0;font-style:italic}tr.eliminated{color:#888}\n"
-		".verdict{font-size:16px}.v-better{color:#1a7f1a}.v-worse{color:#b22}\n"
+		".verdict{font-size:16px}.v-better{color:#1a7f1a}.v-worse,.v-failing{color:#b22}\n"
 		".v-undecided,.v-insufficient{color:#a65f00}.tentative{color:#a65f00}\n"
 		"svg{font-size:12px;display:block;margin:12px 0}\n"
 		"svg .grid{stroke:#e4e4e4}svg .whisker{stroke:#222;stroke-width:1.5}\n"
@@ -589,13 +589,22 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 	}
 	if (r->nlevels > 1)
 		table_decisions(o, r);
-	strbuf_addf(o, "<p>Verdicts against the baseline: Welch's t on the log scale, "
-		    "intervals at %.4g %% (Bonferroni over %zu comparisons). <b>better</b>: the "
-		    "interval is above 0; <b>equivalent</b>: inside &plusmn;%.0f %%; "
-		    "<b>worse</b>: below 0; <b>undecided</b>: none of these; "
-		    "<b>insufficient</b>: fewer than 2 successful runs. Tied: equivalent to the "
-		    "best. Host reference rows are the benchmark on the host itself.</p>\n",
-		    100 * (1 - r->level_alpha), r->ncomparisons, 100 * r->equivalence);
+	strbuf_addf(o, "<p>Verdicts against the baseline: log ratios paired by block (blocks "
+		    "sharing a guest boot pooled), %.0f %% trimmed, a failed run the worst "
+		    "outcome; intervals at %.4g %% (Bonferroni over %zu comparisons). "
+		    "<b>better</b>: the interval is above 0 (and no more failures than the "
+		    "baseline); <b>equivalent</b>: inside &plusmn;%.0f %%; <b>worse</b>: below 0; "
+		    "<b>failing</b>: more than %.0f %% of its runs failed; <b>undecided</b>: none "
+		    "of these; <b>insufficient</b>: fewer than 2 blocks to compare. Tied: "
+		    "equivalent to the best. Host reference rows are the benchmark on the host "
+		    "itself.</p>\n", 100 * DECIDE_TRIM, 100 * (1 - r->level_alpha),
+		    r->ncomparisons, 100 * r->equivalence, 100 * r->max_failure_rate);
+	struct strbuf spread = STRBUF_INIT;
+	rank_text_boots(&spread, r);
+	strbuf_addstr(o, "<h2>Boots and drift</h2>\n<pre id='spread'>");
+	report_html_escape(o, strbuf_str(&spread));
+	strbuf_addstr(o, "</pre>\n");
+	strbuf_release(&spread);
 	section_race(o, r);
 	strbuf_addstr(o, "<h2>Mean per configuration (95% CI whiskers, dots = runs)</h2>\n");
 	chart_bars(o, r);

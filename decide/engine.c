@@ -71,12 +71,89 @@ static size_t level_pairs(const struct decide_table *t, size_t d, size_t ref, si
 }
 
 /*
- * Decision d against ref by the objective, at alpha: `mean` one paired test
- * of the levels' averaged log ratios; `worst` the smallest level estimate
- * with the interval of decide.h.  needed: the most any level needs.
+ * The worst objective against the baseline from the levels' comparisons
+ * lv[0..k) (at alpha): the smallest level estimate, its interval from the
+ * levels' lower bounds at alpha/2 and upper bounds at alpha/(2k), one
+ * sided (decide.h); needed: the most any level needs.
  */
-static void objective_cmp(const struct decide_table *t, const struct decide_settings *s,
-			  size_t d, size_t ref, double alpha, struct decide_cmp *out)
+static void worst_of(const struct decide_cmp *lv, size_t k, double alpha, double delta,
+		     struct decide_cmp *out)
+{
+	bool ok = true;
+	size_t worst = 0;
+	for (size_t i = 0; i < k; i++) {
+		ok &= lv[i].ok;
+		if (!(lv[i].est >= lv[worst].est))
+			worst = isnan(lv[i].est) && !isnan(lv[worst].est) ? worst : i;
+	}
+	*out = lv[worst];
+	out->ok = ok;
+	out->lo = out->hi = out->mde = NAN;
+	out->needed = 0;
+	for (size_t i = 0; i < k; i++) {
+		out->pairs = lv[i].pairs < out->pairs ? lv[i].pairs : out->pairs;
+		out->units = lv[i].units < out->units ? lv[i].units : out->units;
+		int need = decide_needed(&lv[i], delta);
+		if (need < 0 || out->needed < 0)
+			out->needed = -1;
+		else if (need > out->needed)
+			out->needed = need;
+		if (!ok)
+			continue;
+		double lo = decide_cmp_lower(&lv[i], alpha / 2);
+		double hi = decide_cmp_upper(&lv[i], alpha / (2 * (double)k));
+		out->lo = i == 0 ? lo : fmin(out->lo, lo);
+		out->hi = i == 0 ? hi : fmin(out->hi, hi);
+		out->mde = i == 0 ? lv[i].mde : fmax(out->mde, lv[i].mde);
+	}
+	if (!ok)
+		out->p = NAN;
+}
+
+/*
+ * The difference of two decisions' worst objectives from their levels'
+ * paired differences lv[0..k) (each at alpha / k): it lies in [min, max]
+ * of them, so that is its interval.  est: score difference when known.
+ */
+static void span_of(const struct decide_cmp *lv, size_t k, double alpha, double delta,
+		    double score_d, double score_ref, struct decide_cmp *out)
+{
+	bool ok = true;
+	double sum = 0, p = 0;
+	out->needed = 0;
+	out->pairs = out->units = SIZE_MAX;
+	for (size_t i = 0; i < k; i++) {
+		const struct decide_cmp *c = &lv[i];
+		ok &= c->ok;
+		sum += c->est;
+		out->pairs = c->pairs < out->pairs ? c->pairs : out->pairs;
+		out->units = c->units < out->units ? c->units : out->units;
+		if (!c->ok)
+			continue;
+		out->lo = i == 0 || isnan(out->lo) ? c->lo : fmin(out->lo, c->lo);
+		out->hi = i == 0 || isnan(out->hi) ? c->hi : fmax(out->hi, c->hi);
+		p = fmax(p, c->p);
+		int need = decide_needed(c, delta);
+		out->needed = need > out->needed ? need : out->needed;
+	}
+	out->ok = ok;
+	out->alpha = alpha;
+	out->est = !isnan(score_d) && !isnan(score_ref) ? score_d - score_ref : sum / (double)k;
+	out->p = ok ? p : NAN;
+	if (!ok)
+		out->lo = out->hi = NAN;
+}
+
+/*
+ * Decision d against ref over the levels both were measured at, at alpha.
+ * `mean`, or one level: one paired test of the levels' averaged log
+ * ratios.  `worst`, against the baseline (difference false): worst_of;
+ * the difference of d's and ref's worst objectives (ref the best or the
+ * pick; the baseline cancels out): span_of.
+ */
+static void levels_cmp(const struct decide_table *t, const struct decide_settings *s, size_t d,
+		       size_t ref, double alpha, bool difference, double score_d,
+		       double score_ref, struct decide_cmp *out)
 {
 	size_t nl = t->in->nlevels;
 	size_t *xs = xmalloc(nl * sizeof(*xs)), *ys = xmalloc(nl * sizeof(*ys));
@@ -88,37 +165,14 @@ static void objective_cmp(const struct decide_table *t, const struct decide_sett
 		out->needed = decide_needed(out, s->equivalence);
 	} else if (k > 1) {
 		struct decide_cmp *lv = xcalloc(k, sizeof(*lv));
-		bool ok = true;
-		size_t worst = 0;
 		for (size_t i = 0; i < k; i++) {
 			decide_paired(t, &xs[i], &ys[i], 1, &lv[i]);
-			decide_cmp_at(&lv[i], alpha);
-			ok &= lv[i].ok;
-			if (!(lv[i].est >= lv[worst].est))
-				worst = isnan(lv[i].est) && !isnan(lv[worst].est) ? worst : i;
+			decide_cmp_at(&lv[i], difference ? alpha / (double)k : alpha);
 		}
-		*out = lv[worst];
-		out->ok = ok;
-		out->lo = out->hi = out->mde = NAN;
-		out->needed = 0;
-		for (size_t i = 0; i < k; i++) {
-			out->pairs = lv[i].pairs < out->pairs ? lv[i].pairs : out->pairs;
-			out->units = lv[i].units < out->units ? lv[i].units : out->units;
-			int need = decide_needed(&lv[i], s->equivalence);
-			if (need < 0 || out->needed < 0)
-				out->needed = -1;
-			else if (need > out->needed)
-				out->needed = need;
-			if (!ok)
-				continue;
-			double lo = decide_cmp_lower(&lv[i], alpha / 2);
-			double hi = decide_cmp_upper(&lv[i], alpha / (2 * (double)k));
-			out->lo = i == 0 ? lo : fmin(out->lo, lo);
-			out->hi = i == 0 ? hi : fmin(out->hi, hi);
-			out->mde = i == 0 ? lv[i].mde : fmax(out->mde, lv[i].mde);
-		}
-		if (!ok)
-			out->p = NAN;
+		if (difference)
+			span_of(lv, k, alpha, s->equivalence, score_d, score_ref, out);
+		else
+			worst_of(lv, k, alpha, s->equivalence, out);
 		free(lv);
 	}
 	if (out->ok && decide_verdict_of(out, s->equivalence) != DECIDE_UNDECIDED)
@@ -127,57 +181,19 @@ static void objective_cmp(const struct decide_table *t, const struct decide_sett
 	free(ys);
 }
 
-/*
- * The objective difference of d and ref (ref the best or the pick), at
- * alpha, the baseline cancelling out: `mean` one paired test; `worst`
- * [min, max] of the levels' differences, each at alpha / L, which holds
- * min_l a_l - min_l b_l.  est: score_d - score_ref when both are known.
- */
+/* d against ref by the objective (the baseline, or a reference). */
+static void objective_cmp(const struct decide_table *t, const struct decide_settings *s,
+			  size_t d, size_t ref, double alpha, struct decide_cmp *out)
+{
+	levels_cmp(t, s, d, ref, alpha, false, NAN, NAN, out);
+}
+
+/* The objective difference of d and ref (the best or the pick). */
 static void difference_cmp(const struct decide_table *t, const struct decide_settings *s,
 			   size_t d, size_t ref, double alpha, double score_d, double score_ref,
 			   struct decide_cmp *out)
 {
-	size_t nl = t->in->nlevels;
-	size_t *xs = xmalloc(nl * sizeof(*xs)), *ys = xmalloc(nl * sizeof(*ys));
-	size_t k = level_pairs(t, d, ref, xs, ys);
-	cmp_empty(out);
-	if (k == 1 || (k > 1 && s->objective == DECIDE_OBJECTIVE_MEAN)) {
-		decide_paired(t, xs, ys, k, out);
-		decide_cmp_at(out, alpha);
-		out->needed = decide_needed(out, s->equivalence);
-	} else if (k > 1) {
-		bool ok = true;
-		double sum = 0, p = 0;
-		out->needed = 0;
-		out->pairs = out->units = SIZE_MAX;
-		for (size_t i = 0; i < k; i++) {
-			struct decide_cmp c;
-			decide_paired(t, &xs[i], &ys[i], 1, &c);
-			decide_cmp_at(&c, alpha / (double)k);
-			ok &= c.ok;
-			sum += c.est;
-			out->pairs = c.pairs < out->pairs ? c.pairs : out->pairs;
-			out->units = c.units < out->units ? c.units : out->units;
-			if (!c.ok)
-				continue;
-			out->lo = i == 0 || isnan(out->lo) ? c.lo : fmin(out->lo, c.lo);
-			out->hi = i == 0 || isnan(out->hi) ? c.hi : fmax(out->hi, c.hi);
-			p = fmax(p, c.p);
-			int need = decide_needed(&c, s->equivalence);
-			out->needed = need > out->needed ? need : out->needed;
-		}
-		out->ok = ok;
-		out->alpha = alpha;
-		out->est = !isnan(score_d) && !isnan(score_ref) ? score_d - score_ref
-							       : sum / (double)k;
-		out->p = ok ? p : NAN;
-		if (!ok)
-			out->lo = out->hi = NAN;
-	}
-	if (out->ok && decide_verdict_of(out, s->equivalence) != DECIDE_UNDECIDED)
-		out->needed = 0;
-	free(xs);
-	free(ys);
+	levels_cmp(t, s, d, ref, alpha, true, score_d, score_ref, out);
 }
 
 /* ---- counts and failures ------------------------------------------------- */

@@ -119,6 +119,21 @@ double stats_normal_quantile(double p)
 	return x - u / (1 + x * u / 2);
 }
 
+/* One step of the modified Lentz method: updates c and d by the
+ * coefficient aa and returns the factor the fraction is multiplied by. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	const double tiny = 1e-300;
+	*d = 1 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /*
  * Continued fraction for the incomplete beta (modified Lentz), as in
  * Numerical Recipes 6.4; converges fast for x < (a+1)/(a+b+2).
@@ -134,24 +149,9 @@ static double incbeta_cf(double a, double b, double x)
 	double h = d;
 	for (int m = 1; m <= 1000; m++) {
 		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		double del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+		double del = lentz_step(-(a + m) * (qab + m) * x /
+		    ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;
@@ -233,31 +233,6 @@ double stats_t_quantile(double p, double df)
 	return t;
 }
 
-/* ---- outliers ---------------------------------------------------------- */
-
-double stats_grubbs_critical(size_t n, double alpha)
-{
-	if (n < 3)
-		return NAN;
-	double dn = (double)n;
-	double t = stats_t_quantile(1 - alpha / (2 * dn), dn - 2);
-	return (dn - 1) / sqrt(dn) * sqrt(t * t / (dn - 2 + t * t));
-}
-
-size_t stats_outliers(const double *x, size_t n, double *dev, bool *flag)
-{
-	double m = stats_mean(x, n), sd = stats_stddev(x, n);
-	double crit = n >= STATS_OUTLIER_MIN_N ? stats_grubbs_critical(n, STATS_OUTLIER_ALPHA)
-					       : INFINITY;
-	size_t flagged = 0;
-	for (size_t i = 0; i < n; i++) {
-		dev[i] = sd > 0 ? (x[i] - m) / sd : 0;
-		flag[i] = fabs(dev[i]) > crit;
-		flagged += flag[i];
-	}
-	return flagged;
-}
-
 /* ---- tests -------------------------------------------------------------- */
 
 void stats_welch(const double *x, size_t nx, const double *y, size_t ny,
@@ -294,7 +269,8 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->v > y->v) - (x->v < y->v);
 }
 
-double stats_rank(const double *x, size_t n, double *r)
+/* Average ranks (1-based) of x into r; returns the tie-correction sum of t^3 - t. */
+static double rank_average(const double *x, size_t n, double *r)
 {
 	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
 	for (size_t i = 0; i < n; i++)
@@ -316,36 +292,13 @@ double stats_rank(const double *x, size_t n, double *r)
 	return ties;
 }
 
-void stats_holm(const double *p, size_t n, double *adj)
-{
-	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
-	for (size_t i = 0; i < n; i++)
-		s[i] = (struct ranked){ isnan(p[i]) ? INFINITY : p[i], i };
-	qsort(s, n, sizeof(*s), cmp_ranked);
-	size_t tested = 0;	/* NAN p-values are not part of the family */
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(s[i].v))
-			tested++;
-	double running = 0;
-	for (size_t k = 0; k < n; k++) {
-		if (!isfinite(s[k].v)) {
-			adj[s[k].i] = NAN;
-			continue;
-		}
-		double a = fmin(1, (double)(tested - k) * s[k].v);
-		running = fmax(running, a);
-		adj[s[k].i] = running;
-	}
-	free(s);
-}
-
 double stats_spearman(const double *x, const double *y, size_t n)
 {
 	if (n < 2)
 		return NAN;
 	double *rx = xmalloc(n * sizeof(*rx)), *ry = xmalloc(n * sizeof(*ry));
-	stats_rank(x, n, rx);
-	stats_rank(y, n, ry);
+	rank_average(x, n, rx);
+	rank_average(y, n, ry);
 	double mx = stats_mean(rx, n), my = stats_mean(ry, n);
 	double sxy = 0, sxx = 0, syy = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -358,86 +311,6 @@ double stats_spearman(const double *x, const double *y, size_t n)
 	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
 }
 
-/* ---- ratios on the log scale --------------------------------------------- */
-
-/* The two-sided p-value and the (1 - alpha) interval of out from log_diff, se and df. */
-static void ratio_finish(struct stats_ratio *out, double alpha)
-{
-	out->ratio = exp(out->log_diff);
-	if (out->se == 0) {
-		out->lo = out->hi = out->ratio;
-		out->p = out->log_diff == 0 ? 1 : 0;
-		return;
-	}
-	double t = out->log_diff / out->se;
-	out->p = stats_incbeta(out->df / 2, 0.5, out->df / (out->df + t * t));
-	double h = stats_t_quantile(1 - alpha / 2, out->df) * out->se;
-	out->lo = exp(out->log_diff - h);
-	out->hi = exp(out->log_diff + h);
-}
-
-static void ratio_undefined(struct stats_ratio *out)
-{
-	out->ratio = out->lo = out->hi = out->log_diff = out->se = out->df = out->p = NAN;
-	out->sd_log = NAN;
-}
-
-int stats_log_welch(const double *x, size_t nx, const double *y, size_t ny, double alpha,
-		    struct stats_ratio *out)
-{
-	ratio_undefined(out);
-	if (nx < 2 || ny < 2)
-		return -1;
-	double *lx = xmalloc(nx * sizeof(*lx)), *ly = xmalloc(ny * sizeof(*ly));
-	bool positive = true;
-	for (size_t i = 0; i < nx; i++) {
-		positive &= x[i] > 0;
-		lx[i] = log(x[i]);
-	}
-	for (size_t i = 0; i < ny; i++) {
-		positive &= y[i] > 0;
-		ly[i] = log(y[i]);
-	}
-	if (positive) {
-		double sx = stats_stddev(lx, nx), sy = stats_stddev(ly, ny);
-		double vx = sx * sx / (double)nx, vy = sy * sy / (double)ny;
-		out->log_diff = stats_mean(lx, nx) - stats_mean(ly, ny);
-		out->se = sqrt(vx + vy);
-		out->df = vx + vy > 0 ? (vx + vy) * (vx + vy) /
-			  (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1)) : INFINITY;
-		out->sd_log = sqrt((sx * sx + sy * sy) / 2);
-		ratio_finish(out, alpha);
-	}
-	free(lx);
-	free(ly);
-	return positive ? 0 : -1;
-}
-
-int stats_ratio_geomean(const struct stats_ratio *r, size_t k, double alpha,
-			struct stats_ratio *out)
-{
-	ratio_undefined(out);
-	if (k == 0)
-		return -1;
-	double d = 0, v = 0, dfden = 0, sd2 = 0;
-	for (size_t i = 0; i < k; i++) {
-		if (isnan(r[i].log_diff) || isnan(r[i].se))
-			return -1;
-		double vi = r[i].se * r[i].se;
-		d += r[i].log_diff;
-		v += vi;
-		if (vi > 0)
-			dfden += vi * vi / r[i].df;
-		sd2 += r[i].sd_log * r[i].sd_log;
-	}
-	out->log_diff = d / (double)k;
-	out->se = sqrt(v) / (double)k;
-	out->df = dfden > 0 ? v * v / dfden : INFINITY;
-	out->sd_log = sqrt(sd2 / (double)k);
-	ratio_finish(out, alpha);
-	return 0;
-}
-
 double stats_min_detectable(double se, double df, double alpha, double power)
 {
 	if (isnan(se) || !(df > 0))
@@ -445,24 +318,6 @@ double stats_min_detectable(double se, double df, double alpha, double power)
 	if (isinf(df))
 		return (stats_normal_quantile(1 - alpha / 2) + stats_normal_quantile(power)) * se;
 	return (stats_t_quantile(1 - alpha / 2, df) + stats_t_quantile(power, df)) * se;
-}
-
-size_t stats_runs_needed(double sd_log, double effect, double alpha, double power, size_t max)
-{
-	if (!(effect > 0) || isnan(sd_log))
-		return max + 1;
-	/* The normal approximation is a lower bound; the t version needs a few more. */
-	double z = (stats_normal_quantile(1 - alpha / 2) + stats_normal_quantile(power)) * sd_log /
-		   effect;
-	double approx = floor(2 * z * z);
-	if (approx > (double)max)
-		return max + 1;
-	for (size_t n = approx > 2 ? (size_t)approx : 2; n <= max; n++) {
-		double se = sd_log * sqrt(2.0 / (double)n);
-		if (stats_min_detectable(se, 2.0 * (double)n - 2, alpha, power) <= effect)
-			return n;
-	}
-	return max + 1;
 }
 
 /* ---- seeded RNG ------------------------------------------------------------- */
@@ -499,20 +354,6 @@ uint64_t stats_rng_next(struct stats_rng *r)
 	s[2] ^= t;
 	s[3] = rotl(s[3], 45);
 	return result;
-}
-
-uint64_t stats_rng_below(struct stats_rng *r, uint64_t n)
-{
-	unsigned __int128 m = (unsigned __int128)stats_rng_next(r) * n;
-	uint64_t low = (uint64_t)m;
-	if (low < n) {
-		uint64_t threshold = -n % n;
-		while (low < threshold) {
-			m = (unsigned __int128)stats_rng_next(r) * n;
-			low = (uint64_t)m;
-		}
-	}
-	return (uint64_t)(m >> 64);
 }
 
 double stats_rng_normal(struct stats_rng *r)

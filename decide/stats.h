@@ -15,14 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * Outlier flags (stats_outliers): none below this many runs, where no rule
- * can tell an outlier from the spread; above, Grubbs' two-sided critical
- * value at this level for the sample size.
- */
-#define STATS_OUTLIER_MIN_N 6
-#define STATS_OUTLIER_ALPHA 0.05
-
 struct stats_summary {
 	size_t n;
 	double mean, median, stddev;	/* stddev: sample (n-1); NAN for n < 2 */
@@ -46,19 +38,6 @@ double stats_t_cdf(double t, double df);
 /* Inverse of stats_t_cdf: the p-quantile of Student's t with df > 0. */
 double stats_t_quantile(double p, double df);
 
-/*
- * Studentized deviations (x - mean) / stddev into dev[0..n) (0 when the
- * stddev is 0 or n < 2) and outlier flags into flag[0..n): with n >=
- * STATS_OUTLIER_MIN_N, |dev| above Grubbs' critical value
- * stats_grubbs_critical(n, STATS_OUTLIER_ALPHA).  On normal data each run
- * is flagged with probability at most alpha / n (under 1 % of runs for
- * n >= 6).  Returns how many are flagged.
- */
-size_t stats_outliers(const double *x, size_t n, double *dev, bool *flag);
-/* Grubbs' two-sided critical value: (n-1)/sqrt(n) sqrt(t^2 / (n-2+t^2)),
- * t the 1 - alpha/(2n) quantile of Student's t with n-2 df; NAN for n < 3. */
-double stats_grubbs_critical(size_t n, double alpha);
-
 /* Welch's unequal-variance t-test, two-sided (on the values as they are). */
 struct stats_test {
 	double statistic;	/* t */
@@ -67,53 +46,15 @@ struct stats_test {
 };
 void stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 		 struct stats_test *out);
-/* Holm's step-down adjustment of p[0..n) into adj[0..n) (may alias p). */
-void stats_holm(const double *p, size_t n, double *adj);
-
 /* Spearman's rank correlation (average ranks for ties); NAN if undefined. */
 double stats_spearman(const double *x, const double *y, size_t n);
 
-/* Average ranks (1-based) of x into r; returns the tie-correction sum of t^3 - t. */
-double stats_rank(const double *x, size_t n, double *r);
 
-/*
- * The ratio of two positive samples by Welch's t on the log scale: one
- * method gives the estimate, the two-sided (1 - alpha) interval and the
- * p-value, so p < alpha exactly when the interval excludes 1.
- *   ratio = exp(mean log x - mean log y) (the ratio of geometric means),
- *   lo, hi = exp(log_diff -+ t(1 - alpha/2, df) se).
- * Fails (returns -1, every field NAN) when nx or ny < 2 or a value is not
- * > 0.  Two constant samples give a zero-width interval (p 1 when equal,
- * 0 otherwise).
- */
-struct stats_ratio {
-	double ratio, lo, hi;
-	double log_diff, se, df;	/* on the log scale */
-	double p;			/* two-sided, for ratio = 1 */
-	double sd_log;			/* pooled sd of the logs (sample sizes ahead) */
-};
-int stats_log_welch(const double *x, size_t nx, const double *y, size_t ny, double alpha,
-		    struct stats_ratio *out);
-/*
- * The geometric mean of k independent ratios (environment levels): log
- * differences averaged, variances added (se = sqrt(sum se^2) / k), df by
- * Welch–Satterthwaite, interval and p as above.  Fails like stats_log_welch
- * when any input is undefined.
- */
-int stats_ratio_geomean(const struct stats_ratio *r, size_t k, double alpha,
-			struct stats_ratio *out);
 /*
  * The smallest log-scale effect a two-sided test at alpha detects with the
  * given power, for standard error se and df: (t(1-alpha/2) + t(power)) se.
  */
 double stats_min_detectable(double se, double df, double alpha, double power);
-/*
- * Runs per group (two equal groups, Welch on the log scale) for an effect
- * `effect` (log scale, > 0) to be detected at alpha with the given power
- * when the logs have sd sd_log; max + 1 when even max runs do not suffice.
- */
-size_t stats_runs_needed(double sd_log, double effect, double alpha, double power, size_t max);
-
 /*
  * The location of a sample by its gamma-trimmed mean, with the standard
  * error of Tukey & McLaughlin (the one-sample form of Yuen's test):
@@ -161,8 +102,6 @@ struct stats_rng {
 };
 void stats_rng_seed(struct stats_rng *r, uint64_t seed);
 uint64_t stats_rng_next(struct stats_rng *r);
-/* Uniform integer in [0, n), unbiased (Lemire's method). */
-uint64_t stats_rng_below(struct stats_rng *r, uint64_t n);
 /* A standard normal deviate (by inversion of a 53-bit uniform). */
 double stats_rng_normal(struct stats_rng *r);
 

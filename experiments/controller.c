@@ -477,6 +477,19 @@ static void host_session_end(struct ctl *c, const struct plan_config *pc)
 			reuse_cache_drop(&c->sessions, i);
 }
 
+/*
+ * The commands a run starts on the host (a host-run benchmark, preparation
+ * and server, host noise loads) learn which configuration they serve from
+ * the environment: a benchmark that drives its own VM from outside
+ * (tests/power8/kvmppc-guest under guest.runner: host) places the noise
+ * load itself, since there is no guest to run it in.
+ */
+static void host_env_set(const struct plan_config *pc)
+{
+	setenv("TOPOADVISOR_CONFIG", pc->rec.key, 1);
+	setenv("TOPOADVISOR_NOISE", pc->noise->name, 1);
+}
+
 static void run_one(struct ctl *c, const struct plan_config *pc, const struct db_run_todo *t,
 		    struct run_record *rec)
 {
@@ -486,6 +499,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	struct live_session *trace = NULL;
 	bool noise_guest = false;
 
+	host_env_set(pc);
 	if (apply_knobs(c, pc, rec) < 0)
 		goto out;
 	record_host_state(c, pc, rec);

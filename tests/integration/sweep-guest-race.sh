@@ -3,7 +3,8 @@
 # short (2 s benchmarks, first test after block 2, at most 3 blocks):
 # interrupted with SIGINT during the first block, then resumed to the end
 # of the race; the race's state, eliminations and runs are checked, and
-# rank/recommend/show read it.
+# rank/recommend/show read it: the decision that ranks best at the end was
+# never eliminated.
 . "$TA_TOP/tests/lib.sh"
 guest_sweep_setup taracetest-
 
@@ -58,6 +59,10 @@ done
 
 ta show 1 | grep -q "strategy   race: stopped after block" || fail "show lacks the race"
 ta rank 1 >/dev/null || fail "rank of the raced quickstart"
+# The decision that ranks best at the end was never eliminated during the race.
+ta --json rank 1 >"$tmp/rank.json" || fail "rank --json of the raced quickstart"
+[ "$(sqlite3 :memory: "SELECT json_extract(readfile('$tmp/rank.json'), '\$.decisions[0].eliminated_block')")" = 0 ] ||
+	fail "the best decision at the end was eliminated: $(cat "$tmp/rank.json")"
 ta recommend 1 >"$tmp/rec" || fail "recommend of the raced quickstart"
 cat "$tmp/rec"
 q "SELECT c.key, e.after_block, e.p FROM eliminations e JOIN configurations c ON c.id = e.configuration_id"

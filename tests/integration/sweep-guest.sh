@@ -54,7 +54,7 @@ grep -q "topoadvisor.invalid/xmlns" "$tmp/dom.xml" || fail "domain.xml lacks our
 [ "$(ours)" = 0 ] || fail "domains left after the sweep"
 
 # guest.reuse: the same configuration twice in a row runs in one guest.
-sed 's/, host_baseline: true//; s/guest: {runner: agent, boot_timeout: 60}/guest: {runner: agent, boot_timeout: 60, reuse: true}/;
+sed 's/, host_baseline: true//; s/guest: {runner: agent, boot_timeout: 60}/guest: {runner: agent, boot_timeout: 60, reuse: true, reuse_runs: 2}/;
      s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]/; s/repetitions: 1/repetitions: 2/' \
 	"$tmp/sweep.yaml" >"$tmp/reuse.yaml"
 ta -q run "$tmp/reuse.yaml" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "reuse run exited $?"; }

@@ -14,7 +14,7 @@ guest_sweep_setup taebizzytest-
 cat >"$tmp/ebizzy.yaml" <<YAML
 name: ebizzy-in-guest
 libvirt: {name_prefix: $prefix, memory_mib: 384}
-guest: {runner: agent, boot_timeout: 180, reuse: true}
+guest: {runner: agent, boot_timeout: 180, reuse: true, reuse_runs: 2}
 topology: [1x4x1]
 noise:
   - none

@@ -18,6 +18,7 @@ guest:
   runner: agent
   boot_timeout: 180
   reuse: true
+  reuse_runs: 2
   prepare: [[sh, -c, "! pidof redis-server"]]
 topology: [1x1x2, 1x2x1]
 benchmark:

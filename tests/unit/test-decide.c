@@ -29,7 +29,7 @@
 
 /* A sweep in memory: decisions d0.., levels, runs appended block by block. */
 struct sw {
-	char keys[MAXD][8];
+	char keys[MAXD][24];
 	struct decide_option opt[MAXD];
 	struct decide_config cf[MAXD * MAXL];
 	struct decide_run runs[MAXD * MAXL * MAXB];
@@ -874,12 +874,12 @@ static void test_expected_runs(void **state)
 {
 	(void)state;
 	size_t max;
-	double e = decide_race_expected_runs(6, 1, 1, 3, 20, 0.02, 42, 20, &max);
-	assert_int_equal(max, 140);
-	assert_true(e < 140 && e > 6 * 3 + 3);
-	assert_true(decide_race_expected_runs(6, 1, 1, 3, 20, 0.02, 42, 20, &max) == e);
-	assert_true(decide_race_expected_runs(1, 2, 0, 3, 20, 0.02, 42, 20, &max) == 40);
-	assert_true(decide_race_expected_runs(4, 1, 0, 5, 5, 0.02, 42, 20, &max) == 20);
+	double e = decide_race_expected_runs(6, 1, 1, 3, 12, 0.02, 42, 6, &max);
+	assert_int_equal(max, 84);
+	assert_true(e < 84 && e > 6 * 3 + 3);
+	assert_true(decide_race_expected_runs(6, 1, 1, 3, 12, 0.02, 42, 6, &max) == e);
+	assert_true(decide_race_expected_runs(1, 2, 0, 3, 20, 0.02, 42, 6, &max) == 40);
+	assert_true(decide_race_expected_runs(4, 1, 0, 5, 5, 0.02, 42, 6, &max) == 20);
 }
 
 int main(void)
