@@ -9,7 +9,8 @@ interval and PASS/MISS; the exit status is 1 when a target is missed.
 Environment:
   TOPOADVISOR    the topoadvisor binary (required)
   TRUTH_BENCH    the truth-bench binary (required)
-  BENCH_CASES    comma-separated case names (or prefixes) to run; default all
+  BENCH_CASES    comma-separated case names (or prefixes) to run; default all but
+                 `smoke` (the quick end-to-end check `make check` runs)
   BENCH_SWEEPS   sweeps per case instead of each case's own number
   BENCH_JOBS     sweeps run at once (default 2; the box is shared)
   BENCH_SEED     base seed (default 1); every sweep's seed follows from it
