@@ -614,7 +614,7 @@ class CompareCase(Case):
     name = "compare"
     title = ("full design, 3 decisions, CV 5 %, 8 blocks; rerun of the same truth "
              "(all equal; one +10 %), and a rerun where the +10 % moved to another decision")
-    sweeps = 50
+    sweeps = 40
     decisions = ["6", "0", "2"]
 
     def pair(self, tmp, seed, first, second):
@@ -797,7 +797,7 @@ def cases():
         NullCase("null-3", 3, 8, 60, decisions=three),
         GainCase("gain4-3", 0.04, 0.03, 3, 10, 80, target_kept=2, strategies=("race",),
                  decisions=three),
-        GainCase("gain10-3", 0.10, 0.05, 3, 20, 60, target_better=90, decisions=three),
+        GainCase("gain10-3", 0.10, 0.05, 3, 20, 50, target_better=90, decisions=three),
         TailsCase(),
         FailCase(),
         BootCase(),
