@@ -150,6 +150,7 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "boots"); json_int(w, (int64_t)e->nboots);
 	json_key(w, "pairs"); json_int(w, (int64_t)e->pairs);
 	json_key(w, "units"); json_int(w, (int64_t)e->units);
+	json_key(w, "set_aside"); json_int(w, (int64_t)e->set_aside);
 	json_key(w, "outliers"); json_int(w, (int64_t)e->noutliers);
 	json_key(w, "host_cpus"); json_int(w, e->host_cpus);
 	json_key(w, "nondefault_knobs"); json_int(w, e->nondefault_knobs);
@@ -597,6 +598,9 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 	}
 	if (rank_decisive(r))
 		strbuf_addf(out, "recommended: %s\n", d->key);
+	else if (r->leader && r->leader != d)
+		strbuf_addf(out, "no decision yet; leading for now: %s (strongest contender: %s)\n",
+			    d->key, r->leader->key);
 	else
 		strbuf_addf(out, "no decision yet; leading for now: %s\n", d->key);
 	if (r->nothing_beats_baseline)
@@ -731,9 +735,10 @@ void rank_text_boots(struct strbuf *out, const struct rank_result *r)
 		}
 	}
 	if (dr->tested)
-		strbuf_addf(out, "drift: %+.2f %% per block [%+.2f %%, %+.2f %%], p = %.2g%s\n",
+		strbuf_addf(out, "drift: %+.2f %% per block [%+.2f %%, %+.2f %%], p = %.2g over %zu "
+			    "units%s\n",
 			    100 * expm1(dr->slope), 100 * expm1(dr->lo), 100 * expm1(dr->hi), dr->p,
-			    dr->p < DECIDE_ALPHA ? "; cancelled by the blocking (every comparison is "
+			    dr->units, dr->p < DECIDE_ALPHA ? "; cancelled by the blocking (every comparison is "
 			    "within blocks)" : "");
 }
 
@@ -766,5 +771,6 @@ void rank_json_boots(struct json_writer *w, const struct rank_result *r)
 	json_key(w, "per_block_ci");
 	json_interval(w, dr->tested ? expm1(dr->lo) : NAN, dr->tested ? expm1(dr->hi) : NAN);
 	json_key(w, "p"); json_double(w, dr->p);
+	json_key(w, "units"); json_int(w, (int64_t)dr->units);
 	json_obj_end(w);
 }

@@ -49,14 +49,15 @@ static void list_unsettled(struct strbuf *why, const struct rank_result *r)
 	strbuf_addch(why, '.');
 }
 
-/* What would settle an undecided verdict: the leader against the baseline. */
+/* What would settle an undecided verdict: the leader (the strongest
+ * contender) against the baseline. */
 static void settle(struct strbuf *why, const struct rank_result *r)
 {
 	const struct rank_decision *l = r->leader;
 	if (!l)
 		return;
 	if (!isnan(r->min_detectable_effect))
-		strbuf_addf(why, " The leader %s: these runs detect gains of about %.1f %% "
+		strbuf_addf(why, " The strongest contender %s: these runs detect gains of about %.1f %% "
 			    "(power %.0f %%).", l->key, 100 * r->min_detectable_effect,
 			    100 * DECIDE_POWER);
 	if (r->needed_repetitions > DECIDE_NEEDED_CAP)

@@ -234,6 +234,7 @@ static void entry_fill(struct rank_result *r, struct rank_entry *e, size_t i)
 			    : fmin(1, co->vs_baseline.p * (double)r->ncomparisons);
 	e->pairs = co->vs_baseline.pairs;
 	e->units = co->vs_baseline.units;
+	e->set_aside = co->vs_baseline.set_aside;
 	e->verdict = co->verdict;
 	e->beats_baseline = co->verdict == DECIDE_BETTER;
 	e->min_detectable_effect = decide_gain(co->vs_baseline.mde);
@@ -520,8 +521,9 @@ static void warnings_runs(struct rank_result *r, const struct rank_entry *e)
 	for (size_t j = 0; j < e->s.n; j++)
 		if (e->outlier[j])
 			warn(r, "outliers", key, "%s: repetition %d is an outlier: %.6g (%+.1f %% "
-			     "from the median, %.1f robust standard deviations; flagged, not "
-			     "dropped: the trimmed comparisons weigh it little)", key,
+			     "from the median, %.1f robust standard deviations; flagged, kept "
+			     "in its statistics; a comparison sets its block aside when it is far "
+			     "from the others)", key,
 			     e->value_runs[j]->repetition + 1, e->values[j],
 			     100 * expm1(e->dev[j] * r->dr.outlier_scale), e->dev[j]);
 	for (size_t j = 0; j < e->config->nruns; j++) {

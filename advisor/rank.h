@@ -82,6 +82,7 @@ struct rank_entry {
 	double gain, gain_lo, gain_hi;	/* direction-aware: +0.8 = 80 % better */
 	double p_baseline, p_baseline_adj;	/* raw and Bonferroni-adjusted */
 	size_t pairs, units;		/* blocks compared; independent units */
+	size_t set_aside;		/* far units left out of the comparison */
 	enum decide_verdict verdict;
 	bool beats_baseline;		/* verdict == better */
 	double min_detectable_effect;

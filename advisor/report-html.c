@@ -490,6 +490,11 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 	strbuf_addstr(o, rank_decisive(r) ? "<p class='pick'>" : "<p class='pick tentative'>"
 		      "no decision yet; leading for now: ");
 	report_html_escape(o, d->key);
+	if (!rank_decisive(r) && r->leader && r->leader != d) {
+		strbuf_addstr(o, " (strongest contender: ");
+		report_html_escape(o, r->leader->key);
+		strbuf_addstr(o, ")");
+	}
 	if (r->nothing_beats_baseline)
 		strbuf_addf(o, " &mdash; nothing beats the baseline (every other shown worse, "
 			    "within &plusmn;%.0f %% or failing): keep it", 100 * r->equivalence);

@@ -35,6 +35,12 @@ size_t decide_table_config(const struct decide_table *t, size_t d, size_t l);
  */
 void decide_paired(const struct decide_table *t, const size_t *xs, const size_t *ys, size_t n,
 		   struct decide_cmp *out);
+/*
+ * The replication units of the whole table: parent[b] (nblocks entries)
+ * gets one block of b's unit, the blocks joined by any boot their runs
+ * share (every block its own unit when no boot serves two blocks).
+ */
+void decide_block_units(const struct decide_table *t, size_t *parent);
 /* The interval, p and min detectable effect of c at alpha (two-sided). */
 void decide_cmp_at(struct decide_cmp *c, double alpha);
 /* The lower / upper bound of c at a one-sided level. */

@@ -135,6 +135,7 @@ struct decide_cmp {
 	double alpha;
 	size_t pairs, units;	/* blocks compared; independent units (boots) */
 	size_t trimmed;		/* units trimmed from each end */
+	size_t set_aside;	/* far units left out (not in units) */
 	double mde;		/* log-scale effect these units detect with DECIDE_POWER */
 	int needed;		/* more blocks to settle; 0 settled; -1 unknown; CAP+1: more than CAP */
 };
@@ -190,12 +191,16 @@ struct decide_components {
 	enum decide_advice advice;
 };
 
-/* A trend of the (log) metric over the blocks, configurations' means removed. */
+/*
+ * A trend of the (log) metric over the blocks, configurations' means
+ * removed, tested on the replication units' means (tested: 3 units or more).
+ */
 struct decide_drift {
 	bool tested;
 	double slope, lo, hi;		/* log change per block, 95 % interval */
 	double p;
-	size_t n;
+	size_t n;			/* runs */
+	size_t units;			/* replication units (blocks, joined by shared boots) */
 };
 
 struct decide_result {

@@ -183,50 +183,88 @@ static void components(const struct decide_table *t, struct decide_result *r)
 		     : DECIDE_ADVICE_KEEP;
 }
 
-/* A linear trend over the blocks with a mean per configuration (ANCOVA slope). */
+/*
+ * A linear trend over the blocks: each configuration's own mean removed,
+ * the residuals averaged per block, then per replication unit (blocks
+ * sharing a boot), and the units' means regressed on their mean block
+ * index.  Testing units, not runs, keeps a block-to-block (or boot-to-boot)
+ * effect without a trend from passing for drift.
+ */
 static void drift(const struct decide_table *t, struct decide_result *r)
 {
 	struct decide_drift *dr = &r->drift;
-	size_t nb = t->nblocks, n = 0, groups = 0;
-	double sxy = 0, sxx = 0, syy = 0;
+	size_t nb = t->nblocks, n = 0;
 	dr->slope = dr->lo = dr->hi = dr->p = NAN;
+	if (!nb)
+		return;
+	double *e = xcalloc(nb, sizeof(*e)), *ux = xcalloc(nb, sizeof(*ux));
+	double *uy = xcalloc(nb, sizeof(*uy));
+	size_t *cnt = xcalloc(nb, sizeof(*cnt)), *ucnt = xcalloc(nb, sizeof(*ucnt));
+	size_t *parent = xmalloc(nb * sizeof(*parent));
 	for (size_t c = 0; c < t->in->nconfigs; c++) {
-		double sx = 0, sy = 0;
+		double sy = 0;
 		size_t k = 0;
 		for (size_t b = 0; b < nb; b++) {
 			double y = cell_log(t, c, b);
 			if (!isnan(y)) {
-				sx += (double)b;
 				sy += y;
 				k++;
 			}
 		}
 		if (k < 2)
 			continue;
-		double mx = sx / (double)k, my = sy / (double)k;
 		for (size_t b = 0; b < nb; b++) {
 			double y = cell_log(t, c, b);
 			if (isnan(y))
 				continue;
-			sxy += ((double)b - mx) * (y - my);
-			sxx += ((double)b - mx) * ((double)b - mx);
-			syy += (y - my) * (y - my);
+			e[b] += y - sy / (double)k;
+			cnt[b]++;
 		}
 		n += k;
-		groups++;
 	}
+	decide_block_units(t, parent);
+	for (size_t b = 0; b < nb; b++)
+		if (cnt[b]) {
+			ux[parent[b]] += (double)b;
+			uy[parent[b]] += e[b] / (double)cnt[b];
+			ucnt[parent[b]]++;
+		}
+	size_t m = 0;
+	double sx = 0, sy = 0;
+	for (size_t u = 0; u < nb; u++)
+		if (ucnt[u]) {
+			ux[m] = ux[u] / (double)ucnt[u];
+			uy[m] = uy[u] / (double)ucnt[u];
+			sx += ux[m];
+			sy += uy[m];
+			m++;
+		}
 	dr->n = n;
-	if (!(sxx > 0) || n < groups + 2)
-		return;
-	double df = (double)(n - groups - 1);
-	dr->slope = sxy / sxx;
-	double rss = fmax(0, syy - dr->slope * sxy);
-	double se = sqrt(rss / df / sxx);
-	dr->tested = true;
-	dr->p = se > 0 ? stats_t_p(dr->slope / se, df) : dr->slope == 0 ? 1 : 0;
-	double h = se > 0 ? stats_t_quantile(0.975, df) * se : 0;
-	dr->lo = dr->slope - h;
-	dr->hi = dr->slope + h;
+	dr->units = m;
+	double sxx = 0, sxy = 0, syy = 0;
+	for (size_t u = 0; u < m; u++) {
+		double dx = ux[u] - sx / (double)m, dy = uy[u] - sy / (double)m;
+		sxx += dx * dx;
+		sxy += dx * dy;
+		syy += dy * dy;
+	}
+	if (m >= 3 && sxx > 0) {
+		double df = (double)(m - 2);
+		dr->slope = sxy / sxx;
+		double rss = fmax(0, syy - dr->slope * sxy);
+		double se = sqrt(rss / df / sxx);
+		dr->tested = true;
+		dr->p = se > 0 ? stats_t_p(dr->slope / se, df) : dr->slope == 0 ? 1 : 0;
+		double h = se > 0 ? stats_t_quantile(0.975, df) * se : 0;
+		dr->lo = dr->slope - h;
+		dr->hi = dr->slope + h;
+	}
+	free(e);
+	free(ux);
+	free(uy);
+	free(cnt);
+	free(ucnt);
+	free(parent);
 }
 
 void decide_spread(const struct decide_table *t, struct decide_result *r)

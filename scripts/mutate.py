@@ -141,14 +141,16 @@ def cflags():
 
 def one(args):
     """Builds and tests one mutant; returns 'killed', 'survived' or 'stillborn'."""
-    path, text, (at, length, rep, _), work, flags, libs, lib, tests = args
+    path, text, (at, length, rep, _), work, flags, libs, lib, tests, snap = args
     os.makedirs(work, exist_ok=True)
     src = os.path.join(work, os.path.basename(path))
     with open(src, "w") as f:
         f.write(text[:at] + rep + text[at + length:])
     obj = os.path.join(work, os.path.basename(path)[:-2] + ".o")
-    cc = ["cc"] + flags + ["-O0", "-g0", "-iquote", os.path.join(TOP, os.path.dirname(path)),
-                           "-c", "-o", obj, src]
+    # The headers from the snapshot: editing the tree meanwhile does not mix in.
+    cc = ["cc", "-I", snap] + flags + ["-O0", "-g0", "-iquote",
+                                       os.path.join(snap, os.path.dirname(path)),
+                                       "-c", "-o", obj, src]
     if run(cc, cwd=TOP) != 0:
         return "stillborn"
     for t in TESTS:
@@ -190,16 +192,23 @@ def main():
     # A snapshot of the library: rebuilding build/ meanwhile does not mix in.
     lib = os.path.join(tmp, "libtopoadvisor.a")
     shutil.copy(os.path.join(TOP, "build", "libtopoadvisor.a"), lib)
+    # ... and of every header, which the mutants are compiled against.
+    snap = os.path.join(tmp, "src")
+    for d in ("util", "model", "schema", "decide", "experiments", "collectors", "advisor"):
+        os.makedirs(os.path.join(snap, d))
+        for f in os.listdir(os.path.join(TOP, d)):
+            if f.endswith(".h"):
+                shutil.copy(os.path.join(TOP, d, f), os.path.join(snap, d, f))
     # The tests compiled once; each mutant is only linked with them.
     tests = {}
     for t in TESTS:
         tests[t] = os.path.join(tmp, t + ".o")
-        subprocess.run(["cc"] + flags + ["-c", "-o", tests[t],
+        subprocess.run(["cc", "-I", snap] + flags + ["-c", "-o", tests[t],
                                          os.path.join(TOP, "tests", "unit", t + ".c")],
                        cwd=TOP, check=True)
     with ThreadPoolExecutor(a.jobs) as ex:
         futs = [ex.submit(one, j[:3] + (os.path.join(tmp, str(i % a.jobs) + "-" + str(i)),) +
-                          j[4:] + (lib, tests)) for i, j in enumerate(jobs)]
+                          j[4:] + (lib, tests, snap)) for i, j in enumerate(jobs)]
         for i, f in enumerate(futs):
             results.append(f.result())
             shutil.rmtree(os.path.join(tmp, str(i % a.jobs) + "-" + str(i)), ignore_errors=True)

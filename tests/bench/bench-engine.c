@@ -39,6 +39,8 @@ struct truth {
 	int boot_blocks;		/* blocks per boot (0: a boot per run) */
 	size_t failing;			/* decision whose slowest runs fail (DECIDE_NONE: none) */
 	double fail_p;			/* its failure rate */
+	double block_sd;		/* block-to-block sd shared by every configuration */
+	double trend;			/* log change per block (drift) */
 };
 
 struct sweep {
@@ -50,6 +52,7 @@ struct sweep {
 	struct decide_input in;
 	double boot[MAXD * MAXL][MAXB];	/* each configuration's boot effect per block */
 	int64_t boot_id[MAXD * MAXL][MAXB];
+	double block[MAXB];		/* the block effect every configuration shares */
 };
 
 static struct stats_rng rng;
@@ -78,6 +81,8 @@ static void sweep_init(struct sweep *s, const struct truth *t)
 		.baseline = t->baseline, .higher_is_better = true, .boot_seconds = NAN,
 		.run_seconds = NAN,
 	};
+	for (int b = 0; b < MAXB; b++)
+		s->block[b] = t->block_sd * stats_rng_normal(&rng) + t->trend * b;
 	/* Boots: one per decision (all its levels share the guest) per boot_blocks blocks. */
 	for (size_t d = 0; d < t->nd; d++) {
 		double e = 0;
@@ -102,8 +107,8 @@ static void sweep_run(struct sweep *s, size_t c, int b)
 	const struct truth *t = s->t;
 	size_t d = c / t->nl;
 	double z = stats_rng_normal(&rng);
-	double lv = t->mean[d][c % t->nl] + s->boot[c][b] + t->cv * z;
-	if (t->slow_p > 0 && uniform() < t->slow_p)
+	double lv = t->mean[d][c % t->nl] + s->boot[c][b] + s->block[b] + t->cv * z;
+	if (uniform() < t->slow_p)	/* drawn always: the same stream with and without tails */
 		lv -= log(t->slow_factor);
 	/* Informative failures: the slowest fail_p of its runs fail. */
 	bool failed = d == t->failing && z < stats_normal_quantile(t->fail_p);
@@ -295,21 +300,33 @@ static bool bench_tails(int sweeps)
 {
 	struct decide_settings st;
 	decide_settings_init(&st);
-	double det[2] = { 0 };
-	for (int tails = 0; tails < 2; tails++) {
-		struct truth t;
-		truth_equal(&t, 6, 1, 0.10);
-		t.mean[3][0] = log(1.10);
-		t.slow_p = tails ? 0.05 : 0;
-		t.slow_factor = 3;
-		for (int k = 0; k < sweeps; k++) {
-			sweep_init(&sw, &t);
-			sweep_full(&sw, 10);
-			struct decide_result r;
-			decide_compute(&sw.in, &st, &r);
-			det[tails] += r.verdict == DECIDE_BETTER && r.pick == 3;
-			decide_result_release(&r);
+	bool ok = true;
+	for (size_t nd = 2; nd <= 6; nd += nd < 3 ? 1 : 3) {
+		double det[2] = { 0 };
+		for (int tails = 0; tails < 2; tails++) {
+			struct truth t;
+			truth_equal(&t, nd, 1, 0.10);
+			t.mean[nd - 1][0] = log(1.10);
+			t.slow_p = tails ? 0.05 : 0;
+			t.slow_factor = 3;
+			for (int k = 0; k < sweeps; k++) {
+				/* The same draws with and without the slow runs. */
+				stats_rng_seed(&rng, 7919 * nd + (uint64_t)k);
+				sweep_init(&sw, &t);
+				sweep_full(&sw, 10);
+				struct decide_result r;
+				decide_compute(&sw.in, &st, &r);
+				det[tails] += r.verdict == DECIDE_BETTER && r.pick == nd - 1;
+				decide_result_release(&r);
+			}
 		}
+		printf("heavy tails: %zu decisions, CV 10 %%, 5 %% of runs 3x slower, n = 10 "
+		       "(%d sweeps)\n", nd, sweeps);
+		note("+10 %: detected (better, the right pick) without the slow runs",
+		     100 * det[0] / sweeps, "%");
+		note("+10 %: detected with them", 100 * det[1] / sweeps, "%");
+		ok &= report("detection lost to the slow runs (points)",
+			     (det[0] - det[1]) / sweeps, "<=", 0.10);
 	}
 	struct truth t;
 	truth_equal(&t, 6, 1, 0.10);
@@ -329,13 +346,7 @@ static bool bench_tails(int sweeps)
 		}
 		decide_result_release(&r);
 	}
-	printf("heavy tails: 6 decisions, CV 10 %%, 5 %% of runs 3x slower, n = 10 (%d sweeps)\n",
-	       sweeps);
-	note("+10 %: detected (better, the right pick) without the slow runs",
-	     100 * det[0] / sweeps, "%");
-	note("+10 %: detected with them", 100 * det[1] / sweeps, "%");
-	bool ok = report("detection lost to the slow runs (points)", (det[0] - det[1]) / sweeps,
-			 "<=", 0.10);
+	printf("heavy tails: all equal, 6 decisions (%d sweeps)\n", sweeps);
 	ok &= report("all equal: verdict better (a false win)", (double)fb / sweeps, "<=", 0.05);
 	note("slow runs flagged as outliers", 100.0 * flagged / (slow_runs ? slow_runs : 1), "%");
 	return ok;
@@ -410,6 +421,53 @@ static bool bench_boots(int sweeps)
 	note("the same runs taken as independent: verdict better", 100.0 * naive / sweeps, "%");
 	note("estimated boot-to-boot sd (truth 3 %)", 100 * sdb / (estimable ? estimable : 1), "%");
 	note("estimated run-to-run sd (truth 3 %)", 100 * sdr / (estimable ? estimable : 1), "%");
+	return ok;
+}
+
+/*
+ * Drift: reported (p < 0.05) on truths without a trend -- independent runs,
+ * block effects shared by every configuration, boots serving 4 blocks --
+ * and found when the mean truly rises 0.5 % per block.  12 blocks, 6
+ * decisions, CV 3 %, full design.
+ */
+static bool bench_drift(int sweeps)
+{
+	static const struct {
+		const char *what;
+		double block_sd, boot_sd, trend;
+		int boot_blocks;
+	} cases[] = {
+		{ "no trend, independent runs: drift reported", 0, 0, 0, 0 },
+		{ "no trend, block effects (sd 3 %): drift reported", 0.03, 0, 0, 0 },
+		{ "no trend, boots of 4 blocks (sd 3 %): drift reported", 0, 0.03, 0, 4 },
+		{ "+0.5 % per block: drift reported", 0, 0, 0.005, 0 },
+	};
+	printf("drift: 6 equal decisions, CV 3 %%, 12 blocks, full design (%d sweeps each)\n",
+	       sweeps);
+	bool ok = true;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct truth t;
+		truth_equal(&t, 6, 1, 0.03);
+		t.block_sd = cases[i].block_sd;
+		t.boot_sd = cases[i].boot_sd;
+		t.boot_blocks = cases[i].boot_blocks;
+		t.trend = cases[i].trend;
+		struct decide_settings st;
+		decide_settings_init(&st);
+		int reported = 0;
+		for (int k = 0; k < sweeps; k++) {
+			sweep_init(&sw, &t);
+			sweep_full(&sw, 12);
+			struct decide_result r;
+			decide_compute(&sw.in, &st, &r);
+			reported += r.drift.tested && r.drift.p < DECIDE_ALPHA;
+			decide_result_release(&r);
+		}
+		if (t.trend > 0)
+			ok &= report(cases[i].what, (double)reported / sweeps, ">=", 0.80);
+		else
+			ok &= report(cases[i].what, (double)reported / sweeps, "<=", 0.07);
+	}
 	return ok;
 }
 
@@ -493,14 +551,14 @@ static bool bench_compare(int sweeps)
 }
 
 /* extend by the number asked: undecided sweeps with a true +10 % decide? */
-static bool bench_extend(double cv, int blocks, int sweeps, double target)
+static bool bench_extend(size_t nd, double cv, int blocks, int sweeps, double target)
 {
 	struct truth t;
-	truth_equal(&t, 6, 1, cv);
-	t.mean[3][0] = log(1.10);
+	truth_equal(&t, nd, 1, cv);
+	t.mean[nd - 1][0] = log(1.10);
 	struct decide_settings st;
 	decide_settings_init(&st);
-	int undecided = 0, decided = 0, right = 0, capped = 0;
+	int undecided = 0, decided = 0, right = 0, capped = 0, none = 0;
 	double asked = 0;
 	for (int k = 0; k < sweeps; k++) {
 		sweep_init(&sw, &t);
@@ -513,7 +571,11 @@ static bool bench_extend(double cv, int blocks, int sweeps, double target)
 		if (!open)
 			continue;
 		undecided++;
-		if (need > DECIDE_NEEDED_CAP || need <= 0) {
+		if (need <= 0) {
+			none++;
+			continue;
+		}
+		if (need > DECIDE_NEEDED_CAP) {
 			capped++;
 			continue;
 		}
@@ -522,11 +584,11 @@ static bool bench_extend(double cv, int blocks, int sweeps, double target)
 			sweep_block(&sw, b);
 		decide_compute(&sw.in, &st, &r);
 		decided += decide_decisive(&r);
-		right += r.verdict == DECIDE_BETTER && r.pick == 3;
+		right += r.verdict == DECIDE_BETTER && r.pick == nd - 1;
 		decide_result_release(&r);
 	}
-	printf("extend: 6 decisions, one +10 %%, CV %.0f %%, %d blocks, then `extend` by "
-	       "needed_repetitions (%d sweeps, %d undecided)\n", 100 * cv, blocks, sweeps,
+	printf("extend: %zu decisions, one +10 %%, CV %.0f %%, %d blocks, then `extend` by "
+	       "needed_repetitions (%d sweeps, %d undecided)\n", nd, 100 * cv, blocks, sweeps,
 	       undecided);
 	double rate = (double)decided / (undecided ? undecided : 1);
 	bool ok = true;
@@ -536,8 +598,9 @@ static bool bench_extend(double cv, int blocks, int sweeps, double target)
 		note("undecided sweeps decided by the blocks asked for", 100 * rate, "%");
 	note("of them, `better` with the right pick", 100.0 * right / (undecided ? undecided : 1),
 	     "%");
-	note("blocks asked for, on average", asked / (undecided - capped ? undecided - capped : 1),
-	     "blocks");
+	note("blocks asked for, on average",
+	     asked / (undecided - capped - none ? undecided - capped - none : 1), "blocks");
+	note("asked for none (a bug if any)", 100.0 * none / (undecided ? undecided : 1), "%");
 	note("asked for more than the cap (100 blocks)",
 	     100.0 * capped / (undecided ? undecided : 1), "%");
 	return ok;
@@ -595,29 +658,46 @@ static bool bench_coverage(int sweeps)
 	return ok;
 }
 
+/* argv[2]: the benches to run, by name (comma-separated); all without it. */
+static const char *only;
+
+static bool want(const char *name)
+{
+	if (!only)
+		return true;
+	size_t n = strlen(name);
+	for (const char *p = only; (p = strstr(p, name)); p += n)
+		if ((p == only || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	double scale = argc > 1 ? atof(argv[1]) : 1;
 	if (!(scale > 0)) {
-		fprintf(stderr, "usage: bench-engine [SCALE]\n");
+		fprintf(stderr, "usage: bench-engine [SCALE [BENCH,...]]\n");
 		return 2;
 	}
+	only = argc > 2 ? argv[2] : NULL;
 	stats_rng_seed(&rng, 20261202);
 	bool ok = true;
-	ok &= bench_null(1, scaled(400, scale));
-	ok &= bench_null(3, scaled(200, scale));
-	ok &= bench_gain(3, 0.04, 0.03, scaled(200, scale), 0, 0.02);
-	ok &= bench_gain(3, 0.10, 0.05, scaled(200, scale), 0.90, 0.02);
-	ok &= bench_gain(1, 0.10, 0.05, scaled(400, scale), 0.90, 0.02);
-	ok &= bench_tails(scaled(2000, scale));
-	ok &= bench_failures(scaled(2000, scale));
-	ok &= bench_boots(scaled(1000, scale));
-	ok &= bench_compare(scaled(1000, scale));
-	ok &= bench_extend(0.05, 5, scaled(1000, scale), 0.80);
-	ok &= bench_extend(0.05, 3, scaled(1000, scale), 0);
-	ok &= bench_extend(0.10, 5, scaled(1000, scale), 0);
-	ok &= bench_many(scaled(20, scale));
-	ok &= bench_coverage(scaled(2000, scale));
+	ok &= !want("null") || bench_null(1, scaled(400, scale));
+	ok &= !want("null") || bench_null(3, scaled(200, scale));
+	ok &= !want("gain") || bench_gain(3, 0.04, 0.03, scaled(200, scale), 0, 0.02);
+	ok &= !want("gain") || bench_gain(3, 0.10, 0.05, scaled(200, scale), 0.90, 0.02);
+	ok &= !want("gain") || bench_gain(1, 0.10, 0.05, scaled(400, scale), 0.90, 0.02);
+	ok &= !want("tails") || bench_tails(scaled(2000, scale));
+	ok &= !want("failures") || bench_failures(scaled(2000, scale));
+	ok &= !want("boots") || bench_boots(scaled(1000, scale));
+	ok &= !want("drift") || bench_drift(scaled(1000, scale));
+	ok &= !want("compare") || bench_compare(scaled(1000, scale));
+	ok &= !want("extend") || bench_extend(6, 0.05, 5, scaled(1000, scale), 0.80);
+	ok &= !want("extend") || bench_extend(6, 0.05, 3, scaled(1000, scale), 0);
+	ok &= !want("extend") || bench_extend(3, 0.05, 3, scaled(1000, scale), 0);
+	ok &= !want("extend") || bench_extend(6, 0.10, 5, scaled(1000, scale), 0);
+	ok &= !want("many") || bench_many(scaled(20, scale));
+	ok &= !want("coverage") || bench_coverage(scaled(2000, scale));
 	free(sw.runs);
 	printf("%s\n", ok ? "bench-engine: every target met" : "bench-engine: a target was missed");
 	return ok ? 0 : 1;

@@ -453,6 +453,7 @@ static void test_failures_trimmed(void **state)
 	assert_true(c->ok);
 	assert_int_equal(c->pairs, 12);
 	assert_int_equal(c->trimmed, 1);
+	assert_int_equal(c->set_aside, 0);	/* failures are never set aside */
 	assert_true(fabs(c->est - log(1.1)) < 0.01);
 	assert_int_equal(r.decisions[1].verdict, DECIDE_BETTER);
 	assert_int_equal(r.decisions[1].n_failed, 1);
@@ -477,6 +478,53 @@ static void test_failures_trimmed(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_int_equal(r.decisions[1].objective.pairs, 3);
 	assert_true(fabs(r.decisions[1].objective.est - 0.2) < 1e-12);
+	decide_result_release(&r);
+}
+
+/*
+ * Far units: from 10 units on, a block one run made far from the others
+ * (d1 3x slower in block 4, d1 3x faster in block 8) is set aside, the
+ * farthest first, at most a fifth of the units; below 10 units none is.
+ */
+static void test_far_units(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 10, 100, 0.01, 21);
+	sw_runs(&s, 1, 0, 10, 105, 0.01, 21);
+	sw_run(&s, 1, 0, 4)->value /= 3;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_int_equal(c->pairs, 10);
+	assert_int_equal(c->set_aside, 1);
+	assert_int_equal(c->units, 9);
+	assert_int_equal(c->trimmed, 0);	/* 10 % of 9 */
+	assert_true(fabs(c->est - log(1.05)) < 0.01);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_BETTER);
+	assert_true(r.runs[s.nruns - 10 + 4].outlier);	/* flagged, kept */
+	assert_int_equal(r.decisions[1].n_ok, 10);
+	decide_result_release(&r);
+	/* Two far ones, one each way: both set aside (a fifth of 10). */
+	sw_run(&s, 1, 0, 8)->value *= 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.set_aside, 2);
+	assert_int_equal(r.decisions[1].objective.units, 8);
+	decide_result_release(&r);
+	/* A third is beyond the fifth: the 10 % trim is left to deal with it. */
+	sw_run(&s, 1, 0, 1)->value /= 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.set_aside, 2);
+	decide_result_release(&r);
+	/* 9 blocks: none set aside. */
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 9, 100, 0.01, 21);
+	sw_runs(&s, 1, 0, 9, 105, 0.01, 21);
+	sw_run(&s, 1, 0, 4)->value /= 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.set_aside, 0);
+	assert_int_equal(r.decisions[1].objective.units, 9);
 	decide_result_release(&r);
 }
 
@@ -640,6 +688,39 @@ static void test_components(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * Block effects without a trend are not drift: 6 configurations share one
+ * effect per block (no noise to speak of).  Regressing the blocks' means
+ * (8 df) gives t = 0.96; counting the 60 runs as 53 df would give
+ * t = 2.48, p = 0.016 -- a false drift.  Boots serving 5 blocks each leave
+ * 2 units: untested.
+ */
+static void test_drift_blocks(void **state)
+{
+	(void)state;
+	static const double eff[] = { 0.5, -1.2, 0.3, 1.1, -0.4, 0.9, -0.8, 1.3, 0.2, 1.0 };
+	static struct sw s;
+	sw_init(&s, 6, 1, 0, true);
+	for (size_t d = 0; d < 6; d++)
+		sw_runs(&s, d, 0, 10, 100, 0.0001, 19);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].value *= exp(0.03 * eff[s.runs[i].block]);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.n, 60);
+	assert_int_equal(r.drift.units, 10);
+	assert_true(fabs(r.drift.slope - 0.0027091) < 0.0001);
+	assert_true(r.drift.p > 0.3 && r.drift.p < 0.4);
+	decide_result_release(&r);
+	for (size_t d = 0; d < 6; d++)
+		sw_boots(&s, d, 5);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.drift.tested);
+	assert_int_equal(r.drift.units, 2);
+	decide_result_release(&r);
+}
+
 /* Drift: +1 % per block in every configuration is found; pairing cancels it from the verdicts. */
 static void test_drift(void **state)
 {
@@ -654,6 +735,7 @@ static void test_drift(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_true(r.drift.tested);
 	assert_int_equal(r.drift.n, 20);
+	assert_int_equal(r.drift.units, 10);
 	assert_true(fabs(r.drift.slope - 0.01) < 0.001);
 	assert_true(r.drift.lo < r.drift.slope && r.drift.slope < r.drift.hi);
 	assert_true(r.drift.p < 1e-6);
@@ -889,11 +971,13 @@ int main(void)
 		cmocka_unit_test(test_clear_winner_numbers),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_failures_trimmed),
+		cmocka_unit_test(test_far_units),
 		cmocka_unit_test(test_worst_interval),
 		cmocka_unit_test(test_needed),
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_components),
 		cmocka_unit_test(test_drift),
+		cmocka_unit_test(test_drift_blocks),
 		cmocka_unit_test(test_host_reference),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_bad_input),
