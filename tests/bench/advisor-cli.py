@@ -394,8 +394,9 @@ class NullCase(LevelsCase):
             rows.append(Rate(f"{s}: false `equivalent` (keep it) without data",
                              sum(false_equivalent(o) for o in obs), len(obs), "<=", 0))
         full = [r["full"] for r in results]
-        rows.append(Rate("full: drift reported (the truth has none)",
-                         sum(o["drift"] for o in full), len(full), "<=", 5))
+        # The drift test is at 5 %: twice that flags a broken test, not its noise.
+        rows.append(Rate("full: drift reported (none in the truth; a 5 % test)",
+                         sum(o["drift"] for o in full), len(full), "<=", 10))
         race = [r["race"] for r in results]
         rows.append(Rate("race: an equal decision eliminated (per decision)",
                          sum(1 for o in race for d in others if o["eliminated"].get(d)),
@@ -577,8 +578,8 @@ class BootCase(Case):
                     for m in modes)),
                 Rate("false `better`", sum(o["verdict"] == "better" for o in obs), len(obs),
                      "<=", 5),
-                Rate("drift reported (the truth has none)", sum(o["drift"] for o in obs),
-                     len(obs), "<=", 5)]
+                Rate("drift reported (none in the truth; a 5 % test)",
+                     sum(o["drift"] for o in obs), len(obs), "<=", 10)]
 
 
 class DriftCase(LevelsCase):
@@ -793,7 +794,7 @@ class SmokeCase(Case):
 def cases():
     three = ("6", "0", "2")
     return [
-        NullCase("null-1", 1, 10, 100),
+        NullCase("null-1", 1, 10, 200),
         NullCase("null-3", 3, 8, 60, decisions=three),
         GainCase("gain4-3", 0.04, 0.03, 3, 10, 80, target_kept=2, strategies=("race",),
                  decisions=three),
