@@ -8,6 +8,7 @@
 
 #include "../util/json.h"
 #include "deploy.h"
+#include "hostfx.h"
 #include "rank.h"
 
 void rank_format_gain(struct strbuf *out, double gain)
@@ -261,6 +262,10 @@ void rank_json(struct json_writer *w, const struct rank_result *r)
 		json_decision(w, r, &r->decisions[d]);
 	json_arr_end(w);
 	rank_json_boots(w, r);
+	if (r->hosts) {
+		json_key(w, "host_interaction");
+		hostfx_json(w, r->hosts);
+	}
 	json_key(w, "warnings");
 	rank_json_warnings(w, r);
 	json_obj_end(w);
@@ -389,6 +394,10 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	}
 	json_obj_end(w);
 	rank_json_boots(w, r);
+	if (r->hosts) {
+		json_key(w, "host_interaction");
+		hostfx_json(w, r->hosts);
+	}
 	json_key(w, "warnings");
 	rank_json_warnings(w, r);
 	json_obj_end(w);
@@ -573,6 +582,8 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 		    100 * DECIDE_TRIM, 100 * (1 - r->level_alpha), r->ncomparisons,
 		    100 * r->equivalence);
 	rank_text_boots(out, r);
+	if (r->hosts)
+		hostfx_text(out, r->hosts);
 	text_warnings(out, r);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "deploy.h"
+#include "hostfx.h"
 
 static const char *const palette[] = {
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -611,6 +612,8 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 	strbuf_addstr(o, "</pre>\n");
 	strbuf_release(&spread);
 	section_race(o, r);
+	if (r->hosts)
+		hostfx_html(o, r->hosts);
 	strbuf_addstr(o, "<h2>Mean per configuration (95% CI whiskers, dots = runs)</h2>\n");
 	chart_bars(o, r);
 	strbuf_addstr(o, "<h2>Exits against the metric, per run</h2>\n");
