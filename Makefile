@@ -41,13 +41,15 @@ UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 # `make bench-advisor`: every driver in tests/bench/ (simulated sweeps through
-# the real ranking code), each printing its rates next to their targets.
+# the real ranking code), each printing its rates next to their targets, then
+# tests/bench/advisor-cli.py: sweeps of known truth through the real command
+# line (truth-bench as the benchmark; BENCH_CASES, BENCH_SWEEPS: see the script).
 BENCH_SRCS := $(wildcard tests/bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/tests/bench/%)
 
 # C drivers the integration scripts run (found by them in $TA_BUILD/tests/helpers).
 HELPER_SRCS := $(filter-out tests/helpers/fakehv.c tests/helpers/tcread.c \
-	tests/helpers/kvmx86.c,$(wildcard tests/helpers/*.c))
+	tests/helpers/kvmx86.c tests/helpers/truth-bench.c,$(wildcard tests/helpers/*.c))
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 
 
@@ -116,6 +118,14 @@ $(FAKEHV): tests/helpers/fakehv.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -O2 -g $(shell pkg-config --cflags libtracefs) -o $@ $< \
 		$(shell pkg-config --libs libtracefs) -lpthread
+
+# The benchmark of known truth the command-line bench runs (bench-advisor,
+# tests/integration/bench-cli.sh): standalone, sharing no code with what it measures.
+TRUTH_BENCH := $(BUILD)/tests/helpers/truth-bench
+$(TRUTH_BENCH): tests/helpers/truth-bench.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HELPER  $@")
+	$(Q)$(CC) $(WARN) -O2 -g -o $@ $< -lm
 
 $(BUILD)/tests/bench/%: tests/bench/%.c tests/bench/sim.h $(BUILD)/libtopoadvisor.a
 	@mkdir -p $(dir $@)
@@ -191,7 +201,7 @@ check: deps
 	$(MAKE) $(BUILD)/$(BIN) $(BUILD)/$(CORE) units fuzzer
 	@scripts/run-tests.sh $(BUILD)
 
-units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(BENCH_BINS) $(EBIZZY)
+units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(TRUTH_BENCH) $(BENCH_BINS) $(EBIZZY)
 
 # The collectors' rates, then the same sweep on 1 and 3 Slurm hosts
 # (scripts/bench-slurm.sh); both run, either failing fails.
@@ -201,8 +211,12 @@ bench: deps
 	@rc=0; scripts/bench.sh || rc=1; scripts/bench-slurm.sh || rc=1; exit $$rc
 
 # Runs every driver (all of them, even after a miss); fails if any target is missed.
-bench-advisor: $(BENCH_BINS)
-	@rc=0; for b in $(BENCH_BINS); do echo "== $$b"; $$b || rc=1; done; exit $$rc
+# BENCH_CASES=NAME runs only that case of the command-line driver (and no C driver).
+bench-advisor: $(BENCH_BINS) $(BUILD)/$(BIN) $(TRUTH_BENCH)
+	@rc=0; [ -n "$$BENCH_CASES" ] || for b in $(BENCH_BINS); do echo "== $$b"; $$b || rc=1; done; \
+	echo "== tests/bench/advisor-cli.py"; \
+	TOPOADVISOR=$(BUILD)/$(BIN) TRUTH_BENCH=$(TRUTH_BENCH) \
+		python3 tests/bench/advisor-cli.py || rc=1; exit $$rc
 
 demo: deps
 	$(MAKE) $(BIN)
