@@ -37,7 +37,7 @@ check_tree() {
 		esac
 		for f in "$src/$dir"/*.[ch]; do
 			[ -e "$f" ] || continue
-			grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(\.\./)?(util|model|schema|collectors|experiments|advisor)/' "$f" |
+			grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(\.\./)?(util|model|schema|collectors|decide|experiments|advisor)/' "$f" |
 				grep -vE "\"(\.\./)?($allowed)/" |
 				sed "s|^|${f#"$src"/}:|; s|\$| (not allowed in $dir/)|"
 		done
