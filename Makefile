@@ -178,7 +178,9 @@ bench: deps
 bench-advisor: $(BENCH_BINS)
 	@rc=0; for b in $(BENCH_BINS); do echo "== $$b"; $$b || rc=1; done; exit $$rc
 
-demo: deps
+# Only what the demo needs (scripts/deps.sh demo); `make check` installs the rest.
+demo:
+	@scripts/deps.sh demo
 	$(MAKE) $(BIN)
 	@scripts/demo.sh
 
