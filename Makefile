@@ -133,8 +133,11 @@ $(TCREAD): tests/helpers/tcread.c
 
 # libFuzzer harness of both offline readers (Debian's clang): every library
 # source rebuilt in build-fuzz with coverage and ASan/UBSan.  `make check`
-# builds it and runs it briefly (tests/integration/fuzz-readers.sh); `make
-# fuzz` runs it for FUZZ_TIME seconds on a corpus kept in build-fuzz/corpus.
+# builds it and replays the committed regression corpus through it once
+# (tests/integration/fuzz-readers.sh: no exploration, the same result every
+# time); `make fuzz` explores for FUZZ_TIME seconds from a corpus kept in
+# build-fuzz/corpus, keeps every finding in build-fuzz/findings and lists
+# them at the end (scripts/fuzz.sh).
 FUZZ_BUILD := build-fuzz
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 600
@@ -159,7 +162,7 @@ $(FUZZER): tests/fuzz/fuzz-exits.c $(FUZZ_BUILD)/libfuzzed.a
 fuzzer: $(FUZZER)
 
 fuzz: deps $(FUZZER)
-	@scripts/fuzz.sh $(FUZZER) $(FUZZ_TIME) $(FUZZ_BUILD)/corpus
+	@scripts/fuzz.sh $(FUZZER) $(FUZZ_TIME) $(FUZZ_BUILD)
 
 deps:
 	@scripts/deps.sh check

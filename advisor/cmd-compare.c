@@ -74,7 +74,7 @@ static void compare_text(struct strbuf *out, const struct compare_result *c)
 	const struct rank_entry *p = c->first_pick_in_second;
 	if (p)
 		strbuf_addf(out, "  in experiment %lld, %s is %s\n", (long long)b->res->exp.id,
-			    p->config->key, p->is_best ? "the best"
+			    p->config->rec.key, p->is_best ? "the best"
 			    : p->tied_with_best ? "tied with the best"
 			    : p->config->eliminated_block ? "eliminated by the race"
 			    : "worse than the best");

@@ -2,8 +2,13 @@
  * export: every run and metric of an experiment, tidy (one row per run x
  * metric), for R, pandas or a spreadsheet.  A run without metrics (failed,
  * interrupted, planned) still gets one row with an empty metric, so that
- * failures are not silently dropped from the analysis.
+ * failures are not silently dropped from the analysis.  A configuration's
+ * columns are its record's members (model/config-record.h: the shape,
+ * pinning and its CPUs, one column per host knob, noise, arch, <cpu>), in
+ * the order `plan --json` and `rank --json` write them.  Repetitions are
+ * 1-based, as every command shows them.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../schema/db-results.h"
@@ -16,13 +21,6 @@ static int export_csv;
 static const struct option export_options[] = {
 	OPT_BOOL(0, "csv", &export_csv, "CSV with a header line (the default)"),
 	OPT_END(),
-};
-
-static const char *const columns[] = {
-	"experiment_id", "configuration_id", "configuration", "is_baseline", "vcpus",
-	"sockets", "dies", "cores", "threads", "pinning", "noise", "run_id", "repetition",
-	"order_index", "status", "error", "topology_ok", "lost_events", "metric", "value",
-	"unit", "higher_is_better", NULL,
 };
 
 /* RFC 4180: quote fields holding a comma, quote or line break; double quotes. */
@@ -43,26 +41,142 @@ static void csv_field(struct strbuf *out, const char *s)
 	strbuf_addch(out, '"');
 }
 
-/* One row as text fields (NULL: empty / null); value is passed apart to keep its type. */
+/* The columns before and after a configuration's record members. */
+static const char *const head_columns[] = {
+	"experiment_id", "configuration_id", "configuration", "is_baseline", NULL,
+};
+static const char *const run_columns[] = {
+	"run_id", "repetition", "order_index", "status", "error", "topology_ok",
+	"lost_events", "metric", "value", "unit", "higher_is_better", NULL,
+};
+
+/* One member of a configuration record as config_record_visit gives it. */
+struct member {
+	const char *name;
+	enum { MEMBER_TEXT, MEMBER_INT, MEMBER_LIST } kind;
+	const char *text;	/* MEMBER_TEXT; NULL: none */
+	long long num;
+	char *const *list;
+	size_t n;
+};
+
+struct members {
+	struct member *v;
+	size_t n;
+};
+
+static struct member *member_add(struct members *m, const char *name)
+{
+	m->v = xrealloc(m->v, (m->n + 1) * sizeof(*m->v));
+	m->v[m->n] = (struct member){ .name = name };
+	return &m->v[m->n++];
+}
+
+static void visit_text(void *data, const char *name, const char *value)
+{
+	struct member *f = member_add(data, name);
+	f->kind = MEMBER_TEXT;
+	f->text = value;
+}
+
+static void visit_integer(void *data, const char *name, long long value)
+{
+	struct member *f = member_add(data, name);
+	f->kind = MEMBER_INT;
+	f->num = value;
+}
+
+static void visit_list(void *data, const char *name, char *const *values, size_t n)
+{
+	struct member *f = member_add(data, name);
+	f->kind = MEMBER_LIST;
+	f->list = values;
+	f->n = n;
+}
+
+static const struct config_record_visitor to_members = { visit_text, visit_integer, visit_list };
+
+static const struct member *member_find(const struct members *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->v[i].name, name))
+			return &m->v[i];
+	return NULL;
+}
+
+/*
+ * The record columns of the whole experiment: every configuration's
+ * members in record order, a knob only one configuration sets placed
+ * after the member that comes before it there.
+ */
+static void record_columns(const struct db_results *res, const char ***out, size_t *nout)
+{
+	const char **cols = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < res->nconfigs; i++) {
+		struct members m = { 0 };
+		config_record_visit(&res->configs[i].rec, &to_members, &m);
+		size_t at = 0;
+		for (size_t k = 0; k < m.n; k++) {
+			size_t j = 0;
+			while (j < n && strcmp(cols[j], m.v[k].name))
+				j++;
+			if (j == n) {
+				cols = xrealloc(cols, (n + 1) * sizeof(*cols));
+				memmove(cols + at + 1, cols + at, (n - at) * sizeof(*cols));
+				cols[at] = m.v[k].name;
+				n++;
+				j = at;
+			}
+			at = j + 1;
+		}
+		free(m.v);
+	}
+	*out = cols;
+	*nout = n;
+}
+
+/* One row: a run and one of its metrics (NULL: the run has none). */
 struct row {
 	const struct db_results *res;
 	const struct db_results_config *c;
+	const struct members *members;	/* c's record */
 	const struct db_results_run *run;
-	const struct db_results_metric *m;	/* NULL: the run has no metric */
+	const struct db_results_metric *m;
 };
 
-static void row_csv(struct strbuf *out, const struct row *r)
+static void csv_member(struct strbuf *out, const struct member *f)
+{
+	if (!f)
+		return;
+	if (f->kind == MEMBER_INT) {
+		strbuf_addf(out, "%lld", f->num);
+	} else if (f->kind == MEMBER_TEXT) {
+		csv_field(out, f->text);
+	} else {
+		/* cpusets hold commas, never spaces: one field, the vCPUs' sets apart */
+		struct strbuf sets = STRBUF_INIT;
+		for (size_t i = 0; i < f->n; i++)
+			strbuf_addf(&sets, "%s%s", i ? " " : "", f->list[i]);
+		csv_field(out, strbuf_str(&sets));
+		strbuf_release(&sets);
+	}
+}
+
+static void row_csv(struct strbuf *out, const struct row *r, const char *const *cols,
+		    size_t ncols)
 {
 	const struct db_results_config *c = r->c;
 	const struct db_results_run *run = r->run;
 	strbuf_addf(out, "%lld,%lld,", (long long)r->res->exp.id, (long long)c->id);
-	csv_field(out, c->key);
-	strbuf_addf(out, ",%d,%d,%d,%d,%d,%d,", c->is_baseline, c->vcpus, c->sockets, c->dies,
-		    c->cores, c->threads);
-	csv_field(out, c->pinning);
-	strbuf_addch(out, ',');
-	csv_field(out, c->noise);
-	strbuf_addf(out, ",%lld,%d,%d,", (long long)run->id, run->repetition, run->order_index);
+	csv_field(out, c->rec.key);
+	strbuf_addf(out, ",%d", c->rec.baseline);
+	for (size_t i = 0; i < ncols; i++) {
+		strbuf_addch(out, ',');
+		csv_member(out, member_find(r->members, cols[i]));
+	}
+	strbuf_addf(out, ",%lld,%d,%d,", (long long)run->id, run->repetition + 1,
+		    run->order_index);
 	csv_field(out, run->status);
 	strbuf_addch(out, ',');
 	csv_field(out, run->error);
@@ -86,24 +200,38 @@ static void row_csv(struct strbuf *out, const struct row *r)
 	strbuf_addch(out, '\n');
 }
 
-static void row_json(struct json_writer *w, const struct row *r)
+static void json_member(struct json_writer *w, const struct member *f)
+{
+	if (!f) {
+		json_null(w);
+	} else if (f->kind == MEMBER_INT) {
+		json_int(w, f->num);
+	} else if (f->kind == MEMBER_TEXT) {
+		json_str(w, f->text);
+	} else {
+		json_arr_begin(w);
+		for (size_t i = 0; i < f->n; i++)
+			json_str(w, f->list[i]);
+		json_arr_end(w);
+	}
+}
+
+static void row_json(struct json_writer *w, const struct row *r, const char *const *cols,
+		     size_t ncols)
 {
 	const struct db_results_config *c = r->c;
 	const struct db_results_run *run = r->run;
 	json_obj_begin(w);
 	json_key(w, "experiment_id"); json_int(w, r->res->exp.id);
 	json_key(w, "configuration_id"); json_int(w, c->id);
-	json_key(w, "configuration"); json_str(w, c->key);
-	json_key(w, "is_baseline"); json_bool(w, c->is_baseline);
-	json_key(w, "vcpus"); json_int(w, c->vcpus);
-	json_key(w, "sockets"); json_int(w, c->sockets);
-	json_key(w, "dies"); json_int(w, c->dies);
-	json_key(w, "cores"); json_int(w, c->cores);
-	json_key(w, "threads"); json_int(w, c->threads);
-	json_key(w, "pinning"); json_str(w, c->pinning);
-	json_key(w, "noise"); json_str(w, c->noise);
+	json_key(w, "configuration"); json_str(w, c->rec.key);
+	json_key(w, "is_baseline"); json_bool(w, c->rec.baseline);
+	for (size_t i = 0; i < ncols; i++) {
+		json_key(w, cols[i]);
+		json_member(w, member_find(r->members, cols[i]));
+	}
 	json_key(w, "run_id"); json_int(w, run->id);
-	json_key(w, "repetition"); json_int(w, run->repetition);
+	json_key(w, "repetition"); json_int(w, run->repetition + 1);
 	json_key(w, "order_index"); json_int(w, run->order_index);
 	json_key(w, "status"); json_str(w, run->status);
 	json_key(w, "error"); json_str(w, run->error);
@@ -147,29 +275,40 @@ static int cmd_export_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	db_close(db);
 	if (rc < 0)
 		return cmd_fail(&err);
+	const char **cols;
+	size_t ncols;
+	record_columns(&res, &cols, &ncols);
 	struct strbuf out = STRBUF_INIT;
 	struct json_writer w;
 	if (ctx->json) {
 		json_init(&w, &out, false);
 		json_arr_begin(&w);
 	} else {
-		for (size_t i = 0; columns[i]; i++)
-			strbuf_addf(&out, "%s%s", i ? "," : "", columns[i]);
+		for (size_t i = 0; head_columns[i]; i++)
+			strbuf_addf(&out, "%s,", head_columns[i]);
+		for (size_t i = 0; i < ncols; i++)
+			strbuf_addf(&out, "%s,", cols[i]);
+		for (size_t i = 0; run_columns[i]; i++)
+			strbuf_addf(&out, "%s%s", i ? "," : "", run_columns[i]);
 		strbuf_addch(&out, '\n');
 	}
 	for (size_t i = 0; i < res.nconfigs; i++) {
+		struct members m = { 0 };
+		config_record_visit(&res.configs[i].rec, &to_members, &m);
 		for (size_t j = 0; j < res.configs[i].nruns; j++) {
 			const struct db_results_run *run = &res.configs[i].runs[j];
-			struct row row = { &res, &res.configs[i], run, NULL };
+			struct row row = { &res, &res.configs[i], &m, run, NULL };
 			for (size_t k = 0; k == 0 || k < run->nmetrics; k++) {
 				row.m = k < run->nmetrics ? &run->metrics[k] : NULL;
 				if (ctx->json)
-					row_json(&w, &row);
+					row_json(&w, &row, cols, ncols);
 				else
-					row_csv(&out, &row);
+					row_csv(&out, &row, cols, ncols);
 			}
 		}
+		free(m.v);
 	}
+	free(cols);
 	if (ctx->json)
 		json_arr_end(&w);
 	cmd_print_data(&out);

@@ -106,7 +106,7 @@ static void plan_boots_count(const struct plan *p, struct plan_boots *b)
 	if (cfg->runner != RUNNER_AGENT)
 		return;
 	for (size_t i = 0; i < p->nruns; i++)
-		b->guest_runs += !p->configs[p->runs[i].config].host_runner;
+		b->guest_runs += !p->configs[p->runs[i].config].rec.host_reference;
 	b->boots = b->guest_runs;
 	if (cfg->reuse_guest && b->guest_runs) {
 		b->capacity = reuse_capacity(p, host_mem_available_mib());
@@ -159,9 +159,9 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 
 	strbuf_addf(out, "\nConfigurations (%zu):\n", p->nconfigs);
 	for (size_t i = 0; i < p->nconfigs; i++)
-		strbuf_addf(out, "  %3zu  %s%s%s\n", i + 1, p->configs[i].key,
-			    p->configs[i].baseline ? "  [baseline]" : "",
-			    p->configs[i].host_runner ? "  [host reference: no guest]" : "");
+		strbuf_addf(out, "  %3zu  %s%s%s\n", i + 1, p->configs[i].rec.key,
+			    p->configs[i].rec.baseline ? "  [baseline]" : "",
+			    p->configs[i].rec.host_reference ? "  [host reference: no guest]" : "");
 	if (p->ndropped) {
 		strbuf_addf(out, "\nDropped combinations (%zu):\n", p->ndropped);
 		for (size_t i = 0; i < p->ndropped; i++)
@@ -199,7 +199,7 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 		strbuf_addstr(out, "\nRun order:\n");
 		for (size_t i = 0; i < p->nruns; i++)
 			strbuf_addf(out, "  %4zu  %s  (repetition %d)\n", i + 1,
-				    p->configs[p->runs[i].config].key, p->runs[i].repetition + 1);
+				    p->configs[p->runs[i].config].rec.key, p->runs[i].repetition + 1);
 	}
 }
 
@@ -223,10 +223,12 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 	for (size_t i = 0; i < p->nconfigs; i++) {
 		const struct plan_config *c = &p->configs[i];
 		json_obj_begin(&w);
-		json_key(&w, "key"); json_str(&w, c->key);
-		plan_config_json(&w, p, c);
-		json_key(&w, "baseline"); json_bool(&w, c->baseline);
-		json_key(&w, "host_reference"); json_bool(&w, c->host_runner);
+		json_key(&w, "key"); json_str(&w, c->rec.key);
+		json_key(&w, "decision"); json_str(&w, c->rec.decision);
+		json_key(&w, "environment"); json_str(&w, c->rec.environment);
+		config_record_json(&w, &c->rec);
+		json_key(&w, "baseline"); json_bool(&w, c->rec.baseline);
+		json_key(&w, "host_reference"); json_bool(&w, c->rec.host_reference);
 		json_obj_end(&w);
 	}
 	json_arr_end(&w);
@@ -285,6 +287,7 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		config_free(cfg);
 		return cmd_fail(&err);
 	}
+	controller_guests_describe(p);
 	struct strbuf out = STRBUF_INIT;
 	if (ctx->json)
 		plan_json(&out, p);

@@ -100,9 +100,14 @@ static void show_json(struct strbuf *out, const struct show_data *d)
 		const struct db_config_summary *c = &d->configs[i];
 		json_obj_begin(&w);
 		json_key(&w, "id"); json_int(&w, c->id);
-		json_key(&w, "key"); json_str(&w, c->key);
-		json_key(&w, "baseline"); json_bool(&w, c->baseline);
-		json_key(&w, "factors"); json_raw(&w, c->factors);
+		json_key(&w, "key"); json_str(&w, c->rec.key);
+		json_key(&w, "baseline"); json_bool(&w, c->rec.baseline);
+		json_key(&w, "decision"); json_str(&w, c->rec.decision);
+		json_key(&w, "environment"); json_str(&w, c->rec.environment);
+		json_key(&w, "factors");
+		json_obj_begin(&w);
+		config_record_json(&w, &c->rec);
+		json_obj_end(&w);
 		json_key(&w, "runs"); json_int(&w, c->nruns);
 		json_key(&w, "ok"); json_int(&w, c->nok);
 		json_key(&w, "failed"); json_int(&w, c->nfailed);
@@ -176,8 +181,8 @@ static void show_text(struct strbuf *out, const struct show_data *d)
 		const struct db_config_summary *c = &d->configs[i];
 		const struct db_elimination *el = elimination_of(d, c->id);
 		strbuf_addf(out, "  %4lld  %-48s %4d %6d %11d %7d%s", (long long)c->id,
-			    c->key, c->nok, c->nfailed, c->ninterrupted, c->npending,
-			    c->baseline ? "  [baseline]" : "");
+			    c->rec.key, c->nok, c->nfailed, c->ninterrupted, c->npending,
+			    c->rec.baseline ? "  [baseline]" : "");
 		if (el)
 			strbuf_addf(out, "  eliminated after block %d (%+.1f %% against %lld, "
 				    "p = %.2g)", el->after_block,

@@ -46,7 +46,7 @@ void compare_ratio(const double *x, size_t nx, const double *y, size_t ny,
 static const struct rank_entry *find_key(const struct rank_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->nentries; i++)
-		if (!strcmp(r->entries[i].config->key, key))
+		if (!strcmp(r->entries[i].config->rec.key, key))
 			return &r->entries[i];
 	return NULL;
 }
@@ -69,24 +69,24 @@ int compare_rankings(const struct rank_result *first, const struct rank_result *
 	out->only_second = xcalloc(second->nentries + 1, sizeof(*out->only_second));
 	for (size_t i = 0; i < first->nentries; i++) {
 		const struct rank_entry *a = &first->entries[i];
-		const struct rank_entry *b = find_key(second, a->config->key);
+		const struct rank_entry *b = find_key(second, a->config->rec.key);
 		if (b)
 			out->entries[out->nentries++] = (struct compare_entry){
-				.key = a->config->key, .first = a, .second = b };
+				.key = a->config->rec.key, .first = a, .second = b };
 		else
-			out->only_first[out->nonly_first++] = a->config->key;
+			out->only_first[out->nonly_first++] = a->config->rec.key;
 	}
 	for (size_t i = 0; i < second->nentries; i++)
-		if (!find_key(first, second->entries[i].config->key))
-			out->only_second[out->nonly_second++] = second->entries[i].config->key;
+		if (!find_key(first, second->entries[i].config->rec.key))
+			out->only_second[out->nonly_second++] = second->entries[i].config->rec.key;
 	out->alpha = COMPARE_ALPHA / (double)(out->nentries ? out->nentries : 1);
 	for (size_t i = 0; i < out->nentries; i++) {
 		struct compare_entry *c = &out->entries[i];
 		compare_ratio(c->first->values, c->first->s.n, c->second->values, c->second->s.n,
 			      first->higher_is_better, out->alpha, delta, &c->r);
 	}
-	out->recommended_first = first->recommended ? first->recommended->config->key : NULL;
-	out->recommended_second = second->recommended ? second->recommended->config->key : NULL;
+	out->recommended_first = first->recommended ? first->recommended->config->rec.key : NULL;
+	out->recommended_second = second->recommended ? second->recommended->config->rec.key : NULL;
 	out->recommendation_holds = out->recommended_first && out->recommended_second &&
 				    !strcmp(out->recommended_first, out->recommended_second);
 	if (out->recommended_first)

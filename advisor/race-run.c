@@ -10,31 +10,6 @@
 #include "../schema/db-race.h"
 #include "../util/strbuf.h"
 
-/* Whether segment [s, s + len) of a key is NAME=VALUE with NAME an environment factor. */
-static bool env_segment(const char *s, size_t len, const char *const *env, size_t nenv)
-{
-	const char *eq = memchr(s, '=', len);
-	if (!eq)
-		return false;
-	for (size_t i = 0; i < nenv; i++)
-		if (strlen(env[i]) == (size_t)(eq - s) && !strncmp(s, env[i], (size_t)(eq - s)))
-			return true;
-	return false;
-}
-
-void race_run_key_split(const char *key, const char *const *env, size_t nenv,
-			struct strbuf *decision, struct strbuf *level)
-{
-	strbuf_reset(decision);
-	strbuf_reset(level);
-	for (const char *s = key; *s;) {
-		size_t len = strcspn(s, "/");
-		struct strbuf *to = env_segment(s, len, env, nenv) ? level : decision;
-		strbuf_addf(to, "%s%.*s", to->len ? "/" : "", (int)len, s);
-		s += len + (s[len] == '/');
-	}
-}
-
 /* The index of str in v[0..*n), appending it when new. */
 static size_t intern(char ***v, size_t *n, const char *str)
 {
@@ -53,24 +28,20 @@ static void strings_free(char **v, size_t n)
 	free(v);
 }
 
-size_t race_run_group(const struct plan *plan, const char *const *env, size_t nenv,
-		      size_t *decision, size_t *level, char ***names, size_t *nlevels,
-		      size_t *nreference)
+size_t race_run_group(const struct plan *plan, size_t *decision, size_t *level, char ***names,
+		      size_t *nlevels, size_t *nreference)
 {
 	char **dec = NULL, **lev = NULL;
 	size_t nd = 0, nl = 0;
-	struct strbuf d = STRBUF_INIT, l = STRBUF_INIT;
 	*nreference = 0;
 	for (size_t i = 0; i < plan->nconfigs; i++) {
-		race_run_key_split(plan->configs[i].key, env, nenv, &d, &l);
+		const struct config_record *r = &plan->configs[i].rec;
 		size_t before = nd;
-		decision[i] = intern(&dec, &nd, strbuf_str(&d));
-		if (nd > before && plan->configs[i].host_runner)
+		decision[i] = intern(&dec, &nd, r->decision);
+		if (nd > before && r->host_reference)
 			(*nreference)++;
-		level[i] = intern(&lev, &nl, strbuf_str(&l));
+		level[i] = intern(&lev, &nl, r->environment);
 	}
-	strbuf_release(&d);
-	strbuf_release(&l);
 	strings_free(lev, nl);
 	if (names)
 		*names = dec;
@@ -78,17 +49,6 @@ size_t race_run_group(const struct plan *plan, const char *const *env, size_t ne
 		strings_free(dec, nd);
 	*nlevels = nl ? nl : 1;
 	return nd;
-}
-
-/* The environment factors: noise, and those the sweep marks (advisor.environment). */
-static const char **environment_names(const struct sweep_config *cfg, size_t *n)
-{
-	const char **v = xcalloc(cfg->advisor.nenvironment + 1, sizeof(*v));
-	v[0] = "noise";
-	for (size_t i = 0; i < cfg->advisor.nenvironment; i++)
-		v[i + 1] = cfg->advisor.environment[i];
-	*n = cfg->advisor.nenvironment + 1;
-	return v;
 }
 
 static int between_blocks(void *data, struct db *db, int64_t exp_id, int blocks,
@@ -109,19 +69,16 @@ int race_run_init(struct race_run *rr, struct db *db, int64_t exp_id, const stru
 	rr->decision = xcalloc(n, sizeof(*rr->decision));
 	rr->env = xcalloc(n, sizeof(*rr->env));
 	rr->config_id = xcalloc(n, sizeof(*rr->config_id));
-	size_t nenv;
-	const char **env = environment_names(plan->cfg, &nenv);
-	rr->ndecisions = race_run_group(plan, env, nenv, rr->decision, rr->env, &rr->names,
-					&rr->nenvs, &nref);
-	free(env);
+	rr->ndecisions = race_run_group(plan, rr->decision, rr->env, &rr->names, &rr->nenvs,
+					&nref);
 	rr->reference = xcalloc(rr->ndecisions, sizeof(*rr->reference));
 	rr->first_config = xcalloc(rr->ndecisions, sizeof(*rr->first_config));
 	rr->baseline = RACE_NONE;
 	for (size_t i = n; i-- > 0;) {
 		rr->first_config[rr->decision[i]] = i;
-		if (plan->configs[i].host_runner)
+		if (plan->configs[i].rec.host_reference)
 			rr->reference[rr->decision[i]] = true;
-		if (plan->configs[i].baseline)
+		if (plan->configs[i].rec.baseline)
 			rr->baseline = rr->decision[i];
 	}
 
@@ -132,12 +89,12 @@ int race_run_init(struct race_run *rr, struct db *db, int64_t exp_id, const stru
 	int rc = 0;
 	for (size_t k = 0; k < ncs && rc == 0; k++) {
 		size_t i = 0;
-		while (i < n && strcmp(plan->configs[i].key, cs[k].key))
+		while (i < n && strcmp(plan->configs[i].rec.key, cs[k].rec.key))
 			i++;
 		if (i == n)
 			rc = err_set(err, EXIT_FAILURE_RUN, "configuration %s of experiment %lld "
 				     "is not in the plan this host gives for its stored config",
-				     cs[k].key, (long long)exp_id);
+				     cs[k].rec.key, (long long)exp_id);
 		else
 			rr->config_id[i] = cs[k].id;
 	}
@@ -291,10 +248,7 @@ double race_run_expected(const struct plan *plan, int first_test, int nsim, size
 	size_t *decision = xcalloc(plan->nconfigs + 1, sizeof(*decision));
 	size_t *env = xcalloc(plan->nconfigs + 1, sizeof(*env));
 	size_t nenvs, nref;
-	size_t nenv;
-	const char **names = environment_names(plan->cfg, &nenv);
-	size_t nd = race_run_group(plan, names, nenv, decision, env, NULL, &nenvs, &nref);
-	free(names);
+	size_t nd = race_run_group(plan, decision, env, NULL, &nenvs, &nref);
 	free(decision);
 	free(env);
 	/* Host references are decisions of their own in the grouping, never raced. */

@@ -59,23 +59,16 @@ int race_run_init(struct race_run *rr, struct db *db, int64_t exp_id, const stru
 void race_run_release(struct race_run *rr);
 
 /*
- * Splits a configuration key ("1x2x1/pin=none/smt=off/noise=spin") into
- * its decision part ("1x2x1/pin=none/smt=off") and its environment level
- * ("noise=spin"): the NAME=VALUE segments whose NAME is in env.
- */
-void race_run_key_split(const char *key, const char *const *env, size_t nenv,
-			struct strbuf *decision, struct strbuf *level);
-
-/*
  * Groups plan configurations into decision configurations and environment
- * levels by their keys (env: the environment factors' names).  decision
- * and level are plan->nconfigs long; *names (optional) gets each
- * decision's key, to free with its strings.  Returns the number of
- * decisions; *nreference counts those that are host references.
+ * levels by their records' decision and environment (written by the plan
+ * from advisor.environment: the same strings `rank` groups the stored
+ * configurations by).  decision and level are plan->nconfigs long; *names
+ * (optional) gets each decision's key, to free with its strings.  Returns
+ * the number of decisions; *nreference counts those that are host
+ * references.
  */
-size_t race_run_group(const struct plan *plan, const char *const *env, size_t nenv,
-		      size_t *decision, size_t *level, char ***names, size_t *nlevels,
-		      size_t *nreference);
+size_t race_run_group(const struct plan *plan, size_t *decision, size_t *level, char ***names,
+		      size_t *nlevels, size_t *nreference);
 
 /*
  * The maximum (*max_out) and the expected number of runs of plan raced

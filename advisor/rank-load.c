@@ -1,65 +1,27 @@
 /*
  * rank_load: what rank, recommend and report all start with — open the
- * database, read the experiment whole, read what its stored sweep says
- * about the decision, rank it — in one place.
+ * database, read the experiment whole, take the advisor settings stored
+ * with it, rank it — in one place.
  */
 #include <string.h>
 
-#include "../experiments/config.h"
-#include "../experiments/domain.h"
 #include "../schema/db-results.h"
 #include "../util/json.h"
 #include "dbread.h"
 #include "rank.h"
 
-/* The guest's architecture: the sweep's, else the host's the run recorded. */
-static enum guest_arch stored_arch(const struct db_results *res, enum guest_arch a)
-{
-	if (a != ARCH_HOST)
-		return a;
-	const char *facts = res->exp.host_facts ? res->exp.host_facts : "";
-	if (strstr(facts, "\"arch\":\"x86_64\""))
-		return ARCH_X86_64;
-	if (strstr(facts, "\"arch\":\"ppc64\""))
-		return ARCH_PPC64;
-	return ARCH_HOST;
-}
-
-void rank_options_from_sweep(const struct db_results *res, struct rank_options *o)
+void rank_options_from_stored(const struct db_results *res, struct rank_options *o)
 {
 	rank_options_init(o);
-	const char *yaml = res->exp.config_yaml;
-	if (!yaml)
+	const struct db_advisor_settings *a = &res->exp.advisor;
+	if (!a->known) {
+		o->settings_unknown = true;
 		return;
-	struct ta_err err = { 0 };
-	struct sweep_config *cfg = config_parse_flags(res->exp.config_path ? res->exp.config_path
-						      : "stored config", yaml, strlen(yaml), 0, &err);
-	if (!cfg)
-		return;	/* an old or hand-made config: the defaults */
-	const struct advisor_settings *a = &cfg->advisor;
-	o->objective = a->objective == OBJECTIVE_MEAN ? RANK_OBJECTIVE_MEAN : RANK_OBJECTIVE_WORST;
-	o->equivalence = a->equivalence;
-	o->owned = xcalloc(a->nenvironment + 1, sizeof(*o->owned));
-	for (size_t i = 0; i < a->nenvironment; i++)
-		o->owned[i] = xstrdup(a->environment[i]);
-	o->environment = (const char *const *)o->owned;
-	o->nenvironment = a->nenvironment;
-	/* The <cpu> the controller gave the measured guests (experiments/domain.h). */
-	enum guest_arch arch = stored_arch(res, cfg->arch);
-	if (cfg->domain_type == DOMAIN_KVM) {
-		o->cpu_mode = "host-passthrough";
-	} else if (cfg->domain_type == DOMAIN_QEMU && arch == ARCH_X86_64) {
-		o->cpu_mode = "custom";
-		o->cpu_model = DOMAIN_TCG_X86_MODEL;
-	} else if (cfg->domain_type == DOMAIN_AUTO && arch == ARCH_X86_64) {
-		/* Resolved per run: KVM where /dev/kvm works, else TCG. */
-		o->cpu_note = "domain_type auto: KVM runs had mode='host-passthrough', "
-			      "TCG runs mode='custom' with model " DOMAIN_TCG_X86_MODEL;
-	} else if (cfg->domain_type == DOMAIN_AUTO) {
-		o->cpu_note = "domain_type auto: KVM runs had mode='host-passthrough', "
-			      "TCG runs no CPU model";
 	}
-	config_free(cfg);
+	o->objective = !strcmp(a->objective, "mean") ? RANK_OBJECTIVE_MEAN : RANK_OBJECTIVE_WORST;
+	o->equivalence = a->equivalence;
+	o->environment = (const char *const *)a->environment;
+	o->nenvironment = a->nenvironment;
 }
 
 int rank_load(const char *db_path, const char *exp, const char *metric,
@@ -73,10 +35,9 @@ int rank_load(const char *db_path, const char *exp, const char *metric,
 	if (rc < 0)
 		return -1;
 	struct rank_options o;
-	rank_options_from_sweep(res, &o);
+	rank_options_from_stored(res, &o);
 	o.metric = metric;
 	rc = rank_compute_opts(res, &o, r, err);
-	rank_options_release(&o);
 	if (rc < 0)
 		db_results_release(res);
 	return rc;

@@ -48,18 +48,15 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 		json_int(w, (int64_t)e->position);
 	else
 		json_null(w);
-	json_key(w, "key"); json_str(w, c->key);
+	json_key(w, "key"); json_str(w, c->rec.key);
 	json_key(w, "decision"); json_str(w, e->decision->key);
 	json_key(w, "environment"); json_str(w, r->levels[e->level]);
 	json_key(w, "configuration_id"); json_int(w, c->id);
-	json_key(w, "vcpus"); json_int(w, c->vcpus);
-	json_key(w, "sockets"); json_int(w, c->sockets);
-	json_key(w, "dies"); json_int(w, c->dies);
-	json_key(w, "cores"); json_int(w, c->cores);
-	json_key(w, "threads"); json_int(w, c->threads);
-	json_key(w, "pinning"); json_str(w, c->pinning);
-	json_key(w, "noise"); json_str(w, c->noise);
-	json_key(w, "factors"); json_raw(w, c->factors_json);
+	config_record_json(w, &c->rec);
+	json_key(w, "factors");
+	json_obj_begin(w);
+	config_record_json(w, &c->rec);
+	json_obj_end(w);
 	json_key(w, "baseline"); json_bool(w, e->decision == r->baseline_decision);
 	json_key(w, "n"); json_int(w, (int64_t)e->s.n);
 	json_key(w, "mean"); json_double(w, e->s.mean);
@@ -74,7 +71,7 @@ void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	for (size_t i = 0; i < e->s.n; i++) {
 		json_obj_begin(w);
 		json_key(w, "run_id"); json_int(w, e->value_runs[i]->id);
-		json_key(w, "repetition"); json_int(w, e->value_runs[i]->repetition);
+		json_key(w, "repetition"); json_int(w, e->value_runs[i]->repetition + 1);
 		json_key(w, "value"); json_double(w, e->values[i]);
 		json_key(w, "deviation"); json_double(w, e->dev[i]);
 		json_key(w, "outlier"); json_bool(w, e->outlier[i]);
@@ -170,7 +167,7 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 			continue;
 		json_obj_begin(w);
 		json_key(w, "environment"); json_str(w, r->levels[l]);
-		json_key(w, "key"); json_str(w, d->levels[l]->config->key);
+		json_key(w, "key"); json_str(w, d->levels[l]->config->rec.key);
 		json_key(w, "verdict"); json_str(w, rank_verdict_name(d->levels[l]->verdict));
 		json_obj_end(w);
 	}
@@ -204,7 +201,7 @@ static void json_header(struct json_writer *w, const struct rank_result *r)
 	json_key(w, "metric"); json_str(w, r->metric);
 	json_key(w, "unit"); json_str(w, r->unit);
 	json_key(w, "higher_is_better"); json_bool(w, r->higher_is_better);
-	json_key(w, "baseline"); json_str(w, r->baseline ? r->baseline->config->key : NULL);
+	json_key(w, "baseline"); json_str(w, r->baseline ? r->baseline->config->rec.key : NULL);
 	json_key(w, "baseline_source"); json_str(w, r->baseline_source);
 	json_key(w, "composite"); json_str(w, r->composite_family);
 	json_key(w, "alpha"); json_double(w, RANK_ALPHA);
@@ -309,7 +306,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	json_key(w, "libvirt_xml");
 	if (e) {
 		struct strbuf xml = STRBUF_INIT;
-		rank_xml_fragment(r, e->config, &xml);
+		rank_xml_fragment(e->config, &xml);
 		json_str(w, strbuf_str(&xml));
 		strbuf_release(&xml);
 	} else {
@@ -377,8 +374,8 @@ static int key_width(const struct rank_result *r)
 {
 	size_t w = strlen("CONFIGURATION");
 	for (size_t i = 0; i < r->nentries; i++)
-		if (strlen(r->entries[i].config->key) > w)
-			w = strlen(r->entries[i].config->key);
+		if (strlen(r->entries[i].config->rec.key) > w)
+			w = strlen(r->entries[i].config->rec.key);
 	return (int)w;
 }
 
@@ -446,7 +443,7 @@ static void text_level(struct strbuf *out, const struct rank_result *r, size_t l
 		else
 			snprintf(mean, sizeof(mean), "-");
 		strbuf_addf(out, "%-4s  %-*s  %3zu  %12s  %-27s  %6s  %-28s  %-12s  %10s  %s\n", pos,
-			    kw, e->config->key, e->s.n, mean, strbuf_str(&ci), cv, strbuf_str(&vs),
+			    kw, e->config->rec.key, e->s.n, mean, strbuf_str(&ci), cv, strbuf_str(&vs),
 			    e->decision == r->baseline_decision ? "-" : rank_verdict_name(e->verdict),
 			    gang, strbuf_str(&st));
 		strbuf_release(&ci);
@@ -485,7 +482,7 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			    "per run, against the baseline):\n", r->composite_family);
 		for (size_t i = 0; i < r->nentries; i++) {
 			const struct rank_entry *e = &r->entries[i];
-			strbuf_addf(out, "  %-*s  %.3f ", kw, e->config->key, e->composite);
+			strbuf_addf(out, "  %-*s  %.3f ", kw, e->config->rec.key, e->composite);
 			if (isnan(e->composite_lo))
 				strbuf_addstr(out, "               ");
 			else
@@ -506,7 +503,7 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			const struct rank_entry *e = &r->entries[i];
 			if (!e->ntop_exits)
 				continue;
-			strbuf_addf(out, "  %-*s ", kw, e->config->key);
+			strbuf_addf(out, "  %-*s ", kw, e->config->rec.key);
 			for (size_t t = 0; t < e->ntop_exits; t++)
 				strbuf_addf(out, " %s:%s %.4g", e->top_exits[t].source,
 					    e->top_exits[t].reason, e->top_exits[t].mean_per_run);
@@ -589,7 +586,7 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 
 	strbuf_addstr(out, "\nlibvirt domain XML:\n");
 	struct strbuf xml = STRBUF_INIT;
-	rank_xml_fragment(r, e->config, &xml);
+	rank_xml_fragment(e->config, &xml);
 	text_indented(out, xml.buf);
 	strbuf_release(&xml);
 	struct strbuf cmds = STRBUF_INIT;

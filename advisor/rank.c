@@ -20,29 +20,15 @@ struct knob_setting {
 	char value[64];
 };
 
-/*
- * The knobs a configuration sets, in the sweep's order: the factors JSON
- * first (it has everything), then typed columns the JSON lacks.
- */
+/* The knobs a configuration sets, in the sweep's order (its record's). */
 static size_t config_knobs(const struct db_results_config *c, struct knob_setting *out,
 			   size_t max)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < c->nfactors && n < max; i++) {
-		if (!(out[n].knob = knob_find(c->factors[i].name)))
-			continue;
-		out[n].name = c->factors[i].name;
-		snprintf(out[n].value, sizeof(out[n].value), "%s", c->factors[i].value);
-		n++;
-	}
-	for (size_t i = 0; i < c->nknob_columns && n < max; i++) {
-		const struct db_results_factor *col = &c->knob_columns[i];
-		if (db_results_config_factor(c, col->name))
-			continue;	/* already listed from the JSON */
-		out[n].knob = knob_find(col->name);
-		out[n].name = col->name;
-		snprintf(out[n].value, sizeof(out[n].value), "%s", col->value);
-		n++;
+	for (size_t i = 0; i < c->rec.nknobs && n < max; i++, n++) {
+		out[n].knob = knob_find(c->rec.knobs[i].name);
+		out[n].name = c->rec.knobs[i].name;
+		snprintf(out[n].value, sizeof(out[n].value), "%s", c->rec.knobs[i].value);
 	}
 	return n;
 }
@@ -64,9 +50,7 @@ static void knob_normalise(const struct knob *k, const char *v, char *buf, size_
 /* Is the knob at the host's default?  Unknown defaults count as "no". */
 static bool knob_is_default(const struct db_results_config *c, const struct knob_setting *k)
 {
-	char key[160];
-	snprintf(key, sizeof(key), "host_defaults.%s", k->name);
-	const char *dflt = db_results_config_factor(c, key);
+	const char *dflt = config_record_host_default(&c->rec, k->name);
 	if (!dflt && k->knob)
 		dflt = k->knob->kernel_default;
 	if (!strcmp(k->value, "default"))
@@ -82,12 +66,7 @@ static bool knob_is_default(const struct db_results_config *c, const struct knob
 /* Is `name` an environment factor under these options (noise always is)? */
 static bool is_environment(const struct rank_options *o, const char *name)
 {
-	if (!strcmp(name, "noise"))
-		return true;
-	for (size_t i = 0; i < o->nenvironment; i++)
-		if (!strcmp(o->environment[i], name))
-			return true;
-	return false;
+	return config_factor_is_environment(name, o->environment, o->nenvironment);
 }
 
 /* Knobs away from their default, environment factors left out (not a choice). */
@@ -150,31 +129,20 @@ int rank_cpuset_count(const char *const *sets, size_t n)
 	return CPU_COUNT(&all);
 }
 
-/*
- * The pinning policy: factors.pinning_policy as the plan store writes it;
- * older or hand-made rows fall back to the pinning name.
- */
-static const char *pin_policy(const struct db_results_config *c)
-{
-	const char *p = db_results_config_factor(c, "pinning_policy");
-	if (p)
-		return p;
-	return c->npinning_cpus ? "explicit" : c->pinning;
-}
-
 static bool pinning_explicit(const struct db_results_config *c)
 {
-	return c->npinning_cpus > 0 && !strcmp(pin_policy(c), "explicit");
+	return c->rec.npinning_cpus > 0 && !strcmp(c->rec.pinning_policy, "explicit");
 }
 
 static int host_cpus(const struct db_results_config *c)
 {
 	if (pinning_explicit(c)) {
-		int n = rank_cpuset_count((const char *const *)c->pinning_cpus, c->npinning_cpus);
+		int n = rank_cpuset_count((const char *const *)c->rec.pinning_cpus,
+					  c->rec.npinning_cpus);
 		if (n > 0)
 			return n;
 	}
-	return c->vcpus;
+	return c->rec.vcpus;
 }
 
 /* A stored cpuset fit to paste into XML, else NULL. */
@@ -183,41 +151,43 @@ static const char *xml_cpuset(const char *set)
 	return set && rank_cpuset_count(&set, 1) > 0 ? set : NULL;
 }
 
-void rank_xml_fragment(const struct rank_result *r, const struct db_results_config *c,
-		       struct strbuf *out)
+/* The <cpu> the guests had, as the controller recorded it (experiments/domain.h decided it). */
+void rank_xml_fragment(const struct db_results_config *c, struct strbuf *out)
 {
-	strbuf_addf(out, "<vcpu placement='static'>%d</vcpu>\n", c->vcpus);
-	if (r && r->cpu_mode) {
+	const struct config_record *r = &c->rec;
+	strbuf_addf(out, "<vcpu placement='static'>%d</vcpu>\n", r->vcpus);
+	if (r->cpu_mode) {
 		strbuf_addf(out, "<cpu mode='%s'%s check='none'>\n", r->cpu_mode,
-			    !strcmp(r->cpu_mode, "custom") ? " match='exact'" : "");
+			    r->cpu_model ? " match='exact'" : "");
 		if (r->cpu_model)
 			strbuf_addf(out, "  <model fallback='forbid'>%s</model>\n", r->cpu_model);
 	} else {
-		if (r && r->cpu_note)
-			strbuf_addf(out, "<!-- %s -->\n", r->cpu_note);
+		if (!r->arch)
+			strbuf_addstr(out, "<!-- the guests' CPU mode was not recorded (an experiment "
+				      "stored before schema 7): set it as your hosts need -->\n");
 		strbuf_addstr(out, "<cpu>\n");
 	}
 	strbuf_addf(out, "  <topology sockets='%d' dies='%d' cores='%d' threads='%d'/>\n"
-		    "</cpu>\n", c->sockets, c->dies, c->cores, c->threads);
+		    "</cpu>\n", r->sockets, r->dies, r->cores, r->threads);
 	if (pinning_explicit(c)) {
 		strbuf_addstr(out, "<cputune>\n");
-		for (size_t i = 0; i < c->npinning_cpus; i++) {
-			const char *set = xml_cpuset(c->pinning_cpus[i]);
+		for (size_t i = 0; i < r->npinning_cpus; i++) {
+			const char *set = xml_cpuset(r->pinning_cpus[i]);
 			if (set)
 				strbuf_addf(out, "  <vcpupin vcpu='%zu' cpuset='%s'/>\n", i, set);
 			else
 				strbuf_addf(out, "  <!-- vCPU %zu: stored cpuset is malformed -->\n", i);
 		}
-		const char *emu = db_results_config_factor(c, "emulator_cpus");
+		const char *emu = r->emulator_cpus;
 		if (emu && xml_cpuset(emu))
 			strbuf_addf(out, "  <emulatorpin cpuset='%s'/>\n", emu);
 		else if (emu)
 			strbuf_addstr(out, "  <!-- emulator: stored cpuset is malformed -->\n");
 		strbuf_addstr(out, "</cputune>\n");
-	} else if (strcmp(pin_policy(c), "none")) {
+	} else if (strcmp(r->pinning_policy, "none")) {
 		strbuf_addf(out, "<!-- pinning '%s' (policy %s): the <cputune> vcpupin and "
-			    "emulatorpin CPUs are chosen per host by this policy -->\n", c->pinning,
-			    pin_policy(c));
+			    "emulatorpin CPUs are chosen per host by this policy -->\n", r->pinning,
+			    r->pinning_policy);
 	}
 }
 
@@ -368,8 +338,7 @@ static void entry_exits(struct rank_entry *e)
 /* A configuration whose benchmark ran on the host (guest.host_baseline). */
 static bool is_host_run(const struct db_results_config *c)
 {
-	const char *runner = db_results_config_factor(c, "runner");
-	return runner && !strcmp(runner, "host");
+	return c->rec.runner && !strcmp(c->rec.runner, "host");
 }
 
 
@@ -401,14 +370,6 @@ void rank_options_init(struct rank_options *o)
 	memset(o, 0, sizeof(*o));
 	o->equivalence = RANK_DEFAULT_EQUIVALENCE;
 	o->objective = RANK_OBJECTIVE_WORST;
-}
-
-void rank_options_release(struct rank_options *o)
-{
-	for (size_t i = 0; o->owned && o->owned[i]; i++)
-		free(o->owned[i]);
-	free(o->owned);
-	rank_options_init(o);
 }
 
 static void entry_fill(struct rank_entry *e, const struct db_results_config *c,
@@ -458,59 +419,6 @@ static bool better(double a, double b, bool hib)
 
 /* ---- factor roles: decisions and environment levels --------------------- */
 
-/* The value of factor `name` in c, NULL when the configuration has none. */
-static const char *factor_value(const struct db_results_config *c, const char *name)
-{
-	if (!strcmp(name, "noise"))
-		return c->noise;
-	if (!strcmp(name, "pinning"))
-		return c->pinning;
-	return db_results_config_factor(c, name);
-}
-
-/* "noise=spin/thp=never": the environment level of c. */
-static char *level_label(const struct db_results_config *c, const struct rank_options *o)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *v = factor_value(c, "noise");
-	strbuf_addf(&sb, "noise=%s", v ? v : "none");
-	for (size_t i = 0; i < o->nenvironment; i++) {
-		if (!strcmp(o->environment[i], "noise"))
-			continue;
-		v = factor_value(c, o->environment[i]);
-		if (v)
-			strbuf_addf(&sb, "/%s=%s", o->environment[i], v);
-	}
-	return strbuf_detach(&sb);
-}
-
-/*
- * The configuration key without its environment parts: plan keys are
- * "SHAPE/pin=P/KNOB=V/.../noise=N"; a part "NAME=V" goes when NAME (pin:
- * pinning) is an environment factor.
- */
-static char *decision_key(const struct db_results_config *c, const struct rank_options *o)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *k = c->key;
-	for (bool first = true; *k; first = false) {
-		size_t len = strcspn(k, "/");
-		const char *eq = memchr(k, '=', len);
-		bool drop = false;
-		if (!first && eq) {
-			char name[128];
-			snprintf(name, sizeof(name), "%.*s", (int)(eq - k), k);
-			drop = is_environment(o, !strcmp(name, "pin") ? "pinning" : name);
-		}
-		if (!drop)
-			strbuf_addf(&sb, "%s%.*s", sb.len ? "/" : "", (int)len, k);
-		k += len;
-		if (*k == '/')
-			k++;
-	}
-	return strbuf_detach(&sb);
-}
-
 static int cmp_entry(const void *pa, const void *pb, void *hibp)
 {
 	const struct rank_entry *a = pa, *b = pb;
@@ -521,22 +429,23 @@ static int cmp_entry(const void *pa, const void *pb, void *hibp)
 		return a->s.n > 0 ? -1 : 1;
 	if (a->s.n > 0 && a->s.mean != b->s.mean)
 		return better(a->s.mean, b->s.mean, hib) ? -1 : 1;
-	return a->config->idx - b->config->idx;
+	return (int)a->config->rec.index - (int)b->config->rec.index;
 }
 
-/* The level index of each entry, levels in the order configurations first show them. */
-static void levels_assign(struct rank_result *r, const struct rank_options *o)
+/*
+ * The level index of each entry, levels in the order configurations first
+ * show them: the environment level each configuration's record names.
+ */
+static void levels_assign(struct rank_result *r)
 {
 	for (size_t i = 0; i < r->nentries; i++) {
-		char *label = level_label(r->entries[i].config, o);
+		const char *label = r->entries[i].config->rec.environment;
 		size_t l = 0;
 		while (l < r->nlevels && strcmp(r->levels[l], label))
 			l++;
 		if (l == r->nlevels) {
 			r->levels = xrealloc(r->levels, (r->nlevels + 1) * sizeof(*r->levels));
-			r->levels[r->nlevels++] = label;
-		} else {
-			free(label);
+			r->levels[r->nlevels++] = xstrdup(label);
 		}
 		r->entries[i].level = l;
 	}
@@ -562,22 +471,21 @@ static void decision_gang(struct rank_decision *d, size_t nlevels)
 	}
 }
 
-static void decisions_build(struct rank_result *r, const struct rank_options *o)
+/* The decisions: configurations grouped by the decision their records name. */
+static void decisions_build(struct rank_result *r)
 {
 	r->decisions = xcalloc(r->nentries + 1, sizeof(*r->decisions));
 	for (size_t i = 0; i < r->nentries; i++) {
 		struct rank_entry *e = &r->entries[i];
-		char *key = decision_key(e->config, o);
+		const char *key = e->config->rec.decision;
 		size_t d = 0;
 		while (d < r->ndecisions && strcmp(r->decisions[d].key, key))
 			d++;
 		if (d == r->ndecisions) {
 			struct rank_decision *n = &r->decisions[r->ndecisions++];
-			n->key = key;
+			n->key = xstrdup(key);
 			n->levels = xcalloc(r->nlevels, sizeof(*n->levels));
 			n->host_reference = e->host_reference;
-		} else {
-			free(key);
 		}
 		struct rank_decision *dec = &r->decisions[d];
 		if (!dec->levels[e->level])
@@ -620,8 +528,9 @@ static bool decision_testable(const struct rank_result *r, const struct rank_dec
 /* The host's default shape: one vCPU per socket, no pinning or knob changes. */
 static bool default_shape(const struct db_results_config *c, const struct rank_options *o)
 {
-	if (c->sockets != c->vcpus || c->dies != 1 || c->cores != 1 || c->threads != 1 ||
-	    (strcmp(pin_policy(c), "none") && !is_environment(o, "pinning")))
+	const struct config_record *r = &c->rec;
+	if (r->sockets != r->vcpus || r->dies != 1 || r->cores != 1 || r->threads != 1 ||
+	    (strcmp(r->pinning_policy, "none") && !is_environment(o, "pinning")))
 		return false;
 	return nondefault_knobs(c, o) == 0;
 }
@@ -629,7 +538,7 @@ static bool default_shape(const struct db_results_config *c, const struct rank_o
 static void choose_baseline(struct rank_result *r, const struct rank_options *o)
 {
 	for (size_t i = 0; i < r->nentries; i++)
-		if (r->entries[i].config->is_baseline) {
+		if (r->entries[i].config->rec.baseline) {
 			r->baseline_decision = r->entries[i].decision;
 			r->baseline_source = "marked";
 			return;
@@ -638,7 +547,7 @@ static void choose_baseline(struct rank_result *r, const struct rank_options *o)
 	const struct rank_entry *pick = NULL;
 	for (size_t i = 0; i < r->nentries; i++)
 		if (default_shape(r->entries[i].config, o) && !r->entries[i].host_reference &&
-		    (!pick || r->entries[i].config->idx < pick->config->idx))
+		    (!pick || r->entries[i].config->rec.index < pick->config->rec.index))
 			pick = &r->entries[i];
 	if (pick) {
 		r->baseline_decision = pick->decision;
@@ -965,7 +874,7 @@ static int cmp_decision(const void *pa, const void *pb)
 		return isnan(a->score) ? 1 : -1;
 	if (!isnan(a->score) && a->score != b->score)
 		return a->score > b->score ? -1 : 1;
-	return a->entry->config->idx - b->entry->config->idx;
+	return (int)a->entry->config->rec.index - (int)b->entry->config->rec.index;
 }
 
 /* Sorting moves the decisions: point the entries (and the result) at them again. */
@@ -1423,7 +1332,7 @@ static void warnings_collect(struct rank_result *r)
 {
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
-		const char *key = e->config->key;
+		const char *key = e->config->rec.key;
 		if (e->s.n == 0)
 			warn(r, "no_data", key, "%s: no successful run with %s", key, r->metric);
 		else if (e->s.n < RANK_MIN_REPETITIONS)
@@ -1437,30 +1346,35 @@ static void warnings_collect(struct rank_result *r)
 			if (e->outlier[j])
 				warn(r, "outliers", key, "%s: repetition %d is an outlier: %.6g "
 				     "(%+.1f %% from the mean %.6g, %.2f standard deviations; Grubbs "
-				     "at %.0f %% for %zu runs)", key, e->value_runs[j]->repetition,
+				     "at %.0f %% for %zu runs)", key, e->value_runs[j]->repetition + 1,
 				     e->values[j], 100 * (e->values[j] / e->s.mean - 1), e->s.mean,
 				     e->dev[j], 100 * STATS_OUTLIER_ALPHA, e->s.n);
 		for (size_t j = 0; j < e->config->nruns; j++) {
 			const struct db_results_run *run = &e->config->runs[j];
 			if (run_failed(run))
 				warn(r, "failed_run", key, "%s: repetition %d %s: %s", key,
-				     run->repetition, run->status,
+				     run->repetition + 1, run->status,
 				     run->error ? run->error : "no error recorded");
 			if (!run_ok(run))
 				continue;
 			if (run->lost_events > 0)
 				warn(r, "lost_events", key, "%s: repetition %d lost %lld trace "
 				     "events: its exit counts are lower bounds", key,
-				     run->repetition, (long long)run->lost_events);
+				     run->repetition + 1, (long long)run->lost_events);
 			if (run->topology_ok == 0)
 				warn(r, "topology_mismatch", key, "%s: repetition %d: the guest "
 				     "saw a different CPU topology than requested", key,
-				     run->repetition);
+				     run->repetition + 1);
 		}
 	}
 	if (!r->direction_known)
 		warn(r, "direction_unknown", NULL, "no stored direction for %s: ranked as higher "
 		     "is better; check that this is right", r->metric);
+	if (r->settings_unknown)
+		warn(r, "settings_unknown", NULL, "this experiment was stored before its advisor "
+		     "settings were, by a sweep that names some: ranked with the defaults "
+		     "(objective worst, equivalence %.0f %%, environment noise); 'topoadvisor "
+		     "rerun' stores them", 100 * RANK_DEFAULT_EQUIVALENCE);
 	if (!r->gang_data)
 		warn(r, "no_gang_data", NULL, "no ganged-exit data on this host: ganged exits "
 		     "are not applicable (not POWER8/9 KVM HV, or not collected)");
@@ -1495,9 +1409,7 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	out->spearman = NAN;
 	out->equivalence = opt->equivalence;
 	out->objective = opt->objective;
-	out->cpu_mode = opt->cpu_mode;
-	out->cpu_model = opt->cpu_model;
-	out->cpu_note = opt->cpu_note;
+	out->settings_unknown = opt->settings_unknown;
 	out->level_alpha = RANK_ALPHA;
 	out->min_detectable_effect = NAN;
 	const char *metric = opt->metric ? opt->metric : res->exp.primary_metric;
@@ -1556,7 +1468,7 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 		any_guest |= !is_host_run(out->entries[i].config);
 	for (size_t i = 0; i < out->nentries; i++)
 		out->entries[i].host_reference = any_guest && is_host_run(out->entries[i].config);
-	levels_assign(out, opt);
+	levels_assign(out);
 	qsort_r(out->entries, out->nentries, sizeof(*out->entries), cmp_entry,
 		&out->higher_is_better);
 	size_t pos = 0;
@@ -1565,7 +1477,7 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 			pos = 0;
 		out->entries[i].position = out->entries[i].s.n ? ++pos : 0;
 	}
-	decisions_build(out, opt);
+	decisions_build(out);
 	choose_baseline(out, opt);
 	if (out->baseline_decision && decision_testable(out, out->baseline_decision))
 		compare_baseline(out);

@@ -61,17 +61,14 @@ struct rank_options {
 	const char *metric;		/* NULL: the experiment's primary metric */
 	double equivalence;		/* delta of "equivalent", a fraction (0.02) */
 	enum rank_objective objective;
-	const char *const *environment;	/* environment factors besides noise */
+	/* environment factors besides noise: for the cost rules (an
+	 * environment knob or pinning is no choice); the grouping into
+	 * decisions and levels is the stored records' */
+	const char *const *environment;
 	size_t nenvironment;
-	/* the <cpu> mode and model the measured guests had, for the XML
-	 * fragment (NULL: none set, e.g. pseries under TCG) */
-	const char *cpu_mode, *cpu_model;
-	const char *cpu_note;		/* a comment for the XML when the mode was chosen per run */
-	char **owned;			/* rank_options_from_sweep's copies of environment */
+	bool settings_unknown;		/* the experiment's advisor settings were not stored */
 };
 void rank_options_init(struct rank_options *o);
-/* Frees what rank_options_from_sweep allocated (the ranking keeps no pointer to it). */
-void rank_options_release(struct rank_options *o);
 
 /* One metric of a multi-metric benchmark (e.g. redis.GET) against the baseline. */
 struct rank_test_ratio {
@@ -173,7 +170,7 @@ struct rank_result {
 	bool direction_known;		/* false: none stored, higher assumed */
 	double equivalence;		/* delta */
 	enum rank_objective objective;
-	const char *cpu_mode, *cpu_model, *cpu_note;	/* rank_options' */
+	bool settings_unknown;		/* rank_options' */
 	struct rank_entry *entries;	/* in rank order; position-0 entries last */
 	size_t nentries;
 	char **levels;			/* environment levels ("noise=none", ...) */
@@ -215,11 +212,11 @@ struct rank_result {
 int rank_load(const char *db_path, const char *exp, const char *metric,
 	      struct db_results *res, struct rank_result *r, struct ta_err *err);
 /*
- * The options the stored sweep (res->exp.config_yaml) gives: advisor.*
- * (objective, equivalence, environment) and the guests' <cpu>; defaults
- * where it says nothing or cannot be read.  Release with rank_options_release.
+ * The options stored with the experiment (res->exp.advisor: objective,
+ * equivalence, environment); the defaults, with settings_unknown, for one
+ * stored before they were.  o points into res.
  */
-void rank_options_from_sweep(const struct db_results *res, struct rank_options *o);
+void rank_options_from_stored(const struct db_results *res, struct rank_options *o);
 
 /*
  * Ranks res by `metric` (NULL: the experiment's primary metric).  Fails
@@ -239,12 +236,11 @@ bool rank_decisive(const struct rank_result *r);
 
 /*
  * The libvirt XML fragment that gives a guest this configuration's shape as
- * the measured runs had it: <vcpu>, <cpu> (mode and model from r's options
- * when set; r may be NULL: a plain <cpu>) with <topology>, and <cputune>
- * with vcpupin and emulatorpin.
+ * the measured runs had it: <vcpu>, <cpu> (the mode and model stored with
+ * the configuration) with <topology>, and <cputune> with vcpupin and
+ * emulatorpin.
  */
-void rank_xml_fragment(const struct rank_result *r, const struct db_results_config *c,
-		       struct strbuf *out);
+void rank_xml_fragment(const struct db_results_config *c, struct strbuf *out);
 /*
  * The host commands that apply this configuration's knobs, one per line,
  * in the order the sweep lists them; nothing when it sets no knob.

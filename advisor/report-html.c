@@ -98,8 +98,8 @@ static size_t longest_key(const struct rank_result *r)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->nentries; i++)
-		if (strlen(r->entries[i].config->key) > n)
-			n = strlen(r->entries[i].config->key);
+		if (strlen(r->entries[i].config->rec.key) > n)
+			n = strlen(r->entries[i].config->rec.key);
 	return n;
 }
 
@@ -182,7 +182,7 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 		double y = top + row * (double)i;
 		strbuf_addf(o, "<text class='label' x='%.1f' y='%.1f' text-anchor='end'>",
 			    left - 8, y + row / 2 + 4);
-		report_html_escape(o, e->config->key);
+		report_html_escape(o, e->config->rec.key);
 		strbuf_addstr(o, "</text>\n");
 		if (!e->s.n)
 			continue;
@@ -191,7 +191,7 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 		strbuf_addf(o, "<rect class='bar' x='%.1f' y='%.1f' width='%.1f' height='%.1f' "
 			    "fill='%s'><title>", fmin(x0, x1), y + 5, fabs(x1 - x0), row - 10,
 			    bar_roles[role].fill);
-		report_html_escape(o, e->config->key);
+		report_html_escape(o, e->config->rec.key);
 		strbuf_addf(o, ": mean %.6g, n %zu (%s)</title></rect>\n", e->s.mean, e->s.n,
 			    bar_roles[role].label);
 		if (!isnan(e->s.ci_lo)) {
@@ -208,7 +208,7 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 			strbuf_addf(o, "<circle class='run%s' cx='%.1f' cy='%.1f' r='5'>"
 				    "<title>repetition %d: %.6g</title></circle>\n",
 				    e->outlier[j] ? " outlier" : "", axis_map(&ax, e->values[j]),
-				    y + row / 2 + jitter, e->value_runs[j]->repetition, e->values[j]);
+				    y + row / 2 + jitter, e->value_runs[j]->repetition + 1, e->values[j]);
 		}
 	}
 	strbuf_addf(o, "<text x='%.1f' y='%.1f' text-anchor='middle'>", (left + right) / 2,
@@ -290,15 +290,15 @@ static void chart_scatter(struct strbuf *o, const struct rank_result *r)
 			strbuf_addf(o, "<circle class='point' cx='%.1f' cy='%.1f' r='5.5' "
 				    "fill='%s'><title>", axis_map(&ax, x), axis_map(&ay, e->values[j]),
 				    color);
-			report_html_escape(o, e->config->key);
+			report_html_escape(o, e->config->rec.key);
 			strbuf_addf(o, " rep %d: %.6g, %.6g</title></circle>\n",
-				    e->value_runs[j]->repetition, x, e->values[j]);
+				    e->value_runs[j]->repetition + 1, x, e->values[j]);
 		}
 		strbuf_addf(o, "<rect x='%.0f' y='%.0f' width='11' height='11' fill='%s'/>"
 			    "<text class='legend' x='%.0f' y='%.0f'>", right + 15,
 			    top + legend_row * (double)i, color, right + 31,
 			    top + legend_row * (double)i + 10);
-		report_html_escape(o, e->config->key);
+		report_html_escape(o, e->config->rec.key);
 		strbuf_addstr(o, "</text>\n");
 	}
 	strbuf_addf(o, "<text x='%.0f' y='%.0f' text-anchor='middle'>%s</text>\n",
@@ -347,7 +347,7 @@ static void section_race(struct strbuf *o, const struct rank_result *r)
 			if (c->eliminated_block != block)
 				continue;
 			strbuf_addstr(o, "<tr><td>");
-			report_html_escape(o, c->key);
+			report_html_escape(o, c->rec.key);
 			strbuf_addf(o, "</td><td>%d</td><td>", block);
 			report_html_escape(o, c->eliminated_against ? c->eliminated_against : "?");
 			strbuf_addf(o, "</td><td>%.3g</td></tr>\n", c->eliminated_p);
@@ -380,7 +380,7 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 		else
 			strbuf_addstr(o, "<td>&ndash;</td><td>");
 		/* Long keys may wrap after each '/', numbers never wrap. */
-		for (const char *k = e->config->key; *k; k++) {
+		for (const char *k = e->config->rec.key; *k; k++) {
 			char c[2] = { *k, 0 };
 			report_html_escape(o, c);
 			if (*k == '/')
@@ -521,7 +521,7 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		strbuf_addstr(o, " (gains in each test's own direction).</p>\n");
 	}
 	struct strbuf tmp = STRBUF_INIT;
-	rank_xml_fragment(r, e->config, &tmp);
+	rank_xml_fragment(e->config, &tmp);
 	strbuf_addstr(o, "<h3>libvirt domain XML</h3>\n<pre id='xml'>");
 	report_html_escape(o, strbuf_str(&tmp));
 	strbuf_reset(&tmp);

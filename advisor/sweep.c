@@ -64,6 +64,7 @@ static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t se
 		plan_free(p);
 		return NULL;
 	}
+	controller_guests_describe(p);
 	return p;
 }
 
@@ -134,6 +135,10 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 		.seed = seed, .primary_metric = cfg->bench.metric.name,
 		.higher_is_better = !cfg->bench.metric.direction_given ? -1
 				    : cfg->bench.metric.higher_is_better,
+		.objective = cfg->advisor.objective == OBJECTIVE_MEAN ? "mean" : "worst",
+		.equivalence = cfg->advisor.equivalence,
+		.environment = (const char *const *)cfg->advisor.environment,
+		.nenvironment = cfg->advisor.nenvironment,
 	};
 	int64_t exp_id;
 	int rc;
@@ -194,7 +199,7 @@ static int extend_runs(struct db *db, int64_t exp_id, const struct plan *p, int 
 	int64_t *ids = xcalloc(p->nconfigs + 1, sizeof(*ids));
 	for (size_t i = 0; i < p->nconfigs; i++) {
 		for (size_t k = 0; k < ncs; k++)
-			if (!strcmp(cs[k].key, p->configs[i].key))
+			if (!strcmp(cs[k].rec.key, p->configs[i].rec.key))
 				ids[i] = cs[k].id;
 		for (size_t k = 0; k < nel; k++)
 			if (el[k].configuration_id == ids[i])

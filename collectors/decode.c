@@ -13,14 +13,7 @@
 #define MISSED_EVENTS (1u << 31)
 #define MISSED_STORED (1u << 30)
 
-const char *const decoder_events[DECODER_NEVENTS][2] = {
-	{ "kvm_hv", "kvmppc_run_core" },
-	{ "kvm_hv", "kvm_guest_exit" },
-	{ "kvm", "kvm_exit" },
-	{ "kvm", "kvm_userspace_exit" },
-};
-
-static int field_from(struct tep_format_field *f, struct field_ref *out)
+static int field_from(const struct evfmt_field *f, struct field_ref *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!f)
@@ -29,26 +22,27 @@ static int field_from(struct tep_format_field *f, struct field_ref *out)
 		return -1;
 	out->offset = f->offset;
 	out->size = f->size;
-	out->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+	out->is_signed = f->is_signed;
 	return 0;
 }
 
-/* Resolves event sys/name and its fields; names[i] NULL ends, alt names after '|'. */
-static int event_resolve(struct tep_handle *tep, const char *sys, const char *name, int *id,
+/* Resolves event `which` and its fields; names[i] NULL ends, alt names after '|'. */
+static int event_resolve(const struct evfmt_table *t, int which, int *id,
 			 const char *const *fields, struct field_ref *const *refs,
 			 const bool *required, struct ta_err *err)
 {
-	struct tep_event *ev = tep_find_event_by_name(tep, sys, name);
+	const struct evfmt_event *ev = &t->events[which];
+	const char *sys = evfmt_events[which][0], *name = evfmt_events[which][1];
 	*id = -1;
-	if (!ev)
+	if (!ev->present)
 		return 0;
 	for (int i = 0; fields[i]; i++) {
 		char alts[64];
 		snprintf(alts, sizeof(alts), "%s", fields[i]);
-		struct tep_format_field *f = NULL;
+		const struct evfmt_field *f = NULL;
 		for (char *save, *a = strtok_r(alts, "|", &save); a && !f;
 		     a = strtok_r(NULL, "|", &save))
-			f = tep_find_field(ev, a);
+			f = evfmt_event_field(ev, a);
 		if (!f && required[i])
 			return err_set(err, EXIT_BAD_INPUT,
 				       "event %s/%s has no field '%s' (its format is not the "
@@ -62,10 +56,10 @@ static int event_resolve(struct tep_handle *tep, const char *sys, const char *na
 	return 0;
 }
 
-int decoder_init(struct decoder *d, struct tep_handle *tep, struct ta_err *err)
+int decoder_init(struct decoder *d, const struct evfmt_table *t, struct ta_err *err)
 {
 	memset(d, 0, sizeof(*d));
-	d->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+	d->swap = bcur_swap(t->big_endian);
 
 	const char *const rc_names[] = { "n_runnable", "runner_vcpu", "where", "tgid", NULL };
 	struct field_ref *const rc_refs[] = { &d->rc_n_runnable, &d->rc_runner_vcpu,
@@ -82,28 +76,39 @@ int decoder_init(struct decoder *d, struct tep_handle *tep, struct ta_err *err)
 	struct field_ref *const ue_refs[] = { &d->ue_reason, &d->ue_errno, &d->ue_vcpu };
 	const bool ue_req[] = { true, false, false };
 
-	if (event_resolve(tep, "kvm_hv", "kvmppc_run_core", &d->id_run_core, rc_names, rc_refs,
-			  rc_req, err) < 0 ||
-	    event_resolve(tep, "kvm_hv", "kvm_guest_exit", &d->id_guest_exit, ge_names, ge_refs,
-			  ge_req, err) < 0 ||
-	    event_resolve(tep, "kvm", "kvm_exit", &d->id_kvm_exit, ke_names, ke_refs, ke_req,
+	if (event_resolve(t, EVFMT_RUN_CORE, &d->id_run_core, rc_names, rc_refs, rc_req,
 			  err) < 0 ||
-	    event_resolve(tep, "kvm", "kvm_userspace_exit", &d->id_userspace_exit, ue_names,
-			  ue_refs, ue_req, err) < 0)
+	    event_resolve(t, EVFMT_GUEST_EXIT, &d->id_guest_exit, ge_names, ge_refs, ge_req,
+			  err) < 0 ||
+	    event_resolve(t, EVFMT_KVM_EXIT, &d->id_kvm_exit, ke_names, ke_refs, ke_req, err) < 0 ||
+	    event_resolve(t, EVFMT_USERSPACE_EXIT, &d->id_userspace_exit, ue_names, ue_refs,
+			  ue_req, err) < 0)
 		return -1;
 
-	/* Common fields: the same in every event; take them from any of ours. */
-	int ids[] = { d->id_run_core, d->id_guest_exit, d->id_kvm_exit, d->id_userspace_exit };
-	for (int i = 0; i < 4; i++) {
-		if (ids[i] < 0)
+	/*
+	 * One record header for all events: a record's type is read before its
+	 * event is known, so every event of ours must put common_type and
+	 * common_pid at the same place.
+	 */
+	bool first = true;
+	for (int i = 0; i < EVFMT_NEVENTS; i++) {
+		if (!t->events[i].present)
 			continue;
-		struct tep_event *ev = tep_find_event(tep, ids[i]);
-		if (!ev || field_from(tep_find_common_field(ev, "common_type"), &d->type) < 0 ||
-		    field_from(tep_find_common_field(ev, "common_pid"), &d->pid) < 0 ||
-		    !d->type.size || !d->pid.size)
-			return err_set(err, EXIT_BAD_INPUT,
-				       "the trace's event formats lack common_type/common_pid");
-		break;
+		struct field_ref type, pid;
+		if (field_from(evfmt_event_field(&t->events[i], "common_type"), &type) < 0 ||
+		    field_from(evfmt_event_field(&t->events[i], "common_pid"), &pid) < 0 ||
+		    !type.size || !pid.size)
+			return err_set(err, EXIT_BAD_INPUT, "the format of %s/%s lacks a valid "
+				       "common_type or common_pid", evfmt_events[i][0],
+				       evfmt_events[i][1]);
+		if (!first && (memcmp(&type, &d->type, sizeof(type)) ||
+			       memcmp(&pid, &d->pid, sizeof(pid))))
+			return err_set(err, EXIT_BAD_INPUT, "the formats disagree on where "
+				       "common_type and common_pid lie (%s/%s differs)",
+				       evfmt_events[i][0], evfmt_events[i][1]);
+		d->type = type;
+		d->pid = pid;
+		first = false;
 	}
 	return 0;
 }
@@ -216,32 +221,20 @@ void decoder_name_procs(struct gang_result *r, const char *(*comm_of)(void *ctx,
 	}
 }
 
-int page_reader_init(struct page_reader *r, struct tep_handle *tep, uint32_t page_size)
+int page_reader_init(struct page_reader *r, const struct evfmt_table *t, uint32_t page_size)
 {
 	memset(r, 0, sizeof(*r));
-	r->commit_size = tep_get_header_page_size(tep);
-	if (r->commit_size != 4 && r->commit_size != 8)
-		r->commit_size = tep_get_long_size(tep) == 4 ? 4 : 8;
-	r->big_endian = tep_is_file_bigendian(tep);
-	r->swap = r->big_endian != (bool)tep_is_local_bigendian(tep);
+	r->commit_size = t->commit_size == 4 ? 4 : 8;
+	r->big_endian = t->big_endian;
+	r->swap = bcur_swap(r->big_endian);
 	r->hdr_size = 8 + r->commit_size;
 	r->page_size = page_size;
-	if (tep_is_old_format(tep)) {
-		/* Linux <= 2.6.30 pages: rare enough to leave to libtraceevent. */
-		r->kb = kbuffer_alloc(r->commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-				      r->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-		if (!r->kb)
-			return -1;
-		kbuffer_set_old_format(r->kb);
-	}
 	r->page = xcalloc(1, page_size + PAGE_READER_SLACK);
 	return 0;
 }
 
 void page_reader_release(struct page_reader *r)
 {
-	if (r->kb)
-		kbuffer_free(r->kb);
 	free(r->page);
 	memset(r, 0, sizeof(*r));
 }
@@ -370,12 +363,6 @@ int page_reader_attach(struct page_reader *r, unsigned char *buf, uint32_t len)
 			missed = rd_commit(r, buf + r->hdr_size + used);
 		r->missed += missed > 0 && missed < (1ULL << 62) ? missed : 1;
 	}
-	if (r->kb) {
-		if (kbuffer_load_subbuffer(r->kb, buf) < 0)
-			return -1;
-		r->ev = kbuffer_read_event(r->kb, &r->ts);
-		return r->ev ? 1 : 0;
-	}
 	r->ts = rd64(r, buf);
 	r->next = 0;
 	return walk(r) ? 1 : 0;
@@ -391,20 +378,10 @@ int page_reader_load(struct page_reader *r, const void *src, uint32_t len)
 
 bool page_reader_next(struct page_reader *r)
 {
-	if (r->kb) {
-		r->ev = kbuffer_next_event(r->kb, &r->ts);
-		return r->ev != NULL;
-	}
 	return walk(r);
 }
 
 int page_reader_size(const struct page_reader *r)
 {
-	if (!r->kb)
-		return r->size;
-	int size = kbuffer_event_size(r->kb);
-	long off = (const unsigned char *)r->ev - (r->cur + r->hdr_size);
-	if (size < 0 || off < 0 || off + size > (long)r->data_len)
-		return -1;
-	return size;
+	return r->size;
 }

@@ -13,15 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <event-parse.h>
-#include <kbuffer.h>
-
 #include "../util/err.h"
+#include "evfmt.h"
 #include "gang.h"
-
-/* The events the decoder understands, {system, name}: all a reader must parse. */
-#define DECODER_NEVENTS 4
-extern const char *const decoder_events[DECODER_NEVENTS][2];
 
 struct field_ref {
 	int offset, size;	/* size 0: the field is absent */
@@ -40,11 +34,12 @@ struct decoder {
 };
 
 /*
- * Looks up kvm_hv/kvmppc_run_core, kvm_hv/kvm_guest_exit, kvm/kvm_exit and
- * kvm/kvm_userspace_exit in tep.  Events that are absent are fine (nothing
- * of them will be decoded); an event lacking a needed field is an error.
+ * Resolves the fields of kvm_hv/kvmppc_run_core, kvm_hv/kvm_guest_exit,
+ * kvm/kvm_exit and kvm/kvm_userspace_exit in t.  Events that are absent are
+ * fine (nothing of them will be decoded); an event lacking a needed field,
+ * or events disagreeing on where common_type and common_pid lie, are errors.
  */
-int decoder_init(struct decoder *d, struct tep_handle *tep, struct ta_err *err);
+int decoder_init(struct decoder *d, const struct evfmt_table *t, struct ta_err *err);
 
 /* True when the trace defines at least one event the counter understands. */
 bool decoder_has_events(const struct decoder *d);
@@ -73,13 +68,11 @@ void decoder_name_procs(struct gang_result *r, const char *(*comm_of)(void *ctx,
  * page_reader: walks the records of one ring-buffer page (sub-buffer) in
  * either byte order, after checking the page header so a corrupted page can
  * never make it read outside the buffer it is given.  Timestamps follow
- * libtraceevent's kbuffer (and so trace-cmd); pre-2.6.31 "old format" pages
- * are handed to kbuffer itself.
+ * libtraceevent's kbuffer (and so trace-cmd).
  */
 #define PAGE_READER_SLACK 64
 
 struct page_reader {
-	struct kbuffer *kb;	/* old-format pages only */
 	unsigned char *page;	/* own copy for page_reader_load: page_size + slack */
 	const unsigned char *cur;	/* the page being walked */
 	uint32_t page_size;
@@ -95,7 +88,8 @@ struct page_reader {
 	uint64_t missed;	/* "missed events" markers summed over pages */
 };
 
-int page_reader_init(struct page_reader *r, struct tep_handle *tep, uint32_t page_size);
+/* A reader of page_size-byte pages laid out as t's page header says. */
+int page_reader_init(struct page_reader *r, const struct evfmt_table *t, uint32_t page_size);
 void page_reader_release(struct page_reader *r);
 /*
  * Loads a page (len <= page_size bytes; short input is zero padded) into the

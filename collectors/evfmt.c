@@ -1,16 +1,10 @@
 /* evfmt: the decoder's event table from a trace's formats; see evfmt.h. */
 #include "evfmt.h"
 
-#include <errno.h>
-#include <signal.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "../util/bcur.h"
-#include "../util/strbuf.h"
-#include "decode.h"
 
 static int span_fail(const struct bcur *s, struct ta_err *err, const char *what)
 {
@@ -121,48 +115,232 @@ int evfmt_scan(const unsigned char *p, size_t len, uint64_t base, struct evfmt_l
 	return 0;
 }
 
-/* The decoder event a format text describes ("name: X\nID: N\n..."), or -1. */
-static int format_wanted(const char *sys, const unsigned char *text, size_t len)
+const char *const evfmt_events[EVFMT_NEVENTS][2] = {
+	[EVFMT_RUN_CORE] = { "kvm_hv", "kvmppc_run_core" },
+	[EVFMT_GUEST_EXIT] = { "kvm_hv", "kvm_guest_exit" },
+	[EVFMT_KVM_EXIT] = { "kvm", "kvm_exit" },
+	[EVFMT_USERSPACE_EXIT] = { "kvm", "kvm_userspace_exit" },
+};
+
+/* Fields past this offset cannot be in a record (a page is at most 1 MiB, a record far less). */
+#define FIELD_END_MAX 65536
+
+void evfmt_table_init(struct evfmt_table *t, bool big_endian, int long_size, uint32_t page_size)
 {
-	if (len < 6 || memcmp(text, "name: ", 6))
+	memset(t, 0, sizeof(*t));
+	t->big_endian = big_endian;
+	t->long_size = long_size;
+	t->page_size = page_size;
+}
+
+/* One line of text at *p (before end): [line, eol); *p moves past it. */
+static size_t next_line(const char **p, const char *end, const char **line)
+{
+	const char *nl = memchr(*p, '\n', end - *p), *eol = nl ? nl : end;
+	*line = *p;
+	*p = nl ? nl + 1 : end;
+	return eol - *line;
+}
+
+static bool is_ident(char c)
+{
+	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* A decimal number of [s, s + n) after optional blanks, or -1 (none, or above INT32_MAX). */
+static long long parse_uint(const char *s, size_t n, size_t *used)
+{
+	size_t i = 0;
+	long long v = 0;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	size_t digits = i;
+	while (i < n && s[i] >= '0' && s[i] <= '9' && v <= INT32_MAX)
+		v = v * 10 + (s[i++] - '0');
+	*used = i;
+	return i > digits && v <= INT32_MAX ? v : -1;
+}
+
+/*
+ * A field line, "field:DECL;\toffset:N;\tsize:N;\tsigned:N;" after blanks
+ * (header_page writes "field: DECL"): 1 and *f filled, 0 when the line is
+ * not a field line, -1 when it is a malformed one.  The field's name is the
+ * last identifier of DECL, before an array suffix ("char comm[16]").
+ */
+static int parse_field(const char *line, size_t len, struct evfmt_field *f)
+{
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (len - i < 6 || memcmp(line + i, "field:", 6))
+		return 0;
+	i += 6;
+	const char *decl = line + i, *semi = memchr(decl, ';', len - i);
+	if (!semi)
 		return -1;
-	size_t n = 0;
-	while (6 + n < len && text[6 + n] != '\n')
-		n++;
-	for (int i = 0; i < DECODER_NEVENTS; i++)
-		if (!strcmp(sys, decoder_events[i][0]) && strlen(decoder_events[i][1]) == n &&
-		    !memcmp(text + 6, decoder_events[i][1], n))
+	size_t dlen = semi - decl;
+	while (dlen && (decl[dlen - 1] == ' ' || decl[dlen - 1] == '\t'))
+		dlen--;
+	if (dlen && decl[dlen - 1] == ']') {
+		const char *open = NULL;
+		for (size_t k = dlen; k-- > 0;)
+			if (decl[k] == '[') {
+				open = decl + k;
+				break;
+			}
+		if (!open)
+			return -1;
+		dlen = open - decl;
+	}
+	size_t nstart = dlen;
+	while (nstart && is_ident(decl[nstart - 1]))
+		nstart--;
+	if (nstart == dlen || dlen - nstart >= EVFMT_NAME_MAX)
+		return -1;
+	memset(f, 0, sizeof(*f));
+	memcpy(f->name, decl + nstart, dlen - nstart);
+	long long offset = -1, size = -1, sign = 0;
+	for (i = semi - line + 1; i < len;) {
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i == len)
+			break;
+		const char *key = line + i, *colon = memchr(key, ':', len - i);
+		if (!colon)
+			return -1;
+		size_t used;
+		long long v = parse_uint(colon + 1, line + len - colon - 1, &used);
+		const char *after = colon + 1 + used;
+		if (v < 0 || after >= line + len || *after != ';')
+			return -1;
+		size_t klen = colon - key;
+		if (klen == 6 && !memcmp(key, "offset", 6))
+			offset = v;
+		else if (klen == 4 && !memcmp(key, "size", 4))
+			size = v;
+		else if (klen == 6 && !memcmp(key, "signed", 6))
+			sign = v;
+		i = after + 1 - line;
+	}
+	if (offset < 0 || size < 0 || offset + size > FIELD_END_MAX)
+		return -1;
+	f->offset = (int)offset;
+	f->size = (int)size;
+	f->is_signed = sign != 0;
+	return 1;
+}
+
+const struct evfmt_field *evfmt_event_field(const struct evfmt_event *e, const char *name)
+{
+	for (int i = 0; i < e->nfields; i++)
+		if (!strcmp(e->fields[i].name, name))
+			return &e->fields[i];
+	return NULL;
+}
+
+/* Appends the field lines of [p, end) to e; fields named twice are an error. */
+static int parse_fields(const char *p, const char *end, struct evfmt_event *e, const char *what,
+			struct ta_err *err)
+{
+	while (p < end) {
+		const char *line;
+		size_t len = next_line(&p, end, &line);
+		struct evfmt_field f;
+		int rc = parse_field(line, len, &f);
+		if (rc == 0)
+			continue;
+		if (rc < 0)
+			return err_set(err, EXIT_BAD_INPUT, "corrupted format of %s: the field line "
+				       "'%.*s' is malformed", what, (int)(len > 80 ? 80 : len), line);
+		if (evfmt_event_field(e, f.name))
+			return err_set(err, EXIT_BAD_INPUT, "corrupted format of %s: field '%s' "
+				       "appears twice", what, f.name);
+		if (e->nfields == EVFMT_MAX_FIELDS)
+			return err_set(err, EXIT_BAD_INPUT, "corrupted format of %s: over %d fields",
+				       what, EVFMT_MAX_FIELDS);
+		e->fields[e->nfields++] = f;
+	}
+	return 0;
+}
+
+int evfmt_table_header_page(struct evfmt_table *t, const char *text, size_t len,
+			    struct ta_err *err)
+{
+	if (!text || !len)
+		return err_set(err, EXIT_BAD_INPUT, "the trace has no ring-buffer page header format "
+			       "(a kernel before 2.6.31 wrote it): not supported");
+	struct evfmt_event h = { 0 };
+	if (parse_fields(text, text + len, &h, "the page header", err) < 0)
+		return -1;
+	const struct evfmt_field *ts = evfmt_event_field(&h, "timestamp"),
+				 *commit = evfmt_event_field(&h, "commit"),
+				 *data = evfmt_event_field(&h, "data");
+	if (!ts || !commit || !data || ts->offset != 0 || ts->size != 8 || commit->offset != 8 ||
+	    (commit->size != 4 && commit->size != 8) || data->offset != 8 + commit->size)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted or unknown ring-buffer page header "
+			       "format: expected a u64 timestamp at 0, a 4- or 8-byte commit at 8 "
+			       "and the data right after");
+	t->commit_size = commit->size;
+	return 0;
+}
+
+/* Which of evfmt_events sys and a format's "name: " line name, or -1. */
+static int event_index(const char *sys, const char *line, size_t len)
+{
+	if (len < 6 || memcmp(line, "name: ", 6))
+		return -1;
+	for (int i = 0; i < EVFMT_NEVENTS; i++)
+		if (!strcmp(sys, evfmt_events[i][0]) && strlen(evfmt_events[i][1]) == len - 6 &&
+		    !memcmp(line + 6, evfmt_events[i][1], len - 6))
 			return i;
 	return -1;
 }
 
+int evfmt_table_event(struct evfmt_table *t, const char *sys, const char *text, size_t len,
+		      struct ta_err *err)
+{
+	const char *p = text, *end = text + len, *line;
+	size_t n = next_line(&p, end, &line);
+	int which = event_index(sys, line, n);
+	if (which < 0)
+		return 0;
+	struct evfmt_event *e = &t->events[which];
+	if (e->present)
+		return 1;
+	char what[96];
+	snprintf(what, sizeof(what), "%s/%s", sys, evfmt_events[which][1]);
+	n = next_line(&p, end, &line);
+	size_t used;
+	long long id = n > 3 && !memcmp(line, "ID:", 3) ? parse_uint(line + 3, n - 3, &used) : -1;
+	if (id < 0 || 3 + used != n)
+		return err_set(err, EXIT_BAD_INPUT, "corrupted format of %s: no valid ID line", what);
+	for (int i = 0; i < EVFMT_NEVENTS; i++)
+		if (t->events[i].present && t->events[i].id == id)
+			return err_set(err, EXIT_BAD_INPUT, "corrupted formats: %s and %s/%s both "
+				       "have ID %lld", what, evfmt_events[i][0], evfmt_events[i][1],
+				       id);
+	struct evfmt_event parsed = { .present = true, .id = (int)id };
+	if (parse_fields(p, end, &parsed, what, err) < 0)
+		return -1;
+	*e = parsed;
+	return 1;
+}
+
 static bool system_wanted(const char *sys)
 {
-	for (int i = 0; i < DECODER_NEVENTS; i++)
-		if (!strcmp(sys, decoder_events[i][0]))
+	for (int i = 0; i < EVFMT_NEVENTS; i++)
+		if (!strcmp(sys, evfmt_events[i][0]))
 			return true;
 	return false;
 }
 
-struct tep_handle *evfmt_tep(const struct evfmt_layout *l, struct ta_err *err)
+int evfmt_table_build(const struct evfmt_layout *l, struct evfmt_table *t, struct ta_err *err)
 {
-	struct tep_handle *tep = tep_alloc();
-	if (!tep) {
-		err_set(err, EXIT_FAILURE_RUN, "out of memory for the event table");
-		return NULL;
-	}
-	tep_set_file_bigendian(tep, l->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, l->long_size);
-	tep_set_page_size(tep, (int)l->page_size);
-	if (l->header_page &&
-	    tep_parse_header_page(tep, (char *)l->header_page, l->header_page_len,
-				  l->long_size) < 0) {
-		err_set(err, EXIT_BAD_INPUT, "corrupted header_page format");
-		goto fail;
-	}
+	evfmt_table_init(t, l->big_endian, l->long_size, l->page_size);
+	if (evfmt_table_header_page(t, (const char *)l->header_page, l->header_page_len, err) < 0)
+		return -1;
 	struct bcur s = { .p = l->events, .len = l->events_len, .big_endian = l->big_endian };
 	uint64_t nsys = l->events ? bcur_num(&s, 4) : 0;
-	bool seen[DECODER_NEVENTS] = { false };
 	for (uint64_t k = 0; k < nsys && !s.bad; k++) {
 		const char *sys = bcur_str(&s);
 		uint64_t nev = bcur_num(&s, 4);
@@ -170,74 +348,31 @@ struct tep_handle *evfmt_tep(const struct evfmt_layout *l, struct ta_err *err)
 		for (uint64_t i = 0; i < nev && !s.bad; i++) {
 			uint64_t size = bcur_num(&s, 8);
 			const unsigned char *text = bcur_bytes(&s, size);
-			int which = ours && text ? format_wanted(sys, text, size) : -1;
-			if (which < 0 || seen[which])
-				continue;
-			seen[which] = true;
-			/* A print format it cannot parse still leaves the fields usable. */
-			if (tep_parse_event(tep, (const char *)text, size, sys) != 0 &&
-			    !tep_find_event_by_name(tep, sys, decoder_events[which][1])) {
-				err_set(err, EXIT_BAD_INPUT, "the format of %s/%s is corrupted",
-					sys, decoder_events[which][1]);
-				goto fail;
-			}
+			if (ours && text && evfmt_table_event(t, sys, (const char *)text, size, err) < 0)
+				return -1;
 		}
 	}
-	if (s.bad) {
-		err_set(err, EXIT_BAD_INPUT, "truncated or corrupted event formats");
-		goto fail;
-	}
-	return tep;
-fail:
-	tep_free(tep);
-	return NULL;
+	if (s.bad)
+		return err_set(err, EXIT_BAD_INPUT, "truncated or corrupted event formats");
+	return 0;
 }
 
-const char *evfmt_comm(const struct evfmt_layout *l, int32_t pid, char *buf, size_t len)
+const char *evfmt_comm(const char *text, size_t len, int32_t pid, char *buf, size_t buflen)
 {
-	const char *p = l->cmdlines, *end = l->cmdlines ? l->cmdlines + l->cmdlines_len : NULL;
+	const char *p = text, *end = text ? text + len : NULL;
 	while (p && p < end) {
-		const char *nl = memchr(p, '\n', end - p), *eol = nl ? nl : end;
+		const char *line;
+		size_t n = next_line(&p, end, &line);
+		const char *eol = line + n;
 		/* "PID COMM": the number by hand, sscanf costs more than the whole read. */
 		int64_t v = 0;
-		const char *q = p;
+		const char *q = line;
 		while (q < eol && *q >= '0' && *q <= '9' && v <= INT32_MAX)
 			v = v * 10 + (*q++ - '0');
-		if (q > p && q < eol && *q == ' ' && v == pid) {
-			snprintf(buf, len, "%.*s", (int)(eol - q - 1), q + 1);
+		if (q > line && q < eol && *q == ' ' && v == pid) {
+			snprintf(buf, buflen, "%.*s", (int)(eol - q - 1), q + 1);
 			return buf;
 		}
-		p = eol + 1;
 	}
 	return NULL;
-}
-
-int evfmt_sandbox(const struct evfmt_layout *l, unsigned timeout_s, struct ta_err *err)
-{
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		return err_set(err, EXIT_FAILURE_RUN, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		/* SIGALRM's default action ends a child stuck in a damaged format. */
-		signal(SIGALRM, SIG_DFL);
-		alarm(timeout_s);
-		struct ta_err e;
-		struct tep_handle *tep = evfmt_tep(l, &e);
-		_exit(tep ? 0 : 3);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return err_set(err, EXIT_FAILURE_RUN, "waitpid: %s", strerror(errno));
-	if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3))
-		return 0;	/* 3: the parent's own parse reports the error */
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-		return err_set(err, EXIT_BAD_INPUT,
-			       "parsing the event formats took over %u s (they are corrupted); "
-			       "re-record the trace", timeout_s);
-	return err_set(err, EXIT_BAD_INPUT,
-		       "corrupted event formats (parsing them crashed libtraceevent: %s %d); "
-		       "re-record the trace", WIFSIGNALED(status) ? "signal" : "status",
-		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 }

@@ -1,12 +1,12 @@
 /*
- * evfmt: the event table (a tep_handle) a trace file needs, and nothing else.
+ * evfmt: the event table a trace file needs, and nothing else.
  *
  * A trace carries the formats of every event the kernel had plus kallsyms
  * and printk formats; libtracecmd parses all of it (5.4 MB of kallsyms took
  * 84 % of the instructions on a 78 k-event file).  The decoder needs only
- * header_page and the formats of its own events (decoder_events[]), so this
+ * header_page and the fields of its own events (evfmt_events[]), so this
  * module walks the "tracing data" layout with bounds checks, skips what is
- * not ours without parsing it, and hands only our formats to libtraceevent.
+ * not ours without parsing it, and reads our formats' field lines itself.
  *
  * The tracing-data layout (trace-cmd.dat.v6(5); perf.data's HEADER_TRACING_DATA
  * feature, tools/perf/Documentation/perf.data-file-format.txt):
@@ -25,8 +25,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <event-parse.h>
 
 #include "../util/bcur.h"
 #include "../util/err.h"
@@ -61,27 +59,89 @@ int evfmt_scan(const unsigned char *p, size_t len, uint64_t base, struct evfmt_l
 	       struct ta_err *err);
 
 /*
- * A tep with the layout's byte order, long and page size, header_page and
- * the formats of decoder_events[] that the layout holds (others are skipped
- * unparsed).  NULL with err set when the layout is inconsistent; free with
- * tep_free().
+ * The events a table holds, {system, name}, in the order of enum
+ * evfmt_event_index: every event the decoder reads, and nothing else.
  */
-struct tep_handle *evfmt_tep(const struct evfmt_layout *l, struct ta_err *err);
+enum evfmt_event_index {
+	EVFMT_RUN_CORE,		/* kvm_hv/kvmppc_run_core */
+	EVFMT_GUEST_EXIT,	/* kvm_hv/kvm_guest_exit */
+	EVFMT_KVM_EXIT,		/* kvm/kvm_exit */
+	EVFMT_USERSPACE_EXIT,	/* kvm/kvm_userspace_exit */
+	EVFMT_NEVENTS
+};
+extern const char *const evfmt_events[EVFMT_NEVENTS][2];
+
+#define EVFMT_MAX_FIELDS 64
+#define EVFMT_NAME_MAX 64
+
+struct evfmt_field {
+	char name[EVFMT_NAME_MAX];
+	int offset, size;
+	bool is_signed;
+};
+
+struct evfmt_event {
+	bool present;
+	int id;				/* the common_type value of its records */
+	int nfields;
+	struct evfmt_field fields[EVFMT_MAX_FIELDS];
+};
 
 /*
- * The name of pid in the saved cmdlines ("PID COMM" lines), copied into buf,
- * or NULL.  Looked up for the few processes of a result only: registering
- * thousands of lines with libtraceevent (sscanf each) cost more than reading
- * a small trace.
+ * What the decoder needs of a trace's formats: the page header's layout and
+ * the fields of our events, read by our own strict parser.  Format texts
+ * come from untrusted files, and libtraceevent's parser has crashed on
+ * damaged ones (SEGV, SIGFPE in its print-format parsing, found by fuzzing):
+ * no third-party parser ever sees them.  Only the field lines are read; the
+ * print format is never needed.
  */
-const char *evfmt_comm(const struct evfmt_layout *l, int32_t pid, char *buf, size_t len);
+struct evfmt_table {
+	bool big_endian;
+	int long_size;			/* 4 or 8 */
+	uint32_t page_size;
+	int commit_size;		/* a page header's commit field: 4 or 8 bytes */
+	struct evfmt_event events[EVFMT_NEVENTS];
+};
+
+/* An empty table (no page header yet, no events) of the given data layout. */
+void evfmt_table_init(struct evfmt_table *t, bool big_endian, int long_size,
+		      uint32_t page_size);
 
 /*
- * Runs evfmt_tep() once in a forked child first, killed after timeout_s
- * seconds: libtraceevent has crashed on damaged formats before, and the
- * formats parsed here come from an untrusted file.  Cheap: the child parses
- * at most four short formats.  0 when the child survived.
+ * Reads the ring buffer's page header format (events/header_page): its
+ * timestamp, commit and data fields must be where every kernel since
+ * 2.6.31 puts them.  An empty text (older kernels) is refused.
  */
-int evfmt_sandbox(const struct evfmt_layout *l, unsigned timeout_s, struct ta_err *err);
+int evfmt_table_header_page(struct evfmt_table *t, const char *text, size_t len,
+			    struct ta_err *err);
+
+/*
+ * Adds the format text of an event of system sys when it is one of
+ * evfmt_events (1), and ignores it otherwise (0, without parsing more than
+ * its name line).  -1 with err set when one of ours is malformed: no name or
+ * ID, a field line without offset or size, a field past 64 KiB, a duplicate
+ * field or ID.  An event seen again keeps its first format.
+ */
+int evfmt_table_event(struct evfmt_table *t, const char *sys, const char *text, size_t len,
+		      struct ta_err *err);
+
+/* The field called name of e, or NULL. */
+const struct evfmt_field *evfmt_event_field(const struct evfmt_event *e, const char *name);
+
+/*
+ * The table of a layout: its byte order, long and page size, header_page and
+ * the formats of evfmt_events it holds (others are skipped unparsed).  -1
+ * with err set (EXIT_BAD_INPUT) when the layout or one of our formats is
+ * inconsistent.
+ */
+int evfmt_table_build(const struct evfmt_layout *l, struct evfmt_table *t, struct ta_err *err);
+
+/*
+ * The name of pid in saved cmdlines ("PID COMM" lines, text of len bytes,
+ * may be NULL), copied into buf, or NULL.  Looked up for the few processes
+ * of a result only: parsing thousands of lines up front cost more than
+ * reading a small trace.
+ */
+const char *evfmt_comm(const char *text, size_t len, int32_t pid, char *buf, size_t buflen);
 
 #endif

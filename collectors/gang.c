@@ -114,12 +114,13 @@ static void *htab_insert(struct htab *t, const void *key, size_t s)
 }
 
 /*
- * The entry with this key, created zeroed (but for the key) when missing.
+ * The entry with this key, or NULL with *slot the empty slot it would take.
  * Inlined with the caller's constant key size, so hashing and comparing
  * compile to straight-line code on the per-event path.
  */
-static inline __attribute__((always_inline)) void *htab_get(struct htab *t, const void *key,
-							     size_t ksize)
+static inline __attribute__((always_inline)) void *htab_find(const struct htab *t,
+							      const void *key, size_t ksize,
+							      size_t *slot)
 {
 	size_t s = htab_hash(key, ksize) & (t->nslots - 1);
 	while (t->slots[s]) {
@@ -128,7 +129,17 @@ static inline __attribute__((always_inline)) void *htab_get(struct htab *t, cons
 			return e;
 		s = (s + 1) & (t->nslots - 1);
 	}
-	return htab_insert(t, key, s);
+	*slot = s;
+	return NULL;
+}
+
+/* The entry with this key, created zeroed (but for the key) when missing. */
+static inline __attribute__((always_inline)) void *htab_get(struct htab *t, const void *key,
+							     size_t ksize)
+{
+	size_t s = 0;	/* set by htab_find when it finds nothing */
+	void *e = htab_find(t, key, ksize, &s);
+	return e ? e : htab_insert(t, key, s);
 }
 
 /* Per runner thread (common_pid of run_core events). */
@@ -207,6 +218,25 @@ static struct runner *runner_get(struct gang_counter *g, int32_t pid)
 	return r;
 }
 
+/*
+ * The runner entry of pid if a run_core event made one, else NULL: the
+ * other events only look runners up, so a vCPU thread that never ran its
+ * vcore stays unknown however many exits it records (it would otherwise
+ * become a runner of tgid 0 at its second one).
+ */
+static struct runner *runner_find(struct gang_counter *g, int32_t pid)
+{
+	if (g->last_runner && g->last_pid == pid)
+		return g->last_runner;
+	size_t s;
+	struct runner *r = htab_find(&g->runners, &pid, sizeof(pid), &s);
+	if (r) {
+		g->last_pid = pid;
+		g->last_runner = r;
+	}
+	return r;
+}
+
 static struct proc_state *proc_get(struct gang_counter *g, int32_t tgid)
 {
 	if (g->last_proc && g->last_tgid == tgid)
@@ -267,19 +297,17 @@ static void feed_run_core(struct gang_counter *g, const struct gang_event *ev)
 
 static void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev)
 {
-	size_t nrunners = g->runners.n;
-	struct runner *r = runner_get(g, ev->pid);
-	bool known = g->runners.n == nrunners;
-	int32_t tgid = known ? r->tgid : 0;
+	struct runner *r = runner_find(g, ev->pid);
+	int32_t tgid = r ? r->tgid : 0;
 	bool ceded = ev->u.guest_exit.ceded != 0;
 	struct proc_state *p = proc_get(g, tgid);
 
 	p->p.guest_exits++;
 	if (ceded)
 		p->p.cedes++;
-	if (known && r->in_run && ceded)
+	if (r && r->in_run && ceded)
 		r->cedes++;
-	if (known && r->seed_known && ceded) {
+	if (r && r->seed_known && ceded) {
 		/* The seed adds the ceded value to the pid's first tgid. */
 		struct proc_state *sp = proc_get(g, r->seed_tgid);
 		sp->seed_cedes += ev->u.guest_exit.ceded;
@@ -306,9 +334,8 @@ static void feed_userspace_exit(struct gang_counter *g, const struct gang_event 
 {
 	int32_t tgid = event_tgid(ev);
 	if (!ev->tgid && g->run_core_events) {
-		size_t nrunners = g->runners.n;
-		struct runner *r = runner_get(g, ev->pid);
-		if (g->runners.n == nrunners)
+		struct runner *r = runner_find(g, ev->pid);
+		if (r)
 			tgid = r->tgid;
 	}
 	proc_get(g, tgid);

@@ -70,7 +70,7 @@ struct comm_entry {
 struct live_session {
 	struct tracefs_instance *inst;
 	char name[64];
-	struct tep_handle *tep;
+	struct evfmt_table formats;
 	struct decoder dec;
 	struct gang_counter *g;
 	struct cpu_queue *q;
@@ -453,55 +453,51 @@ int live_cleanup_stale(void)
 	return removed;
 }
 
-static const struct {
-	const char *system, *name;
-	unsigned needed_by;	/* enum live_events */
-} events[] = {
-	{ "kvm_hv", "kvmppc_run_core", LIVE_EV_GANG },
-	{ "kvm_hv", "kvm_guest_exit", LIVE_EV_GANG | LIVE_EV_REASONS },
-	{ "kvm", "kvm_exit", LIVE_EV_REASONS },
-	{ "kvm", "kvm_userspace_exit", LIVE_EV_REASONS },
+/* Which sessions need each of evfmt_events (enum live_events). */
+static const unsigned needed_by[EVFMT_NEVENTS] = {
+	[EVFMT_RUN_CORE] = LIVE_EV_GANG,
+	[EVFMT_GUEST_EXIT] = LIVE_EV_GANG | LIVE_EV_REASONS,
+	[EVFMT_KVM_EXIT] = LIVE_EV_REASONS,
+	[EVFMT_USERSPACE_EXIT] = LIVE_EV_REASONS,
 };
 
 /*
- * A tep with just header_page and the formats of the events in wanted.  The generic
+ * This kernel's page header and the formats of the events in wanted, read
+ * from tracefs by the parser the offline readers use.  The generic
  * tracefs_local_events_system() also parses /proc/kallsyms, which costs
  * more CPU than a second of tracing at 1 M events/s.
  */
-static struct tep_handle *local_tep(unsigned wanted)
+static int local_formats(struct evfmt_table *t, unsigned wanted, struct ta_err *err)
 {
-	struct tep_handle *tep = tep_alloc();
 	struct strbuf sb = STRBUF_INIT;
-	char *path;
-	if (!tep)
-		return NULL;
-	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep) ? TEP_BIG_ENDIAN
-								: TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, (int)sizeof(long));
-	tep_set_page_size(tep, (int)sysconf(_SC_PAGESIZE));
-	path = tracefs_get_tracing_file("events/header_page");
+	evfmt_table_init(t, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, (int)sizeof(long),
+			 (uint32_t)sysconf(_SC_PAGESIZE));
+	char *path = tracefs_get_tracing_file("events/header_page");
 	int rc = path ? strbuf_read_file(&sb, path) : -1;
 	tracefs_put_tracing_file(path);
-	if (rc < 0 || tep_parse_header_page(tep, sb.buf, sb.len, (int)sizeof(long)) < 0) {
+	if (rc < 0) {
 		strbuf_release(&sb);
-		tep_free(tep);
-		return NULL;
+		return err_set(err, EXIT_FAILURE_RUN, "cannot read this kernel's ring-buffer "
+			       "header format (events/header_page)");
 	}
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		if (!(events[i].needed_by & wanted))
+	rc = evfmt_table_header_page(t, sb.buf, sb.len, err);
+	for (int i = 0; rc == 0 && i < EVFMT_NEVENTS; i++) {
+		if (!(needed_by[i] & wanted))
 			continue;	/* not parsed, so never enabled below */
 		char rel[128];
-		snprintf(rel, sizeof(rel), "events/%s/%s/format", events[i].system,
-			 events[i].name);
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", evfmt_events[i][0],
+			 evfmt_events[i][1]);
 		strbuf_reset(&sb);
 		path = tracefs_get_tracing_file(rel);
-		rc = path ? strbuf_read_file(&sb, path) : -1;
+		int present = path ? strbuf_read_file(&sb, path) : -1;
 		tracefs_put_tracing_file(path);
-		if (rc >= 0)
-			tep_parse_event(tep, sb.buf, sb.len, events[i].system);
+		if (present >= 0 && evfmt_table_event(t, evfmt_events[i][0], sb.buf, sb.len, err) < 0)
+			rc = -1;
 	}
 	strbuf_release(&sb);
-	return tep;
+	if (rc < 0)
+		err_prefix(err, "this kernel's trace formats");
+	return rc;
 }
 
 static void session_free(struct live_session *s)
@@ -523,8 +519,6 @@ static void session_free(struct live_session *s)
 		tracefs_instance_destroy(s->inst);
 		tracefs_instance_free(s->inst);
 	}
-	if (s->tep)
-		tep_free(s->tep);
 	gang_free(s->g);
 	free(s->tgids);
 	free(s->tc.keys);
@@ -548,7 +542,7 @@ static int session_open_cpus(struct live_session *s, struct ta_err *err)
 		struct cpu_queue *q = &s->q[s->nq++];
 		q->cpu = cpu;
 		q->fd = fd;
-		if (page_reader_init(&q->pr, s->tep, s->page_size) < 0)
+		if (page_reader_init(&q->pr, &s->formats, s->page_size) < 0)
 			return err_set(err, EXIT_FAILURE_RUN, "out of memory");
 	}
 	if (!s->nq)
@@ -580,13 +574,8 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 	}
 	tgid_lookup(&s->tc, 0);	/* allocates the cache */
 
-	s->tep = local_tep(opts->events ? opts->events : LIVE_EV_GANG | LIVE_EV_REASONS);
-	if (!s->tep) {
-		err_set(err, EXIT_FAILURE_RUN, "cannot read this kernel's ring-buffer header "
-			"format (events/header_page)");
-		goto fail;
-	}
-	if (decoder_init(&s->dec, s->tep, err) < 0)
+	if (local_formats(&s->formats, opts->events ? opts->events : LIVE_EV_GANG | LIVE_EV_REASONS,
+			  err) < 0 || decoder_init(&s->dec, &s->formats, err) < 0)
 		goto fail;
 	if (!decoder_has_events(&s->dec)) {
 		err_set(err, EXIT_FAILURE_RUN,
@@ -628,12 +617,12 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 	 * without it such threads are counted under their own id.
 	 */
 	tracefs_option_enable(s->inst, TRACEFS_OPTION_RECORD_TGID);
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		if (!tep_find_event_by_name(s->tep, events[i].system, events[i].name))
+	for (int i = 0; i < EVFMT_NEVENTS; i++) {
+		if (!s->formats.events[i].present)
 			continue;
-		if (tracefs_event_enable(s->inst, events[i].system, events[i].name) < 0) {
+		if (tracefs_event_enable(s->inst, evfmt_events[i][0], evfmt_events[i][1]) < 0) {
 			err_set(err, EXIT_FAILURE_RUN, "cannot enable %s:%s in %s: %s",
-				events[i].system, events[i].name, s->name, strerror(errno));
+				evfmt_events[i][0], evfmt_events[i][1], s->name, strerror(errno));
 			goto fail;
 		}
 	}
@@ -715,30 +704,36 @@ static void result_filter(const struct live_session *s, struct gang_result *r)
 	r->nreasons = n;
 }
 
-/* A name saved_cmdlines holds for pid, or NULL ("<...>": none). */
-static const char *saved_comm(struct tep_handle *tep, int32_t pid)
+/* A name the kernel's saved_cmdlines (text, len bytes) holds for pid, or NULL. */
+static const char *saved_comm(const char *text, size_t len, int32_t pid, char *buf, size_t n)
 {
-	const char *c = pid > 0 ? tep_data_comm_from_pid(tep, pid) : NULL;
+	const char *c = pid > 0 ? evfmt_comm(text, len, pid, buf, n) : NULL;
 	return c && strcmp(c, "<...>") ? c : NULL;
 }
 
 static void result_comms(struct live_session *s, struct gang_result *r)
 {
+	char *cmdlines = NULL;
+	size_t len = 0;
 	bool loaded = false;
 	for (size_t k = 0; k < s->ncomms; k++) {
 		struct comm_entry *c = &s->comms[k];
 		if (c->comm[0])
 			continue;
 		if (!loaded) {
-			tracefs_load_cmdlines(NULL, s->tep);
+			int n = 0;
+			cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", &n);
+			len = cmdlines && n > 0 ? (size_t)n : 0;
 			loaded = true;
 		}
-		const char *name = saved_comm(s->tep, c->tgid);
+		char buf[sizeof(c->comm)];
+		const char *name = saved_comm(cmdlines, len, c->tgid, buf, sizeof(buf));
 		if (!name)
-			name = saved_comm(s->tep, c->pid);
+			name = saved_comm(cmdlines, len, c->pid, buf, sizeof(buf));
 		if (name)
 			snprintf(c->comm, sizeof(c->comm), "%s", name);
 	}
+	free(cmdlines);
 	for (size_t i = 0; i < r->nprocs; i++)
 		for (size_t k = 0; k < s->ncomms; k++)
 			if (s->comms[k].tgid == r->procs[i].tgid)

@@ -22,8 +22,6 @@
 #define MAX_CHUNK (64u << 20)
 /* Pages a CPU stream has read are given back in steps of this size. */
 #define DROP_STEP (8u << 20)
-/* The event-format sandbox child is killed after this long. */
-#define FORMATS_TIMEOUT_S 10
 
 /* One CPU's data: a byte source of whole pages plus the page walker. */
 struct cpu_stream {
@@ -145,7 +143,7 @@ static int stream_fill(struct reader *rd, struct cpu_stream *s)
 }
 
 static int stream_open(struct reader *rd, struct cpu_stream *s, const struct tdat_cpu *c,
-		       struct tep_handle *tep)
+		       const struct evfmt_table *t)
 {
 	memset(s, 0, sizeof(*s));
 	s->cpu = c->cpu;
@@ -155,7 +153,7 @@ static int stream_open(struct reader *rd, struct cpu_stream *s, const struct tda
 	/* trace-cmd 3.1 records the compressed size without the 4-byte chunk count. */
 	if (s->compressed && s->len)
 		s->len = c->size + 4 <= rd->f->size - c->offset ? c->size + 4 : c->size;
-	if (page_reader_init(&s->pr, tep, rd->f->page_size) < 0)
+	if (page_reader_init(&s->pr, t, rd->f->page_size) < 0)
 		return err_set(rd->err, EXIT_FAILURE_RUN, "out of memory for a page reader");
 	if (s->compressed && s->len) {
 		if (s->len < 4)
@@ -247,7 +245,7 @@ struct buffer_result {
 };
 
 static int analyze_buffer(const char *path, const struct tdat_file *f,
-			  const struct tdat_buffer *b, struct tep_handle *tep,
+			  const struct tdat_buffer *b, const struct evfmt_table *t,
 			  struct decoder *dec, enum gang_algorithm algo,
 			  struct buffer_result *out, struct ta_err *err)
 {
@@ -259,7 +257,7 @@ static int analyze_buffer(const char *path, const struct tdat_file *f,
 	uint64_t malformed_before = dec->malformed;
 	int rc = 0, opened = 0;
 	for (; rc == 0 && opened < b->ncpus; opened++)
-		rc = stream_open(&rd, &rd.cpus[opened], &b->cpus[opened], tep);
+		rc = stream_open(&rd, &rd.cpus[opened], &b->cpus[opened], t);
 	if (rc == 0)
 		rc = reader_run(&rd);
 	memset(out, 0, sizeof(*out));
@@ -301,7 +299,8 @@ static void clock_name(const char *raw, char *out, size_t len)
 static const char *layout_comm(void *layout, int32_t pid)
 {
 	static char buf[64];
-	return evfmt_comm(layout, pid, buf, sizeof(buf));
+	const struct evfmt_layout *l = layout;
+	return evfmt_comm(l->cmdlines, l->cmdlines_len, pid, buf, sizeof(buf));
 }
 
 /*
@@ -344,8 +343,7 @@ static int analyze_perf(const char *path, const unsigned char *map, size_t size,
 	if (opts->buffer && strcmp(opts->buffer, "top"))
 		return err_set(err, EXIT_BAD_INPUT, "%s is a perf.data file, which has no buffer "
 			       "'%s' (-B applies to trace-cmd files)", path, opts->buffer);
-	if (perfdata_analyze(path, map, size, opts->algorithm, !opts->in_process_formats, res, &pi,
-			     err) < 0)
+	if (perfdata_analyze(path, map, size, opts->algorithm, res, &pi, err) < 0)
 		return -1;
 	snprintf(info->format, sizeof(info->format), "perf.data%s%s",
 		 pi.pipe_mode ? " (pipe)" : "", pi.big_endian ? " big-endian" : "");
@@ -389,15 +387,13 @@ static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
 			struct offline_info *info, struct ta_err *err)
 {
 	struct tdat_file f;
-	struct tep_handle *tep = NULL;
+	struct evfmt_table table;
 	struct decoder dec;
 	int rc = -1;
 
 	if (tdat_open(path, map, size, &f, err) < 0)
 		return -1;
-	if ((!opts->in_process_formats &&
-	     evfmt_sandbox(&f.formats, FORMATS_TIMEOUT_S, err) < 0) ||
-	    !(tep = evfmt_tep(&f.formats, err)) || decoder_init(&dec, tep, err) < 0) {
+	if (evfmt_table_build(&f.formats, &table, err) < 0 || decoder_init(&dec, &table, err) < 0) {
 		err_prefix(err, "%s", path);
 		goto out;
 	}
@@ -434,7 +430,7 @@ static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
 	bool have_best = false;
 	for (size_t i = first; i < last; i++) {
 		struct buffer_result br;
-		if (analyze_buffer(path, &f, &f.buffers[i], tep, &dec, opts->algorithm, &br,
+		if (analyze_buffer(path, &f, &f.buffers[i], &table, &dec, opts->algorithm, &br,
 				   err) < 0) {
 			if (have_best)
 				gang_result_release(&best.res);
@@ -480,8 +476,6 @@ static int analyze_tdat(const char *path, const unsigned char *map, size_t size,
 	info->malformed = best.malformed;
 	rc = 0;
 out:
-	if (tep)
-		tep_free(tep);
 	tdat_close(&f);
 	return rc;
 }

@@ -8,7 +8,7 @@
  * the top buffer or a `trace-cmd record -B NAME` buffer, written on any host
  * (byte order and long size come from the file).  tdat.h checks the layout;
  * evfmt.h builds the event table from our four formats alone (no kallsyms,
- * in a sandbox child with a time limit first); the event data is read by
+ * read by our own parser: libtraceevent never sees them); the event data is read by
  * our own page walker (pages already read are given back to the kernel, so
  * peak memory does not follow the file size):
  * libtracecmd 3.1.6 keeps every decompressed zstd chunk in a list it scans
@@ -27,12 +27,6 @@ struct offline_opts {
 	/* Buffer to read: NULL picks the one holding kvm_hv (else kvm) events;
 	 * "top" is the top-level buffer. */
 	const char *buffer;
-	/*
-	 * Parse the event formats in this process only, without the sandbox
-	 * child: for the fuzzing harness, which must see a crash there (and
-	 * where fork under ASan costs more than the parse).
-	 */
-	bool in_process_formats;
 };
 
 struct offline_info {

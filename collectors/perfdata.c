@@ -48,8 +48,6 @@ enum {
  * queue the whole file).
  */
 #define PENDING_RUNS 65536
-/* The format-parsing child is killed after this long. */
-#define FORMATS_TIMEOUT_S 10
 /*
  * Pages already read are dropped from the mapping in steps of DROP_STEP;
  * those of runs still waiting are kept for RESIDENT_WINDOW behind the
@@ -106,7 +104,7 @@ struct pd {
 	const char *path;
 	const unsigned char *map;
 	size_t size;
-	bool be, sandbox;
+	bool be;
 	bool swap;			/* the file's byte order is not ours */
 	struct ta_err *err;
 
@@ -121,7 +119,6 @@ struct pd {
 	} id_cache[ID_CACHE];		/* attr_of_id's; cleared when attrs move */
 	int id_pos;		/* u64 index of the id in a sample, -1: all attrs alike */
 
-	struct tep_handle *tep;
 	struct decoder dec;
 	bool have_dec;
 
@@ -281,12 +278,11 @@ static inline const struct pattr *attr_of_id(struct pd *p, uint64_t id)
 static int formats_load(struct pd *p, const unsigned char *data, size_t len, uint64_t off)
 {
 	struct evfmt_layout l;
-	if (p->tep)
+	struct evfmt_table t;
+	if (p->have_dec)
 		return bad(p, off, "%s", "a second tracing-data record");
-	if (evfmt_scan(data, len, off, &l, p->err) < 0 ||
-	    (p->sandbox && evfmt_sandbox(&l, FORMATS_TIMEOUT_S, p->err) < 0) ||
-	    !(p->tep = evfmt_tep(&l, p->err)) ||
-	    decoder_init(&p->dec, p->tep, p->err) < 0) {
+	if (evfmt_scan(data, len, off, &l, p->err) < 0 || evfmt_table_build(&l, &t, p->err) < 0 ||
+	    decoder_init(&p->dec, &t, p->err) < 0) {
 		err_prefix(p->err, "%s", p->path);
 		return -1;
 	}
@@ -828,11 +824,10 @@ static int file_mode(struct pd *p, size_t *data_start, size_t *data_end)
 }
 
 int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
-		     enum gang_algorithm algo, bool sandbox, struct gang_result *res,
+		     enum gang_algorithm algo, struct gang_result *res,
 		     struct perfdata_info *info, struct ta_err *err)
 {
-	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1,
-			.sandbox = sandbox };
+	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1 };
 	memset(res, 0, sizeof(*res));
 	memset(info, 0, sizeof(*info));
 	if (!perfdata_magic(map, size))
@@ -871,8 +866,6 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 		info->unordered = p.unordered;
 	}
 	gang_free(p.g);
-	if (p.tep)
-		tep_free(p.tep);
 	free(p.attrs);
 	free(p.ids);
 	free(p.comms);

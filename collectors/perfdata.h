@@ -55,11 +55,10 @@ bool perfdata_magic(const unsigned char *head, size_t len);
 /*
  * Analyses the perf.data held in map (size bytes; path for messages) into
  * *res (release with gang_result_release) and *info.  The caller maps the file;
- * this reads it front to back once and drops the pages it has read.  With
- * sandbox, the event formats are parsed in a child first (evfmt_sandbox).
+ * this reads it front to back once and drops the pages it has read.
  */
 int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
-		     enum gang_algorithm algo, bool sandbox, struct gang_result *res,
+		     enum gang_algorithm algo, struct gang_result *res,
 		     struct perfdata_info *info, struct ta_err *err);
 
 #endif

@@ -60,6 +60,10 @@ const char *config_noise_kind_name(enum noise_kind k) { return noise_kind_names[
 const char *config_domain_type_name(enum domain_type t) { return domain_type_names[t]; }
 const char *config_arch_name(enum guest_arch a) { return arch_names[a]; }
 const char *config_runner_name(enum runner_kind r) { return runner_names[r]; }
+const char *config_pin_policy_name(enum pin_policy p)
+{
+	return p == PIN_EXPLICIT ? "explicit" : pin_words[p];
+}
 
 void shape_format(const struct shape *s, char *buf, size_t n)
 {

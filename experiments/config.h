@@ -242,6 +242,8 @@ const char *config_noise_kind_name(enum noise_kind k);
 const char *config_domain_type_name(enum domain_type t);
 const char *config_arch_name(enum guest_arch a);
 const char *config_runner_name(enum runner_kind r);
+/* none, compact, spread, explicit */
+const char *config_pin_policy_name(enum pin_policy p);
 
 /* Writes "SxCxT" (or "SxDxCxT" when dies were given) into buf. */
 void shape_format(const struct shape *s, char *buf, size_t n);

@@ -45,6 +45,36 @@ static const char *image_dir(char *buf, size_t n)
 	return buf;
 }
 
+/* The guests' architecture: libvirt.arch, where "host" means the built-in x86_64 test guest. */
+static enum guest_arch guest_arch(const struct sweep_config *cfg)
+{
+	return cfg->arch == ARCH_HOST ? ARCH_X86_64 : cfg->arch;
+}
+
+void controller_guests_describe(struct plan *p)
+{
+	const struct sweep_config *cfg = p->cfg;
+	struct host_facts host;
+	host_facts_read(&host);
+	enum guest_arch arch = guest_arch(cfg);
+	struct domain_cpu cpu = { NULL, NULL };
+	if (cfg->runner == RUNNER_AGENT) {
+		const char *why;
+		domain_cpu_choose(guest_type_resolve(cfg->domain_type, arch, &why), arch, &cpu);
+	}
+	for (size_t i = 0; i < p->nconfigs; i++) {
+		struct config_record *r = &p->configs[i].rec;
+		bool guest = cfg->runner == RUNNER_AGENT && !r->host_reference;
+		enum guest_arch a = guest ? arch : host.arch;
+		free(r->arch);
+		free(r->cpu_mode);
+		free(r->cpu_model);
+		r->arch = a == ARCH_HOST ? NULL : xstrdup(config_arch_name(a));
+		r->cpu_mode = guest && cpu.mode ? xstrdup(cpu.mode) : NULL;
+		r->cpu_model = guest && cpu.model ? xstrdup(cpu.model) : NULL;
+	}
+}
+
 int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
 {
 	const struct sweep_config *cfg = c->cfg;
@@ -67,8 +97,7 @@ int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
 	if (hostprobe_cpus_read(&host_cpus, &nhost_cpus, err) < 0)
 		return -1;
 	const char *why = NULL;
-	enum guest_arch arch = cfg->arch == ARCH_HOST ? ARCH_X86_64 : cfg->arch;
-	resolved_type = guest_type_resolve(cfg->domain_type, arch, &why);
+	resolved_type = guest_type_resolve(cfg->domain_type, guest_arch(cfg), &why);
 	if (cfg->domain_type == DOMAIN_AUTO && why && !c->opts->quiet)
 		fprintf(stderr, "domain type: %s\n", why);
 	size_t cap = 1;
@@ -110,11 +139,11 @@ static int build_xml(struct ctl *c, const struct plan_config *pc, const char *na
 	snprintf(initrd, sizeof(initrd), "%s/initrd", dir);
 	struct domain_request req = {
 		.name = name,
-		.arch = cfg->arch == ARCH_HOST ? ARCH_X86_64 : cfg->arch,
+		.arch = guest_arch(cfg),
 		.type = resolved_type,
 		.template_path = cfg->template_path,
 		.memory_mib = cfg->memory_mib,
-		.vcpus = pc->vcpus,
+		.vcpus = pc->rec.vcpus,
 		.sockets = pc->shape.sockets,
 		.dies = pc->shape.dies,
 		.cores = pc->shape.cores,
@@ -194,7 +223,7 @@ static void check_topology(struct ctl *c, const struct plan_config *pc, struct r
 				      pc->shape.threads, &err) < 0) {
 			rec->topology_ok = 0;
 			warn_emit("topology mismatch in run %lld (%s): %s", (long long)rec->run_id,
-				  pc->key, err.msg);
+				  pc->rec.key, err.msg);
 		} else {
 			rec->topology_ok = 1;
 		}
@@ -212,7 +241,7 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 	if (!c->cfg->reuse_guest) {
 		ctl_guest_down_all(c);
 	} else {
-		size_t group = reuse_group(c->plan, pc->index);
+		size_t group = reuse_group(c->plan, pc->rec.index);
 		if (c->guest && c->cache.group[c->guest_slot] != group)
 			ctl_guest_park(c);
 		bool hit, evict;

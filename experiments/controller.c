@@ -245,7 +245,7 @@ static void excerpt(const struct cmd_output *o, struct strbuf *sb)
 /* Whether this configuration's benchmark runs in a guest (else on the host). */
 static bool in_guest(const struct ctl *c, const struct plan_config *pc)
 {
-	return c->cfg->runner == RUNNER_AGENT && !pc->host_runner;
+	return c->cfg->runner == RUNNER_AGENT && !pc->rec.host_reference;
 }
 
 /*
@@ -441,6 +441,19 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 	return err_set(err, EXIT_FAILURE_RUN, "the redis server did not answer PING within 15 s");
 }
 
+/*
+ * The commands a run starts on the host (a host-run benchmark, preparation
+ * and server, host noise loads) learn which configuration they serve from
+ * the environment: a benchmark that drives its own VM from outside
+ * (tests/power8/kvmppc-guest under guest.runner: host) places the noise
+ * load itself, since there is no guest to run it in.
+ */
+static void host_env_set(const struct plan_config *pc)
+{
+	setenv("TOPOADVISOR_CONFIG", pc->rec.key, 1);
+	setenv("TOPOADVISOR_NOISE", pc->noise->name, 1);
+}
+
 static void run_one(struct ctl *c, const struct plan_config *pc, const struct db_run_todo *t,
 		    struct run_record *rec)
 {
@@ -450,6 +463,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	struct live_session *trace = NULL;
 	bool noise_guest = false;
 
+	host_env_set(pc);
 	if (apply_knobs(c, pc, rec) < 0)
 		goto out;
 	record_host_state(c, pc, rec);
@@ -649,7 +663,7 @@ out:
 static const struct plan_config *config_by_key(const struct plan *p, const char *key)
 {
 	for (size_t i = 0; i < p->nconfigs; i++)
-		if (!strcmp(p->configs[i].key, key))
+		if (!strcmp(p->configs[i].rec.key, key))
 			return &p->configs[i];
 	return NULL;
 }

@@ -82,4 +82,13 @@ int controller_check_privileges(const struct sweep_config *cfg,
 /* The host facts recorded with an experiment, as JSON. */
 char *controller_host_facts_json(void);
 
+/*
+ * Fills each configuration record's arch, cpu_mode and cpu_model with what
+ * the controller gives its guest on this host (domain_type auto resolved
+ * as the sweep will resolve it; experiments/domain.h decides the <cpu>):
+ * what is stored with the plan, and what `recommend` prints.  Host runs
+ * get the host's architecture and no <cpu>.
+ */
+void controller_guests_describe(struct plan *p);
+
 #endif

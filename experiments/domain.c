@@ -67,17 +67,6 @@ static const char *const domain_order[] = {
 	"perf", "devices", "seclabel", NULL,
 };
 
-const char *domain_pin_name(enum pin_policy p)
-{
-	switch (p) {
-	case PIN_NONE: return "none";
-	case PIN_COMPACT: return "compact";
-	case PIN_SPREAD: return "spread";
-	case PIN_EXPLICIT: return "explicit";
-	}
-	return "?";
-}
-
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -189,12 +178,12 @@ int domain_pins_compute(const struct domain_request *req, struct domain_pins *pi
 	if (!req->host_cpus || n == 0)
 		return err_set(err, EXIT_FAILURE_RUN,
 			       "%s pinning needs the host's CPU topology, which is unknown",
-			       domain_pin_name(req->pin));
+			       config_pin_policy_name(req->pin));
 	if ((size_t)req->vcpus > n)
 		return err_set(err, EXIT_BAD_INPUT,
 			       "%s pinning of %d vCPUs needs %d host CPUs; this host has %zu online "
 			       "(use fewer vCPUs or pinning: none)",
-			       domain_pin_name(req->pin), req->vcpus, req->vcpus, n);
+			       config_pin_policy_name(req->pin), req->vcpus, req->vcpus, n);
 	int *order = xmalloc(n * sizeof(*order));
 	pins_order(req->host_cpus, n, req->pin == PIN_SPREAD, order);
 	pins->vcpu = xcalloc(req->vcpus, sizeof(*pins->vcpu));
@@ -389,19 +378,31 @@ static void set_metadata(xmlNodePtr root, const struct domain_request *r)
 	xmlSetProp(run, BAD_CAST "pid-start", BAD_CAST buf);
 }
 
+void domain_cpu_choose(enum domain_type type, enum guest_arch arch, struct domain_cpu *out)
+{
+	*out = (struct domain_cpu){ NULL, NULL };
+	if (type == DOMAIN_KVM) {
+		out->mode = "host-passthrough";
+	} else if (arch == ARCH_X86_64) {
+		out->mode = "custom";
+		out->model = DOMAIN_TCG_X86_MODEL;
+	}
+}
+
 static void set_cpu(xmlNodePtr root, const struct domain_request *r)
 {
 	children_remove(root, "cpu");
 	xmlNodePtr cpu = domain_child(root, "cpu");
-	if (r->type == DOMAIN_KVM) {
-		xmlSetProp(cpu, BAD_CAST "mode", BAD_CAST "host-passthrough");
+	struct domain_cpu want;
+	domain_cpu_choose(r->type, r->arch, &want);
+	if (want.mode) {
+		xmlSetProp(cpu, BAD_CAST "mode", BAD_CAST want.mode);
+		if (want.model)
+			xmlSetProp(cpu, BAD_CAST "match", BAD_CAST "exact");
 		xmlSetProp(cpu, BAD_CAST "check", BAD_CAST "none");
-	} else if (r->arch == ARCH_X86_64) {
-		xmlSetProp(cpu, BAD_CAST "mode", BAD_CAST "custom");
-		xmlSetProp(cpu, BAD_CAST "match", BAD_CAST "exact");
-		xmlSetProp(cpu, BAD_CAST "check", BAD_CAST "none");
-		xmlNodePtr m = xmlNewChild(cpu, NULL, BAD_CAST "model",
-					   BAD_CAST DOMAIN_TCG_X86_MODEL);
+	}
+	if (want.model) {
+		xmlNodePtr m = xmlNewChild(cpu, NULL, BAD_CAST "model", BAD_CAST want.model);
 		xmlSetProp(m, BAD_CAST "fallback", BAD_CAST "forbid");
 	}
 	xmlNodePtr t = xmlNewChild(cpu, NULL, BAD_CAST "topology", NULL);

@@ -108,7 +108,17 @@ int domain_pins_compute(const struct domain_request *req, struct domain_pins *pi
 			struct ta_err *err);
 void domain_pins_release(struct domain_pins *pins);
 
-/* Names for messages and the DB. */
-const char *domain_pin_name(enum pin_policy p);
+/*
+ * The guest <cpu> rule (the one place it is decided): under KVM
+ * host-passthrough; under TCG on x86_64 mode custom with model
+ * DOMAIN_TCG_X86_MODEL (QEMU's default model hides SMT threads); on ppc64
+ * under TCG neither (pseries takes QEMU's default).  The builder applies
+ * it, the plan store records it, `recommend` prints what was recorded.
+ */
+struct domain_cpu {
+	const char *mode;	/* NULL: no mode */
+	const char *model;	/* NULL: no model */
+};
+void domain_cpu_choose(enum domain_type type, enum guest_arch arch, struct domain_cpu *out);
 
 #endif

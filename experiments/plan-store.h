@@ -1,8 +1,9 @@
 /*
  * plan-store: stores a plan.  The database layer knows nothing of plans:
- * this fills its rows (schema/db-plan.h: struct db_plan_config,
- * struct db_plan_run) from the plan, the factors JSON written by
- * plan_factors_json, and hands them to db_plan_store.
+ * this hands it the configurations' records (model/config-record.h, each
+ * whole: key, decision, environment, every factor, the guest's arch and
+ * <cpu> once controller_guests_describe filled them) and the planned runs
+ * (schema/db-plan.h).
  */
 #ifndef TA_PLAN_STORE_H
 #define TA_PLAN_STORE_H

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "../model/knob-table.h"
-#include "../util/json.h"
 #include "../util/strbuf.h"
 
 /* A candidate shape before the cross product. */
@@ -209,17 +208,54 @@ static const char *combination_invalid(const struct sweep_config *cfg,
 	return NULL;
 }
 
-static char *config_key(const struct sweep_config *cfg, const struct cand_shape *cs,
-			const struct pinning *pin, const char **knobs, const struct noise *noise)
+/*
+ * Appends configuration (shape, pin, knobs, noise) to the plan with its
+ * record filled and named (model/config-record.h writes its key); a host
+ * reference (guest.host_baseline) runs on the host, without a guest.
+ */
+static struct plan_config *config_add(struct plan *p, const struct cand_shape *cs,
+				      const struct pinning *pin, const char **knobs,
+				      const struct noise *noise, bool host_reference)
 {
-	struct strbuf sb = STRBUF_INIT;
+	const struct sweep_config *cfg = p->cfg;
+	p->configs = xrealloc(p->configs, (p->nconfigs + 1) * sizeof(*p->configs));
+	struct plan_config *c = &p->configs[p->nconfigs];
+	memset(c, 0, sizeof(*c));
+	c->shape = cs->shape;
+	c->pinning = pin;
+	c->noise = noise;
+	c->knob_values = xcalloc(cfg->nknobs + 1, sizeof(char *));
+	memcpy(c->knob_values, knobs, cfg->nknobs * sizeof(char *));
+
+	struct config_record *r = &c->rec;
 	char shape[64];
 	shape_format(&cs->shape, shape, sizeof(shape));
-	strbuf_addf(&sb, "%s/pin=%s", shape, pin->name);
+	r->index = p->nconfigs;
+	r->topology = xstrdup(shape);
+	r->vcpus = cs->vcpus;
+	r->sockets = cs->shape.sockets;
+	r->dies = cs->shape.dies;
+	r->cores = cs->shape.cores;
+	r->threads = cs->shape.threads;
+	r->pinning = xstrdup(pin->name);
+	r->pinning_policy = xstrdup(config_pin_policy_name(pin->policy));
+	if (pin->policy == PIN_EXPLICIT) {
+		r->pinning_cpus = xcalloc(pin->nvcpu_cpus + 1, sizeof(char *));
+		for (size_t i = 0; i < pin->nvcpu_cpus; i++)
+			r->pinning_cpus[i] = xstrdup(pin->vcpu_cpus[i]);
+		r->npinning_cpus = pin->nvcpu_cpus;
+		r->emulator_cpus = pin->emulator_cpus ? xstrdup(pin->emulator_cpus) : NULL;
+	}
 	for (size_t i = 0; i < cfg->nknobs; i++)
-		strbuf_addf(&sb, "/%s=%s", cfg->knobs[i].name, knobs[i]);
-	strbuf_addf(&sb, "/noise=%s", noise->name);
-	return strbuf_detach(&sb);
+		config_record_knob_add(r, cfg->knobs[i].name, knobs[i]);
+	r->noise = xstrdup(noise->name);
+	r->noise_kind = xstrdup(config_noise_kind_name(noise->kind));
+	r->host_reference = host_reference;
+	r->runner = xstrdup(host_reference || cfg->runner == RUNNER_HOST ? "host" : "agent");
+	config_record_name(r, (const char *const *)cfg->advisor.environment,
+			   cfg->advisor.nenvironment);
+	p->nconfigs++;
+	return c;
 }
 
 /* True when configuration c has every factor value the baseline names. */
@@ -254,7 +290,7 @@ static int mark_baseline(struct plan *p, struct ta_err *err)
 		return 0;
 	size_t matches = 0, first = 0;
 	for (size_t i = 0; i < p->nconfigs; i++) {
-		if (!p->configs[i].host_runner && baseline_matches(cfg, &p->configs[i])) {
+		if (!p->configs[i].rec.host_reference && baseline_matches(cfg, &p->configs[i])) {
 			if (!matches++)
 				first = i;
 		}
@@ -270,7 +306,7 @@ static int mark_baseline(struct plan *p, struct ta_err *err)
 			       "%s:%d:%d: baseline: matches %zu configurations; name more "
 			       "factors (topology, pinning, noise or a host knob) so it "
 			       "picks one", cfg->path, b->line, b->col, matches);
-	p->configs[first].baseline = true;
+	p->configs[first].rec.baseline = true;
 	return 0;
 }
 
@@ -360,19 +396,7 @@ static void cross(struct plan *p, const struct host_facts *host,
 					add_dropped(p, strbuf_str(&what), reason);
 					continue;
 				}
-				p->configs = xrealloc(p->configs,
-						      (p->nconfigs + 1) * sizeof(*p->configs));
-				struct plan_config *c = &p->configs[p->nconfigs];
-				memset(c, 0, sizeof(*c));
-				c->index = p->nconfigs;
-				c->shape = shapes[s].shape;
-				c->vcpus = shapes[s].vcpus;
-				c->pinning = pin;
-				c->noise = noise;
-				c->knob_values = xcalloc(cfg->nknobs + 1, sizeof(char *));
-				memcpy(c->knob_values, kval, cfg->nknobs * sizeof(char *));
-				c->key = config_key(cfg, &shapes[s], pin, kval, noise);
-				p->nconfigs++;
+				config_add(p, &shapes[s], pin, kval, noise, false);
 			}
 		} while (next_knob_combo(cfg, kidx));
 	}
@@ -401,8 +425,8 @@ static void add_host_references(struct plan *p, const struct host_facts *host)
 	const struct sweep_config *cfg = p->cfg;
 	int vcpus = 0;
 	for (size_t i = 0; i < p->nconfigs; i++)
-		if (p->configs[i].vcpus > vcpus)
-			vcpus = p->configs[i].vcpus;
+		if (p->configs[i].rec.vcpus > vcpus)
+			vcpus = p->configs[i].rec.vcpus;
 	const struct pinning *pin = &cfg->pinnings[0];
 	const char *want = baseline_value(cfg, "pinning");
 	for (size_t i = 0; want && i < cfg->npinnings; i++)
@@ -435,24 +459,7 @@ static void add_host_references(struct plan *p, const struct host_facts *host)
 			strbuf_release(&why);
 			continue;
 		}
-		p->configs = xrealloc(p->configs, (p->nconfigs + 1) * sizeof(*p->configs));
-		struct plan_config *c = &p->configs[p->nconfigs];
-		memset(c, 0, sizeof(*c));
-		c->index = p->nconfigs;
-		c->shape = cs.shape;
-		c->vcpus = vcpus;
-		c->pinning = pin;
-		c->noise = &cfg->noises[ni];
-		c->knob_values = xcalloc(cfg->nknobs + 1, sizeof(char *));
-		memcpy(c->knob_values, kval, cfg->nknobs * sizeof(char *));
-		char *guest_key = config_key(cfg, &cs, pin, kval, c->noise);
-		/* "4x1x1/pin=…" -> "host/pin=…" */
-		struct strbuf key = STRBUF_INIT;
-		strbuf_addf(&key, "host%s", strchr(guest_key, '/'));
-		free(guest_key);
-		c->key = strbuf_detach(&key);
-		c->host_runner = true;
-		p->nconfigs++;
+		config_add(p, &cs, pin, kval, z, true);
 	}
 	free(kval);
 }
@@ -500,7 +507,7 @@ void plan_free(struct plan *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->nconfigs; i++) {
-		free(p->configs[i].key);
+		config_record_release(&p->configs[i].rec);
 		free(p->configs[i].knob_values);
 	}
 	free(p->configs);
@@ -511,54 +518,4 @@ void plan_free(struct plan *p)
 	free(p->dropped);
 	free(p->runs);
 	free(p);
-}
-
-static const char *const pin_policy_names[] = {
-	[PIN_NONE] = "none", [PIN_COMPACT] = "compact", [PIN_SPREAD] = "spread",
-	[PIN_EXPLICIT] = "explicit"
-};
-
-void plan_config_json(struct json_writer *w, const struct plan *p, const struct plan_config *c)
-{
-	const struct sweep_config *cfg = p->cfg;
-	char shape[64];
-	shape_format(&c->shape, shape, sizeof(shape));
-	json_key(w, "topology"); json_str(w, shape);
-	json_key(w, "vcpus"); json_int(w, c->vcpus);
-	json_key(w, "sockets"); json_int(w, c->shape.sockets);
-	json_key(w, "dies"); json_int(w, c->shape.dies);
-	json_key(w, "cores"); json_int(w, c->shape.cores);
-	json_key(w, "threads"); json_int(w, c->shape.threads);
-	json_key(w, "pinning"); json_str(w, c->pinning->name);
-	json_key(w, "pinning_policy"); json_str(w, pin_policy_names[c->pinning->policy]);
-	if (c->pinning->policy == PIN_EXPLICIT) {
-		json_key(w, "pinning_cpus");
-		json_arr_begin(w);
-		for (size_t i = 0; i < c->pinning->nvcpu_cpus; i++)
-			json_str(w, c->pinning->vcpu_cpus[i]);
-		json_arr_end(w);
-		if (c->pinning->emulator_cpus) {
-			json_key(w, "emulator_cpus");
-			json_str(w, c->pinning->emulator_cpus);
-		}
-	}
-	for (size_t i = 0; i < cfg->nknobs; i++) {
-		json_key(w, cfg->knobs[i].name);
-		json_str(w, c->knob_values[i]);
-	}
-	json_key(w, "runner");
-	json_str(w, c->host_runner || cfg->runner == RUNNER_HOST ? "host" : "agent");
-	json_key(w, "noise"); json_str(w, c->noise->name);
-	json_key(w, "noise_kind"); json_str(w, config_noise_kind_name(c->noise->kind));
-}
-
-char *plan_factors_json(const struct plan *p, const struct plan_config *c)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct json_writer w;
-	json_init(&w, &sb, false);
-	json_obj_begin(&w);
-	plan_config_json(&w, p, c);
-	json_obj_end(&w);
-	return strbuf_detach(&sb);
 }

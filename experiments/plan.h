@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../model/config-record.h"
 #include "config.h"
 
 /* What plan needs to know about the host it is planning for. */
@@ -26,16 +27,17 @@ struct host_facts {
 	int threads_per_core;	/* 0: unknown */
 };
 
+/*
+ * One configuration: its record (model/config-record.h: key, decision and
+ * environment level, every factor as data, what is stored) and the parts
+ * of the sweep config the controller runs it from.
+ */
 struct plan_config {
-	size_t index;
-	char *key;			/* stable: "1x2x1/pin=none/smt=off/noise=none" */
+	struct config_record rec;	/* rec.index: its position in configs */
 	struct shape shape;
-	int vcpus;
 	const struct pinning *pinning;	/* points into the config */
 	const struct noise *noise;
 	const char **knob_values;	/* parallel to cfg->knobs (points into the config) */
-	bool baseline;
-	bool host_runner;		/* a host reference (guest.host_baseline): no guest */
 };
 
 struct plan_dropped {
@@ -76,19 +78,6 @@ struct plan {
 struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts *host,
 			 uint64_t seed, struct ta_err *err);
 void plan_free(struct plan *p);
-
-/*
- * The one writer of a configuration's factors as JSON: writes its members
- * into the object w has open (topology, vcpus, sockets, dies, cores,
- * threads, pinning, pinning_policy [, pinning_cpus, emulator_cpus], one
- * member per host knob, runner, noise, noise_kind).  `plan --json` writes
- * them per configuration; the database stores them as the `factors` column
- * (plan_factors_json), which the advisor reads back.
- */
-struct json_writer;
-void plan_config_json(struct json_writer *w, const struct plan *p, const struct plan_config *c);
-/* The same members as one compact JSON object (free it). */
-char *plan_factors_json(const struct plan *p, const struct plan_config *c);
 
 /* Reads this host's facts (uname, sysconf, sysfs).  Never fails: unknowns are 0. */
 void host_facts_read(struct host_facts *h);

@@ -12,7 +12,7 @@
 
 static bool same_domain(const struct plan_config *a, const struct plan_config *b)
 {
-	return a->pinning == b->pinning && a->vcpus == b->vcpus &&
+	return a->pinning == b->pinning && a->rec.vcpus == b->rec.vcpus &&
 	       a->shape.sockets == b->shape.sockets && a->shape.dies == b->shape.dies &&
 	       a->shape.cores == b->shape.cores && a->shape.threads == b->shape.threads;
 }
@@ -20,10 +20,10 @@ static bool same_domain(const struct plan_config *a, const struct plan_config *b
 size_t reuse_group(const struct plan *p, size_t config)
 {
 	const struct plan_config *c = &p->configs[config];
-	if (c->host_runner)
+	if (c->rec.host_reference)
 		return REUSE_NO_GROUP;
 	for (size_t i = 0; i < config; i++)
-		if (!p->configs[i].host_runner && same_domain(&p->configs[i], c))
+		if (!p->configs[i].rec.host_reference && same_domain(&p->configs[i], c))
 			return i;
 	return config;
 }
@@ -114,7 +114,7 @@ size_t reuse_boots(const struct plan *p, size_t capacity)
 		return 0;
 	if (!p->cfg->reuse_guest) {
 		for (size_t i = 0; i < p->nruns; i++)
-			boots += !p->configs[p->runs[i].config].host_runner;
+			boots += !p->configs[p->runs[i].config].rec.host_reference;
 		return boots;
 	}
 	struct reuse_cache rc;
@@ -126,7 +126,7 @@ size_t reuse_boots(const struct plan *p, size_t capacity)
 			for (size_t s = 0; s < rc.cap; s++)
 				reuse_cache_drop(&rc, s);
 		applied = c->knob_values;
-		size_t g = reuse_group(p, c->index);
+		size_t g = reuse_group(p, c->rec.index);
 		if (g == REUSE_NO_GROUP)
 			continue;
 		bool hit, evict;

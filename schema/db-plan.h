@@ -9,26 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../model/config-record.h"
 #include "db.h"
-
-/*
- * One row of `configurations` as the sweep driver hands it over (it fills
- * these from the plan: advisor/sweep.c, sweep_plan_store).  Strings are
- * borrowed for the call.
- */
-struct db_plan_config {
-	size_t idx;
-	const char *key;
-	int vcpus, sockets, dies, cores, threads;
-	const char *pinning, *noise;
-	/* The host knobs the configuration sets and their canonical values;
-	   knobs with a typed column (model/knob-table.h) are also stored there. */
-	const char *const *knob_names;
-	const char *const *knob_values;
-	size_t nknobs;
-	const char *factors_json;	/* every factor, one JSON object */
-	bool is_baseline;
-};
 
 /* One planned run. */
 struct db_plan_run {
@@ -38,23 +20,19 @@ struct db_plan_run {
 };
 
 /*
- * Inserts the configurations and one 'planned' run per entry of runs (in
- * that order) for experiment exp_id, in one transaction: all or nothing.
- * config_ids_out (optional, nconfigs long) receives the new ids.
+ * Inserts the configurations (their records, schema/db-config.h) and one
+ * 'planned' run per entry of runs (in that order) for experiment exp_id, in
+ * one transaction: all or nothing.  config_ids_out (optional, nconfigs
+ * long) receives the new ids.
  */
-int db_plan_store(struct db *db, int64_t exp_id, const struct db_plan_config *configs,
+int db_plan_store(struct db *db, int64_t exp_id, const struct config_record *configs,
 		  size_t nconfigs, const struct db_plan_run *runs, size_t nruns,
 		  int64_t *config_ids_out, struct ta_err *err);
 
+/* A stored configuration and how far its runs are (`show`). */
 struct db_config_summary {
 	int64_t id;
-	int idx;
-	char *key;
-	int vcpus, sockets, dies, cores, threads;
-	char *pinning;
-	char *noise;
-	char *factors;		/* JSON */
-	bool baseline;
+	struct config_record rec;
 	int nruns, nok, nfailed, ninterrupted, npending;
 };
 

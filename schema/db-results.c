@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/knob-table.h"
 #include "../util/strbuf.h"
+#include "db-config.h"
 #include "db-race.h"
 
 /* id -> object, sorted by id, for attaching child rows to their parents. */
@@ -32,46 +32,14 @@ static int column_int_or(sqlite3_stmt *st, int col, int dflt)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? dflt : sqlite3_column_int(st, col);
 }
 
-/*
- * The SELECT of an experiment's configurations: the fixed columns, then
- * each typed knob column of the knob table, in table order.
- */
-#define CONFIG_FIXED_COLUMNS 12
-static char *config_select_sql(void)
-{
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, "SELECT id, idx, key, vcpus, sockets, dies, cores, threads, pinning, "
-		      "noise, factors, is_baseline");
-	for (size_t i = 0; i < knob_count(); i++)
-		if (knob_at(i)->db_column)
-			strbuf_addf(&sb, ", %s", knob_at(i)->db_column);
-	strbuf_addstr(&sb, " FROM configurations WHERE experiment_id = ? ORDER BY idx");
-	return strbuf_detach(&sb);
-}
-
-/* The typed knob columns of the current row that are not NULL, as text. */
-static void read_knob_columns(sqlite3_stmt *st, struct db_results_config *c)
-{
-	int col = CONFIG_FIXED_COLUMNS;
-	for (size_t i = 0; i < knob_count(); i++) {
-		const struct knob *k = knob_at(i);
-		if (!k->db_column)
-			continue;
-		if (sqlite3_column_type(st, col) != SQLITE_NULL) {
-			c->knob_columns = xrealloc(c->knob_columns, (c->nknob_columns + 1) *
-						   sizeof(*c->knob_columns));
-			c->knob_columns[c->nknob_columns++] = (struct db_results_factor){
-				xstrdup(k->name), db_column_strdup(st, col) };
-		}
-		col++;
-	}
-}
-
 static int read_configs(struct db *db, struct db_results *r, struct ta_err *err)
 {
-	char *sql = config_select_sql();
-	sqlite3_stmt *st = db_prepare(db, sql, err);
-	free(sql);
+	struct strbuf sql = STRBUF_INIT;
+	strbuf_addstr(&sql, "SELECT id, ");
+	db_config_columns(&sql, NULL);
+	strbuf_addstr(&sql, " FROM configurations WHERE experiment_id = ? ORDER BY idx");
+	sqlite3_stmt *st = db_prepare(db, strbuf_str(&sql), err);
+	strbuf_release(&sql);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, r->exp.id);
@@ -81,84 +49,10 @@ static int read_configs(struct db *db, struct db_results *r, struct ta_err *err)
 		struct db_results_config *c = &r->configs[r->nconfigs++];
 		memset(c, 0, sizeof(*c));
 		c->id = sqlite3_column_int64(st, 0);
-		c->idx = sqlite3_column_int(st, 1);
-		c->key = db_column_strdup(st, 2);
-		c->vcpus = sqlite3_column_int(st, 3);
-		c->sockets = sqlite3_column_int(st, 4);
-		c->dies = sqlite3_column_int(st, 5);
-		c->cores = sqlite3_column_int(st, 6);
-		c->threads = sqlite3_column_int(st, 7);
-		c->pinning = db_column_strdup(st, 8);
-		c->noise = db_column_strdup(st, 9);
-		c->factors_json = db_column_strdup(st, 10);
-		c->is_baseline = sqlite3_column_int(st, 11) != 0;
-		read_knob_columns(st, c);
+		db_config_read(st, 1, &c->rec);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(db, "reading configurations", err);
-}
-
-/* A JSON scalar as text: booleans as true/false, null as SQL NULL. */
-#define FACTOR_TEXT "CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' " \
-	"WHEN 'null' THEN NULL ELSE CAST(j.value AS TEXT) END"
-
-/*
- * The factors JSON is flattened by SQLite's json_each (no JSON parser in C):
- * top-level scalars, plus the members of an optional "host_defaults" object
- * as "host_defaults.NAME".
- */
-static int read_factors(struct db *db, struct db_results *r, const struct id_index *cidx,
-			struct ta_err *err)
-{
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT c.id, j.key, " FACTOR_TEXT ", 0 AS part, j.id "
-		"FROM configurations c, json_each(c.factors) j "
-		"WHERE c.experiment_id = ?1 AND j.type NOT IN ('object', 'array') "
-		"UNION ALL "
-		"SELECT c.id, 'host_defaults.' || j.key, " FACTOR_TEXT ", 1, j.id "
-		"FROM configurations c, json_each(c.factors, '$.host_defaults') j "
-		"WHERE c.experiment_id = ?1 "
-		"AND json_type(c.factors, '$.host_defaults') = 'object' "
-		"AND j.type NOT IN ('object', 'array') "
-		"ORDER BY 1, 4, 5", err);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, r->exp.id);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_results_config *c = id_index_find(cidx, r->nconfigs,
-							   sqlite3_column_int64(st, 0));
-		if (!c || sqlite3_column_type(st, 2) == SQLITE_NULL)
-			continue;
-		c->factors = xrealloc(c->factors, (c->nfactors + 1) * sizeof(*c->factors));
-		c->factors[c->nfactors].name = db_column_strdup(st, 1);
-		c->factors[c->nfactors].value = db_column_strdup(st, 2);
-		c->nfactors++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(db, "reading configuration factors", err);
-
-	st = db_prepare(db,
-		"SELECT c.id, CAST(j.value AS TEXT) "
-		"FROM configurations c, json_each(c.factors, '$.pinning_cpus') j "
-		"WHERE c.experiment_id = ? AND json_type(c.factors, '$.pinning_cpus') = 'array' "
-		"ORDER BY c.id, CAST(j.key AS INTEGER)", err);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, r->exp.id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_results_config *c = id_index_find(cidx, r->nconfigs,
-							   sqlite3_column_int64(st, 0));
-		if (!c)
-			continue;
-		c->pinning_cpus = xrealloc(c->pinning_cpus,
-					   (c->npinning_cpus + 1) * sizeof(char *));
-		char *v = db_column_strdup(st, 1);
-		c->pinning_cpus[c->npinning_cpus++] = v ? v : xstrdup("");
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_error(db, "reading pinning cpusets", err);
 }
 
 static int read_runs(struct db *db, struct db_results *r, const struct id_index *cidx,
@@ -275,7 +169,7 @@ static int read_race(struct db *db, struct db_results *out, struct ta_err *err)
 			if (out->configs[i].id == el[k].configuration_id)
 				c = &out->configs[i];
 			if (out->configs[i].id == el[k].against_id)
-				against = out->configs[i].key;
+				against = out->configs[i].rec.key;
 		}
 		if (c) {
 			c->eliminated_block = el[k].after_block;
@@ -302,7 +196,7 @@ int db_results_load(struct db *db, const char *id_or_name, struct db_results *ou
 	for (size_t i = 0; i < out->nconfigs; i++)
 		cidx[i] = (struct id_index){ out->configs[i].id, &out->configs[i] };
 	qsort(cidx, out->nconfigs, sizeof(*cidx), cmp_id_index);
-	if (read_factors(db, out, cidx, err) < 0 || read_runs(db, out, cidx, err) < 0 ||
+	if (read_runs(db, out, cidx, err) < 0 ||
 	    read_race(db, out, err) < 0)
 		goto done;
 	for (size_t i = 0; i < out->nconfigs; i++)
@@ -345,23 +239,7 @@ void db_results_release(struct db_results *r)
 {
 	for (size_t i = 0; i < r->nconfigs; i++) {
 		struct db_results_config *c = &r->configs[i];
-		free(c->key);
-		free(c->pinning);
-		free(c->noise);
-		free(c->factors_json);
-		for (size_t j = 0; j < c->nfactors; j++) {
-			free(c->factors[j].name);
-			free(c->factors[j].value);
-		}
-		free(c->factors);
-		for (size_t j = 0; j < c->nknob_columns; j++) {
-			free(c->knob_columns[j].name);
-			free(c->knob_columns[j].value);
-		}
-		free(c->knob_columns);
-		for (size_t j = 0; j < c->npinning_cpus; j++)
-			free(c->pinning_cpus[j]);
-		free(c->pinning_cpus);
+		config_record_release(&c->rec);
 		for (size_t j = 0; j < c->nruns; j++)
 			run_clear(&c->runs[j]);
 		free(c->runs);
@@ -377,22 +255,6 @@ const struct db_results_metric *db_results_run_metric(const struct db_results_ru
 	for (size_t i = 0; i < run->nmetrics; i++)
 		if (!strcmp(run->metrics[i].name, name))
 			return &run->metrics[i];
-	return NULL;
-}
-
-const char *db_results_config_factor(const struct db_results_config *c, const char *name)
-{
-	for (size_t i = 0; i < c->nfactors; i++)
-		if (!strcmp(c->factors[i].name, name))
-			return c->factors[i].value;
-	return NULL;
-}
-
-const char *db_results_config_knob_column(const struct db_results_config *c, const char *knob)
-{
-	for (size_t i = 0; i < c->nknob_columns; i++)
-		if (!strcmp(c->knob_columns[i].name, knob))
-			return c->knob_columns[i].value;
 	return NULL;
 }
 
@@ -418,14 +280,13 @@ static int step_insert(struct db *db, sqlite3_stmt *st, const char *what, int64_
 	return 0;
 }
 
-int db_fixture_config_add(struct db *db, int64_t experiment_id, const struct db_plan_config *c,
+int db_fixture_config_add(struct db *db, int64_t experiment_id, const struct config_record *c,
 			  int64_t *id_out, struct ta_err *err)
 {
-	struct db_plan_config row = *c;
+	struct config_record row = *c;
 	row.dies = c->dies > 0 ? c->dies : 1;
 	row.pinning = c->pinning ? c->pinning : "none";
 	row.noise = c->noise ? c->noise : "none";
-	row.factors_json = c->factors_json ? c->factors_json : "{}";
 	int64_t id;
 	if (db_plan_store(db, experiment_id, &row, 1, NULL, 0, &id, err) < 0)
 		return -1;

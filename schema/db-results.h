@@ -48,28 +48,10 @@ struct db_results_run {
 	size_t nexits;
 };
 
-/* A top-level scalar of the factors JSON as text (host_defaults members as "host_defaults.NAME"). */
-struct db_results_factor {
-	char *name;
-	char *value;
-};
-
+/* A configuration: its record (schema/db-config.h reads it) and its runs. */
 struct db_results_config {
 	int64_t id;
-	int idx;
-	char *key;
-	int vcpus, sockets, dies, cores, threads;
-	char *pinning, *noise;
-	char *factors_json;
-	struct db_results_factor *factors;	/* top-level scalars of factors_json */
-	size_t nfactors;
-	/* The typed knob columns (model/knob-table.h) that are not NULL, as text,
-	   each named by its knob ("kvm_hv.indep_threads_mode": "Y"). */
-	struct db_results_factor *knob_columns;
-	size_t nknob_columns;
-	char **pinning_cpus;		/* factors.pinning_cpus: one cpuset per vCPU */
-	size_t npinning_cpus;
-	bool is_baseline;
+	struct config_record rec;
 	struct db_results_run *runs;		/* by repetition */
 	size_t nruns;
 	/* a raced sweep's elimination of this configuration; 0: not eliminated */
@@ -96,10 +78,6 @@ void db_results_release(struct db_results *r);
 
 /* Looks a metric up in a run; NULL when the run has none of that name. */
 const struct db_results_metric *db_results_run_metric(const struct db_results_run *run, const char *name);
-/* Looks a factor up; NULL when absent. */
-const char *db_results_config_factor(const struct db_results_config *c, const char *name);
-/* A typed knob column's value by knob name ("subcores_per_core"); NULL when NULL. */
-const char *db_results_config_knob_column(const struct db_results_config *c, const char *knob);
 
 /* ---- fixture inserts (tests, importers) ------------------------------- */
 
@@ -112,10 +90,11 @@ struct db_fixture_run {
 };
 
 /*
- * One configuration as db_plan_store() writes it, with defaults for fixtures:
- * pinning and noise NULL mean 'none', dies 0 means 1, factors_json NULL "{}".
+ * One configuration as db_plan_store() writes it, with defaults for
+ * fixtures: dies 0 means 1, pinning and noise NULL 'none'; decision and
+ * environment NULL are left NULL (the reader takes the key and the noise).
  */
-int db_fixture_config_add(struct db *db, int64_t experiment_id, const struct db_plan_config *c,
+int db_fixture_config_add(struct db *db, int64_t experiment_id, const struct config_record *c,
 			  int64_t *id_out, struct ta_err *err);
 int db_fixture_run_add(struct db *db, int64_t configuration_id,
 		       const struct db_fixture_run *r, int64_t *id_out, struct ta_err *err);

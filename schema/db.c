@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -403,7 +404,8 @@ int db_experiment_insert(struct db *db, const struct db_experiment_new *e,
 	sqlite3_stmt *st = db_prepare(db,
 		"INSERT INTO experiments (name, parent_id, config_yaml, config_sha256, "
 		"config_path, tool_version, host_facts, seed, primary_metric, "
-		"higher_is_better) VALUES (?,?,?,?,?,?,?,?,?,?)", err);
+		"higher_is_better, objective, equivalence, environment) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", err);
 	if (!st)
 		return -1;
 	char sha[65];
@@ -420,8 +422,20 @@ int db_experiment_insert(struct db *db, const struct db_experiment_new *e,
 	sqlite3_bind_text(st, 9, e->primary_metric, -1, SQLITE_STATIC);
 	if (e->higher_is_better >= 0)
 		sqlite3_bind_int(st, 10, e->higher_is_better);
+	char *environment = NULL;
+	if (e->objective) {
+		json_object *env = json_object_new_array();
+		for (size_t i = 0; i < e->nenvironment; i++)
+			json_object_array_add(env, json_object_new_string(e->environment[i]));
+		environment = xstrdup(json_object_to_json_string_ext(env, JSON_C_TO_STRING_PLAIN));
+		json_object_put(env);
+		sqlite3_bind_text(st, 11, e->objective, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 12, e->equivalence);
+		sqlite3_bind_text(st, 13, environment, -1, SQLITE_STATIC);
+	}
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
+	free(environment);
 	if (rc != SQLITE_DONE)
 		return db_error(db, "storing the experiment", err);
 	*id_out = sqlite3_last_insert_rowid(db->handle);
@@ -466,10 +480,31 @@ int db_experiment_fail(struct db *db, int64_t id, const char *cause, struct ta_e
 	"COUNT(r.id), " \
 	"COALESCE(SUM(r.status = 'planned'), 0), COALESCE(SUM(r.status = 'running'), 0), " \
 	"COALESCE(SUM(r.status = 'ok'), 0), COALESCE(SUM(r.status = 'failed'), 0), " \
-	"COALESCE(SUM(r.status = 'interrupted'), 0), e.error " \
+	"COALESCE(SUM(r.status = 'interrupted'), 0), e.error, " \
+	"e.objective, e.equivalence, e.environment " \
 	"FROM experiments e " \
 	"LEFT JOIN configurations c2 ON c2.experiment_id = e.id " \
 	"LEFT JOIN runs r ON r.configuration_id = c2.id "
+
+/* The stored advisor settings from columns col.. (objective, equivalence, environment). */
+static void advisor_from_row(sqlite3_stmt *st, int col, struct db_advisor_settings *a)
+{
+	a->objective = db_column_strdup(st, col);
+	a->known = a->objective != NULL;
+	a->equivalence = sqlite3_column_double(st, col + 1);
+	const char *text = (const char *)sqlite3_column_text(st, col + 2);
+	json_object *env = text ? json_tokener_parse(text) : NULL;
+	if (env && json_object_is_type(env, json_type_array)) {
+		size_t n = json_object_array_length(env);
+		a->environment = xcalloc(n + 1, sizeof(char *));
+		for (size_t i = 0; i < n; i++) {
+			json_object *v = json_object_array_get_idx(env, i);
+			if (json_object_is_type(v, json_type_string))
+				a->environment[a->nenvironment++] = xstrdup(json_object_get_string(v));
+		}
+	}
+	json_object_put(env);
+}
 
 static void experiment_from_row(sqlite3_stmt *st, struct db_experiment *e)
 {
@@ -497,6 +532,7 @@ static void experiment_from_row(sqlite3_stmt *st, struct db_experiment *e)
 	e->nfailed = sqlite3_column_int(st, 19);
 	e->ninterrupted = sqlite3_column_int(st, 20);
 	e->error = db_column_strdup(st, 21);
+	advisor_from_row(st, 22, &e->advisor);
 }
 
 int db_experiment_list(struct db *db, struct db_experiment **out, size_t *n,
@@ -563,6 +599,10 @@ void db_experiment_release(struct db_experiment *e)
 	free(e->status);
 	free(e->error);
 	free(e->primary_metric);
+	free(e->advisor.objective);
+	for (size_t i = 0; i < e->advisor.nenvironment; i++)
+		free(e->advisor.environment[i]);
+	free(e->advisor.environment);
 	memset(e, 0, sizeof(*e));
 }
 

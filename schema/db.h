@@ -66,6 +66,18 @@ char *db_column_strdup(sqlite3_stmt *st, int col);
 
 /* ---- experiments ------------------------------------------------------ */
 
+/*
+ * How the advisor decides for an experiment: its sweep's advisor.* (docs/
+ * config.md), stored with it so that rank never reads the sweep again.
+ */
+struct db_advisor_settings {
+	bool known;		/* false: stored before schema 7 by a sweep naming `advisor` */
+	char *objective;	/* "worst" | "mean" */
+	double equivalence;	/* a fraction (0.02) */
+	char **environment;	/* environment factors besides noise */
+	size_t nenvironment;
+};
+
 struct db_experiment {
 	int64_t id;
 	char *name;
@@ -82,6 +94,7 @@ struct db_experiment {
 	uint64_t seed;
 	char *primary_metric;
 	int higher_is_better;	/* -1 unknown */
+	struct db_advisor_settings advisor;
 	/* derived counts, filled by the readers below */
 	int nconfigs;
 	int nruns, nplanned, nrunning, nok, nfailed, ninterrupted;
@@ -98,6 +111,11 @@ struct db_experiment_new {
 	uint64_t seed;
 	const char *primary_metric;
 	int higher_is_better;	/* -1 unknown */
+	/* advisor.*: objective NULL stores them unknown (only importers should) */
+	const char *objective;
+	double equivalence;
+	const char *const *environment;
+	size_t nenvironment;
 };
 
 int db_experiment_insert(struct db *db, const struct db_experiment_new *e,

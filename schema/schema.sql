@@ -237,3 +237,34 @@ CREATE TABLE eliminations (
 	p REAL NOT NULL CHECK (p >= 0 AND p <= 1),
 	ratio REAL
 );
+
+-- @migration 7
+-- The configuration record (model/config-record.h) stored whole with the
+-- plan, so the advisor reads what the planner and the controller decided
+-- instead of deriving it again: the decision and the environment level
+-- each configuration belongs to (written once by the plan, with the
+-- sweep's advisor.environment; never parsed from the key), the guests'
+-- architecture and the <cpu> mode and model their domains had (NULL: none
+-- set).  And the experiment's advisor settings (objective, equivalence,
+-- environment: a JSON array of the factors besides noise).
+ALTER TABLE configurations ADD COLUMN decision TEXT;
+ALTER TABLE configurations ADD COLUMN environment TEXT;
+ALTER TABLE configurations ADD COLUMN arch TEXT;
+ALTER TABLE configurations ADD COLUMN cpu_mode TEXT;
+ALTER TABLE configurations ADD COLUMN cpu_model TEXT;
+ALTER TABLE experiments ADD COLUMN objective TEXT
+	CHECK (objective IS NULL OR objective IN ('worst', 'mean'));
+ALTER TABLE experiments ADD COLUMN equivalence REAL
+	CHECK (equivalence IS NULL OR (equivalence > 0 AND equivalence <= 0.5));
+ALTER TABLE experiments ADD COLUMN environment TEXT
+	CHECK (environment IS NULL OR json_valid(environment));
+-- Rows stored before: the level is the noise, the decision the key without
+-- its trailing noise part (what the default environment makes of them).
+-- The architecture and <cpu> were not recorded and stay NULL.  A sweep
+-- that never mentions `advisor` had the default settings; one that does
+-- keeps NULL ones (unknown: the advisor ranks with the defaults and says so).
+UPDATE configurations SET environment = 'noise=' || noise,
+	decision = CASE WHEN substr(key, -length('/noise=' || noise)) = '/noise=' || noise
+		THEN substr(key, 1, length(key) - length('/noise=' || noise)) ELSE key END;
+UPDATE experiments SET objective = 'worst', equivalence = 0.02, environment = '[]'
+	WHERE instr(config_yaml, 'advisor') = 0;

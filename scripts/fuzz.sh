@@ -1,40 +1,70 @@
 #!/bin/sh
-# Runs the libFuzzer harness of the offline readers (tests/fuzz/fuzz-exits.c).
-# usage: scripts/fuzz.sh FUZZER SECONDS CORPUS [trace|perf|all]
-# Seeds CORPUS (kept between runs) with generated recordings: trace.dat v6
-# in both byte orders, v7 plain and zstd (trace-cmd convert, if installed),
-# perf.data in file and pipe mode in both byte orders; `trace` or `perf`
-# restricts the run to one reader's seeds.  A crash, sanitizer report, leak
-# or input slower than 10 s fails the run; the input is kept as
-# CORPUS/../crash-* (libFuzzer's artifact).
-set -eu
-fuzzer=$1 seconds=$2 corpus=$3 which=${4:-all}
+# Open-ended fuzzing of the offline readers (tests/fuzz/fuzz-exits.c), for
+# `make fuzz`: never part of `make check`, whose readers suite replays the
+# committed regression corpus instead (tests/integration/fuzz-readers.sh).
+#
+# usage: scripts/fuzz.sh FUZZER SECONDS WORKDIR [trace|perf|all]
+#
+# Starts from the committed corpus (tests/fuzz/corpus) plus bigger generated
+# recordings (64 KiB pages, both byte orders, v6, v7 plain and zstd if
+# trace-cmd is installed, perf.data in file and pipe mode); `trace` or
+# `perf` keeps one reader's inputs.  WORKDIR/corpus grows between runs.
+# Runs the whole SECONDS whatever it finds (libFuzzer's fork mode, crashes,
+# leaks, timeouts and out-of-memory inputs ignored and kept): each finding
+# is kept in WORKDIR/findings/ and listed in WORKDIR/findings.txt as
+# "FILE: one-line summary" (the sanitizer's SUMMARY, or the kind).  Exits 1
+# when this run found anything (add each input to tests/fuzz/corpus with
+# its expected answer once fixed), 0 when it found nothing.
+set -u
+fuzzer=$1 seconds=$2 work=$3 which=${4:-all}
 top=$(cd "$(dirname "$0")/.." && pwd)
 gen="$top/tests/helpers/mkpowertrace.py"
-mkdir -p "$corpus"
-seeds=$(mktemp -d /tmp/ta-fuzzseed.XXXXXX)
+mkdir -p "$work/corpus" "$work/findings" || exit 1
+seeds=$(mktemp -d /tmp/ta-fuzzseed.XXXXXX) || exit 1
 trap 'rm -rf "$seeds"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+kind_of() { # FILE: perf or trace, by its magic
+	case $(head -c 8 "$1" | tr -dc 'A-Z0-9') in PERFILE2|2ELIFREP) echo perf ;; *) echo trace ;; esac
+}
+for f in "$top"/tests/fuzz/corpus/*; do
+	{ [ "$which" = all ] || [ "$(kind_of "$f")" = "$which" ]; } && cp "$f" "$seeds/"
+done
 if [ "$which" != perf ]; then
-	python3 "$gen" "$seeds/be6.dat"
-	python3 "$gen" "$seeds/le6.dat" --little
-	python3 "$gen" "$seeds/x86.dat" --x86
-	python3 "$gen" "$seeds/lost6.dat" --lost 3
+	python3 "$gen" "$seeds/big-be6.dat"
+	python3 "$gen" "$seeds/big-le6.dat" --little --repeat 40
 	if command -v trace-cmd >/dev/null; then
-		trace-cmd convert -i "$seeds/le6.dat" --file-version 7 --compression none \
-			-o "$seeds/le7.dat" >/dev/null 2>&1 || true
-		trace-cmd convert -i "$seeds/le6.dat" --file-version 7 --compression zstd \
-			-o "$seeds/le7z.dat" >/dev/null 2>&1 || true
+		trace-cmd convert -i "$seeds/big-le6.dat" --file-version 7 --compression zstd \
+			-o "$seeds/big-le7z.dat" >/dev/null 2>&1 || true
 	fi
 fi
 if [ "$which" != trace ]; then
-	python3 "$gen" "$seeds/be.perf" --perf
-	python3 "$gen" "$seeds/le.perf" --perf --little --lost 2
-	python3 "$gen" "$seeds/bep.perf" --perf-pipe
-	python3 "$gen" "$seeds/lep.perf" --perf-pipe --little
-	python3 "$gen" "$seeds/x86.perf" --perf --x86
+	python3 "$gen" "$seeds/big-be.perf" --perf --repeat 40
+	python3 "$gen" "$seeds/big-lep.perf" --perf-pipe --little --repeat 40
 fi
-# Seeds are big (64 KiB pages); libFuzzer mutates within -max_len.
+before=$(ls "$work/findings" | wc -l)
 export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$top/tests/helpers/lsan.supp:print_suppressions=0"
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
-	-print_final_stats=1 -artifact_prefix="$(dirname "$corpus")/" "$corpus" "$seeds"
+"$fuzzer" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+	-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
+	-artifact_prefix="$work/findings/" "$work/corpus" "$seeds" >"$work/fuzz.log" 2>&1
+echo "fuzz: $(grep -c '^#' "$work/fuzz.log") progress lines in $work/fuzz.log;" \
+	"$(tail -n 1 "$work/fuzz.log")"
+
+# One line per finding: what the input does when replayed on its own.
+: >"$work/findings.txt"
+for f in "$work"/findings/*; do
+	[ -f "$f" ] || continue
+	what=$(timeout 60 "$fuzzer" "$f" 2>&1 | grep -m 1 -E '^SUMMARY:|ERROR: libFuzzer') ||
+		what="${f##*/} (does not reproduce on its own: flaky or a timeout)"
+	echo "${f##*/}: $what" >>"$work/findings.txt"
+done
+after=$(ls "$work/findings" | wc -l)
+new=$((after - before))
+if [ "$after" -eq 0 ]; then
+	echo "fuzz: no finding in $seconds s"
+	exit 0
+fi
+echo "fuzz: $new new finding(s) in $seconds s, $after in $work/findings in all:"
+cat "$work/findings.txt"
+[ "$new" -eq 0 ]

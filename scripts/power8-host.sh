@@ -12,9 +12,15 @@
 #       the ppc64el sysroot (scripts/sysroot.sh).  The stamp records the
 #       package versions, the sysroot's stamp, the libraries the BINs name
 #       and this script's hash: the image is rebuilt only when one changes.
+#       Also vmlinux-smt: the same kernel with the four instruction words
+#       scripts/power8-smt-patch.py changes so that the secondary threads
+#       of a vcore really run under QEMU (docs/power-host.md), and
+#       smt-patch.txt saying which; or, for a kernel the patch does not
+#       fit, smt-refused.txt saying why (vmlinux stays as Debian built it).
 #       Prints the image directory.
 #   scripts/power8-host.sh boot [--machine powernv8|powernv9] [--qemu BIN]
-#                               [--smp SPEC] [--timeout SECS] IN_DIR OUT_DIR
+#                               [--smp SPEC] [--kernel stock|smt]
+#                               [--timeout SECS] IN_DIR OUT_DIR
 #       boots the image with IN_DIR's files at /in (an uncompressed cpio
 #       appended to base.cpio, so the cached image is never rebuilt for
 #       new test programs), runs `sh /in/run.sh` as root in /out, then
@@ -22,7 +28,10 @@
 #       markers) and powers off.  OUT_DIR receives /out's files, rc (run.sh's
 #       exit status) and console.log.  Exit: 0 when the files came back (run.sh's
 #       status is in OUT_DIR/rc), 1 when the host did not boot or hung
-#       (qemu is killed at the timeout, default 600 s).
+#       (qemu is killed at the timeout, default 600 s).  --kernel smt boots
+#       vmlinux-smt (with --smp ...,threads=2 or more and QEMU 10: vcores
+#       whose secondary threads run); it fails with the patcher's reason
+#       where there is none.
 # Inside: PATH has /in first; /sys/kernel/tracing is mounted; kvm and kvm_hv
 # are loaded (their insmod output is in /out/modules.log).
 set -eu
@@ -80,6 +89,7 @@ image() {
 	lists=$($fetch lists) || die "no ppc64el package lists"
 	if [ -f "$out/stamp" ] && [ -f "$out/vmlinux" ] && [ -f "$out/base.cpio" ] &&
 		[ "$out/stamp" -nt "$lists" ] && [ "$(head -n 3 "$out/stamp")" = "$head_new" ]; then
+		smt_kernel
 		echo "$out"
 		return 0
 	fi
@@ -96,6 +106,7 @@ image() {
 	if [ -f "$out/stamp" ] && [ -f "$out/vmlinux" ] && [ -f "$out/base.cpio" ] &&
 		[ "$(cat "$out/stamp")" = "$stamp_new" ]; then
 		touch "$out/stamp"	# current as of these lists
+		smt_kernel
 		echo "$out"
 		return 0
 	fi
@@ -169,7 +180,29 @@ INIT
 	mv -f "$work/vmlinux" "$out/vmlinux"
 	mv -f "$work/base.cpio" "$out/base.cpio"
 	printf '%s\n' "$stamp_new" >"$out/stamp"
+	smt_kernel
 	echo "$out"
+}
+
+# vmlinux-smt beside vmlinux (see the top), redone when vmlinux or the
+# patcher changes; a kernel it does not fit leaves smt-refused.txt instead.
+smt_kernel() {
+	patcher=$top/scripts/power8-smt-patch.py
+	want="patcher $(sha256sum "$patcher" | cut -d' ' -f1) vmlinux $(stat -c %s:%Y "$out/vmlinux")"
+	[ -f "$out/smt.stamp" ] && [ "$(cat "$out/smt.stamp")" = "$want" ] && return 0
+	rm -f "$out/vmlinux-smt" "$out/smt-patch.txt" "$out/smt-refused.txt" "$out/smt.stamp"
+	if ! command -v python3 >/dev/null; then
+		echo "python3 missing (scripts/deps.sh): no SMT-patched kernel" >"$out/smt-refused.txt"
+	elif python3 "$patcher" "$out/vmlinux" "$out/vmlinux-smt.new" >"$out/smt-patch.new" \
+		2>"$out/smt-refused.txt"; then
+		mv -f "$out/vmlinux-smt.new" "$out/vmlinux-smt"
+		mv -f "$out/smt-patch.new" "$out/smt-patch.txt"
+		rm -f "$out/smt-refused.txt"
+	else
+		rm -f "$out/vmlinux-smt.new" "$out/smt-patch.new"
+		[ -s "$out/smt-refused.txt" ] || echo "the SMT patch failed" >"$out/smt-refused.txt"
+	fi
+	echo "$want" >"$out/smt.stamp"
 }
 
 boot() {
@@ -177,11 +210,19 @@ boot() {
 	qemu=qemu-system-ppc64
 	smp=1
 	timeout=600
+	kernel=vmlinux
 	while [ $# -gt 2 ]; do
 		case "$1" in
 		--machine) machine=$2; shift 2 ;;
 		--qemu) qemu=$2; shift 2 ;;
 		--smp) smp=$2; shift 2 ;;
+		--kernel)
+			case "$2" in
+			stock) kernel=vmlinux ;;
+			smt) kernel=vmlinux-smt ;;
+			*) die "--kernel: stock or smt, not '$2'" ;;
+			esac
+			shift 2 ;;
 		--timeout) timeout=$2; shift 2 ;;
 		*) die "unknown option $1" ;;
 		esac
@@ -190,6 +231,10 @@ boot() {
 	in=$1
 	dest=$2
 	[ -f "$out/base.cpio" ] || die "no image: run $0 image first"
+	if [ ! -f "$out/$kernel" ]; then
+		[ -f "$out/smt-refused.txt" ] && die "no SMT-patched kernel: $(cat "$out/smt-refused.txt")"
+		die "no $out/$kernel: run $0 image first"
+	fi
 	[ -f "$in/run.sh" ] || die "$in/run.sh missing"
 	mkdir -p "$dest"
 	tmpd=$(mktemp -d /tmp/power8-boot.XXXXXX)
@@ -209,7 +254,7 @@ boot() {
 		-serial "file:$log" -no-reboot \
 		-drive "file=$tmpd/out.img,format=raw,if=none,id=out" \
 		-device virtio-blk-pci,drive=out,bus=pcie.0 \
-		-kernel "$out/vmlinux" -initrd "$tmpd/initrd" \
+		-kernel "$out/$kernel" -initrd "$tmpd/initrd" \
 		-append "console=hvc0 loglevel=1 rdinit=/init" >"$tmpd/qemu.log" 2>&1 &
 	qpid=$!
 	waited=0

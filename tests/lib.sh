@@ -64,6 +64,19 @@ guest_sweep_setup() {
 	out=$("$TA_TOP/scripts/libvirtd-start.sh" --user $$) || fail "libvirtd did not start: $out"
 }
 
+# host_sweep_setup: for the scripts that run sweeps with the host runner on
+# a fake sysfs root.  Sets $tmp (removed on exit), TOPOADVISOR_LOCK, $db,
+# $root and $knob (subcores_per_core under $root, holding 1).  Then: ta, q.
+host_sweep_setup() {
+	ta_tmpdir
+	export TOPOADVISOR_LOCK="$tmp/lock"
+	db=$tmp/t.db
+	root=$tmp/root
+	knob=$root/sys/devices/system/cpu/subcores_per_core
+	mkdir -p "$(dirname "$knob")"
+	echo 1 >"$knob"
+}
+
 guest_sweep_cleanup() {
 	for d in $(virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^$prefix"); do
 		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1

@@ -72,14 +72,16 @@ static void results_build(struct db_results *r, const struct sweep *s, const int
 		char key[64];
 		snprintf(key, sizeof(key), "1x%dx1/pin=none/noise=none", c + 1);
 		k->id = c + 1;
-		k->idx = c;
-		k->key = xstrdup(key);
-		k->vcpus = k->cores = c + 1;
-		k->sockets = k->dies = k->threads = 1;
-		k->pinning = xstrdup("none");
-		k->noise = xstrdup("none");
-		k->factors_json = xstrdup("{}");
-		k->is_baseline = c == 0;
+		k->rec.index = c;
+		k->rec.key = xstrdup(key);
+		k->rec.vcpus = k->rec.cores = c + 1;
+		k->rec.sockets = k->rec.dies = k->rec.threads = 1;
+		k->rec.pinning = xstrdup("none");
+		k->rec.noise = xstrdup("none");
+		k->rec.decision = xstrdup(key);
+		k->rec.environment = xstrdup("noise=none");
+		k->rec.pinning_policy = xstrdup("none");
+		k->rec.baseline = c == 0;
 		k->eliminated_block = eliminated_after ? eliminated_after[c] : 0;
 		k->nruns = (size_t)blocks[c];
 		k->runs = xcalloc(k->nruns + 1, sizeof(*k->runs));
@@ -110,7 +112,7 @@ static bool decided_correctly(const struct sweep *s, const int *blocks, const in
 	results_build(&res, s, blocks, elim);
 	bool ok = false;
 	if (rank_compute(&res, NULL, &r, &err) == 0) {
-		ok = r.recommended && r.recommended->config->idx == WINNER &&
+		ok = r.recommended && r.recommended->config->rec.index == WINNER &&
 		     r.verdict == RANK_BETTER;
 		rank_result_release(&r);
 	} else {

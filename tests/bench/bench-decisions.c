@@ -149,9 +149,9 @@ static bool coverage_rate(size_t nconfigs, size_t n, bool with_target)
 		ranked(&s, &r);
 		for (size_t i = 0; i < r.nentries; i++) {
 			const struct rank_entry *e = &r.entries[i];
-			if (e->config->is_baseline)
+			if (e->config->rec.baseline)
 				continue;
-			double truth = s.truth[e->config->idx].mean / s.truth[0].mean;
+			double truth = s.truth[e->config->rec.index].mean / s.truth[0].mean;
 			held += e->ratio_lo <= truth && truth <= e->ratio_hi;
 			total++;
 		}

@@ -76,10 +76,11 @@ static inline void sim_config(struct sim *s, size_t i, int vcpus, double mean, d
 	struct db_results_config *c = &s->res.configs[i];
 	snprintf(s->keys[i], sizeof(s->keys[i]), "c%zu/%dvcpu", i, vcpus);
 	*c = (struct db_results_config){
-		.id = (int64_t)i + 1, .idx = (int)i, .key = s->keys[i], .vcpus = vcpus,
-		.sockets = 1, .dies = 1, .cores = vcpus, .threads = 1,
-		.pinning = (char *)"none", .noise = (char *)"none",
-		.factors_json = (char *)"{}", .is_baseline = baseline,
+		.id = (int64_t)i + 1, .rec.index = (int)i, .rec.key = s->keys[i], .rec.vcpus = vcpus,
+		.rec.sockets = 1, .rec.dies = 1, .rec.cores = vcpus, .rec.threads = 1,
+		.rec.pinning = (char *)"none", .rec.noise = (char *)"none",
+		.rec.decision = s->keys[i], .rec.environment = (char *)"noise=none",
+		.rec.pinning_policy = (char *)"none", .rec.baseline = baseline,
 		.runs = &s->runs[i * s->max_runs],
 	};
 	s->truth[i] = (struct sim_truth){ mean, cv };

@@ -2,6 +2,7 @@
 """Writes a small trace-cmd v6 file (or perf.data) as a big-endian POWER8 host would.
 
 usage: mkpowertrace.py OUT [--lost N] [--little] [--x86] [--perf | --perf-pipe]
+                         [--page BYTES] [--repeat N]
 
 64 KiB pages, 64-bit longs, the kernel's own kvm_hv field types (int, pid_t,
 unsigned long, u8) and a doubled runner_vcpu in the print format, on two
@@ -18,6 +19,9 @@ file mode, the host's byte order, the samples in two FINISHED_ROUND rounds
 with each CPU's events together, COMM records naming the threads); with
 --lost N a LOST record of N events (exact for perf.data).  --perf-pipe:
 the same in pipe mode (`perf record -o -`).
+--page BYTES sets the ring-buffer page size (default 64 KiB, 4 KiB with
+--x86); --repeat N repeats the whole sequence N times (all counts but the
+seed rule's gang exits scale by N; events spill over several pages).
 --x86 writes an x86 host's file instead (little-endian, 4 KiB pages, the
 kernel's kvm:kvm_exit and kvm:kvm_userspace_exit formats, threads 6001 on
 vCPU 0 and 6002 on vCPU 1):
@@ -32,7 +36,9 @@ lost = int(sys.argv[sys.argv.index("--lost") + 1]) if "--lost" in sys.argv else 
 x86 = "--x86" in sys.argv
 big = "--little" not in sys.argv and not x86
 E = ">" if big else "<"
-PAGE = 4096 if x86 else 65536
+PAGE = int(sys.argv[sys.argv.index("--page") + 1]) if "--page" in sys.argv else \
+    4096 if x86 else 65536
+REPEAT = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
 
 HEADER_PAGE = ("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
                "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
@@ -94,6 +100,7 @@ if x86:
     steps = ([("K", V0, 1, 12, 0)] * 5 + [("K", V1, 1, 30, 1)] * 3 +
              [("K", V0, 1, 0x80000021, 0)] + [("K", V1, 2, 0x78, 1)] * 2 +
              [("U", V0, 2)] * 3)
+steps = steps * REPEAT
 
 def record(step):
     kind, (pid, cpu) = step[0], step[1]
@@ -126,6 +133,17 @@ def page(events):
         prev = t
     p = struct.pack(E + "QQ", events[0][0], len(body)) + body
     return p + b"\0" * (PAGE - len(p))
+
+def pages(events):
+    """The events of one CPU as whole pages, as many as they fill."""
+    out, cur, used = b"", [], 16
+    for t, data in events:
+        if cur and used + 4 + len(data) > PAGE:
+            out += page(cur)
+            cur, used = [], 16
+        cur.append((t, data))
+        used += 4 + len(data)
+    return out + page(cur)
 
 def u32(v): return struct.pack(E + "I", v)
 def u64(v): return struct.pack(E + "Q", v)
@@ -215,7 +233,8 @@ for cpu in (0, 1):
     h += struct.pack(E + "HI", 2, len(st) + 1) + cstr(st)
 h += struct.pack(E + "H", 0)
 h += b"flyrecord\0"
+data = [pages(percpu[0]), pages(percpu[1])]
 start = (len(h) + 32 + PAGE - 1) // PAGE * PAGE
-h += u64(start) + u64(PAGE) + u64(start + PAGE) + u64(PAGE)
+h += u64(start) + u64(len(data[0])) + u64(start + len(data[0])) + u64(len(data[1]))
 h += b"\0" * (start - len(h))
-open(out, "wb").write(h + page(percpu[0]) + page(percpu[1]))
+open(out, "wb").write(h + data[0] + data[1])

@@ -22,7 +22,7 @@ static int analyze(const unsigned char *data, size_t len, struct ta_err *err)
 	/* A fresh copy each time: the reader may give pages it read back. */
 	unsigned char *copy = xmalloc(len ? len : 1);
 	memcpy(copy, data, len);
-	struct offline_opts opts = { .algorithm = GANG_ALGO_VCORE, .in_process_formats = true };
+	struct offline_opts opts = { .algorithm = GANG_ALGO_VCORE };
 	struct gang_result res;
 	struct offline_info info;
 	int rc = offline_analyze_buffer("prefix", copy, len, &opts, &res, &info, err);

@@ -20,41 +20,13 @@
 # Debian's archive for the ppc64el packages.
 . "$TA_TOP/tests/lib.sh"
 ta_tmpdir
-[ "$(id -u)" -eq 0 ] || skip "needs root for the image cache"
-[ "$(uname -m)" = x86_64 ] || skip "builds its ppc64el tools on x86_64 only"
-command -v qemu-system-ppc64 >/dev/null || skip "qemu-system-ppc64 not installed (scripts/deps.sh)"
-[ -f /usr/share/qemu/skiboot.lid ] || skip "no skiboot.lid (qemu-system-data)"
-command -v powerpc64le-linux-gnu-gcc >/dev/null ||
-	skip "powerpc64le-linux-gnu-gcc not installed (scripts/deps.sh)"
-command -v python3 >/dev/null || skip "python3 not installed"
-command -v sqlite3 >/dev/null || skip "sqlite3 not installed"
-t0=$(date +%s)
-stamp() { echo "time: $1 at $(( $(date +%s) - t0 ))s"; }
-# The emulated host runs in the background so that a test stopped half-way
-# stops it too (power8-host.sh kills its QEMU when it exits).
-bootpid=""
-trap '[ -n "$bootpid" ] && kill "$bootpid" 2>/dev/null && wait "$bootpid"; rm -rf "$tmp"' EXIT
-boot() { # power8-host.sh boot arguments
-	"$TA_TOP/scripts/power8-host.sh" boot "$@" &
-	bootpid=$!
-	wait $bootpid
-	rc=$?
-	bootpid=""
-	return $rc
-}
-
-"$TA_TOP/scripts/sysroot.sh" >"$tmp/sysroot.log" 2>&1 ||
-	skip "no ppc64el sysroot (Debian's archive unreachable?): $(tail -n 1 "$tmp/sysroot.log")"
-make -s -C "$TA_TOP" cross-ppc64el >"$tmp/make.log" 2>&1 ||
-	{ cat "$tmp/make.log"; fail "make cross-ppc64el"; }
-xb=$TA_TOP/build-ppc64el
-"$TA_TOP/scripts/power8-host.sh" image "$xb/topoadvisor" >"$tmp/image.log" 2>&1 ||
-	skip "cannot build the POWER8 host image: $(tail -n 1 "$tmp/image.log")"
-stamp "cross build and image"
+. "$TA_TOP/tests/power8/host-lib.sh"
+power8_setup
 
 N=200
 mkdir "$tmp/in"
 cp "$TA_TOP/tests/power8/run.sh" "$tmp/in/run.sh"
+cp "$TA_TOP/tests/power8/lib.sh" "$tmp/in/"
 cp "$xb/topoadvisor" "$xb/tests/kvmppc-guest" "$tmp/in/"
 echo $N >"$tmp/in/hcalls"
 boot --machine powernv8 --timeout 400 "$tmp/in" "$tmp/p8" ||

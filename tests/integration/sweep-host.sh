@@ -124,4 +124,26 @@ ta -q run "$tmp/bad.yaml" >/dev/null 2>&1
 	fail "unparsable runs: $(q "SELECT error FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 4")"
 [ "$(q "SELECT COUNT(*) FROM artifacts a JOIN runs r ON r.id = a.run_id JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = 4 AND a.name = 'benchmark.stdout'")" = 2 ] ||
 	fail "the unparsable output was not kept"
+
+# A host-run benchmark learns its configuration from the environment
+# (TOPOADVISOR_CONFIG, TOPOADVISOR_NOISE): each run saw its own, so a
+# program that drives its own VM can place the noise load itself.
+cat >"$tmp/env.yaml" <<'YAML'
+name: env
+guest: {runner: host}
+topology: [1x1x1]
+noise: [{kind: none, name: idle}, {kind: none, name: busy}]
+benchmark:
+  kind: command
+  argv: [sh, -c, 'echo "config=$TOPOADVISOR_CONFIG noise=$TOPOADVISOR_NOISE x 1"']
+  parse: 'x (?<x>[0-9]+)'
+  metric: x
+repetitions: 2
+YAML
+ta -q run "$tmp/env.yaml" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "env sweep exited $?"; }
+[ "$(q "SELECT COUNT(*) FROM artifacts a JOIN runs r ON r.id = a.run_id
+	JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = 5 AND a.name = 'benchmark.stdout'
+	AND CAST(a.content AS TEXT) = 'config=' || c.key || ' noise=' || c.noise || ' x 1' || char(10)")" = 4 ] ||
+	fail "the benchmark's environment: $(q "SELECT CAST(content AS TEXT) FROM artifacts WHERE name = 'benchmark.stdout' ORDER BY id DESC LIMIT 4")"
 pass

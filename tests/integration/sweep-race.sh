@@ -8,15 +8,7 @@
 # plan's estimate, then a race killed with SIGKILL mid-block and resumed,
 # then rerun.
 . "$TA_TOP/tests/lib.sh"
-ta_tmpdir
-export TOPOADVISOR_LOCK="$tmp/lock"
-db=$tmp/t.db
-root=$tmp/root
-knob=$root/sys/devices/system/cpu/subcores_per_core
-ta() { "$TOPOADVISOR" --db "$db" "$@"; }
-q() { sqlite3 "$db" "$1"; }
-mkdir -p "$(dirname "$knob")"
-echo 1 >"$knob"
+host_sweep_setup
 
 # $1: sleep per run, $2: the counter file of the benchmark's jitter, $3 its scale.
 write_sweep() {

@@ -4,15 +4,7 @@
 # leaves the knob changed and a run 'running'; resume restores the host from
 # the journal, marks the stale run and finishes the sweep.
 . "$TA_TOP/tests/lib.sh"
-ta_tmpdir
-export TOPOADVISOR_LOCK="$tmp/lock"
-db=$tmp/t.db
-root=$tmp/root
-knob=$root/sys/devices/system/cpu/subcores_per_core
-ta() { "$TOPOADVISOR" --db "$db" "$@"; }
-q() { sqlite3 "$db" "$1"; }
-mkdir -p "$(dirname "$knob")"
-echo 1 >"$knob"
+host_sweep_setup
 
 cat >"$tmp/sweep.yaml" <<YAML
 name: slow

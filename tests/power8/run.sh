@@ -15,6 +15,7 @@
 #                         killed left it applied, and after restore-host
 #   facts.txt             what the kernel itself says (for probe.json)
 # With /in/mode saying "probe-trace" (the POWER9 boot) only the first two.
+. /in/lib.sh
 N=$(cat /in/hcalls 2>/dev/null || echo 200)
 mode=$(cat /in/mode 2>/dev/null || echo full)
 ta=/in/topoadvisor
@@ -36,17 +37,9 @@ echo "== probe"
 $ta probe --json --uri test:///default >probe.json 2>probe.err; echo "probe exit $?"
 
 echo "== live trace with trace-cmd beside it"
-trace-cmd record -e kvm_hv -e kvm:kvm_userspace_exit -o /out/rec.dat >/tmp/rec.log 2>&1 &
-rec=$!
-# trace-cmd has started recording once its per-CPU readers exist.
-i=0
-while [ $i -lt 100 ] && ! grep -q "Hit Ctrl" /tmp/rec.log 2>/dev/null; do
-	sleep 0.1; i=$((i + 1))
-done
 # The program's own line comes first on stdout, then trace's JSON.
-$ta trace --json -- kvmppc-guest "$N" >live.out 2>live.err; echo "trace exit $?"
-kill -INT $rec; wait $rec; echo "trace-cmd exit $?"
-tail -n 3 /tmp/rec.log
+record_beside /out/rec.dat live.out live.err $ta trace --json -- kvmppc-guest "$N"
+echo "trace exit $?"
 [ "$mode" = full ] || exit 0
 
 echo "== knobs: the kernel's answers"

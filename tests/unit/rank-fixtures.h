@@ -26,10 +26,13 @@ static const double fx_offsets[] = { -0.6324555320336759, 0.6324555320336759, 0,
 				     -1.2649110640673518, 1.2649110640673518 };
 
 struct fx_config {
-	const char *key;
+	const char *key;		/* NULL: written from the fields (config_record_name) */
 	int sockets, cores, threads;
 	const char *pinning;		/* NULL: none */
-	const char *factors;		/* NULL: built from the fields */
+	const char *const *pinning_cpus;	/* explicit pinning: NULL-terminated */
+	const char *emulator_cpus;
+	const char *runner;		/* NULL: agent */
+	const char *thp, *thp_default;	/* the thp knob and the host's default */
 	bool baseline;
 	int subcores;			/* 0: not set */
 	const char *dmt;		/* kvm_hv.dynamic_mt_modes, NULL: not set */
@@ -56,6 +59,10 @@ static void fx_check(int rc, const struct ta_err *err)
 	}
 }
 
+/* The environment factors besides noise a fixture's sweep names (advisor.environment). */
+static const char *const *fx_environment;
+static size_t fx_nenvironment;
+
 static int64_t fx_experiment(struct db *db, const char *name, const char *metric, int hib,
 			     const char *yaml)
 {
@@ -63,52 +70,59 @@ static int64_t fx_experiment(struct db *db, const char *name, const char *metric
 	struct db_experiment_new e = {
 		.name = name, .config_yaml = yaml, .config_len = strlen(yaml),
 		.config_path = "fixture.yaml", .seed = 20261129, .primary_metric = metric,
-		.higher_is_better = hib,
+		.higher_is_better = hib, .objective = "worst", .equivalence = 0.02,
+		.environment = fx_environment, .nenvironment = fx_nenvironment,
 	};
 	int64_t id;
 	fx_check(db_experiment_insert(db, &e, &id, &err), &err);
 	return id;
 }
 
+/*
+ * Stores configuration c as the plan store would: its record, with the key
+ * given (hand-made fixture keys decide alone) or written from the fields
+ * with the fixture's environment factors.
+ */
 static int64_t fx_config_add(struct db *db, int64_t exp, int idx, const struct fx_config *c)
 {
 	struct ta_err err = { 0 };
-	struct strbuf factors = STRBUF_INIT;
-	if (c->factors) {
-		strbuf_addstr(&factors, c->factors);
-	} else {
-		strbuf_addf(&factors, "{\"topology\":\"%dx%dx%d\",\"pinning\":\"%s\","
-			    "\"noise\":\"%s\"", c->sockets, c->cores, c->threads,
-			    c->pinning ? c->pinning : "none", c->noise ? c->noise : "none");
-		if (c->subcores > 0)
-			strbuf_addf(&factors, ",\"subcores_per_core\":%d", c->subcores);
-		if (c->dmt)
-			strbuf_addf(&factors, ",\"kvm_hv.dynamic_mt_modes\":%s", c->dmt);
-		strbuf_addch(&factors, '}');
-	}
-	/* The typed knob columns, as the plan store fills them. */
-	const char *knob_names[2], *knob_values[2];
-	char subcores[16];
-	size_t nknobs = 0;
-	if (c->subcores > 0) {
-		snprintf(subcores, sizeof(subcores), "%d", c->subcores);
-		knob_names[nknobs] = "subcores_per_core";
-		knob_values[nknobs++] = subcores;
-	}
-	if (c->dmt) {
-		knob_names[nknobs] = "kvm_hv.dynamic_mt_modes";
-		knob_values[nknobs++] = c->dmt;
-	}
-	struct db_plan_config fc = {
-		.idx = (size_t)idx, .key = c->key, .vcpus = c->sockets * c->cores * c->threads,
+	struct config_record r = {
+		.index = (size_t)idx, .vcpus = c->sockets * c->cores * c->threads,
 		.sockets = c->sockets, .dies = 1, .cores = c->cores, .threads = c->threads,
-		.pinning = c->pinning, .noise = c->noise, .knob_names = knob_names,
-		.knob_values = knob_values, .nknobs = nknobs, .factors_json = strbuf_str(&factors),
-		.is_baseline = c->baseline,
+		.baseline = c->baseline,
 	};
+	char topology[32];
+	snprintf(topology, sizeof(topology), "%dx%dx%d", c->sockets, c->cores, c->threads);
+	r.topology = xstrdup(topology);
+	r.pinning = xstrdup(c->pinning ? c->pinning : "none");
+	r.noise = xstrdup(c->noise ? c->noise : "none");
+	r.runner = xstrdup(c->runner ? c->runner : "agent");
+	for (size_t n = 0; c->pinning_cpus && c->pinning_cpus[n]; n++) {
+		r.pinning_cpus = xrealloc(r.pinning_cpus, (n + 1) * sizeof(char *));
+		r.pinning_cpus[r.npinning_cpus++] = xstrdup(c->pinning_cpus[n]);
+	}
+	r.emulator_cpus = c->emulator_cpus ? xstrdup(c->emulator_cpus) : NULL;
+	if (c->subcores > 0) {
+		char subcores[16];
+		snprintf(subcores, sizeof(subcores), "%d", c->subcores);
+		config_record_knob_add(&r, "subcores_per_core", subcores);
+	}
+	if (c->dmt)
+		config_record_knob_add(&r, "kvm_hv.dynamic_mt_modes", c->dmt);
+	if (c->thp)
+		config_record_knob_add(&r, "thp", c->thp);
+	if (c->thp_default) {
+		r.host_defaults = xcalloc(1, sizeof(*r.host_defaults));
+		r.host_defaults[r.nhost_defaults++] = (struct config_setting){
+			xstrdup("thp"), xstrdup(c->thp_default) };
+	}
+	if (c->key)
+		r.key = xstrdup(c->key);
+	else
+		config_record_name(&r, fx_environment, fx_nenvironment);
 	int64_t id;
-	fx_check(db_fixture_config_add(db, exp, &fc, &id, &err), &err);
-	strbuf_release(&factors);
+	fx_check(db_fixture_config_add(db, exp, &r, &id, &err), &err);
+	config_record_release(&r);
 	return id;
 }
 
@@ -247,6 +261,8 @@ static int64_t fixture_failed_runs(struct db *db)
  */
 static int64_t fixture_tie_break(struct db *db, bool pin_fewer_cpus)
 {
+	static const char *const pairs_cpus[] = { "0", "0", "1", "1", "2-3", "2-3", "3", "3",
+						  NULL };
 	int64_t e = fx_experiment(db, pin_fewer_cpus ? "tie-break-cpus" : "tie-break",
 				  "records_per_s", 1, fx_yaml);
 	struct fx_config c[] = {
@@ -260,9 +276,7 @@ static int64_t fixture_tie_break(struct db *db, bool pin_fewer_cpus)
 		  .mean = 150, .sd = 0.5, .dmt = "6", .has_gang = true, .gang_per_s = 200 },
 		{ .key = "1x4x2/pinned", .sockets = 1, .cores = 4, .threads = 2,
 		  .mean = 149.5, .sd = 0.5, .pinning = "pairs", .has_gang = true, .gang_per_s = 200,
-		  .factors = "{\"topology\":\"1x4x2\",\"pinning\":\"pairs\",\"noise\":\"none\","
-			     "\"pinning_cpus\":[\"0\",\"0\",\"1\",\"1\",\"2-3\",\"2-3\",\"3\",\"3\"],"
-			     "\"emulator_cpus\":\"4-5\"}" },
+		  .pinning_cpus = pairs_cpus, .emulator_cpus = "4-5" },
 	};
 	for (int i = 0; i < (pin_fewer_cpus ? 5 : 4); i++)
 		fx_add(db, e, i, &c[i], "records_per_s", "records/s", 1);
@@ -499,11 +513,8 @@ static int64_t fixture_environment(struct db *db, bool unmarked)
 	int idx = 0;
 	for (size_t i = 0; i < 3; i++)
 		for (int n = 0; n < 2; n++) {
-			char key[64];
-			snprintf(key, sizeof(key), "%s/pin=none/noise=%s", d[i].shape,
-				 n ? "spin" : "none");
 			double mean = n ? d[i].spin : d[i].none;
-			struct fx_config c = { .key = key, .sockets = d[i].s, .cores = d[i].c,
+			struct fx_config c = { .sockets = d[i].s, .cores = d[i].c,
 					       .threads = d[i].t, .mean = mean, .sd = 0.005 * mean,
 					       .noise = n ? "spin" : "none",
 					       .baseline = !unmarked && i == 0 && n == 0 };
@@ -515,10 +526,10 @@ static int64_t fixture_environment(struct db *db, bool unmarked)
 /*
  * A host knob the sweep can mark as environment (thp: always, never).
  * 1x2x1 is +20 % at thp=always and -10 % at thp=never; as a decision knob
- * 1x2x1/thp=always wins, as an environment factor 1x2x1 is worse in the
- * worst case and the baseline stays.  The stored sweep marks it so.
+ * (`marked` false) 1x2x1/thp=always wins, as an environment factor 1x2x1
+ * is worse in the worst case and the baseline stays.
  */
-static int64_t fixture_environment_knob(struct db *db)
+static int64_t fixture_environment_knob(struct db *db, bool marked)
 {
 	static const struct {
 		const char *shape;
@@ -534,22 +545,30 @@ static int64_t fixture_environment_knob(struct db *db)
 		"topology: [2x1x1, 1x2x1]\nhost: {thp: [always, never]}\n"
 		"baseline: {topology: 2x1x1, thp: always}\n"
 		"advisor: {environment: [thp], objective: worst, equivalence: 0.03}\n";
-	int64_t e = fx_experiment(db, "environment-knob", "records_per_s", 1, yaml);
+	static const char yaml_unmarked[] =
+		"name: environment-knob-unmarked\nbenchmark:\n  kind: ebizzy\n"
+		"libvirt: {domain_type: qemu, arch: x86_64}\n"
+		"topology: [2x1x1, 1x2x1]\nhost: {thp: [always, never]}\n"
+		"baseline: {topology: 2x1x1, thp: always}\n";
+	static const char *const thp_environment[] = { "thp" };
+	if (marked) {
+		fx_environment = thp_environment;
+		fx_nenvironment = 1;
+	}
+	int64_t e = fx_experiment(db, marked ? "environment-knob" : "environment-knob-unmarked",
+				  "records_per_s", 1, marked ? yaml : yaml_unmarked);
 	int idx = 0;
 	for (size_t i = 0; i < 2; i++)
 		for (int n = 0; n < 2; n++) {
-			char key[64], factors[160];
-			const char *thp = n ? "never" : "always";
-			snprintf(key, sizeof(key), "%s/pin=none/thp=%s/noise=none", d[i].shape, thp);
-			snprintf(factors, sizeof(factors), "{\"topology\":\"%s\",\"pinning\":\"none\","
-				 "\"thp\":\"%s\",\"noise\":\"none\",\"host_defaults\":{\"thp\":\"always\"}}",
-				 d[i].shape, thp);
 			double mean = n ? d[i].never : d[i].always;
-			struct fx_config c = { .key = key, .sockets = d[i].s, .cores = d[i].c,
+			struct fx_config c = { .sockets = d[i].s, .cores = d[i].c,
 					       .threads = d[i].t, .mean = mean, .sd = 0.005 * mean,
-					       .factors = factors, .baseline = i == 0 && n == 0 };
+					       .thp = n ? "never" : "always", .thp_default = "always",
+					       .baseline = i == 0 && n == 0 };
 			fx_add(db, e, idx++, &c, "records_per_s", "records/s", 1);
 		}
+	fx_environment = NULL;
+	fx_nenvironment = 0;
 	return e;
 }
 
@@ -594,8 +613,7 @@ static int64_t fixture_host_reference(struct db *db)
 		  .baseline = true },
 		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1, .mean = 110, .sd = 0.5 },
 		{ .key = "host/pin=none/noise=none", .sockets = 2, .cores = 1, .threads = 1,
-		  .mean = 150, .sd = 0.5, .factors = "{\"topology\":\"2x1x1\",\"pinning\":"
-		  "\"none\",\"runner\":\"host\",\"noise\":\"none\"}" },
+		  .mean = 150, .sd = 0.5, .runner = "host" },
 	};
 	return fx_simple(db, "host-reference", "records_per_s", 1, c, 3);
 }
@@ -637,7 +655,8 @@ static const struct {
 	{ "one-of-five", fixture_one_of_five, NULL, false },
 	{ "environment", NULL, fixture_environment, false },
 	{ "environment-default", NULL, fixture_environment, true },
-	{ "environment-knob", fixture_environment_knob, NULL, false },
+	{ "environment-knob", NULL, fixture_environment_knob, true },
+	{ "environment-knob-unmarked", NULL, fixture_environment_knob, false },
 	{ "outlier", fixture_outlier, NULL, false },
 	{ "gang-noise", fixture_gang_noise, NULL, false },
 	{ "single-runs", fixture_single_runs, NULL, false },

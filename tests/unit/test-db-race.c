@@ -48,11 +48,11 @@ static int setup(void **state)
 	struct db_experiment_new e = { .name = "r", .config_yaml = yaml, .config_len = 8,
 				       .seed = 1, .primary_metric = "ops", .higher_is_better = 1 };
 	check(db_experiment_insert(f.db, &e, &f.exp, &err), &err);
-	static const char *const keys[] = { "a", "b", "c" };
+	static char *const keys[] = { "a", "b", "c" };
 	for (int c = 0; c < 3; c++) {
-		struct db_plan_config pc = { .idx = (size_t)c, .key = keys[c], .vcpus = 1,
-					     .sockets = 1, .cores = 1, .threads = 1,
-					     .is_baseline = c == 0 };
+		struct config_record pc = { .index = (size_t)c, .key = keys[c], .vcpus = 1,
+					    .sockets = 1, .cores = 1, .threads = 1,
+					    .baseline = c == 0 };
 		check(db_fixture_config_add(f.db, f.exp, &pc, &f.cfg[c], &err), &err);
 	}
 	for (int b = 0; b < 4; b++)

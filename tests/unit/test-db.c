@@ -295,8 +295,8 @@ static void test_metric_direction_round_trip(void **state)
 				       .primary_metric = "redis.GET", .higher_is_better = 1 };
 	int64_t eid, cid, rid;
 	assert_int_equal(db_experiment_insert(db, &n, &eid, &err), 0);
-	struct db_plan_config c = { .key = "1x2x1", .vcpus = 2, .sockets = 1, .cores = 2,
-				    .threads = 1 };
+	struct config_record c = { .key = "1x2x1", .vcpus = 2, .sockets = 1, .cores = 2,
+				   .threads = 1 };
 	assert_int_equal(db_fixture_config_add(db, eid, &c, &cid, &err), 0);
 	struct db_fixture_run fr = { .topology_ok = -1, .lost_events = -1, .status = "running" };
 	assert_int_equal(db_fixture_run_add(db, cid, &fr, &rid, &err), 0);

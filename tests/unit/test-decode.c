@@ -1,6 +1,6 @@
 /*
  * Unit tests of record decoding without any trace file: event formats are
- * parsed from text into a tep handle, records are built by hand in either
+ * parsed from text into an event table, records are built by hand in either
  * byte order, and decoder_decode must resolve the fields by name, sign-extend
  * s32/int fields, swap big-endian data and refuse records too short for
  * their format.  Also the per-CPU stats parser used for exact losses.
@@ -42,18 +42,14 @@ static const char old_guest_exit[] =
 	"\tfield:u8 ceded;\toffset:16;\tsize:1;\tsigned:0;\n\n"
 	"print fmt: \"vcpu %d reason %d\", REC->vcpu_id, REC->reason\n";
 
-static struct tep_handle *tep_with(bool big_endian)
+static void table_with(struct evfmt_table *t, bool big_endian)
 {
-	struct tep_handle *tep = tep_alloc();
-	assert_non_null(tep);
-	tep_set_file_bigendian(tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, 8);
-	assert_int_equal(tep_parse_event(tep, uprobe_run_core, sizeof(uprobe_run_core) - 1,
-					 "kvm_hv"), 0);
-	assert_int_equal(tep_parse_event(tep, old_guest_exit, sizeof(old_guest_exit) - 1,
-					 "kvm_hv"), 0);
-	return tep;
+	struct ta_err err;
+	evfmt_table_init(t, big_endian, 8, 4096);
+	assert_int_equal(evfmt_table_event(t, "kvm_hv", uprobe_run_core,
+					   sizeof(uprobe_run_core) - 1, &err), 1);
+	assert_int_equal(evfmt_table_event(t, "kvm_hv", old_guest_exit,
+					   sizeof(old_guest_exit) - 1, &err), 1);
 }
 
 static void put(unsigned char *p, uint64_t v, int size, bool big)
@@ -64,10 +60,11 @@ static void put(unsigned char *p, uint64_t v, int size, bool big)
 
 static void check_run_core(bool big)
 {
-	struct tep_handle *tep = tep_with(big);
+	struct evfmt_table t;
+	table_with(&t, big);
 	struct decoder d;
 	struct ta_err err = { 0 };
-	assert_int_equal(decoder_init(&d, tep, &err), 0);
+	assert_int_equal(decoder_init(&d, &t, &err), 0);
 	assert_true(decoder_has_events(&d));
 	assert_int_equal(d.swap, big);
 
@@ -107,7 +104,6 @@ static void check_run_core(bool big)
 	assert_int_equal(ev.u.guest_exit.vcpu_id, -1);
 	assert_int_equal(ev.u.guest_exit.trap, 0x980);
 	assert_int_equal(ev.u.guest_exit.ceded, 200);
-	tep_free(tep);
 }
 
 static void test_little_endian(void **state)
@@ -128,13 +124,37 @@ static void test_missing_field(void **state)
 		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 		"\tfield:int n_runnable;\toffset:8;\tsize:4;\tsigned:1;\n\n"
 		"print fmt: \"%d\", REC->n_runnable\n";
-	struct tep_handle *tep = tep_alloc();
-	assert_int_equal(tep_parse_event(tep, bad, sizeof(bad) - 1, "kvm_hv"), 0);
+	struct evfmt_table t;
 	struct decoder d;
 	struct ta_err err = { 0 };
-	assert_int_equal(decoder_init(&d, tep, &err), -1);
+	evfmt_table_init(&t, false, 8, 4096);
+	assert_int_equal(evfmt_table_event(&t, "kvm_hv", bad, sizeof(bad) - 1, &err), 1);
+	assert_int_equal(decoder_init(&d, &t, &err), -1);
 	assert_non_null(strstr(err.msg, "no field 'where'"));
-	tep_free(tep);
+}
+
+/*
+ * Every event's record starts with the same header: formats that put
+ * common_type or common_pid elsewhere in one event are refused, since the
+ * type is read before the event is known.
+ */
+static void test_common_fields_disagree(void **state)
+{
+	static const char moved[] =
+		"name: kvm_guest_exit\nID: 78\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int trap;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:u8 ceded;\toffset:16;\tsize:1;\tsigned:0;\n";
+	struct evfmt_table t;
+	struct decoder d;
+	struct ta_err err = { 0 };
+	evfmt_table_init(&t, false, 8, 4096);
+	assert_int_equal(evfmt_table_event(&t, "kvm_hv", uprobe_run_core,
+					   sizeof(uprobe_run_core) - 1, &err), 1);
+	assert_int_equal(evfmt_table_event(&t, "kvm_hv", moved, sizeof(moved) - 1, &err), 1);
+	assert_int_equal(decoder_init(&d, &t, &err), -1);
+	assert_non_null(strstr(err.msg, "disagree"));
 }
 
 /*
@@ -153,11 +173,12 @@ static void test_x86_userspace_errno(void **state)
 		"\tfield:__u32 reason;\toffset:8;\tsize:4;\tsigned:0;\n"
 		"\tfield:int errno;\toffset:12;\tsize:4;\tsigned:1;\n\n"
 		"print fmt: \"reason %u (%d)\", REC->reason, REC->errno\n";
-	struct tep_handle *tep = tep_with(false);
-	assert_int_equal(tep_parse_event(tep, user_exit, sizeof(user_exit) - 1, "kvm"), 0);
+	struct evfmt_table t;
+	table_with(&t, false);
 	struct decoder d;
 	struct ta_err err = { 0 };
-	assert_int_equal(decoder_init(&d, tep, &err), 0);
+	assert_int_equal(evfmt_table_event(&t, "kvm", user_exit, sizeof(user_exit) - 1, &err), 1);
+	assert_int_equal(decoder_init(&d, &t, &err), 0);
 
 	unsigned char rec[16] = { 0 };
 	put(rec, 1413, 2, false);
@@ -173,7 +194,6 @@ static void test_x86_userspace_errno(void **state)
 	assert_int_equal(ev.u.userspace_exit.reason, -4);
 	/* errno is part of the format: a record without it is short. */
 	assert_int_equal(decoder_decode(&d, rec, 12, &ev), -1);
-	tep_free(tep);
 }
 
 static void test_stats_lost(void **state)
@@ -193,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_little_endian),
 		cmocka_unit_test(test_big_endian),
 		cmocka_unit_test(test_missing_field),
+		cmocka_unit_test(test_common_fields_disagree),
 		cmocka_unit_test(test_x86_userspace_errno),
 		cmocka_unit_test(test_stats_lost),
 	};

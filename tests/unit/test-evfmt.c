@@ -3,16 +3,21 @@
  * any file: the layout is assembled by hand in either byte order.  Only our
  * formats may be parsed (another system's format, even a broken one, is
  * skipped unread), kallsyms is skipped, every strict prefix of the layout
- * is refused, and saved cmdlines are looked up by pid exactly.
+ * is refused, and saved cmdlines are looked up by pid exactly.  The format
+ * parser is checked as a table of field lines (arrays, __data_loc, every
+ * malformed shape), the page header's layout is enforced, and the formats
+ * that crashed libtraceevent's parser (found by fuzzing) read safely.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "collectors/decode.h"
 #include "collectors/evfmt.h"
 
 static const char run_core[] =
@@ -100,12 +105,19 @@ static void check_layout(bool be)
 	assert_int_equal(l.page_size, 4096);
 	assert_int_equal(l.end, o.n);
 	assert_int_equal(l.cmdlines_len, strlen(cmdlines));
-	struct tep_handle *tep = evfmt_tep(&l, &err);
-	assert_non_null(tep);
-	assert_non_null(tep_find_event_by_name(tep, "kvm_hv", "kvmppc_run_core"));
-	assert_null(tep_find_event_by_name(tep, "sched", "sched_switch"));
-	assert_int_equal(tep_is_file_bigendian(tep), be);
-	tep_free(tep);
+	struct evfmt_table t;
+	assert_int_equal(evfmt_table_build(&l, &t, &err), 0);
+	assert_int_equal(t.big_endian, be);
+	assert_int_equal(t.commit_size, 8);
+	const struct evfmt_event *rc = &t.events[EVFMT_RUN_CORE];
+	assert_true(rc->present);
+	assert_int_equal(rc->id, 1001);
+	const struct evfmt_field *where = evfmt_event_field(rc, "where");
+	assert_non_null(where);
+	assert_int_equal(where->offset, 12);
+	assert_int_equal(where->size, 4);
+	assert_true(where->is_signed);
+	assert_false(t.events[EVFMT_GUEST_EXIT].present);
 	/* Every strict prefix is refused, with the offset in the message. */
 	for (size_t n = 0; n < o.n; n++) {
 		err.msg[0] = '\0';
@@ -150,21 +162,193 @@ static void test_bad_header(void **state)
 static void test_comm(void **state)
 {
 	(void)state;
-	struct evfmt_layout l = { .cmdlines = cmdlines, .cmdlines_len = strlen(cmdlines) };
+	size_t n = strlen(cmdlines);
 	char buf[32];
-	assert_string_equal(evfmt_comm(&l, 4242, buf, sizeof(buf)), "qemu-system-ppc");
-	assert_string_equal(evfmt_comm(&l, 42, buf, sizeof(buf)), "CPU 0/KVM");
-	assert_string_equal(evfmt_comm(&l, 1, buf, sizeof(buf)), "init");
-	assert_string_equal(evfmt_comm(&l, 77, buf, sizeof(buf)), "last");	/* no newline */
-	assert_null(evfmt_comm(&l, 4, buf, sizeof(buf)));	/* a prefix of 42 and 4242 */
-	assert_null(evfmt_comm(&l, 424, buf, sizeof(buf)));
-	assert_null(evfmt_comm(&l, 0, buf, sizeof(buf)));
-	struct evfmt_layout none = { 0 };
-	assert_null(evfmt_comm(&none, 1, buf, sizeof(buf)));
+	assert_string_equal(evfmt_comm(cmdlines, n, 4242, buf, sizeof(buf)), "qemu-system-ppc");
+	assert_string_equal(evfmt_comm(cmdlines, n, 42, buf, sizeof(buf)), "CPU 0/KVM");
+	assert_string_equal(evfmt_comm(cmdlines, n, 1, buf, sizeof(buf)), "init");
+	assert_string_equal(evfmt_comm(cmdlines, n, 77, buf, sizeof(buf)), "last");	/* no newline */
+	assert_null(evfmt_comm(cmdlines, n, 4, buf, sizeof(buf)));	/* a prefix of 42 and 4242 */
+	assert_null(evfmt_comm(cmdlines, n, 424, buf, sizeof(buf)));
+	assert_null(evfmt_comm(cmdlines, n, 0, buf, sizeof(buf)));
+	assert_null(evfmt_comm(NULL, 0, 1, buf, sizeof(buf)));
 	/* A huge number never wraps onto a real pid. */
 	static const char big[] = "18446744073709555858 x\n";
-	struct evfmt_layout b = { .cmdlines = big, .cmdlines_len = strlen(big) };
-	assert_null(evfmt_comm(&b, 4242, buf, sizeof(buf)));
+	assert_null(evfmt_comm(big, strlen(big), 4242, buf, sizeof(buf)));
+}
+
+#define COMMON_FIELDS \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* One field line of kvm_exit's format: 1 = parsed, -1 = refused. */
+static const struct {
+	const char *line;
+	int rc;
+	const char *name;	/* the field it must yield */
+	int offset, size, is_signed;
+} field_cases[] = {
+	{ "\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n", 1, "exit_reason", 8, 4, 0 },
+	{ "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:1;\n", 1, "comm", 8, 16, 1 },
+	{ "\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:1;\n", 1, "name", 8, 4, 1 },
+	{ "  field: u64 x ;  offset:8;  size:8;\n", 1, "x", 8, 8, 0 },	/* no signed: unsigned */
+	{ "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\tfuture:7;\n", 1, "a", 8, 4, 1 },
+	{ "\tfield:int a;\tsize:4;\tsigned:1;\n", -1, NULL, 0, 0, 0 },	/* no offset */
+	{ "\tfield:int a;\toffset:8;\tsigned:1;\n", -1, NULL, 0, 0, 0 },	/* no size */
+	{ "\tfield:int a\toffset:8;\tsize:4;\n", -1, NULL, 0, 0, 0 },	/* no ';' after the name */
+	{ "\tfield:int a;\toffset:x;\tsize:4;\n", -1, NULL, 0, 0, 0 },
+	{ "\tfield:int a;\toffset:8\tsize:4;\n", -1, NULL, 0, 0, 0 },
+	{ "\tfield:int a;\toffset:-8;\tsize:4;\n", -1, NULL, 0, 0, 0 },
+	{ "\tfield:int a;\toffset:65534;\tsize:4;\n", -1, NULL, 0, 0, 0 },	/* past 64 KiB */
+	{ "\tfield:int a;\toffset:99999999999;\tsize:4;\n", -1, NULL, 0, 0, 0 },
+	{ "\tfield:;\toffset:8;\tsize:4;\n", -1, NULL, 0, 0, 0 },	/* no name */
+	{ "\tfield:int ];\toffset:8;\tsize:4;\n", -1, NULL, 0, 0, 0 },	/* ']' without '[' */
+	{ "\tfield:int common_pid;\toffset:4;\tsize:4;\n", -1, NULL, 0, 0, 0 },	/* twice */
+	{ "\tfield:int " "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	  ";\toffset:8;\tsize:4;\n", -1, NULL, 0, 0, 0 },	/* name too long */
+	{ "\tnot a field line\n", 1, NULL, 0, 0, 0 },	/* ignored */
+};
+
+static void test_field_lines(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(field_cases) / sizeof(field_cases[0]); i++) {
+		char text[512];
+		snprintf(text, sizeof(text), "name: kvm_exit\nID: 9\nformat:\n" COMMON_FIELDS
+			 "%s\nprint fmt: \"%%d\", REC->x\n", field_cases[i].line);
+		struct evfmt_table t;
+		struct ta_err err = { 0 };
+		evfmt_table_init(&t, false, 8, 4096);
+		int rc = evfmt_table_event(&t, "kvm", text, strlen(text), &err);
+		if (rc != field_cases[i].rc)
+			fail_msg("case %zu (%s): rc %d, want %d (%s)", i, field_cases[i].line, rc,
+				 field_cases[i].rc, err.msg);
+		if (rc < 0) {
+			assert_int_equal(err.code, EXIT_BAD_INPUT);
+			assert_non_null(strstr(err.msg, "kvm/kvm_exit"));
+			continue;
+		}
+		const struct evfmt_event *e = &t.events[EVFMT_KVM_EXIT];
+		assert_true(e->present);
+		assert_int_equal(e->id, 9);
+		if (!field_cases[i].name) {
+			assert_int_equal(e->nfields, 2);
+			continue;
+		}
+		const struct evfmt_field *f = evfmt_event_field(e, field_cases[i].name);
+		assert_non_null(f);
+		assert_int_equal(f->offset, field_cases[i].offset);
+		assert_int_equal(f->size, field_cases[i].size);
+		assert_int_equal(f->is_signed, field_cases[i].is_signed);
+	}
+}
+
+static void test_event_lines(void **state)
+{
+	(void)state;
+	struct evfmt_table t;
+	struct ta_err err = { 0 };
+	static const char no_id[] = "name: kvm_exit\nformat:\n" COMMON_FIELDS;
+	static const char bad_id[] = "name: kvm_exit\nID: 12x\nformat:\n" COMMON_FIELDS;
+	static const char other[] = "name: kvm_entry\nID: 12\n\tfield:garbage\n";
+	static const char ours[] = "name: kvm_exit\nID: 12\nformat:\n" COMMON_FIELDS;
+	static const char same_id[] = "name: kvm_userspace_exit\nID: 12\nformat:\n" COMMON_FIELDS;
+	static const char again[] = "name: kvm_exit\nID: 13\nformat:\n\tfield:garbage\n";
+	evfmt_table_init(&t, false, 8, 4096);
+	assert_int_equal(evfmt_table_event(&t, "kvm", no_id, strlen(no_id), &err), -1);
+	assert_non_null(strstr(err.msg, "ID"));
+	assert_int_equal(evfmt_table_event(&t, "kvm", bad_id, strlen(bad_id), &err), -1);
+	/* Not ours: not parsed beyond its name. */
+	assert_int_equal(evfmt_table_event(&t, "kvm", other, strlen(other), &err), 0);
+	assert_int_equal(evfmt_table_event(&t, "kvm_hv", ours, strlen(ours), &err), 0);
+	assert_int_equal(evfmt_table_event(&t, "kvm", ours, strlen(ours), &err), 1);
+	/* Seen again: the first format stays, the second is not read. */
+	assert_int_equal(evfmt_table_event(&t, "kvm", again, strlen(again), &err), 1);
+	assert_int_equal(t.events[EVFMT_KVM_EXIT].id, 12);
+	/* Two of our events with one ID: records could not be told apart. */
+	assert_int_equal(evfmt_table_event(&t, "kvm", same_id, strlen(same_id), &err), -1);
+	assert_non_null(strstr(err.msg, "both have ID 12"));
+	/* More fields than any real format has. */
+	char many[8192] = "name: kvm_userspace_exit\nID: 14\nformat:\n";
+	for (int i = 0; i <= EVFMT_MAX_FIELDS; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+			 "\tfield:int f%d;\toffset:%d;\tsize:4;\tsigned:1;\n", i, 4 * i);
+	assert_int_equal(evfmt_table_event(&t, "kvm", many, strlen(many), &err), -1);
+	assert_non_null(strstr(err.msg, "fields"));
+}
+
+static void test_header_page(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		int rc, commit_size;
+	} cases[] = {
+		{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		  "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n", 0, 8 },
+		{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		  "\tfield: local_t commit;\toffset:8;\tsize:4;\tsigned:1;\n"
+		  "\tfield: char data;\toffset:12;\tsize:4084;\tsigned:1;\n", 0, 4 },
+		{ "", -1, 0 },	/* a pre-2.6.31 kernel: no page header format */
+		{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		  "\tfield: char data;\toffset:20;\tsize:4076;\tsigned:1;\n", -1, 0 },
+		{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		  "\tfield: local_t commit;\toffset:8;\tsize:2;\tsigned:1;\n"
+		  "\tfield: char data;\toffset:10;\tsize:4076;\tsigned:1;\n", -1, 0 },
+		{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n", -1, 0 },
+		{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		  "\tfield: local_t commit;\toffset:8\n", -1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct evfmt_table t;
+		struct ta_err err = { 0 };
+		evfmt_table_init(&t, false, 8, 4096);
+		int rc = evfmt_table_header_page(&t, cases[i].text, strlen(cases[i].text), &err);
+		if (rc != cases[i].rc)
+			fail_msg("header case %zu: rc %d, want %d (%s)", i, rc, cases[i].rc, err.msg);
+		if (rc == 0)
+			assert_int_equal(t.commit_size, cases[i].commit_size);
+		else
+			assert_int_equal(err.code, EXIT_BAD_INPUT);
+	}
+}
+
+/*
+ * Formats from the two perf.data inputs that crashed libtraceevent's
+ * tep_parse_event (SEGV in its print-format parser, and SIGFPE on
+ * "R/C->msr"): our parser never reads print formats, so the first reads and
+ * decodes, the second (common_pid renamed) is refused by the decoder.
+ */
+static void test_libtraceevent_crashers(void **state)
+{
+	(void)state;
+	static const char segv[] =
+		"name: kvm_guest_exit\nID: 1002\nformat:\n" COMMON_FIELDS
+		"\tfield:int vcpu_id;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:int trap;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:u8 ceded;\toffset:32;\tsize:1;\tsigned:0;\n\n"
+		"print fmt: \"VCPU %d: trap=0x%x\", REC->vcpu_id, REC->trap, REC->LOCAL\n";
+	static const char fpe[] =
+		"name: kvm_guest_exit\nID: 1001\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_typ;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int trap;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:u8 ceded;\toffset:32;\tsize:1;\tsigned:0;\n\n"
+		"print fmt: \"msr=0x%lx\", R/C->msr, REC->ceded\n";
+	struct evfmt_table t;
+	struct decoder d;
+	struct ta_err err = { 0 };
+	evfmt_table_init(&t, false, 8, 4096);
+	t.commit_size = 8;
+	assert_int_equal(evfmt_table_event(&t, "kvm_hv", segv, strlen(segv), &err), 1);
+	assert_int_equal(decoder_init(&d, &t, &err), 0);
+	evfmt_table_init(&t, false, 8, 4096);
+	assert_int_equal(evfmt_table_event(&t, "kvm_hv", fpe, strlen(fpe), &err), 1);
+	assert_int_equal(decoder_init(&d, &t, &err), -1);
+	assert_non_null(strstr(err.msg, "common_pid"));
 }
 
 int main(void)
@@ -174,6 +358,10 @@ int main(void)
 		cmocka_unit_test(test_layout_big),
 		cmocka_unit_test(test_bad_header),
 		cmocka_unit_test(test_comm),
+		cmocka_unit_test(test_field_lines),
+		cmocka_unit_test(test_event_lines),
+		cmocka_unit_test(test_header_page),
+		cmocka_unit_test(test_libtraceevent_crashers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -320,15 +320,26 @@ static void test_userspace_exit_runner_tgid(void **state)
 		ue.ts = ++now;
 		gang_feed(g, &ue);
 	}
-	/* A thread no run_core named stands in for its unknown process. */
+	/* A thread no run_core named stands in for its unknown process, at
+	 * every exit (a real POWER8 trace: the vCPU thread that never ran
+	 * its vcore makes all the hypercalls to user space), and its guest
+	 * exits before a run_core stay unknown (tgid 0) every time too. */
 	ue.pid = 500;
-	gang_feed(g, &ue);
+	for (int i = 0; i < 3; i++) {
+		ue.ts = ++now;
+		gang_feed(g, &ue);
+	}
+	gexit(g, 501, 1, 0x980, 0);
+	gexit(g, 501, 1, 0x980, 0);
 
 	struct gang_result r;
 	gang_result_get(g, &r);
 	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 94, GANG_VCPU_UNKNOWN), 2);
-	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 500, GANG_VCPU_UNKNOWN), 1);
-	assert_null(gang_result_proc(&r, 0));
+	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 500, GANG_VCPU_UNKNOWN), 3);
+	assert_int_equal(reason_count(&r, EXIT_SRC_USERSPACE, 19, 0, GANG_VCPU_UNKNOWN), 0);
+	assert_int_equal(reason_count(&r, EXIT_SRC_POWER, 0x980, 0, 1), 2);
+	assert_int_equal(gang_result_proc(&r, 0)->guest_exits, 2);
+	assert_null(gang_result_proc(&r, 501));
 	assert_int_equal(gang_result_proc(&r, 94)->core_runs, 2);
 	assert_int_equal(gang_result_proc(&r, 94)->bailouts, 0);
 	gang_result_release(&r);

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include <kbuffer.h>
+
 #include "collectors/decode.h"
 
 #define PAGE 4096
@@ -117,21 +119,19 @@ static uint32_t gen_page(struct gen *g, bool missed)
 	return committed;
 }
 
-static struct tep_handle *tep_for(bool big, int commit_size)
+static struct evfmt_table table_for(bool big, int commit_size)
 {
-	struct tep_handle *tep = tep_alloc();
-	assert_non_null(tep);
-	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, commit_size);
-	return tep;
+	struct evfmt_table t;
+	evfmt_table_init(&t, big, commit_size, PAGE);
+	t.commit_size = commit_size;
+	return t;
 }
 
 static void check_against_kbuffer(bool big, int commit_size)
 {
-	struct tep_handle *tep = tep_for(big, commit_size);
+	struct evfmt_table t = table_for(big, commit_size);
 	struct page_reader r;
-	assert_int_equal(page_reader_init(&r, tep, PAGE), 0);
+	assert_int_equal(page_reader_init(&r, &t, PAGE), 0);
 	struct kbuffer *kb = kbuffer_alloc(commit_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 					   big ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 	assert_non_null(kb);
@@ -167,7 +167,6 @@ static void check_against_kbuffer(bool big, int commit_size)
 	assert_true(r.missed == missed_want);
 	kbuffer_free(kb);
 	page_reader_release(&r);
-	tep_free(tep);
 }
 
 struct layout {
@@ -188,9 +187,9 @@ static void test_layout(void **state)
 static void test_load_short(void **state)
 {
 	(void)state;
-	struct tep_handle *tep = tep_for(false, 8);
+	struct evfmt_table t = table_for(false, 8);
 	struct page_reader r;
-	assert_int_equal(page_reader_init(&r, tep, PAGE), 0);
+	assert_int_equal(page_reader_init(&r, &t, PAGE), 0);
 	static struct gen g;
 	g.commit_size = 8;
 	uint32_t committed = gen_page(&g, false);
@@ -216,7 +215,6 @@ static void test_load_short(void **state)
 	put(g.page + 8, PAGE, 8, false);
 	assert_int_equal(page_reader_load(&r, g.page, PAGE), -1);
 	page_reader_release(&r);
-	tep_free(tep);
 }
 
 /* Garbage: every record returned with a size lies inside the committed data. */
@@ -224,9 +222,9 @@ static void test_garbage(void **state)
 {
 	(void)state;
 	for (int big = 0; big < 2; big++) {
-		struct tep_handle *tep = tep_for(big, 8);
+		struct evfmt_table t = table_for(big, 8);
 		struct page_reader r;
-		assert_int_equal(page_reader_init(&r, tep, PAGE), 0);
+		assert_int_equal(page_reader_init(&r, &t, PAGE), 0);
 		unsigned char *buf = malloc(PAGE + PAGE_READER_SLACK);
 		assert_non_null(buf);
 		int pages = 0, overruns = 0;
@@ -255,7 +253,6 @@ static void test_garbage(void **state)
 		assert_true(overruns > 0);
 		free(buf);
 		page_reader_release(&r);
-		tep_free(tep);
 	}
 }
 

@@ -45,7 +45,7 @@ static struct plan *expand_ok(const struct sweep_config *cfg, const struct host_
 static bool has_config(const struct plan *p, const char *key)
 {
 	for (size_t i = 0; i < p->nconfigs; i++)
-		if (!strcmp(p->configs[i].key, key))
+		if (!strcmp(p->configs[i].rec.key, key))
 			return true;
 	return false;
 }
@@ -77,9 +77,9 @@ static void test_cross_product_and_keys(void **state)
 	assert_true(has_config(p, "2x1x1/pin=none/noise=spin"));
 	size_t baselines = 0;
 	for (size_t i = 0; i < p->nconfigs; i++)
-		if (p->configs[i].baseline) {
+		if (p->configs[i].rec.baseline) {
 			baselines++;
-			assert_string_equal(p->configs[i].key, "2x1x1/pin=none/noise=none");
+			assert_string_equal(p->configs[i].rec.key, "2x1x1/pin=none/noise=none");
 		}
 	assert_int_equal(baselines, 1);
 	/* 18 runs x (5 s + overhead) */
@@ -149,7 +149,7 @@ static void test_generator(void **state)
 	assert_true(has_config(p, "2x1x2/pin=none/noise=none"));
 	assert_non_null(strstr(dropped_reason(p, "vcpus=4/threads=3"), "do not divide"));
 	for (size_t i = 0; i < p->nconfigs; i++)
-		assert_int_equal(p->configs[i].vcpus, 4);
+		assert_int_equal(p->configs[i].rec.vcpus, 4);
 	plan_free(p);
 	config_free(cfg);
 
@@ -268,8 +268,8 @@ static void test_baseline_on_knob(void **state)
 		"baseline: {topology: 1x1x2, subcores_per_core: 1}\n");
 	struct plan *p = expand_ok(cfg, &big_ppc_host, 0);
 	for (size_t i = 0; i < p->nconfigs; i++)
-		assert_int_equal(p->configs[i].baseline,
-				 !strcmp(p->configs[i].key,
+		assert_int_equal(p->configs[i].rec.baseline,
+				 !strcmp(p->configs[i].rec.key,
 					 "1x1x2/pin=none/subcores_per_core=1/noise=none"));
 	plan_free(p);
 	config_free(cfg);
@@ -290,14 +290,14 @@ static void test_host_references(void **state)
 	size_t hosts = 0;
 	for (size_t i = 0; i < p->nconfigs; i++) {
 		const struct plan_config *c = &p->configs[i];
-		if (!c->host_runner)
+		if (!c->rec.host_reference)
 			continue;
 		hosts++;
-		assert_false(c->baseline);
-		assert_int_equal(c->vcpus, 4);		/* the largest guest */
+		assert_false(c->rec.baseline);
+		assert_int_equal(c->rec.vcpus, 4);		/* the largest guest */
 		assert_int_equal(c->shape.sockets, 4);
 		assert_string_equal(c->pinning->name, "compact");	/* the baseline's */
-		char *f = plan_factors_json(p, c);
+		char *f = config_record_json_text(&c->rec);
 		assert_non_null(strstr(f, "\"runner\":\"host\""));
 		assert_non_null(strstr(f, "\"ksm\":\"1\""));	/* the baseline's */
 		free(f);
@@ -341,10 +341,10 @@ static void test_store_plan(void **state)
 	size_t baselines = 0;
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(v[i].id, ids[i]);
-		assert_string_equal(v[i].key, p->configs[i].key);
+		assert_string_equal(v[i].rec.key, p->configs[i].rec.key);
 		assert_int_equal(v[i].nruns, 2);
 		assert_int_equal(v[i].npending, 2);
-		baselines += v[i].baseline;
+		baselines += v[i].rec.baseline;
 	}
 	assert_int_equal(baselines, 1);
 	db_config_summaries_free(v, n);
@@ -495,12 +495,23 @@ static void test_knob_columns_read_back(void **state)
 	size_t checked = 0;
 	for (size_t i = 0; i < p->nconfigs; i++) {
 		const struct db_results_config *c = &r.configs[i];
-		assert_string_equal(c->key, p->configs[i].key);
-		assert_int_equal(c->nknob_columns, cfg->nknobs);
+		assert_string_equal(c->rec.key, p->configs[i].rec.key);
+		assert_int_equal(c->rec.nknobs, cfg->nknobs);
 		for (size_t k = 0; k < cfg->nknobs; k++, checked++) {
-			const char *got = db_results_config_knob_column(c, cfg->knobs[k].name);
+			const char *want = p->configs[i].knob_values[k];
+			const char *got = config_record_knob(&c->rec, cfg->knobs[k].name);
 			assert_non_null(got);
-			assert_string_equal(got, p->configs[i].knob_values[k]);
+			assert_string_equal(got, want);
+			/* and the typed column holds the same text */
+			char sql[160];
+			snprintf(sql, sizeof(sql), "SELECT CAST(%s AS TEXT) FROM configurations "
+				 "WHERE id = %lld", knob_find(cfg->knobs[k].name)->db_column,
+				 (long long)c->id);
+			sqlite3_stmt *st;
+			assert_int_equal(sqlite3_prepare_v2(db->handle, sql, -1, &st, NULL), SQLITE_OK);
+			assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+			assert_string_equal((const char *)sqlite3_column_text(st, 0), want);
+			sqlite3_finalize(st);
 		}
 	}
 	assert_int_equal(checked, 4 * 6);
@@ -538,10 +549,9 @@ static void test_knob_columns_migrated(void **state)
 	assert_int_equal(r.nconfigs, 3);
 	const char *want[3][2] = { { "Y", "N" }, { "N", "Y" }, { NULL, NULL } };
 	for (size_t i = 0; i < 3; i++) {
-		const char *indep = db_results_config_knob_column(&r.configs[i],
-								  "kvm_hv.indep_threads_mode");
-		const char *one = db_results_config_knob_column(&r.configs[i],
-								"kvm_hv.one_vm_per_core");
+		const char *indep = config_record_knob(&r.configs[i].rec,
+						       "kvm_hv.indep_threads_mode");
+		const char *one = config_record_knob(&r.configs[i].rec, "kvm_hv.one_vm_per_core");
 		if (!want[i][0]) {
 			assert_null(indep);
 			assert_null(one);
@@ -555,6 +565,131 @@ static void test_knob_columns_migrated(void **state)
 	db_results_release(&r);
 	db_close(db);
 	db_files_remove(dir, "m.db");
+}
+
+/*
+ * The configuration record goes into the database and comes back whole:
+ * every member (the JSON writer names them all), the key, the decision and
+ * environment the plan wrote (pinning as an environment factor here), the
+ * guest's arch and <cpu>.  A member added to the record but not to the
+ * columns or the factors JSON fails here.
+ */
+static void test_record_round_trip(void **state)
+{
+	char dir[] = "/tmp/ta-test-plan.XXXXXX", path[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.db", dir);
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = parse(
+		"name: r\nlibvirt: {arch: ppc64}\ntopology: [1x1x2, 1x2x1x1]\n"
+		"pinning: [none, {name: pair, vcpus: ['0', '8-9'], emulator: '10'}]\n"
+		"host: {subcores_per_core: [1, 2], thp: [never]}\n"
+		"noise: [none, {kind: spin, cpus: '3'}]\n" BENCH
+		"advisor: {environment: [pinning], objective: mean, equivalence: 0.05}\n");
+	struct plan *p = expand_ok(cfg, &big_ppc_host, 3);
+	assert_int_equal(p->nconfigs, 16);
+	for (size_t i = 0; i < p->nconfigs; i++) {
+		struct config_record *r = &p->configs[i].rec;
+		r->arch = xstrdup("ppc64");
+		r->cpu_mode = xstrdup("host-passthrough");
+		if (i % 2)
+			r->cpu_model = xstrdup("POWER8");
+	}
+	const struct config_record *pair = NULL;
+	for (size_t i = 0; i < p->nconfigs && !pair; i++)
+		if (!strcmp(p->configs[i].rec.pinning, "pair"))
+			pair = &p->configs[i].rec;
+	assert_non_null(pair);
+	assert_string_equal(pair->key, "1x1x2/pin=pair/subcores_per_core=1/thp=never/noise=none");
+	assert_string_equal(pair->decision, "1x1x2/subcores_per_core=1/thp=never");
+	assert_string_equal(pair->environment, "noise=none/pinning=pair");
+
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	const char *const env[] = { "pinning" };
+	struct db_experiment_new e = { .name = "r", .config_yaml = cfg->text,
+				       .config_len = cfg->text_len, .seed = 3,
+				       .higher_is_better = 1, .objective = "mean",
+				       .equivalence = 0.05, .environment = env,
+				       .nenvironment = 1 };
+	int64_t exp;
+	assert_int_equal(db_experiment_insert(db, &e, &exp, &err), 0);
+	assert_int_equal(plan_store(db, exp, p, NULL, &err), 0);
+	struct db_results res;
+	assert_int_equal(db_results_load(db, "r", &res, &err), 0);
+	assert_true(res.exp.advisor.known);
+	assert_string_equal(res.exp.advisor.objective, "mean");
+	assert_true(res.exp.advisor.equivalence == 0.05);
+	assert_int_equal(res.exp.advisor.nenvironment, 1);
+	assert_string_equal(res.exp.advisor.environment[0], "pinning");
+	assert_int_equal(res.nconfigs, p->nconfigs);
+	for (size_t i = 0; i < p->nconfigs; i++) {
+		const struct config_record *want = &p->configs[i].rec, *got = &res.configs[i].rec;
+		char *a = config_record_json_text(want), *b = config_record_json_text(got);
+		assert_string_equal(b, a);
+		free(a);
+		free(b);
+		assert_int_equal(got->index, want->index);
+		assert_string_equal(got->key, want->key);
+		assert_string_equal(got->decision, want->decision);
+		assert_string_equal(got->environment, want->environment);
+		assert_int_equal(got->baseline, want->baseline);
+	}
+	db_results_release(&res);
+	db_close(db);
+	plan_free(p);
+	config_free(cfg);
+	db_files_remove(dir, "r.db");
+}
+
+/*
+ * Migration 7 on rows stored before: the decision is the key without its
+ * noise part, the level the noise; no arch or <cpu> (not recorded); the
+ * advisor settings are the defaults for a sweep that never names
+ * `advisor`, unknown for one that does.
+ */
+static void test_record_migrated(void **state)
+{
+	char dir[] = "/tmp/ta-test-plan.XXXXXX", path[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/o.db", dir);
+	struct ta_err err = { 0 };
+	struct db *db = db_open_at_version(path, 6, &err);
+	assert_non_null(db);
+	assert_int_equal(sqlite3_exec(db->handle,
+		"INSERT INTO experiments (id, name, config_yaml, config_sha256, tool_version, seed) "
+		"VALUES (1, 'plain', 'name: plain', 'x', '0.0.1', 1), "
+		"(2, 'marked', 'name: marked\nadvisor: {environment: [thp]}', 'y', '0.0.1', 1);"
+		"INSERT INTO configurations (experiment_id, idx, key, vcpus, sockets, cores, threads, "
+		"pinning, noise, factors) VALUES "
+		"(1, 0, '1x2x1/pin=none/thp=never/noise=spin', 2, 1, 2, 1, 'none', 'spin', "
+		"'{\"topology\":\"1x2x1\",\"thp\":\"never\"}'), "
+		"(2, 0, 'hand-made', 1, 1, 1, 1, 'none', 'none', '{}');",
+		NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+	db = db_open(path, false, &err);
+	assert_non_null(db);
+	struct db_results r;
+	assert_int_equal(db_results_load(db, "plain", &r, &err), 0);
+	assert_true(r.exp.advisor.known);
+	assert_string_equal(r.exp.advisor.objective, "worst");
+	assert_int_equal(r.exp.advisor.nenvironment, 0);
+	const struct config_record *c = &r.configs[0].rec;
+	assert_string_equal(c->decision, "1x2x1/pin=none/thp=never");
+	assert_string_equal(c->environment, "noise=spin");
+	assert_string_equal(config_record_knob(c, "thp"), "never");
+	assert_string_equal(c->pinning_policy, "none");
+	assert_null(c->arch);
+	assert_null(c->cpu_mode);
+	db_results_release(&r);
+	assert_int_equal(db_results_load(db, "marked", &r, &err), 0);
+	assert_false(r.exp.advisor.known);
+	assert_string_equal(r.configs[0].rec.decision, "hand-made");
+	assert_string_equal(r.configs[0].rec.environment, "noise=none");
+	assert_string_equal(r.configs[0].rec.topology, "1x1x1");
+	db_results_release(&r);
+	db_close(db);
+	db_files_remove(dir, "o.db");
 }
 
 int main(void)
@@ -575,6 +710,8 @@ int main(void)
 		cmocka_unit_test(test_store_plan),
 		cmocka_unit_test(test_knob_columns_read_back),
 		cmocka_unit_test(test_knob_columns_migrated),
+		cmocka_unit_test(test_record_round_trip),
+		cmocka_unit_test(test_record_migrated),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

@@ -375,23 +375,13 @@ static void test_expected_runs(void **state)
 	assert_true(race_expected_runs(1, 1, 0, 3, 20, 0.02, 42, 100, &max) == 20);
 }
 
-/* Keys split into decision and environment parts, and a plan grouped by them. */
-static void test_key_split_and_group(void **state)
+/*
+ * A plan grouped into decisions and levels by its records (the plan wrote
+ * them from advisor.environment), pinning included when it is environment.
+ */
+static void test_group(void **state)
 {
 	(void)state;
-	struct strbuf d = STRBUF_INIT, l = STRBUF_INIT;
-	const char *const noise[] = { "noise" }, *const two[] = { "noise", "smt" };
-	race_run_key_split("1x2x1/pin=none/smt=off/noise=spin", noise, 1, &d, &l);
-	assert_string_equal(strbuf_str(&d), "1x2x1/pin=none/smt=off");
-	assert_string_equal(strbuf_str(&l), "noise=spin");
-	race_run_key_split("1x2x1/pin=none/smt=off/noise=spin", two, 2, &d, &l);
-	assert_string_equal(strbuf_str(&d), "1x2x1/pin=none");
-	assert_string_equal(strbuf_str(&l), "smt=off/noise=spin");
-	race_run_key_split("host/pin=p0/noise=none", noise, 1, &d, &l);
-	assert_string_equal(strbuf_str(&d), "host/pin=p0");
-	strbuf_release(&d);
-	strbuf_release(&l);
-
 	static const char yaml[] =
 		"name: g\nguest: {runner: host}\ntopology: [1x1x1, 1x2x1]\n"
 		"noise: [none, {kind: spin, cpus: \"0\"}]\n"
@@ -407,13 +397,13 @@ static void test_key_split_and_group(void **state)
 	assert_int_equal(p->nconfigs, 4);
 	size_t dec[4], lev[4], nlev, nref;
 	char **names;
-	size_t nd = race_run_group(p, noise, 1, dec, lev, &names, &nlev, &nref);
+	size_t nd = race_run_group(p, dec, lev, &names, &nlev, &nref);
 	assert_int_equal(nd, 2);
 	assert_int_equal(nlev, 2);
 	assert_int_equal(nref, 0);
 	for (size_t i = 0; i < 4; i++) {
-		assert_non_null(strstr(p->configs[i].key, names[dec[i]]));
-		assert_int_equal(lev[i], strstr(p->configs[i].key, "noise=none") ? lev[0] : 1 - lev[0]);
+		assert_non_null(strstr(p->configs[i].rec.key, names[dec[i]]));
+		assert_int_equal(lev[i], strstr(p->configs[i].rec.key, "noise=none") ? lev[0] : 1 - lev[0]);
 		for (size_t j = 0; j < 4; j++)
 			assert_true((dec[i] == dec[j]) ==
 				    (p->configs[i].shape.cores == p->configs[j].shape.cores));
@@ -425,6 +415,30 @@ static void test_key_split_and_group(void **state)
 	double e = race_run_expected(p, 2, 50, &max);
 	assert_int_equal(max, 4 * 3);	/* 3 repetitions by default */
 	assert_true(e >= 8 && e <= 12);
+	plan_free(p);
+	config_free(cfg);
+
+	/* advisor.environment [pinning]: the pinnings of a shape are one decision's levels. */
+	static const char pinned[] =
+		"name: g\nguest: {runner: host}\ntopology: [1x1x1, 1x2x1]\n"
+		"pinning: [none, compact]\nadvisor: {environment: [pinning]}\n"
+		"benchmark: {kind: command, argv: [x], parse: 'v: (?<v>[0-9]+)', metric: v}\n";
+	cfg = config_parse("g.yaml", pinned, strlen(pinned), &err);
+	assert_non_null(cfg);
+	p = plan_expand(cfg, &host, 1, &err);
+	if (!p)
+		fail_msg("plan: %s", err.msg);
+	assert_int_equal(p->nconfigs, 4);
+	nd = race_run_group(p, dec, lev, &names, &nlev, &nref);
+	assert_int_equal(nd, 2);
+	assert_int_equal(nlev, 2);
+	for (size_t i = 0; i < nd; i++) {
+		assert_null(strstr(names[i], "pin="));
+		free(names[i]);
+	}
+	free(names);
+	for (size_t i = 0; i < 4; i++)
+		assert_non_null(strstr(p->configs[i].rec.environment, "pinning="));
 	plan_free(p);
 	config_free(cfg);
 }
@@ -443,7 +457,7 @@ int main(void)
 		cmocka_unit_test(test_reference_not_raced),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_expected_runs),
-		cmocka_unit_test(test_key_split_and_group),
+		cmocka_unit_test(test_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,7 +81,7 @@ static const struct truth *truth_of(const struct plan_config *c, const struct sw
 		if (!strcmp(truths[i].shape, shape) && subcores &&
 		    !strcmp(truths[i].subcores, subcores))
 			return &truths[i];
-	fail_msg("no truth for %s", c->key);
+	fail_msg("no truth for %s", c->rec.key);
 	return NULL;
 }
 
@@ -181,9 +181,9 @@ static int pipeline_setup(void **state)
 		bool fail_it = tr == &truths[4] && todo[i].repetition == 4;
 		store_run(db, &todo[i], tr, fail_it, &rng);
 		if (tr == &truths[3])
-			p->expect_key = p->plan->configs[c].key;
+			p->expect_key = p->plan->configs[c].rec.key;
 		if (tr == &truths[0])
-			p->baseline_key = p->plan->configs[c].key;
+			p->baseline_key = p->plan->configs[c].rec.key;
 	}
 	db_runs_free(todo, n);
 	free(ids);
@@ -229,12 +229,12 @@ static void test_recommends_two_subcores(void **state)
 	assert_true(r->higher_is_better);
 	assert_non_null(r->baseline);
 	assert_string_equal(r->baseline_source, "marked");
-	assert_string_equal(r->baseline->config->key, p->baseline_key);
+	assert_string_equal(r->baseline->config->rec.key, p->baseline_key);
 	assert_non_null(r->recommended);
-	assert_string_equal(r->recommended->config->key, p->expect_key);
+	assert_string_equal(r->recommended->config->rec.key, p->expect_key);
 	assert_false(r->nothing_beats_baseline);
 	const struct rank_entry *e = r->recommended;
-	assert_string_equal(db_results_config_knob_column(e->config, "subcores_per_core"), "2");
+	assert_string_equal(config_record_knob(&e->config->rec, "subcores_per_core"), "2");
 	const struct rank_test_ratio *get = NULL;
 	for (size_t i = 0; i < e->ntests; i++)
 		if (!strcmp(e->tests[i].name, "redis.GET"))
@@ -257,7 +257,7 @@ static void test_commands_and_xml(void **state)
 	assert_string_equal(strbuf_str(&sb),
 			    "ppc64_cpu --subcores-per-core=2\nppc64_cpu --smt=off\n");
 	strbuf_reset(&sb);
-	rank_xml_fragment(&p->r, e->config, &sb);
+	rank_xml_fragment(e->config, &sb);
 	assert_non_null(strstr(sb.buf, "<vcpu placement='static'>2</vcpu>"));
 	assert_non_null(strstr(sb.buf, "cores='2' threads='1'/>"));
 	assert_null(strstr(sb.buf, "cputune"));

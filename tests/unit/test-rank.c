@@ -78,7 +78,7 @@ static int fx_teardown(void **state)
 static const struct rank_entry *entry(const struct rank_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->nentries; i++)
-		if (!strcmp(r->entries[i].config->key, key))
+		if (!strcmp(r->entries[i].config->rec.key, key))
 			return &r->entries[i];
 	fail_msg("no configuration %s", key);
 	return NULL;
@@ -106,11 +106,11 @@ static void test_clear_winner(void **state)
 	assert_true(r->higher_is_better);
 	/* No configuration is marked: the host's default shape is the baseline. */
 	assert_non_null(r->baseline);
-	assert_string_equal(r->baseline->config->key, "2x1x1");
+	assert_string_equal(r->baseline->config->rec.key, "2x1x1");
 	assert_string_equal(r->baseline_source, "host default shape");
-	assert_string_equal(r->entries[0].config->key, "1x2x1");
-	assert_string_equal(r->entries[1].config->key, "1x1x2");
-	assert_string_equal(r->entries[2].config->key, "2x1x1");
+	assert_string_equal(r->entries[0].config->rec.key, "1x2x1");
+	assert_string_equal(r->entries[1].config->rec.key, "1x1x2");
+	assert_string_equal(r->entries[2].config->rec.key, "2x1x1");
 	assert_int_equal(r->entries[2].position, 3);
 	const struct rank_entry *w = entry(r, "1x2x1");
 	assert_true(w->is_best);
@@ -147,7 +147,7 @@ static void test_clear_winner(void **state)
 			 warnings_of(r, "no_gang_data") + warnings_of(r, "failed_run"), 0);
 
 	struct strbuf sb = STRBUF_INIT;
-	rank_xml_fragment(r, w->config, &sb);
+	rank_xml_fragment(w->config, &sb);
 	assert_non_null(strstr(sb.buf, "<vcpu placement='static'>2</vcpu>"));
 	assert_non_null(strstr(sb.buf, "<topology sockets='1' dies='1' cores='2' threads='1'/>"));
 	assert_null(strstr(sb.buf, "cputune"));
@@ -161,7 +161,7 @@ static void test_all_tied(void **state)
 {
 	struct fx_state *s = *state = fx_load("all-tied", NULL);
 	const struct rank_result *r = &s->r;
-	assert_string_equal(r->baseline->config->key, "1x1x2");
+	assert_string_equal(r->baseline->config->rec.key, "1x1x2");
 	assert_string_equal(r->baseline_source, "marked");
 	/* Exactly equal values: ratio exactly 1, p exactly 1, shown within +-2 %. */
 	for (size_t i = 0; i < r->nentries; i++) {
@@ -198,7 +198,7 @@ static void test_high_variance(void **state)
 	assert_int_equal(r->verdict, RANK_UNDECIDED);
 	/* "keep the baseline" is not claimed: it only stays until settled. */
 	assert_false(r->nothing_beats_baseline);
-	assert_string_equal(r->recommended->config->key, "2x1x1");
+	assert_string_equal(r->recommended->config->rec.key, "2x1x1");
 	assert_int_equal(r->ncontention, 1);
 	assert_string_equal(r->contention[0]->key, "1x2x1");
 	/* Runs of CV ~ 18 % at n = 5 only detect large gains... */
@@ -217,7 +217,7 @@ static void test_failed_runs(void **state)
 	const struct rank_result *r = &s->r;
 	assert_false(r->higher_is_better);
 	/* Lower is better: 150 s first. */
-	assert_string_equal(r->entries[0].config->key, "1x1x2");
+	assert_string_equal(r->entries[0].config->rec.key, "1x1x2");
 	const struct rank_entry *f = entry(r, "1x2x1");
 	assert_int_equal(f->s.n, 3);	/* failed runs do not count */
 	assert_int_equal(f->nfailed, 2);
@@ -235,7 +235,7 @@ static void test_failed_runs(void **state)
 	assert_int_equal(warnings_of(r, "lost_events"), 1);
 	assert_int_equal(warnings_of(r, "topology_mismatch"), 1);
 	assert_int_equal(warnings_of(r, "few_repetitions"), 1);	/* 1x2x1 (3 ok) is fine */
-	assert_string_equal(r->recommended->config->key, "1x1x2");
+	assert_string_equal(r->recommended->config->rec.key, "1x1x2");
 	assert_int_equal(r->verdict, RANK_BETTER);
 	assert_close(r->recommended->gain, 200.0 / 150 - 1, 1e-3);
 	bool few_named = false;
@@ -250,13 +250,13 @@ static void test_tie_break_knobs_then_gang(void **state)
 	struct fx_state *s = *state = fx_load("tie-break", NULL);
 	const struct rank_result *r = &s->r;
 	/* dmt0 is best by mean; the two others are within +-2 % of it. */
-	assert_string_equal(r->best->config->key, "1x4x2/dmt0");
+	assert_string_equal(r->best->config->rec.key, "1x4x2/dmt0");
 	assert_true(entry(r, "1x4x2/many")->tied_with_best);
 	assert_true(entry(r, "1x4x2/plain")->tied_with_best);
 	assert_int_equal(entry(r, "1x4x2/dmt0")->nondefault_knobs, 1);
 	assert_int_equal(entry(r, "1x4x2/plain")->nondefault_knobs, 0);	/* 6 is the default */
 	/* dmt0 loses on its non-default knob, many on (significantly) more ganged exits. */
-	assert_string_equal(r->recommended->config->key, "1x4x2/plain");
+	assert_string_equal(r->recommended->config->rec.key, "1x4x2/plain");
 	assert_int_equal(r->verdict, RANK_BETTER);
 	assert_non_null(strstr(r->reason, "of the 3 configurations within +-2 % of the top one"));
 	struct strbuf sb = STRBUF_INIT;
@@ -274,25 +274,20 @@ static void test_tie_break_cpus(void **state)
 	assert_int_equal(p->host_cpus, 4);
 	assert_true(p->tied_with_best);
 	assert_ptr_equal(r->recommended, p);
-	/* domain_type auto (the fixture's sweep): the mode was chosen per run, and
-	 * the fragment says which it would have been. */
-	struct rank_options o;
-	rank_options_from_sweep(&s->res, &o);
-	assert_null(o.cpu_mode);
-	assert_non_null(o.cpu_note);
-	r->cpu_note = o.cpu_note;
+	/* No <cpu> recorded (arch NULL: a configuration stored before schema 7):
+	 * the fragment says so instead of guessing. */
 	struct strbuf note = STRBUF_INIT;
-	rank_xml_fragment(r, p->config, &note);
-	assert_non_null(strstr(note.buf, "<!-- domain_type auto: KVM runs had "
-					 "mode='host-passthrough'"));
+	rank_xml_fragment(p->config, &note);
+	assert_non_null(strstr(note.buf, "<!-- the guests' CPU mode was not recorded"));
+	assert_non_null(strstr(note.buf, "<cpu>\n  <topology"));
 	strbuf_release(&note);
-	r->cpu_note = NULL;
-	rank_options_release(&o);
 	/* The fragment holds what the runs used: pins, emulator pin, CPU model. */
-	r->cpu_mode = "custom";
-	r->cpu_model = "Westmere";
+	struct config_record *rec = (struct config_record *)&p->config->rec;
+	rec->arch = xstrdup("x86_64");
+	rec->cpu_mode = xstrdup("custom");
+	rec->cpu_model = xstrdup("Westmere");
 	struct strbuf sb = STRBUF_INIT;
-	rank_xml_fragment(r, p->config, &sb);
+	rank_xml_fragment(p->config, &sb);
 	assert_non_null(strstr(sb.buf, "<vcpupin vcpu='0' cpuset='0'/>"));
 	assert_non_null(strstr(sb.buf, "<vcpupin vcpu='4' cpuset='2-3'/>"));
 	assert_non_null(strstr(sb.buf, "<vcpupin vcpu='7' cpuset='3'/>"));
@@ -301,9 +296,11 @@ static void test_tie_break_cpus(void **state)
 				       "  <model fallback='forbid'>Westmere</model>\n"
 				       "  <topology sockets='1' dies='1' cores='4' threads='2'/>"));
 	strbuf_reset(&sb);
-	r->cpu_mode = "host-passthrough";
-	r->cpu_model = NULL;
-	rank_xml_fragment(r, p->config, &sb);
+	free(rec->cpu_mode);
+	free(rec->cpu_model);
+	rec->cpu_mode = xstrdup("host-passthrough");
+	rec->cpu_model = NULL;
+	rank_xml_fragment(p->config, &sb);
 	assert_non_null(strstr(sb.buf, "<cpu mode='host-passthrough' check='none'>\n  <topology"));
 	strbuf_release(&sb);
 }
@@ -314,7 +311,7 @@ static void test_tie_break_gang_noise(void **state)
 	struct fx_state *s = *state = fx_load("gang-noise", NULL);
 	const struct rank_result *r = &s->r;
 	assert_true(entry(r, "1x4x2/quiet")->tied_with_best);
-	assert_string_equal(r->recommended->config->key, "1x4x2/fast");
+	assert_string_equal(r->recommended->config->rec.key, "1x4x2/fast");
 }
 
 static void test_redis_seeds(void **state)
@@ -376,7 +373,7 @@ static void test_redis_multi(void **state)
 {
 	struct fx_state *s = *state = fx_load("redis-multi", NULL);
 	const struct rank_result *r = &s->r;
-	assert_string_equal(r->baseline->config->key, "2x1x1");
+	assert_string_equal(r->baseline->config->rec.key, "2x1x1");
 	assert_string_equal(r->composite_family, "redis");
 	/* The composite takes the throughput tests only: the p50 latencies (which
 	 * fall by 1/1.1) would pull it back to 1 if taken as higher-is-better. */
@@ -395,7 +392,7 @@ static void test_redis_multi(void **state)
 	assert_close(p50->gain, set->gain, 1e-9);
 	assert_close(p50->gain_lo, set->gain_lo, 1e-9);
 	assert_true(p50->gain_lo > 0 && p50->gain_hi > p50->gain);
-	assert_string_equal(r->recommended->config->key, "1x2x1");
+	assert_string_equal(r->recommended->config->rec.key, "1x2x1");
 	assert_true(isnan(entry(r, "1x2x1")->gang_exits));	/* not applicable, never 0 */
 	assert_null(r->correlation_x);
 	assert_int_equal(warnings_of(r, "no_gang_data"), 1);
@@ -403,15 +400,15 @@ static void test_redis_multi(void **state)
 	struct rank_result byget;
 	struct ta_err err = { 0 };
 	assert_int_equal(rank_compute(&s->res, "redis.MSET", &byget, &err), 0);
-	assert_string_equal(byget.entries[0].config->key, "1x2x1");
+	assert_string_equal(byget.entries[0].config->rec.key, "1x2x1");
 	assert_close(byget.entries[0].s.mean, 33000, 33000 * 0.02);
 	rank_result_release(&byget);
 	/* By a latency: its stored direction, so the faster shape gains. */
 	assert_int_equal(rank_compute(&s->res, "redis.GET.p50_ms", &byget, &err), 0);
 	assert_false(byget.higher_is_better);
-	assert_string_equal(byget.entries[0].config->key, "1x2x1");
+	assert_string_equal(byget.entries[0].config->rec.key, "1x2x1");
 	assert_close(entry(&byget, "1x2x1")->gain, 0.10, 0.02);
-	assert_string_equal(byget.recommended->config->key, "1x2x1");
+	assert_string_equal(byget.recommended->config->rec.key, "1x2x1");
 	rank_result_release(&byget);
 }
 
@@ -421,10 +418,10 @@ static void test_no_baseline(void **state)
 	const struct rank_result *r = &s->r;
 	assert_null(r->baseline);
 	assert_int_equal(warnings_of(r, "no_baseline"), 1);
-	assert_string_equal(r->best->config->key, "1x2x1");
+	assert_string_equal(r->best->config->rec.key, "1x2x1");
 	/* Within +-2 % of the best and fewer ganged exits: the tie-break picks it. */
 	assert_true(entry(r, "1x1x2")->tied_with_best);
-	assert_string_equal(r->recommended->config->key, "1x1x2");
+	assert_string_equal(r->recommended->config->rec.key, "1x1x2");
 	assert_true(isnan(r->recommended->gain) && isnan(r->recommended->ratio));
 	assert_false(r->nothing_beats_baseline);
 	assert_int_equal(r->verdict, RANK_BETTER);
@@ -448,7 +445,7 @@ static void test_worse_never_beats(void **state)
 		assert_int_equal(entry(r, "1x1x2/same")->verdict, RANK_EQUIVALENT);
 		assert_int_equal(r->verdict, RANK_EQUIVALENT);
 		assert_true(r->nothing_beats_baseline);
-		assert_string_equal(r->recommended->config->key, "2x1x1");
+		assert_string_equal(r->recommended->config->rec.key, "2x1x1");
 		*state = s;
 		fx_teardown(state);
 	}
@@ -458,7 +455,7 @@ static void test_baseline_one_run(void **state)
 {
 	struct fx_state *s = *state = fx_load("baseline-one-run", NULL);
 	const struct rank_result *r = &s->r;
-	assert_string_equal(r->baseline->config->key, "2x1x1");
+	assert_string_equal(r->baseline->config->rec.key, "2x1x1");
 	assert_int_equal(r->baseline->s.n, 1);
 	assert_int_equal(r->verdict, RANK_INSUFFICIENT);
 	assert_false(r->nothing_beats_baseline);
@@ -468,7 +465,7 @@ static void test_baseline_one_run(void **state)
 			assert_int_equal(r->entries[i].verdict, RANK_INSUFFICIENT);
 	}
 	/* The leader is named, not recommended: one more baseline run settles testing. */
-	assert_string_equal(r->recommended->config->key, "1x2x1");
+	assert_string_equal(r->recommended->config->rec.key, "1x2x1");
 	assert_int_equal(r->needed_repetitions, 1);
 	assert_non_null(strstr(r->reason, "Insufficient"));
 	assert_int_equal(warnings_of(r, "baseline_untestable"), 1);
@@ -490,8 +487,8 @@ static void test_host_reference(void **state)
 	/* Compared with the baseline (the virtualization overhead), outside the family. */
 	assert_int_equal(h->verdict, RANK_BETTER);
 	assert_int_equal(r->ncomparisons, 1);
-	assert_string_equal(r->best->config->key, "1x2x1");
-	assert_string_equal(r->recommended->config->key, "1x2x1");
+	assert_string_equal(r->best->config->rec.key, "1x2x1");
+	assert_string_equal(r->recommended->config->rec.key, "1x2x1");
 	struct strbuf sb = STRBUF_INIT;
 	rank_entry_status(&sb, r, h);
 	assert_string_equal(sb.buf, "host reference (not a VM shape)");
@@ -506,7 +503,7 @@ static void test_single_runs(void **state)
 	assert_null(r->baseline);
 	assert_null(r->best);
 	assert_int_equal(r->verdict, RANK_INSUFFICIENT);
-	assert_string_equal(r->recommended->config->key, "1x2x1");
+	assert_string_equal(r->recommended->config->rec.key, "1x2x1");
 	assert_non_null(strstr(r->reason, "Insufficient: no configuration has 2 successful runs"));
 	assert_int_equal(r->needed_repetitions, 1);
 }
@@ -520,12 +517,12 @@ static void test_decoy(void **state)
 	assert_int_equal(entry(r, "1x2x1/cheap")->verdict, RANK_BETTER);
 	assert_int_equal(entry(r, "1x2x1/cheap")->host_cpus, 2);
 	assert_false(entry(r, "1x2x1/cheap")->tied_with_best);
-	assert_string_equal(r->recommended->config->key, "1x4x1/big");
+	assert_string_equal(r->recommended->config->rec.key, "1x4x1/big");
 	fx_teardown(state);
 	/* Within +-2 % of the best: now the cost decides. */
 	s = *state = fx_load("decoy-equivalent", NULL);
 	assert_true(entry(&s->r, "1x2x1/cheap")->tied_with_best);
-	assert_string_equal(s->r.recommended->config->key, "1x2x1/cheap");
+	assert_string_equal(s->r.recommended->config->rec.key, "1x2x1/cheap");
 	assert_int_equal(s->r.verdict, RANK_BETTER);
 }
 
@@ -597,24 +594,24 @@ static void test_environment(void **state)
 
 static void test_environment_knob(void **state)
 {
-	struct fx_state *s = *state = fx_load("environment-knob", NULL);
+	struct fx_state *s = *state = fx_load("environment-knob-unmarked", NULL);
 	/* Unmarked, thp is a decision knob: the thp=always shape wins. */
 	assert_int_equal(s->r.nlevels, 1);
-	assert_string_equal(s->r.recommended->config->key, "1x2x1/pin=none/thp=always/noise=none");
-	/* The stored sweep marks it as environment: a condition, and 1x2x1 is
-	 * 10 % worse at thp=never. */
+	assert_string_equal(s->r.recommended->config->rec.key,
+			    "1x2x1/pin=none/thp=always/noise=none");
+	fx_teardown(state);
+	/* The sweep marks it as environment: a condition, and 1x2x1 is 10 %
+	 * worse at thp=never.  The settings come back as they were stored. */
+	s = *state = fx_load("environment-knob", NULL);
 	struct rank_options o;
-	rank_options_from_sweep(&s->res, &o);
+	rank_options_from_stored(&s->res, &o);
+	assert_false(o.settings_unknown);
 	assert_int_equal(o.nenvironment, 1);
 	assert_string_equal(o.environment[0], "thp");
-	assert_true(o.equivalence == 0.03);
-	/* x86 under TCG: the guests had the Westmere model that shows them threads. */
-	assert_string_equal(o.cpu_mode, "custom");
-	assert_string_equal(o.cpu_model, "Westmere");
+	assert_true(o.equivalence == 0.02);
 	struct ta_err err = { 0 };
 	rank_result_release(&s->r);
 	assert_int_equal(rank_compute_opts(&s->res, &o, &s->r, &err), 0);
-	rank_options_release(&o);
 	const struct rank_result *r = &s->r;
 	assert_int_equal(r->nlevels, 2);
 	assert_string_equal(r->levels[1], "noise=none/thp=never");
@@ -719,18 +716,18 @@ static void test_no_successful_runs(void **state)
 static void test_unsafe_stored_values(void **state)
 {
 	(void)state;
-	struct db_results_factor f[] = {
+	struct config_setting knobs[] = {
 		{ "kvm_hv.dynamic_mt_modes", "0; reboot" },
 		{ "thp", "never" },
 		{ "smt", "off" },
-		{ "topology", "1x1x2" },
 	};
 	char *cpus[] = { "0-1", "1'/><evil" };
-	struct db_results_config c = {
+	struct db_results_config c = { .rec = {
 		.key = "k", .vcpus = 2, .sockets = 1, .dies = 1, .cores = 1, .threads = 2,
-		.pinning = "mine", .noise = "none", .factors = f, .nfactors = 4,
-		.pinning_cpus = cpus, .npinning_cpus = 2,
-	};
+		.topology = "1x1x2", .pinning = "mine", .pinning_policy = "explicit",
+		.noise = "none", .knobs = knobs, .nknobs = 3, .pinning_cpus = cpus,
+		.npinning_cpus = 2,
+	} };
 	struct strbuf sb = STRBUF_INIT;
 	rank_host_commands(&c, &sb);
 	assert_string_equal(strbuf_str(&sb),
@@ -738,7 +735,7 @@ static void test_unsafe_stored_values(void **state)
 			    "echo never > /sys/kernel/mm/transparent_hugepage/enabled\n"
 			    "ppc64_cpu --smt=off\n");
 	strbuf_reset(&sb);
-	rank_xml_fragment(NULL, &c, &sb);
+	rank_xml_fragment(&c, &sb);
 	assert_non_null(strstr(sb.buf, "<vcpupin vcpu='0' cpuset='0-1'/>"));
 	assert_non_null(strstr(sb.buf, "vCPU 1: stored cpuset is malformed"));
 	assert_null(strstr(sb.buf, "evil"));

@@ -53,7 +53,7 @@ static void unload(struct fixture *f)
 static size_t config_of(const struct plan *p, const char *key)
 {
 	for (size_t i = 0; i < p->nconfigs; i++)
-		if (!strcmp(p->configs[i].key, key))
+		if (!strcmp(p->configs[i].rec.key, key))
 			return i;
 	fail_msg("no configuration %s", key);
 	return 0;
