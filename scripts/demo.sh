@@ -40,5 +40,5 @@ echo
 echo
 secs=$(( $(date +%s) - start ))
 echo "demo: experiment $exp done in $((secs / 60))m$(printf '%02d' $((secs % 60)))s; it stays in $db."
-echo "demo: to look deeper (every run, the per-vCPU run and wait times, the race), next:"
+echo "demo: to look deeper (every run, the race, the advice on one page), next:"
 echo "  $ta --db $db report $exp -o report.html"
