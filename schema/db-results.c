@@ -60,7 +60,7 @@ static int read_runs(struct db *db, struct db_results *r, const struct id_index 
 {
 	sqlite3_stmt *st = db_prepare(db,
 		"SELECT r.id, r.configuration_id, r.repetition, r.order_index, r.status, "
-		"r.error, r.started_at, r.finished_at, r.topology_ok, r.lost_events "
+		"r.error, r.started_at, r.finished_at, r.topology_ok, r.lost_events, r.host "
 		"FROM runs r JOIN configurations c ON c.id = r.configuration_id "
 		"WHERE c.experiment_id = ? ORDER BY c.idx, r.repetition", err);
 	if (!st)
@@ -85,6 +85,7 @@ static int read_runs(struct db *db, struct db_results *r, const struct id_index 
 		run->topology_ok = column_int_or(st, 8, -1);
 		run->lost_events = sqlite3_column_type(st, 9) == SQLITE_NULL
 			? -1 : sqlite3_column_int64(st, 9);
+		run->host = db_column_strdup(st, 10);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(db, "reading runs", err);
@@ -223,6 +224,7 @@ static void run_clear(struct db_results_run *run)
 	free(run->error);
 	free(run->started_at);
 	free(run->finished_at);
+	free(run->host);
 	for (size_t i = 0; i < run->nmetrics; i++) {
 		free(run->metrics[i].name);
 		free(run->metrics[i].unit);

@@ -54,10 +54,13 @@ cpio busybox-static qemu-guest-agent stress-ng sysbench redis-server redis-tools
 # clang with libclang-rt-14-dev (only recommended by clang, and it holds
 # libFuzzer) builds the readers' fuzzing harness; python3 runs the test
 # helpers; zstd, xz-utils, qemu-utils and time for the fixtures and hosts the
-# suites build.
+# suites build.  slurmctld, slurmd, slurm-client and munge: the test cluster
+# of the Slurm executor (tests/integration/slurm-*.sh start their own daemons
+# in network namespaces; nothing runs by default).
 check="libcmocka-dev sqlite3 trace-cmd linux-perf clang libclang-rt-14-dev
 qemu-system-ppc qemu-slof binutils qemu-utils zstd xz-utils python3 time
-gcc-powerpc64le-linux-gnu procps chromium"
+gcc-powerpc64le-linux-gnu procps chromium
+slurmctld slurmd slurm-client munge"
 
 case "$profile" in
 build) pkgs=$build ;;

@@ -2,7 +2,8 @@
 # scripts/deps.sh's profiles, listed (never installed): build is part of
 # demo, demo a strict part of check, bench the same as check; the demo
 # installs what the test guest image is built from and what runs it, and none
-# of the test-only toolchain (clang, chromium, the ppc64el cross compiler).
+# of the test-only toolchain (clang, chromium, the ppc64el cross compiler,
+# Slurm).
 . "$TA_TOP/tests/lib.sh"
 ta_tmpdir
 deps=$TA_TOP/scripts/deps.sh
@@ -39,7 +40,7 @@ for p in $image; do
 done
 # The test-only toolchain stays out of the demo.
 for p in clang libclang-rt-14-dev chromium gcc-powerpc64le-linux-gnu qemu-system-ppc \
-	libcmocka-dev linux-perf trace-cmd; do
+	libcmocka-dev linux-perf trace-cmd slurmctld slurmd munge; do
 	has check $p || fail "check should install $p"
 	has demo $p && fail "the demo installs the test-only $p"
 done
