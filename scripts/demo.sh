@@ -1,18 +1,20 @@
 #!/bin/sh
 # make demo: bring up libvirtd, build the test guest image, run the seed's
-# ebizzy study (configs/ebizzy-tcg.yaml: a 4-vCPU guest in 4 shapes, ebizzy
-# on vCPUs 0-1 with the other two idle, spinning or running ping -f inside
-# the same guest, 2 repetitions of a 3 s ebizzy in real TCG guests, one
-# reused guest per shape: a few minutes), then print the ranking and the
-# recommendation.  `scripts/demo.sh CONFIG` runs another study.  The
-# results stay in demo.db (override with TOPOADVISOR_DB) for
-# `topoadvisor report`, `show`, ….
+# ebizzy study (configs/ebizzy-tcg.yaml: a 4-vCPU guest running ebizzy on
+# vCPUs 0-1 while vCPUs 2-3 idle, spin or run ping -f, with all four vCPUs
+# on host CPU 0 or the noisy pair on host CPU 1; raced, 3-6 blocks of a 3 s
+# ebizzy in real TCG guests, one reused guest per pinning: a few minutes),
+# then print the ranking (the gain per noise load), the recommendation
+# (verdict, gain, the libvirt XML to apply) and the command that shows more.
+# `scripts/demo.sh CONFIG` runs another study.  The results stay in demo.db
+# (override with TOPOADVISOR_DB) for `topoadvisor report`, `show`, ….
 # libvirtd is stopped again unless another registered user still needs it.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 ta=$top/topoadvisor
 db=${TOPOADVISOR_DB:-$top/demo.db}
 config=${1:-$top/configs/ebizzy-tcg.yaml}
+start=$(date +%s)
 
 cleanup() {
 	"$top/scripts/libvirtd-stop.sh" --user $$ >/dev/null 2>&1 || true
@@ -24,7 +26,8 @@ trap 'exit 130' INT TERM
 "$top/scripts/guest-image.sh" >/dev/null
 
 echo "demo: running $config into $db"
-"$ta" --db "$db" plan "$config" | tail -n 3
+"$ta" --db "$db" plan "$config"
+echo
 exp=$("$ta" --db "$db" run "$config") || {
 	rc=$?
 	echo "demo: the sweep ended with status $rc (see 'topoadvisor --db $db show')" >&2
@@ -35,4 +38,7 @@ echo
 echo
 "$ta" --db "$db" recommend "$exp"
 echo
-echo "demo: experiment $exp is in $db; an HTML report: $ta --db $db report $exp -o report.html"
+secs=$(( $(date +%s) - start ))
+echo "demo: experiment $exp done in $((secs / 60))m$(printf '%02d' $((secs % 60)))s; it stays in $db."
+echo "demo: to look deeper (every run, the race, the advice on one page), next:"
+echo "  $ta --db $db report $exp -o report.html"

@@ -177,9 +177,21 @@ static void test_redis(void **state)
 static void test_tcg_studies(void **state)
 {
 	struct sweep_config *cfg = load_ok(path_of("configs/ebizzy-tcg.yaml"));
-	assert_int_equal(cfg->topology.nshapes, 4);
-	for (size_t i = 0; i < cfg->topology.nshapes; i++)
-		assert_int_equal(shape_vcpus(&cfg->topology.shapes[i]), 4);
+	assert_int_equal(cfg->topology.nshapes, 1);
+	assert_shape(&cfg->topology.shapes[0], "1x2x2");
+	/* The decision: all four vCPUs on host CPU 0, or vCPUs 2-3 on CPU 1;
+	 * the benchmark's vCPUs 0-1 stay on CPU 0 in both. */
+	static const char *const cpus[2][4] = { { "0", "0", "0", "0" }, { "0", "0", "1", "1" } };
+	assert_int_equal(cfg->npinnings, 2);
+	for (size_t p = 0; p < 2; p++) {
+		assert_int_equal(cfg->pinnings[p].policy, PIN_EXPLICIT);
+		assert_int_equal(cfg->pinnings[p].nvcpu_cpus, 4);
+		for (size_t v = 0; v < 4; v++)
+			assert_string_equal(cfg->pinnings[p].vcpu_cpus[v], cpus[p][v]);
+	}
+	assert_string_equal(baseline(cfg, "pinning"), cfg->pinnings[0].name);
+	assert_int_equal(cfg->advisor.objective, OBJECTIVE_MEAN);
+	assert_int_equal(cfg->strategy, STRATEGY_RACE);
 	assert_string_equal(cfg->bench.vcpus, "0-1");
 	assert_int_equal(cfg->nnoises, 3);
 	assert_null(cfg->noises[0].vcpus);
