@@ -270,6 +270,12 @@ UPDATE experiments SET objective = 'worst', equivalence = 0.02, environment = '[
 	WHERE instr(config_yaml, 'advisor') = 0;
 
 -- @migration 8
+-- Reading an experiment walks its runs' metrics in run order and, within a
+-- run, in the order they were stored (schema/db-results.c): an index on
+-- run_id alone holds exactly that order (run_id, then rowid), so the walk
+-- needs no sort however many runs there are.
+CREATE INDEX metrics_run ON metrics(run_id);
+
 -- How many runs of each configuration are in each status, kept by triggers
 -- as runs are planned, run, stored, deleted (a race's dropped blocks) and
 -- cascaded away, so that `list` and an experiment's header read a few rows

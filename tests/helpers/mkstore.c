@@ -6,18 +6,22 @@
  * indexes and any summary the schema maintains are the ones a real sweep
  * leaves.
  *
- *   mkstore DB EXPERIMENTS CONFIGURATIONS REPETITIONS [SEED]
+ *   mkstore DB EXPERIMENTS CONFIGURATIONS REPETITIONS host|guest [SEED]
  *
  * Adds EXPERIMENTS experiments to DB (created when missing), each with
  * CONFIGURATIONS configurations (shapes of 4, then 2 vCPUs x pinning x
  * noise, at most 54) and REPETITIONS runs of each, in randomized blocks.
- * A run holds what a TCG ebizzy run with vCPU statistics and a POWER run's
- * exit counts hold together: the primary metric (records_per_s), time and
- * per-vCPU figures, gang exits, kvm_hv exit reasons per vCPU, the
- * benchmark's stdout, host state and guest topology; the first run of a
- * configuration also stores its domain XML (one boot with guest.reuse).
- * About one run in a hundred fails.  Values are seeded: the same arguments
- * give the same database.  Prints the experiment ids, one a line.
+ * About one run in a hundred fails.  Two kinds of run:
+ *   host   what a `guest.runner: host` sweep of a command benchmark stores,
+ *          the kind of sweep that reaches 100 000 runs (25 ms each): its
+ *          metric (ops), a latency, the benchmark window, stdout, host state;
+ *   guest  what a guest run with vCPU statistics and a POWER host's exit
+ *          counts hold together: the primary metric (records_per_s), time
+ *          and per-vCPU figures, gang exits, kvm_hv exit reasons per vCPU,
+ *          stdout, host state and guest topology, and with the first run of
+ *          a configuration its domain XML (one boot with guest.reuse).
+ * Values are seeded: the same arguments give the same database.  Prints the
+ * experiment ids, one a line.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -71,7 +75,7 @@ static double normalish(struct stats_rng *rng)
 	return (s - 2.0) * 1.7320508075688772;
 }
 
-static void record_make(struct config_record *r, size_t idx, const struct shape *sh)
+static void record_make(struct config_record *r, size_t idx, const struct shape *sh, bool guest)
 {
 	memset(r, 0, sizeof(*r));
 	const char *pin = pinnings[(idx / 2) % 3];
@@ -89,7 +93,7 @@ static void record_make(struct config_record *r, size_t idx, const struct shape 
 	r->pinning_policy = xstrdup(pin);
 	r->noise = xstrdup(noise);
 	r->noise_kind = xstrdup(noise);
-	r->runner = xstrdup("agent");
+	r->runner = xstrdup(guest ? "agent" : "host");
 	r->arch = xstrdup("x86_64");
 	r->cpu_mode = xstrdup("custom");
 	r->cpu_model = xstrdup("Westmere");
@@ -120,29 +124,55 @@ static const char domain_xml[] =
 static const char *const reasons[] = { "EXTERNAL", "HV_DECREMENTER", "H_DOORBELL" };
 
 /* A run's result with seeded figures around the configuration's mean. */
+/* A host-runner run: the command's metric and latency, the window, stdout. */
+static void host_run_make(struct db_run_result *res, struct run_values *v, double value,
+			  struct stats_rng *rng)
+{
+	double window = 0.025 + 0.003 * uniform(rng);
+	size_t n = 0;
+	v->m[n++] = (struct db_metric){ "ops", value, NULL, METRIC_DIR_HIGHER };
+	v->m[n++] = (struct db_metric){ "latency_us", 1e6 / value, "us", METRIC_DIR_LOWER };
+	v->m[n++] = (struct db_metric){ "benchmark_seconds", window, "s", METRIC_DIR_NONE };
+	res->metrics = v->m;
+	res->nmetrics = n;
+	snprintf(v->stdout_text, sizeof(v->stdout_text), "ops=%.0f latency=%.1fus\n", value,
+		 1e6 / value);
+	v->a[0] = (struct db_artifact){ "benchmark.stdout", v->stdout_text,
+					strlen(v->stdout_text) };
+	res->artifacts = v->a;
+	res->nartifacts = 1;
+}
+
+/* A run's result with seeded figures around the configuration's mean. */
 static void run_make(struct db_run_result *res, struct run_values *v, int64_t run_id,
-		     const struct config_record *c, double mean, bool first,
+		     const struct config_record *c, double mean, bool first, bool guest,
 		     struct stats_rng *rng)
 {
 	memset(res, 0, sizeof(*res));
 	res->run_id = run_id;
-	res->topology_ok = 1;
-	res->lost_events = 0;
-	res->host_state = "{\"knobs\":{},\"loadavg\":[1.25,1.5,1.75],\"noise\":\"spin\","
-			  "\"runner\":\"agent\"}";
+	res->topology_ok = guest ? 1 : -1;
+	res->lost_events = guest ? 0 : -1;
+	res->host_state = guest
+		? "{\"knobs\":{},\"loadavg\":[1.25,1.5,1.75],\"noise\":\"spin\",\"runner\":\"agent\"}"
+		: "{\"knobs\":{},\"loadavg\":[1.25,1.5,1.75],\"noise\":\"spin\",\"runner\":\"host\"}";
 	snprintf(v->topology, sizeof(v->topology),
 		 "{\"regular\":true,\"sockets\":%d,\"dies\":1,\"cores\":%d,\"threads\":%d}",
 		 c->sockets, c->cores, c->threads);
-	res->guest_topology = v->topology;
+	res->guest_topology = guest ? v->topology : NULL;
 	if (uniform(rng) < 0.01) {
 		res->status = "failed";
-		res->error = "benchmark timed out after 60 s (guest agent: no answer)";
+		res->error = guest ? "benchmark timed out after 60 s (guest agent: no answer)"
+				   : "benchmark exited with status 1";
 		res->topology_ok = -1;
 		res->lost_events = -1;
 		return;
 	}
 	res->status = "ok";
 	double value = mean * (1 + 0.04 * normalish(rng));
+	if (!guest) {
+		host_run_make(res, v, value, rng);
+		return;
+	}
 	double real = 3.0 + 0.01 * uniform(rng);
 	size_t n = 0;
 	v->m[n++] = (struct db_metric){ "records_per_s", value, "records/s", METRIC_DIR_HIGHER };
@@ -186,7 +216,7 @@ static void run_make(struct db_run_result *res, struct run_values *v, int64_t ru
 	res->nartifacts = na;
 }
 
-static const char yaml[] =
+static const char guest_yaml[] =
 	"name: store-bench\nlibvirt: {uri: qemu:///system, domain_type: auto, arch: x86_64}\n"
 	"guest: {runner: agent, reuse: true}\n"
 	"topology: {vcpus: [4, 2]}\npinning: [none, compact, spread]\n"
@@ -195,14 +225,25 @@ static const char yaml[] =
 	"collect: {vcpu_stats: true, exit_reasons: true, gang_exits: true}\n"
 	"order: randomized\n";
 
+static const char host_yaml[] =
+	"name: store-host\nguest: {runner: host}\n"
+	"topology: {vcpus: [4, 2]}\npinning: [none, compact, spread]\n"
+	"noise: [none, {kind: spin, name: spin, cpus: \"1\"}]\n"
+	"benchmark: {kind: command, argv: [fake-bench, \"250\"], duration: 1,\n"
+	"  parse: 'ops=(?<ops>[0-9.]+) latency=(?<latency_us>[0-9.]+)us', metric: ops}\n"
+	"order: randomized\n";
+
 /* One experiment: its plan, then every run stored as the controller stores it. */
-static int64_t experiment_make(struct db *db, size_t nconfigs, int reps, struct stats_rng *rng)
+static int64_t experiment_make(struct db *db, size_t nconfigs, int reps, bool guest,
+			       struct stats_rng *rng)
 {
 	struct ta_err err = { 0 };
 	struct db_experiment_new e = {
-		.name = "store-bench", .config_yaml = yaml, .config_len = sizeof(yaml) - 1,
+		.name = guest ? "store-guest" : "store-host",
+		.config_yaml = guest ? guest_yaml : host_yaml,
+		.config_len = strlen(guest ? guest_yaml : host_yaml),
 		.config_path = "store-bench.yaml", .seed = stats_rng_next(rng),
-		.primary_metric = "records_per_s", .higher_is_better = 1,
+		.primary_metric = guest ? "records_per_s" : "ops", .higher_is_better = 1,
 		.objective = "worst", .equivalence = 0.02,
 	};
 	int64_t exp;
@@ -213,7 +254,7 @@ static int64_t experiment_make(struct db *db, size_t nconfigs, int reps, struct 
 	size_t nshapes = shapes_make(shapes);
 	struct config_record *recs = xcalloc(nconfigs, sizeof(*recs));
 	for (size_t i = 0; i < nconfigs; i++)
-		record_make(&recs[i], i, &shapes[(i / 6) % nshapes]);
+		record_make(&recs[i], i, &shapes[(i / 6) % nshapes], guest);
 	size_t nruns = nconfigs * (size_t)reps;
 	struct db_plan_run *runs = xcalloc(nruns, sizeof(*runs));
 	for (int rep = 0; rep < reps; rep++) {
@@ -248,7 +289,7 @@ static int64_t experiment_make(struct db *db, size_t nconfigs, int reps, struct 
 			ci++;
 		struct db_run_result res;
 		run_make(&res, v, todo[k].run_id, &recs[ci], means[ci], todo[k].repetition == 0,
-			 rng);
+			 guest, rng);
 		if (db_run_store(db, &res, &err) < 0)
 			die(&err);
 	}
@@ -267,8 +308,9 @@ static int64_t experiment_make(struct db *db, size_t nconfigs, int reps, struct 
 
 int main(int argc, char **argv)
 {
-	if (argc < 5 || argc > 6) {
-		fprintf(stderr, "usage: mkstore DB EXPERIMENTS CONFIGURATIONS REPETITIONS [SEED]\n");
+	if (argc < 6 || argc > 7 || (strcmp(argv[5], "host") && strcmp(argv[5], "guest"))) {
+		fprintf(stderr, "usage: mkstore DB EXPERIMENTS CONFIGURATIONS REPETITIONS "
+			"host|guest [SEED]\n");
 		return 2;
 	}
 	long nexp = strtol(argv[2], NULL, 10), nconf = strtol(argv[3], NULL, 10),
@@ -281,7 +323,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct stats_rng rng;
-	stats_rng_seed(&rng, argc == 6 ? strtoull(argv[5], NULL, 10) : 22);
+	stats_rng_seed(&rng, argc == 7 ? strtoull(argv[6], NULL, 10) : 22);
+	bool guest = !strcmp(argv[5], "guest");
 	struct ta_err err = { 0 };
 	struct db *db = db_open(argv[1], true, &err);
 	if (!db)
@@ -292,7 +335,7 @@ int main(int argc, char **argv)
 		die(&err);
 	sqlite3_finalize(st);
 	for (long i = 0; i < nexp; i++)
-		printf("%" PRId64 "\n", experiment_make(db, (size_t)nconf, (int)reps, &rng));
+		printf("%" PRId64 "\n", experiment_make(db, (size_t)nconf, (int)reps, guest, &rng));
 	db_close(db);
 	return 0;
 }
