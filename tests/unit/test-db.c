@@ -42,7 +42,7 @@ static int teardown(void **state)
 	/* Remove our own scratch directory, file by file (no shell). */
 	const char *suffixes[] = { "", "-wal", "-shm" };
 	const char *names[] = { "fresh.db", "old.db", "exp.db", "newer.db", "perm.db", "garbage.db",
-				"dir.db", "race.db", "old-ro.db", "counts.db" };
+				"dir.db", "race.db", "old-ro.db", "counts.db", "walk.db" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		for (size_t j = 0; j < 3; j++) {
 			snprintf(cmd, sizeof(cmd), "%s/%s%s", dir, names[i], suffixes[j]);
@@ -620,6 +620,130 @@ static void test_run_counts_follow_runs(void **state)
 	db_close(db);
 }
 
+/*
+ * Reading an experiment run by run (the cursor export streams through) and
+ * whole (db_results_load, built on it) give every run in configuration and
+ * repetition order whatever order they were stored in, each run's metrics
+ * in the order they were stored, a run without metrics between two with
+ * them, nothing of another experiment stored in between, and exit counts
+ * summed per reason: the all-vCPU row when there is one, else the per-vCPU
+ * rows, most first, ties by reason.
+ */
+static void test_results_walk(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "walk.db");
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	const char yaml[] = "name: w\n";
+	struct db_experiment_new n = { .name = "w", .config_yaml = yaml,
+				       .config_len = sizeof(yaml) - 1, .seed = 1,
+				       .primary_metric = "zeta", .higher_is_better = 1 };
+	int64_t exp[2];
+	static char *const keys[] = { "a", "b" };
+	struct config_record recs[2];
+	for (int i = 0; i < 2; i++)
+		recs[i] = (struct config_record){ .index = (size_t)i, .key = keys[i], .vcpus = 1,
+						  .sockets = 1, .dies = 1, .cores = 1, .threads = 1,
+						  .topology = "1x1x1", .pinning = "none",
+						  .noise = "none" };
+	struct db_plan_run plan[6];
+	for (int i = 0; i < 6; i++)
+		plan[i] = (struct db_plan_run){ (size_t)(i % 2), i / 2, (size_t)i };
+	for (int e = 0; e < 2; e++) {
+		assert_int_equal(db_experiment_insert(db, &n, &exp[e], &err), 0);
+		assert_int_equal(db_plan_store(db, exp[e], recs, 2, plan, 6, NULL, &err), 0);
+	}
+	struct db_run_todo *t[2];
+	size_t nt[2];
+	for (int e = 0; e < 2; e++)
+		assert_int_equal(db_runs_list(db, exp[e], false, &t[e], &nt[e], &err), 0);
+	/* Stored last run first, alternating with the other experiment's runs. */
+	for (size_t k = 6; k-- > 0;)
+		for (int e = 0; e < 2; e++) {
+			const struct db_run_todo *r = &t[e][k];
+			double v = 100.0 * (double)exp[e] + 10.0 * r->repetition +
+				   (double)(r->configuration_id % 2);
+			const struct db_metric m[] = {
+				{ "zeta", v, "ops", METRIC_DIR_HIGHER },
+				{ "alpha", v + 1, NULL, METRIC_DIR_NONE },
+				{ "mid", v + 2, "s", METRIC_DIR_LOWER },
+			};
+			const struct db_exit_count x[] = {
+				{ "kvm_hv", 0, "EXTERNAL", 5 }, { "kvm_hv", 1, "EXTERNAL", 7 },
+				{ "kvm_hv", -1, "H_DOORBELL", 100 }, { "kvm_hv", 0, "H_DOORBELL", 40 },
+				{ "kvm", 0, "HLT", 12 },
+			};
+			bool none = !strcmp(r->key, "a") && r->repetition == 1;
+			struct db_run_result res = {
+				.run_id = r->run_id, .status = none ? "failed" : "ok",
+				.error = none ? "boom" : NULL, .topology_ok = -1, .lost_events = -1,
+				.metrics = m, .nmetrics = none ? 0 : 3, .exits = x,
+				.nexits = none ? 0 : 5 };
+			assert_int_equal(db_run_store(db, &res, &err), 0);
+		}
+	char id[32];
+	snprintf(id, sizeof(id), "%lld", (long long)exp[0]);
+
+	for (int exits = 0; exits < 2; exits++) {
+		struct db_results res;
+		struct db_results_cursor *cur;
+		assert_int_equal(db_results_open(db, id, exits, &res, &cur, &err), 0);
+		assert_int_equal(res.nconfigs, 2);
+		assert_int_equal(res.configs[0].nruns, 0);	/* the runs come one by one */
+		struct db_results_run run;
+		struct db_results_config *c;
+		int k = 0, rc;
+		while ((rc = db_results_next_run(cur, &run, &c, &err)) > 0) {
+			assert_ptr_equal(c, &res.configs[k / 3]);
+			assert_int_equal(run.repetition, k % 3);
+			bool none = k == 1;
+			assert_string_equal(run.status, none ? "failed" : "ok");
+			assert_int_equal(run.nmetrics, none ? 0 : 3);
+			if (!none) {
+				double v = 100.0 * (double)exp[0] + 10.0 * (k % 3) +
+					   (double)(c->id % 2);
+				assert_string_equal(run.metrics[0].name, "zeta");
+				assert_true(run.metrics[0].value == v);
+				assert_string_equal(run.metrics[1].name, "alpha");
+				assert_string_equal(run.metrics[2].name, "mid");
+				assert_true(run.metrics[2].value == v + 2);
+			}
+			assert_int_equal(run.nexits, exits && !none ? 3 : 0);
+			if (exits && !none) {
+				assert_string_equal(run.exits[0].reason, "H_DOORBELL");
+				assert_int_equal(run.exits[0].count, 100);
+				assert_string_equal(run.exits[1].reason, "EXTERNAL");
+				assert_string_equal(run.exits[1].source, "kvm_hv");
+				assert_int_equal(run.exits[1].count, 12);
+				assert_string_equal(run.exits[2].reason, "HLT");
+				assert_int_equal(run.exits[2].count, 12);
+			}
+			db_results_run_release(&run);
+			k++;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(k, 6);
+		db_results_cursor_close(cur);
+		db_results_release(&res);
+	}
+
+	/* The whole read holds the same. */
+	struct db_results all;
+	assert_int_equal(db_results_load(db, id, &all, &err), 0);
+	assert_int_equal(all.configs[0].nruns, 3);
+	assert_int_equal(all.configs[1].nruns, 3);
+	assert_int_equal(all.configs[0].runs[1].nmetrics, 0);
+	assert_string_equal(all.configs[1].runs[2].metrics[1].name, "alpha");
+	assert_int_equal(all.configs[1].runs[2].nexits, 3);
+	assert_int_equal(all.configs[1].runs[2].exits[0].count, 100);
+	db_results_release(&all);
+	db_runs_free(t[0], nt[0]);
+	db_runs_free(t[1], nt[1]);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_readonly_open),
 		cmocka_unit_test(test_old_schema_upgraded_only_under_the_lock),
 		cmocka_unit_test(test_run_counts_follow_runs),
+		cmocka_unit_test(test_results_walk),
 	};
 	return cmocka_run_group_tests_name("db", tests, setup, teardown);
 }
