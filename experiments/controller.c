@@ -467,6 +467,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	if (apply_knobs(c, pc, rec) < 0)
 		goto out;
 	record_host_state(c, pc, rec);
+	runrec_step(rec, "begin", now_s());
 
 	if (!in_guest(c, pc)) {
 		ctl_guest_park(c);	/* a guest kept for reuse must not load the host run */
@@ -474,6 +475,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		runrec_fail(rec, "guest: %s", err.msg);
 		goto out;
 	}
+	runrec_step(rec, "guest", now_s());
 	if (*c->cancel)
 		goto out;
 
@@ -498,6 +500,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		cmd_output_release(&o);
 	}
 
+	runrec_step(rec, "prepare", now_s());
 	/*
 	 * Noise starts only now, with the guest booted and its topology
 	 * checked, so that neither boot time nor the check depends on it.
@@ -524,6 +527,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		}
 	}
 
+	runrec_step(rec, "noise", now_s());
 	if (cfg->bench.server_argv.argc) {
 		int rc;
 		if (in_guest(c, pc)) {
@@ -539,6 +543,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 			runrec_fail(rec, "benchmark server: %s", err.msg);
 			goto out;
 		}
+		runrec_step(rec, "server", now_s());
 	}
 
 	/* A guest's exits are its QEMU process's; a benchmark run on the host
@@ -577,8 +582,10 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	}
 	struct cmd_output bench;
 	double t0 = now_s();
+	runrec_step(rec, "collect", t0);
 	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, &bench, &err);
 	double seconds = now_s() - t0;
+	runrec_step(rec, "window", t0 + seconds);
 	free(pinned.argv);	/* the strings are the config's */
 
 	if (trace) {
@@ -594,6 +601,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	}
 	if (in_guest(c, pc) && cfg->collect.vcpu_stats)
 		ctl_guest_stats_end(c, rec);
+	runrec_step(rec, "stats", now_s());
 	if (rc < 0) {
 		runrec_fail(rec, "benchmark: %s", err.msg);
 		goto out;
@@ -646,9 +654,11 @@ out:
 		noise_stop(noise, 2000, &err);
 	if (noise_guest)
 		ctl_noise_guest_down(c);
+	runrec_step(rec, "end", now_s());
 	/* In-guest loads and servers go, verified, before the guest is kept or destroyed. */
 	if (in_guest(c, pc) && ctl_guest_bg_stop(c, &err) < 0)
 		runrec_fail(rec, "%s", err.msg);
+	runrec_step(rec, "guest loads", now_s());
 	if (*c->cancel) {
 		rec->status = "interrupted";
 		if (!rec->error.len)
@@ -656,6 +666,7 @@ out:
 	}
 	if (in_guest(c, pc) && (!cfg->reuse_guest || strcmp(rec->status, "ok") || *c->cancel))
 		ctl_guest_down(c);
+	runrec_step(rec, "guest down", now_s());
 }
 
 /* ---- the sweep -------------------------------------------------------- */
@@ -760,6 +771,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		}
 		struct run_record rec;
 		runrec_init(&rec, t->run_id);
+		runrec_step(&rec, NULL, now_s());
 		progress_show(&prog, prog.done, t->key, t->repetition);
 		const struct plan_config *pc = config_by_key(plan, t->key);
 		if (db_run_mark_running(db, t->run_id, err) < 0)
@@ -775,6 +787,11 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 			runrec_release(&rec);
 			goto out;
 		}
+		runrec_step(&rec, "store", now_s());
+		if (opts->verbose >= 2 && !opts->quiet)
+			progress_note(&prog, "run %lld (%s #%d) steps, seconds: %s",
+				      (long long)t->run_id, t->key, t->repetition + 1,
+				      strbuf_str(&rec.steps));
 		summary->attempted++;
 		if (!strcmp(rec.status, "ok")) {
 			summary->ok++;
