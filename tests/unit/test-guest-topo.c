@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -97,6 +99,47 @@ static void test_topo_irregular_and_bad(void **state)
 					 "cpu0 thread_siblings_list 0-x\n", &t, &err), -1);
 }
 
+/*
+ * The script itself, run by this host's /bin/sh on its own sysfs: every
+ * online CPU with all four files (thread_siblings_list too, which a
+ * byte-at-a-time reader gets nothing from) parses into a shape.
+ */
+static void test_topo_script_on_this_host(void **state)
+{
+	if (access("/sys/devices/system/cpu/cpu0/topology/core_id", R_OK) < 0)
+		skip();
+	int fd[2];
+	assert_int_equal(pipe(fd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fd[1], STDOUT_FILENO);
+		close(fd[0]);
+		execl("/bin/sh", "sh", "-c", GUESTTOPO_SCRIPT, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	struct strbuf out = STRBUF_INIT;
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(fd[0], buf, sizeof(buf))) > 0)
+		strbuf_add(&out, buf, (size_t)n);
+	close(fd[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	struct guesttopo t;
+	struct ta_err err = { 0 };
+	if (guesttopo_parse(strbuf_str(&out), &t, &err) < 0)
+		fail_msg("%s in:\n%s", err.msg, strbuf_str(&out));
+	assert_int_equal(t.ncpus, sysconf(_SC_NPROCESSORS_ONLN));
+	for (size_t i = 0; i < t.ncpus; i++)
+		assert_true(t.cpus[i].siblings && t.cpus[i].nsiblings >= 1);
+	assert_true(t.sockets * t.dies * t.cores * t.threads == (int)t.ncpus || !t.regular);
+	guesttopo_release(&t);
+	strbuf_release(&out);
+}
+
 static void test_agent_request(void **state)
 {
 	const char *argv[] = { "/bin/sh", "-c", "echo \"a\\b\"", NULL };
@@ -169,6 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_topo_parse),
 		cmocka_unit_test(test_topo_irregular_and_bad),
+		cmocka_unit_test(test_topo_script_on_this_host),
 		cmocka_unit_test(test_agent_request),
 		cmocka_unit_test(test_agent_status),
 		cmocka_unit_test(test_vcpustats_diff),
