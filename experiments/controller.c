@@ -266,14 +266,17 @@ static char *host_runner_cpus(const struct ctl *c, const struct plan_config *pc)
 	return strbuf_detach(&sb);
 }
 
-/* Runs argv where the config's runner says, waiting for it. */
+/*
+ * Runs argv where the config's runner says, waiting for it; expect_s: how
+ * long it should take (0: unknown), which tells a guest run when to look.
+ */
 static int run_cmd(struct ctl *c, const struct plan_config *pc, char *const argv[],
-		   int timeout_s, struct cmd_output *o, struct ta_err *err)
+		   int timeout_s, double expect_s, struct cmd_output *o, struct ta_err *err)
 {
 	memset(o, 0, sizeof(*o));
 	o->exit_code = -1;
 	if (in_guest(c, pc))
-		return ctl_guest_exec(c, argv, timeout_s, o, err);
+		return ctl_guest_exec(c, argv, timeout_s, expect_s, o, err);
 	struct hostexec_result res;
 	char *cpus = host_runner_cpus(c, pc);
 	int rc = hostexec_run(argv, cpus, timeout_s, c->cancel, &res, err);
@@ -431,7 +434,7 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 	double deadline = now_s() + 15;
 	while (now_s() < deadline && !*c->cancel) {
 		struct cmd_output o;
-		if (run_cmd(c, pc, ping, 5, &o, err) == 0 && strstr(strbuf_str(&o.out), "PONG")) {
+		if (run_cmd(c, pc, ping, 5, 0, &o, err) == 0 && strstr(strbuf_str(&o.out), "PONG")) {
 			cmd_output_release(&o);
 			return 0;
 		}
@@ -481,7 +484,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 
 	for (size_t i = 0; i < cfg->nprepare; i++) {
 		struct cmd_output o;
-		if (run_cmd(c, pc, cfg->prepare[i].argv, cfg->bench.timeout, &o, &err) < 0) {
+		if (run_cmd(c, pc, cfg->prepare[i].argv, cfg->bench.timeout, 0, &o, &err) < 0) {
 			runrec_fail(rec, "preparation '%s': %s", cfg->prepare[i].argv[0], err.msg);
 			goto out;
 		}
@@ -583,7 +586,8 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	struct cmd_output bench;
 	double t0 = now_s();
 	runrec_step(rec, "collect", t0);
-	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, &bench, &err);
+	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, cfg->bench.duration,
+			 &bench, &err);
 	double seconds = now_s() - t0;
 	runrec_step(rec, "window", t0 + seconds);
 	free(pinned.argv);	/* the strings are the config's */
