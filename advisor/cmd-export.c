@@ -46,7 +46,7 @@ static const char *const head_columns[] = {
 	"experiment_id", "configuration_id", "configuration", "is_baseline", NULL,
 };
 static const char *const run_columns[] = {
-	"run_id", "repetition", "order_index", "status", "error", "topology_ok",
+	"run_id", "repetition", "order_index", "host", "status", "error", "topology_ok",
 	"lost_events", "metric", "value", "unit", "higher_is_better", NULL,
 };
 
@@ -177,6 +177,8 @@ static void row_csv(struct strbuf *out, const struct row *r, const char *const *
 	}
 	strbuf_addf(out, ",%lld,%d,%d,", (long long)run->id, run->repetition + 1,
 		    run->order_index);
+	csv_field(out, run->host);
+	strbuf_addch(out, ',');
 	csv_field(out, run->status);
 	strbuf_addch(out, ',');
 	csv_field(out, run->error);
@@ -233,6 +235,7 @@ static void row_json(struct json_writer *w, const struct row *r, const char *con
 	json_key(w, "run_id"); json_int(w, run->id);
 	json_key(w, "repetition"); json_int(w, run->repetition + 1);
 	json_key(w, "order_index"); json_int(w, run->order_index);
+	json_key(w, "host"); json_str(w, run->host);
 	json_key(w, "status"); json_str(w, run->status);
 	json_key(w, "error"); json_str(w, run->error);
 	json_key(w, "topology_ok");

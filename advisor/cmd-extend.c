@@ -20,7 +20,10 @@ static const struct option extend_options[] = {
 	OPT_INT(0, "repetitions", &extend_blocks, "N",
 		"blocks to add: N more runs of every configuration still in the race (required)"),
 	OPT_STRING(0, "root", &extend_opts.sysfs_root, "DIR",
-		   "treat DIR as / for host knobs (testing with a fake sysfs tree)"),
+		   "treat DIR as / for host knobs (testing with a fake sysfs tree; with "
+		   "Slurm, %n in DIR stands for each node's name)"),
+	OPT_STRING(0, "executor", &extend_opts.executor, "KIND",
+		   "where the runs go: local (this host) or slurm (overrides executor.kind)"),
 	OPT_END(),
 };
 

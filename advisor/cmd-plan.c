@@ -3,6 +3,7 @@
  * configurations, the combinations dropped and why, runs and an estimate —
  * without touching the host.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -38,12 +39,45 @@ static void race_estimate(const struct plan *p, struct race_estimate *est)
 }
 
 static const char *plan_root;
+static const char *plan_executor;
 
 static const struct option plan_options[] = {
 	OPT_STRING(0, "root", &plan_root, "DIR",
 		   "check host knobs under DIR instead of / (a fake sysfs tree, for tests)"),
+	OPT_STRING(0, "executor", &plan_executor, "KIND",
+		   "plan for local (this host) or slurm (overrides executor.kind)"),
 	OPT_END(),
 };
+
+/* Seconds a block's job costs on Slurm beyond its runs: scheduling, the
+ * worker's start and end, the controller's poll (measured ~2-4 s here). */
+#define PLAN_SLURM_JOB_OVERHEAD_SECONDS 4.0
+
+/* How a Slurm sweep is spread: blocks, jobs at once, and the wall time. */
+struct spread {
+	bool slurm;
+	int hosts;		/* executor.max_hosts */
+	int blocks;		/* the repetitions (a race's maximum) */
+	double blocks_expected;	/* a race's expected blocks; else blocks */
+	double runs_per_block;
+	double block_seconds;	/* one block on one host, job overhead included */
+	double seconds;		/* the sweep's wall time with `hosts` hosts */
+};
+
+static void spread_estimate(const struct plan *p, double one_host_seconds, size_t max_runs,
+			    double expected_runs, struct spread *s)
+{
+	const struct sweep_config *cfg = p->cfg;
+	*s = (struct spread){ .slurm = true, .hosts = cfg->executor.max_hosts,
+			      .blocks = cfg->repetitions };
+	s->blocks_expected = s->blocks;
+	if (max_runs && expected_runs > 0)
+		s->blocks_expected = s->blocks * expected_runs / (double)max_runs;
+	s->runs_per_block = (double)p->nruns / s->blocks;
+	s->block_seconds = one_host_seconds / s->blocks + PLAN_SLURM_JOB_OVERHEAD_SECONDS;
+	/* Blocks go out max_hosts at a time; a race's blocks past its stop are not run. */
+	s->seconds = ceil(s->blocks_expected / s->hosts) * s->block_seconds;
+}
 
 static void format_duration(char *buf, size_t n, double secs)
 {
@@ -153,6 +187,14 @@ static void plan_estimate_of(const struct plan *p, const struct plan_boots *b,
 	plan_estimate(p, p->nruns - b->guest_runs, b->boots, b->guest_runs - b->boots, &history, e);
 }
 
+/* The sweep's estimated wall time on this host. */
+static double plan_duration(const struct plan *p, const struct plan_boots *b)
+{
+	struct plan_estimate e;
+	plan_estimate_of(p, b, &e);
+	return e.seconds;
+}
+
 /* "\n  per run in a reused guest: +1.10 s (mean of 22 stored runs)" */
 static void figure_text(struct strbuf *out, const char *what, const struct plan_figure *f,
 			const char *sign, const char *unit)
@@ -226,7 +268,8 @@ static void plan_boots_line(struct strbuf *out, const struct plan *p,
 	strbuf_addch(out, ')');
 }
 
-static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
+static void plan_text(struct strbuf *out, const struct plan *p, const struct spread *sp,
+		      int verbose)
 {
 	const struct sweep_config *cfg = p->cfg;
 	strbuf_addf(out, "Sweep '%s' (%s): %s, metric %s (%s)\n", cfg->name,
@@ -267,6 +310,16 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 	struct plan_estimate e;
 	plan_estimate_of(p, &b, &e);
 	plan_estimate_text(out, p, &e);
+	if (sp->slurm) {
+		char wall[32];
+		format_duration(wall, sizeof(wall), sp->seconds);
+		strbuf_addf(out, "On Slurm: %d blocks (one job each, %.0f runs, ~%.0f s with the "
+			    "job's start), at most %d at once (executor.max_hosts): about %s with "
+			    "%d hosts%s; host knobs are checked on the nodes\n", sp->blocks,
+			    sp->runs_per_block, sp->block_seconds, sp->hosts, wall, sp->hosts,
+			    sp->blocks_expected < sp->blocks ? ", for the race's expected blocks"
+			    : "");
+	}
 	if (verbose && (cfg->order == ORDER_SEQUENTIAL || cfg->seed_given)) {
 		strbuf_addstr(out, "\nRun order:\n");
 		for (size_t i = 0; i < p->nruns; i++)
@@ -275,7 +328,7 @@ static void plan_text(struct strbuf *out, const struct plan *p, int verbose)
 	}
 }
 
-static void plan_json(struct strbuf *out, const struct plan *p)
+static void plan_json(struct strbuf *out, const struct plan *p, const struct spread *sp)
 {
 	const struct sweep_config *cfg = p->cfg;
 	struct json_writer w;
@@ -359,6 +412,17 @@ static void plan_json(struct strbuf *out, const struct plan *p)
 	}
 	json_key(&w, "window_same_benchmark"); json_bool(&w, e.window_same_benchmark);
 	json_obj_end(&w);
+	json_key(&w, "executor");
+	json_obj_begin(&w);
+	json_key(&w, "kind"); json_str(&w, sp->slurm ? "slurm" : "local");
+	if (sp->slurm) {
+		json_key(&w, "max_hosts"); json_int(&w, sp->hosts);
+		json_key(&w, "blocks"); json_int(&w, sp->blocks);
+		json_key(&w, "expected_blocks"); json_double(&w, sp->blocks_expected);
+		json_key(&w, "block_seconds"); json_double(&w, sp->block_seconds);
+		json_key(&w, "estimated_seconds"); json_double(&w, sp->seconds);
+	}
+	json_obj_end(&w);
 	json_obj_end(&w);
 }
 
@@ -370,9 +434,18 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		return cmd_fail(&err);
 	struct host_facts host;
 	host_facts_read(&host);
+	enum executor_kind kind = cfg->executor.kind;
+	if (plan_executor && config_executor_from_name(plan_executor, &kind) < 0) {
+		err_set(&err, EXIT_BAD_INPUT, "--executor %s: expected local or slurm",
+			plan_executor);
+		config_free(cfg);
+		return cmd_fail(&err);
+	}
 	struct plan *p = plan_expand(cfg, &host, cfg->seed_given ? cfg->seed : 0, &err);
 	struct controller_opts copts = { .sysfs_root = plan_root };
-	if (p && !p->cross_host && controller_check_host(p, &copts, false, &err) < 0) {
+	/* A Slurm sweep's host knobs are the nodes', checked there. */
+	if (p && !p->cross_host && kind == EXECUTOR_LOCAL &&
+	    controller_check_host(p, &copts, false, &err) < 0) {
 		plan_free(p);
 		p = NULL;
 	}
@@ -382,11 +455,20 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	controller_guests_describe(p);
 	history_load(ctx->db_path);
+	struct spread sp = { 0 };
+	if (kind == EXECUTOR_SLURM) {
+		struct plan_boots b;
+		struct race_estimate est;
+		plan_boots_count(p, &b);
+		race_estimate(p, &est);
+		spread_estimate(p, plan_duration(p, &b), est.first_test ? est.max_runs : 0,
+				est.expected_runs, &sp);
+	}
 	struct strbuf out = STRBUF_INIT;
 	if (ctx->json)
-		plan_json(&out, p);
+		plan_json(&out, p, &sp);
 	else
-		plan_text(&out, p, ctx->verbose);
+		plan_text(&out, p, &sp, ctx->verbose);
 	cmd_print(&out);
 	strbuf_release(&out);
 	db_timing_release(&history);

@@ -8,6 +8,7 @@
 #include "../schema/db-results.h"
 #include "../util/safefile.h"
 #include "cmd.h"
+#include "hostfx.h"
 #include "rank.h"
 #include "report-html.h"
 
@@ -32,8 +33,13 @@ static int cmd_report_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct rank_result r;
 	if (rank_load(ctx->db_path, argv[0], report_metric, &res, &r, &err) < 0)
 		return cmd_fail(&err);
+	struct hostfx fx;
+	if (hostfx_compute(&res, r.metric, r.higher_is_better, &fx))
+		r.hosts = &fx;
 	struct strbuf html = STRBUF_INIT;
 	report_html_render(&r, &html);
+	if (r.hosts)
+		hostfx_release(&fx);
 	int rc = safefile_replace(report_output, html.buf, html.len, 0644, &err);
 	strbuf_release(&html);
 	rank_result_release(&r);

@@ -19,7 +19,10 @@ static struct sweep_opts resume_opts;
 
 static const struct option resume_options[] = {
 	OPT_STRING(0, "root", &resume_opts.sysfs_root, "DIR",
-		   "treat DIR as / for host knobs (testing with a fake sysfs tree)"),
+		   "treat DIR as / for host knobs (testing with a fake sysfs tree; with "
+		   "Slurm, %n in DIR stands for each node's name)"),
+	OPT_STRING(0, "executor", &resume_opts.executor, "KIND",
+		   "where the runs go: local (this host) or slurm (overrides executor.kind)"),
 	OPT_END(),
 };
 

@@ -1,5 +1,6 @@
 /*
- * run: carry out a sweep on this host and store everything in the
+ * run: carry out a sweep (on this host, or through Slurm on many: the
+ * config's executor section, --executor) and store everything in the
  * database.  Prints the new experiment's id on stdout first, so scripts can
  * capture it; progress goes to stderr.
  */
@@ -15,7 +16,10 @@ static struct sweep_opts run_opts;
 
 static const struct option run_options[] = {
 	OPT_STRING(0, "root", &run_opts.sysfs_root, "DIR",
-		   "treat DIR as / for host knobs (testing with a fake sysfs tree)"),
+		   "treat DIR as / for host knobs (testing with a fake sysfs tree; with "
+		   "Slurm, %n in DIR stands for each node's name)"),
+	OPT_STRING(0, "executor", &run_opts.executor, "KIND",
+		   "where the runs go: local (this host) or slurm (overrides executor.kind)"),
 	OPT_END(),
 };
 
@@ -50,7 +54,7 @@ static int cmd_run_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.summary = "run a sweep on this host into the database; prints the experiment id",
+	.summary = "run a sweep (here, or on Slurm nodes) into the database; prints the experiment id",
 	.args_usage = "CONFIG",
 	.options = run_options,
 	.min_args = 1,

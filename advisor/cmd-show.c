@@ -1,11 +1,15 @@
 /*
  * show: one experiment in detail — where it came from, its configurations
- * with their run counts, and every failed or interrupted run with its cause;
- * for a raced experiment, the race's state and every elimination.
+ * with their run counts, the hosts its runs ran on, and every failed or
+ * interrupted run with its cause; for a raced experiment, the race's state
+ * and every elimination; for one run through Slurm, its jobs (every
+ * attempt at a block that did not give the block's result, all with -v).
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "../schema/db-blocks.h"
 #include "../schema/db-plan.h"
 #include "../schema/db-race.h"
 #include "../util/json.h"
@@ -22,6 +26,12 @@ struct show_data {
 	struct db_race race;
 	struct db_elimination *elims;
 	size_t nelims;
+	struct db_host_summary *hosts;
+	size_t nhosts;
+	bool distributed;
+	struct db_distributed dist;
+	struct db_attempt *attempts;
+	size_t nattempts;
 };
 
 /* The elimination of configuration id, or NULL. */
@@ -69,6 +79,55 @@ static void race_json(struct json_writer *w, const struct show_data *d)
 	json_obj_end(w);
 }
 
+static void hosts_json(struct json_writer *w, const struct show_data *d)
+{
+	json_key(w, "hosts");
+	json_arr_begin(w);
+	for (size_t i = 0; i < d->nhosts; i++) {
+		const struct db_host_summary *h = &d->hosts[i];
+		json_obj_begin(w);
+		json_key(w, "host"); json_str(w, h->host);
+		json_key(w, "blocks"); json_int(w, h->blocks);
+		json_key(w, "runs"); json_int(w, h->runs);
+		json_key(w, "ok"); json_int(w, h->ok);
+		json_key(w, "failed"); json_int(w, h->failed);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+	json_key(w, "executor");
+	json_obj_begin(w);
+	json_key(w, "kind"); json_str(w, d->distributed ? d->dist.kind : "local");
+	if (!d->distributed) {
+		json_obj_end(w);
+		return;
+	}
+	json_key(w, "tag"); json_str(w, d->dist.tag);
+	json_key(w, "work_dir"); json_str(w, d->dist.work_dir);
+	json_key(w, "settings"); json_raw(w, d->dist.settings);
+	json_key(w, "attempts");
+	json_arr_begin(w);
+	for (size_t i = 0; i < d->nattempts; i++) {
+		const struct db_attempt *a = &d->attempts[i];
+		json_obj_begin(w);
+		json_key(w, "block"); json_int(w, a->block + 1);
+		json_key(w, "attempt"); json_int(w, a->attempt);
+		json_key(w, "job_name"); json_str(w, a->job_name);
+		json_key(w, "job_id"); json_str(w, a->job_id);
+		json_key(w, "node"); json_str(w, a->node);
+		json_key(w, "state"); json_str(w, a->state);
+		json_key(w, "slurm_state"); json_str(w, a->slurm_state);
+		json_key(w, "outcome"); json_str(w, a->outcome);
+		json_key(w, "result_file"); json_str(w, a->result_file);
+		json_key(w, "error"); json_str(w, a->error);
+		json_key(w, "submitted_at"); json_str(w, a->submitted_at);
+		json_key(w, "started_at"); json_str(w, a->started_at);
+		json_key(w, "finished_at"); json_str(w, a->finished_at);
+		json_obj_end(w);
+	}
+	json_arr_end(w);
+	json_obj_end(w);
+}
+
 static void show_json(struct strbuf *out, const struct show_data *d)
 {
 	const struct db_experiment *e = &d->exp;
@@ -94,6 +153,7 @@ static void show_json(struct strbuf *out, const struct show_data *d)
 	json_key(&w, "host_facts"); json_raw(&w, e->host_facts);
 	json_key(&w, "runs"); json_int(&w, e->nruns);
 	race_json(&w, d);
+	hosts_json(&w, d);
 	json_key(&w, "configurations");
 	json_arr_begin(&w);
 	for (size_t i = 0; i < d->nconfigs; i++) {
@@ -132,13 +192,60 @@ static void show_json(struct strbuf *out, const struct show_data *d)
 		json_key(&w, "repetition"); json_int(&w, p->repetition + 1);
 		json_key(&w, "status"); json_str(&w, p->status);
 		json_key(&w, "error"); json_str(&w, p->error);
+		json_key(&w, "host"); json_str(&w, p->host);
 		json_obj_end(&w);
 	}
 	json_arr_end(&w);
 	json_obj_end(&w);
 }
 
-static void show_text(struct strbuf *out, const struct show_data *d)
+/* Hosts, and for a Slurm sweep its jobs: every attempt that did not give its
+ * block's result (all of them with -v). */
+static void hosts_text(struct strbuf *out, const struct show_data *d, int verbose)
+{
+	if (d->nhosts) {
+		strbuf_addf(out, "\nHosts (%zu):\n  %-24s %6s %5s %5s %6s\n", d->nhosts, "HOST",
+			    "BLOCKS", "RUNS", "OK", "FAILED");
+		for (size_t i = 0; i < d->nhosts; i++) {
+			const struct db_host_summary *h = &d->hosts[i];
+			strbuf_addf(out, "  %-24s %6d %5d %5d %6d\n",
+				    h->host ? h->host : "(not recorded)", h->blocks, h->runs, h->ok,
+				    h->failed);
+		}
+	}
+	if (!d->distributed)
+		return;
+	size_t other = 0, dup = 0;
+	for (size_t i = 0; i < d->nattempts; i++) {
+		const char *o = d->attempts[i].outcome;
+		other += !o || strcmp(o, "ingested");
+		dup += o && !strcmp(o, "duplicate");
+	}
+	strbuf_addf(out, "\nSlurm: jobs %s-bK-aN, work directory %s\n  %zu jobs for the "
+		    "blocks; %zu did not give their block's result (%zu duplicate%s)\n",
+		    d->dist.tag, d->dist.work_dir, d->nattempts, other, dup,
+		    dup == 1 ? "" : "s");
+	for (size_t i = 0; i < d->nattempts; i++) {
+		const struct db_attempt *a = &d->attempts[i];
+		bool ingested = a->outcome && !strcmp(a->outcome, "ingested");
+		if (ingested && !verbose)
+			continue;
+		strbuf_addf(out, "  block %d attempt %d: job %s on %s: %s", a->block + 1,
+			    a->attempt, a->job_id ? a->job_id : "?", a->node ? a->node : "?",
+			    a->state);
+		if (a->slurm_state)
+			strbuf_addf(out, " (%s)", a->slurm_state);
+		if (a->outcome)
+			strbuf_addf(out, ", result %s%s%s", a->outcome,
+				    a->outcome[0] == 'd' ? " kept in " : "",
+				    a->outcome[0] == 'd' ? a->result_file : "");
+		if (a->error)
+			strbuf_addf(out, ": %s", a->error);
+		strbuf_addch(out, '\n');
+	}
+}
+
+static void show_text(struct strbuf *out, const struct show_data *d, int verbose)
 {
 	const struct db_experiment *e = &d->exp;
 	strbuf_addf(out, "Experiment %lld '%s': %s\n", (long long)e->id, e->name, e->status);
@@ -190,12 +297,14 @@ static void show_text(struct strbuf *out, const struct show_data *d)
 				    (long long)el->against_id, el->p);
 		strbuf_addch(out, '\n');
 	}
+	hosts_text(out, d, verbose);
 	if (d->nproblems) {
 		strbuf_addf(out, "\nFailed or interrupted runs (%zu):\n", d->nproblems);
 		for (size_t i = 0; i < d->nproblems; i++) {
 			const struct db_run_problem *p = &d->problems[i];
-			strbuf_addf(out, "  run %lld  %s  repetition %d  %s: %s\n",
-				    (long long)p->run_id, p->key, p->repetition + 1, p->status,
+			strbuf_addf(out, "  run %lld  %s  repetition %d%s%s  %s: %s\n",
+				    (long long)p->run_id, p->key, p->repetition + 1,
+				    p->host ? " on " : "", p->host ? p->host : "", p->status,
 				    p->error ? p->error : "(no message)");
 		}
 	}
@@ -213,14 +322,17 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	    db_config_summaries(db, d.exp.id, &d.configs, &d.nconfigs, &err) < 0 ||
 	    db_run_problems(db, d.exp.id, &d.problems, &d.nproblems, &err) < 0 ||
 	    db_race_get(db, d.exp.id, &d.race, &d.raced, &err) < 0 ||
-	    db_eliminations_list(db, d.exp.id, &d.elims, &d.nelims, &err) < 0) {
+	    db_eliminations_list(db, d.exp.id, &d.elims, &d.nelims, &err) < 0 ||
+	    db_hosts_list(db, d.exp.id, &d.hosts, &d.nhosts, &err) < 0 ||
+	    db_distributed_get(db, d.exp.id, &d.dist, &d.distributed, &err) < 0 ||
+	    db_attempts_list(db, d.exp.id, &d.attempts, &d.nattempts, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
 		struct strbuf out = STRBUF_INIT;
 		if (ctx->json)
 			show_json(&out, &d);
 		else
-			show_text(&out, &d);
+			show_text(&out, &d, ctx->verbose);
 		cmd_print(&out);
 		strbuf_release(&out);
 	}
@@ -230,6 +342,9 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	db_run_problems_free(d.problems, d.nproblems);
 	db_race_release(&d.race);
 	db_eliminations_free(d.elims, d.nelims);
+	db_hosts_free(d.hosts, d.nhosts);
+	db_distributed_release(&d.dist);
+	db_attempts_free(d.attempts, d.nattempts);
 	return rc;
 }
 

@@ -27,6 +27,7 @@ extern const struct cmd_entry cmd_restore_host_entry;
 extern const struct cmd_entry cmd_exits_entry;
 extern const struct cmd_entry cmd_trace_entry;
 extern const struct cmd_entry cmd_probe_entry;
+extern const struct cmd_entry cmd_run_block_entry;
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_plan_entry,
@@ -45,6 +46,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_exits_entry,
 	&cmd_trace_entry,
 	&cmd_probe_entry,
+	&cmd_run_block_entry,
 	NULL,
 };
 

@@ -8,6 +8,7 @@
 #include "../schema/db-results.h"
 #include "../util/json.h"
 #include "dbread.h"
+#include "hostfx.h"
 #include "rank.h"
 
 void rank_options_from_stored(const struct db_results *res, struct rank_options *o)
@@ -50,6 +51,9 @@ int rank_load_print(const char *db_path, const char *exp, const char *metric, bo
 	struct rank_result r;
 	if (rank_load(db_path, exp, metric, &res, &r, err) < 0)
 		return -1;
+	struct hostfx fx;
+	if (hostfx_compute(&res, r.metric, r.higher_is_better, &fx))
+		r.hosts = &fx;
 	if (json) {
 		struct json_writer w;
 		json_init(&w, out, true);
@@ -57,6 +61,8 @@ int rank_load_print(const char *db_path, const char *exp, const char *metric, bo
 	} else {
 		rank_text(out, &r);
 	}
+	if (r.hosts)
+		hostfx_release(&fx);
 	rank_result_release(&r);
 	db_results_release(&res);
 	return 0;

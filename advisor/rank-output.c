@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/json.h"
+#include "hostfx.h"
 #include "rank.h"
 
 void rank_format_gain(struct strbuf *out, double gain)
@@ -230,6 +231,10 @@ void rank_json(struct json_writer *w, const struct rank_result *r)
 	for (size_t d = 0; d < r->ndecisions; d++)
 		json_decision(w, r, &r->decisions[d]);
 	json_arr_end(w);
+	if (r->hosts) {
+		json_key(w, "host_interaction");
+		hostfx_json(w, r->hosts);
+	}
 	json_key(w, "warnings");
 	rank_json_warnings(w, r);
 	json_obj_end(w);
@@ -335,6 +340,10 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 		json_null(w);
 	}
 	json_obj_end(w);
+	if (r->hosts) {
+		json_key(w, "host_interaction");
+		hostfx_json(w, r->hosts);
+	}
 	json_key(w, "warnings");
 	rank_json_warnings(w, r);
 	json_obj_end(w);
@@ -514,6 +523,8 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 		    "(Bonferroni over %zu comparisons with the baseline); equivalent = the "
 		    "interval inside +-%.0f %%; tied = equivalent to the best\n",
 		    100 * (1 - r->level_alpha), r->ncomparisons, 100 * r->equivalence);
+	if (r->hosts)
+		hostfx_text(out, r->hosts);
 	text_warnings(out, r);
 }
 

@@ -85,6 +85,7 @@ struct rank_exit_reason {
 };
 
 struct rank_decision;
+struct hostfx;
 
 /* One configuration: one decision at one environment level. */
 struct rank_entry {
@@ -202,6 +203,9 @@ struct rank_result {
 	size_t runs_total, runs_ok, runs_failed;
 	struct rank_warning *warnings;
 	size_t nwarnings;
+	/* a sweep over several hosts: the host x configuration diagnostic
+	 * (hostfx.h) rank and report show; NULL: one host, or not computed */
+	const struct hostfx *hosts;
 };
 
 /*

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "hostfx.h"
+
 static const char *const palette[] = {
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -595,6 +597,8 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 		    "best. Host reference rows are the benchmark on the host itself.</p>\n",
 		    100 * (1 - r->level_alpha), r->ncomparisons, 100 * r->equivalence);
 	section_race(o, r);
+	if (r->hosts)
+		hostfx_html(o, r->hosts);
 	strbuf_addstr(o, "<h2>Mean per configuration (95% CI whiskers, dots = runs)</h2>\n");
 	chart_bars(o, r);
 	strbuf_addstr(o, "<h2>Exits against the metric, per run</h2>\n");

@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "../experiments/controller.h"
+#include "../experiments/dispatch.h"
 #include "../experiments/hostlock.h"
 #include "../experiments/plan-store.h"
 #include "../experiments/plan.h"
+#include "../schema/db-blocks.h"
 #include "../schema/db-plan.h"
 #include "../schema/db-race.h"
 #include "../util/json.h"
@@ -46,14 +48,52 @@ int sweep_race_first_test(const struct sweep_config *cfg)
 	return cfg->strategy == STRATEGY_RACE ? cfg->race_first_test : 0;
 }
 
+int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_config *cfg,
+		      const struct sweep_opts *so, bool *slurm, struct ta_err *err)
+{
+	enum executor_kind kind = cfg->executor.kind;
+	if (so->executor && config_executor_from_name(so->executor, &kind) < 0)
+		return err_set(err, EXIT_BAD_INPUT, "--executor %s: expected local or slurm",
+			       so->executor);
+	*slurm = kind == EXECUTOR_SLURM;
+	if (exp_id <= 0)
+		return 0;
+	struct db_distributed d;
+	bool found;
+	if (db_distributed_get(db, exp_id, &d, &found, err) < 0)
+		return -1;
+	db_distributed_release(&d);
+	if (found && so->executor && kind != EXECUTOR_SLURM)
+		return err_set(err, EXIT_BAD_INPUT, "experiment %lld runs on Slurm; it goes on "
+			       "there (drop --executor local)", (long long)exp_id);
+	*slurm |= found;
+	return 0;
+}
+
+/*
+ * The plan for this host, checked: a local sweep needs this host to carry
+ * it out; a Slurm sweep's nodes check for themselves (the controller may
+ * be a login node of another kind), so only what the controller needs —
+ * a shared directory and a Slurm that answers — is checked here.
+ */
 static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t seed,
-				     const struct controller_opts *copts, struct ta_err *err)
+				     const struct controller_opts *copts, bool slurm,
+				     struct ta_err *err)
 {
 	struct host_facts host;
 	host_facts_read(&host);
 	struct plan *p = plan_expand(cfg, &host, seed, err);
 	if (!p)
 		return NULL;
+	if (slurm) {
+		if (controller_check_privileges(cfg, copts, err) < 0 ||
+		    dispatch_check(&cfg->executor, err) < 0) {
+			plan_free(p);
+			return NULL;
+		}
+		controller_guests_describe(p);
+		return p;
+	}
 	if (p->cross_host) {
 		err_set(err, EXIT_BAD_INPUT, "%s: this sweep is for a %s host; this host is %s",
 			cfg->path, config_arch_name(cfg->arch), config_arch_name(host.arch));
@@ -68,9 +108,9 @@ static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t se
 	return p;
 }
 
-/* Runs the experiment's runs; a raced experiment (a races row) through its scheduler. */
+/* Runs the experiment's runs here or on Slurm; a raced one (a races row) through its scheduler. */
 static int drive(const struct cmd_ctx *ctx, struct db *db, const struct plan *p,
-		 int64_t exp_id, const struct controller_opts *copts_in)
+		 int64_t exp_id, const struct controller_opts *copts_in, bool slurm)
 {
 	struct ta_err err = { 0 };
 	struct controller_summary sum;
@@ -86,7 +126,8 @@ static int drive(const struct cmd_ctx *ctx, struct db *db, const struct plan *p,
 			return cmd_fail(&err);
 		copts.scheduler = &rr.sched;
 	}
-	int rc = controller_run(db, p, exp_id, &copts, &sum, &err);
+	int rc = slurm ? dispatch_run(db, p, exp_id, &p->cfg->executor, &copts, &sum, &err)
+		       : controller_run(db, p, exp_id, &copts, &sum, &err);
 	if (raced)
 		race_run_release(&rr);
 	if (rc < 0)
@@ -121,9 +162,12 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
+	bool slurm = false;
+	if (sweep_distributed(db, 0, cfg, so, &slurm, &err) < 0)
+		return cmd_fail(&err);
 	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
-	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
+	struct plan *p = expand_and_check(cfg, seed, &copts, slurm, &err);
 	if (!p) {
 		hostlock_release(&lock);
 		return cmd_fail(&err);
@@ -158,7 +202,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 				"(seed %llu)\n", (long long)exp_id, cfg->name, p->nconfigs,
 				first_test ? "raced, at most " : "", p->nruns,
 				(unsigned long long)seed);
-		rc = drive(ctx, db, p, exp_id, &copts);
+		rc = drive(ctx, db, p, exp_id, &copts, slurm);
 	}
 	free(facts);
 	plan_free(p);
@@ -173,10 +217,13 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
+	bool slurm = false;
+	if (sweep_distributed(db, exp_id, cfg, so, &slurm, &err) < 0)
+		return cmd_fail(&err);
 	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
-	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
-	int rc = p ? drive(ctx, db, p, exp_id, &copts) : cmd_fail(&err);
+	struct plan *p = expand_and_check(cfg, seed, &copts, slurm, &err);
+	int rc = p ? drive(ctx, db, p, exp_id, &copts, slurm) : cmd_fail(&err);
 	plan_free(p);
 	hostlock_release(&lock);
 	return rc;
@@ -225,6 +272,9 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
 	int from;
+	bool slurm = false;
+	if (sweep_distributed(db, exp_id, cfg, so, &slurm, &err) < 0)
+		return cmd_fail(&err);
 	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
 		return cmd_fail(&err);
 	if (db_runs_blocks(db, exp_id, &from, &err) < 0) {
@@ -233,7 +283,7 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 	}
 	/* The same seeded block order a sweep of from + blocks repetitions has. */
 	cfg->repetitions = from + blocks;
-	struct plan *p = expand_and_check(cfg, seed, &copts, &err);
+	struct plan *p = expand_and_check(cfg, seed, &copts, slurm, &err);
 	struct db_run_new *runs = NULL;
 	size_t nruns = 0;
 	struct db_race race;
@@ -249,7 +299,7 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 			fprintf(stderr, "experiment %lld: %d more block%s after block %d: %zu runs%s\n",
 				(long long)exp_id, blocks, blocks == 1 ? "" : "s", from, nruns,
 				raced ? " (the race goes on over them)" : "");
-		rc = drive(ctx, db, p, exp_id, &copts);
+		rc = drive(ctx, db, p, exp_id, &copts, slurm);
 	}
 	if (raced)
 		db_race_release(&race);

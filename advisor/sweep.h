@@ -7,6 +7,7 @@
 #ifndef TA_SWEEP_H
 #define TA_SWEEP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../experiments/config.h"
@@ -15,8 +16,18 @@
 #include "cmd.h"
 
 struct sweep_opts {
-	const char *sysfs_root;	/* --root (tests), NULL: "/" */
+	const char *sysfs_root;	/* --root (tests), NULL: "/"; for Slurm workers "%n"
+				   stands for the node's name */
+	const char *executor;	/* --executor: local | slurm; NULL: the config's */
 };
+
+/*
+ * Whether the sweep runs through Slurm: an experiment already distributed
+ * (exp_id > 0) goes on so, else --executor, else the config's
+ * executor.kind.  EXIT_BAD_INPUT for an --executor that is neither.
+ */
+int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_config *cfg,
+		      const struct sweep_opts *so, bool *slurm, struct ta_err *err);
 
 /* The blocks a raced sweep runs before its first test; 0: not raced (strategy: full). */
 int sweep_race_first_test(const struct sweep_config *cfg);

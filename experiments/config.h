@@ -135,6 +135,22 @@ struct collect {
 	double max_lost_fraction;	/* a run losing more events fails */
 };
 
+/* executor: where a sweep's runs go (docs/config.md, "executor"). */
+enum executor_kind { EXECUTOR_LOCAL, EXECUTOR_SLURM };
+
+struct executor_settings {
+	enum executor_kind kind;	/* default local: this host */
+	int max_hosts;			/* slurm: blocks (jobs) in flight at once */
+	char *partition;		/* slurm: NULL for the cluster's default */
+	struct argv_list sbatch;	/* slurm: extra sbatch options (may be empty) */
+	char *shared_dir;		/* slurm: seen by the controller and every node;
+					   NULL: not given (run refuses a slurm sweep) */
+	char *node_dir;			/* slurm: node-local state (lock, journal, run
+					   directory), one subdirectory per node */
+	int max_attempts;		/* slurm: submissions of one block at most */
+	double poll_interval;		/* slurm: seconds between squeue polls */
+};
+
 /* advisor.objective: how a decision's ratios over environment levels combine. */
 enum advisor_objective { OBJECTIVE_WORST, OBJECTIVE_MEAN };
 
@@ -192,6 +208,8 @@ struct sweep_config {
 
 	struct advisor_settings advisor;
 
+	struct executor_settings executor;
+
 	int repetitions;
 	enum run_order order;
 	bool seed_given;
@@ -242,6 +260,9 @@ const char *config_noise_kind_name(enum noise_kind k);
 const char *config_domain_type_name(enum domain_type t);
 const char *config_arch_name(enum guest_arch a);
 const char *config_runner_name(enum runner_kind r);
+const char *config_executor_name(enum executor_kind k);
+/* "local" or "slurm" into *out; -1 for another word. */
+int config_executor_from_name(const char *s, enum executor_kind *out);
 /* none, compact, spread, explicit */
 const char *config_pin_policy_name(enum pin_policy p);
 

@@ -165,7 +165,7 @@ struct progress {
 	size_t done;
 };
 
-static void fmt_secs(char *buf, size_t n, double s)
+void controller_clock_format(char *buf, size_t n, double s)
 {
 	long v = (long)(s + 0.5);
 	if (v >= 3600)
@@ -180,9 +180,9 @@ static void progress_show(struct progress *p, size_t i, const char *key, int rep
 		return;
 	double elapsed = now_s() - p->start;
 	char el[32], eta[32] = "?";
-	fmt_secs(el, sizeof(el), elapsed);
+	controller_clock_format(el, sizeof(el), elapsed);
 	if (p->done)
-		fmt_secs(eta, sizeof(eta), elapsed / (double)p->done * (double)(p->total - p->done));
+		controller_clock_format(eta, sizeof(eta), elapsed / (double)p->done * (double)(p->total - p->done));
 	if (p->tty)
 		fprintf(stderr, "\r\033[K[%zu/%zu] %s #%d  elapsed %s  ETA %s", i + 1, p->total,
 			key, rep + 1, el, eta);
@@ -736,6 +736,8 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	c.applied = xcalloc(c.cfg->nknobs + 1, sizeof(*c.applied));
+	struct utsname uts;
+	const char *host = opts->host ? opts->host : uname(&uts) == 0 ? uts.nodename : NULL;
 
 	/* What a crashed controller left: runs marked running, knobs changed. */
 	if (db_runs_mark_stale(db, exp_id, "the controller stopped during this run", err) < 0)
@@ -787,6 +789,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 			run_one(&c, pc, t, &rec);
 		struct db_run_result r;
 		runrec_result(&rec, &r);
+		r.host = host;
 		if (db_run_store(db, &r, err) < 0) {
 			runrec_release(&rec);
 			goto out;

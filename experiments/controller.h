@@ -41,6 +41,7 @@ struct controller_scheduler {
 struct controller_opts {
 	const char *sysfs_root;	/* where host knobs live: "/" unless testing */
 	const struct controller_scheduler *scheduler;	/* NULL: run every planned run */
+	const char *host;	/* the host name runs are stored with; NULL: uname's */
 	int quiet;		/* no progress */
 	int verbose;
 };
@@ -78,6 +79,9 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
  */
 int controller_check_privileges(const struct sweep_config *cfg,
 				const struct controller_opts *opts, struct ta_err *err);
+
+/* Seconds as a progress line shows them: "M:SS", or "H:MM:SS" from an hour on. */
+void controller_clock_format(char *buf, size_t n, double s);
 
 /* The host facts recorded with an experiment, as JSON. */
 char *controller_host_facts_json(void);

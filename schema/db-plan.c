@@ -112,7 +112,7 @@ int db_run_problems(struct db *db, int64_t exp_id, struct db_run_problem **out,
 		    size_t *n, struct ta_err *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT r.id, c.key, r.repetition, r.status, r.error FROM runs r "
+		"SELECT r.id, c.key, r.repetition, r.status, r.error, r.host FROM runs r "
 		"JOIN configurations c ON c.id = r.configuration_id "
 		"WHERE c.experiment_id = ? AND r.status IN ('failed', 'interrupted') "
 		"ORDER BY r.order_index", err);
@@ -130,6 +130,7 @@ int db_run_problems(struct db *db, int64_t exp_id, struct db_run_problem **out,
 		p->repetition = sqlite3_column_int(st, 2);
 		p->status = db_column_strdup(st, 3);
 		p->error = db_column_strdup(st, 4);
+		p->host = db_column_strdup(st, 5);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -147,6 +148,7 @@ void db_run_problems_free(struct db_run_problem *v, size_t n)
 		free(v[i].key);
 		free(v[i].status);
 		free(v[i].error);
+		free(v[i].host);
 	}
 	free(v);
 }

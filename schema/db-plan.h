@@ -42,6 +42,7 @@ struct db_run_problem {
 	int repetition;
 	char *status;		/* failed | interrupted */
 	char *error;
+	char *host;		/* where it ran (NULL: not recorded) */
 };
 
 int db_config_summaries(struct db *db, int64_t exp_id, struct db_config_summary **out,

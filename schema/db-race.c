@@ -158,8 +158,9 @@ static int record_elims(struct db *db, int blocks, const struct db_race_elim_new
 			sqlite3_bind_double(st, 5, e->ratio);
 		if (step_done(db, st, "storing an elimination", err) < 0)
 			return -1;
+		/* 'running': a block away on another host keeps its configurations. */
 		st = db_prepare(db, "DELETE FROM runs WHERE configuration_id = ?1 AND "
-				"repetition >= ?2 AND status <> 'ok'", err);
+				"repetition >= ?2 AND status NOT IN ('ok', 'running')", err);
 		if (!st)
 			return -1;
 		sqlite3_bind_int64(st, 1, e->configuration_id);

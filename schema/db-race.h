@@ -66,7 +66,8 @@ struct db_race_elim_new {
 /*
  * Stores the race's look after `blocks` blocks, in one transaction: the
  * new eliminations (and the deletion of their runs not yet 'ok' from block
- * `blocks` on), blocks_evaluated, and, when stop_reason is not NULL, the
+ * `blocks` on, except runs 'running': a block away on another host keeps
+ * its configurations, db-blocks.h), blocks_evaluated, and, when stop_reason is not NULL, the
  * stop (every run still 'planned' from block `blocks` on is deleted).
  */
 int db_race_record(struct db *db, int64_t exp_id, int blocks,

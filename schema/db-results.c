@@ -252,7 +252,7 @@ static int cursor_prepare(struct db_results_cursor *cur, bool exits, struct ta_e
 	int64_t exp = cur->res->exp.id;
 	cur->runs = db_prepare(db,
 		"SELECT c.idx, r.repetition, r.id, r.configuration_id, r.order_index, r.status, "
-		"r.error, r.started_at, r.finished_at, r.topology_ok, r.lost_events "
+		"r.error, r.started_at, r.finished_at, r.topology_ok, r.lost_events, r.host "
 		WALK_FROM "WHERE c.experiment_id = ? ORDER BY c.idx, r.repetition", err);
 	if (!cur->runs)
 		return -1;
@@ -346,6 +346,7 @@ int db_results_next_run(struct db_results_cursor *cur, struct db_results_run *ru
 	run->topology_ok = column_int_or(st, 9, -1);
 	run->lost_events = sqlite3_column_type(st, 10) == SQLITE_NULL
 		? -1 : sqlite3_column_int64(st, 10);
+	run->host = db_column_strdup(st, 11);
 	if (read_run_metrics(cur, idx, run, err) < 0 ||
 	    (cur->exits.st && read_run_exits(cur, idx, run, err) < 0)) {
 		db_results_run_release(run);
@@ -394,6 +395,7 @@ void db_results_run_release(struct db_results_run *run)
 	free(run->error);
 	free(run->started_at);
 	free(run->finished_at);
+	free(run->host);
 	for (size_t i = 0; i < run->nmetrics; i++) {
 		free(run->metrics[i].name);
 		free(run->metrics[i].unit);

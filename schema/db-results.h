@@ -41,6 +41,7 @@ struct db_results_run {
 	char *status;		/* planned|running|ok|failed|interrupted */
 	char *error;
 	char *started_at, *finished_at;
+	char *host;		/* where it ran (NULL: not recorded) */
 	int topology_ok;	/* -1: not checked */
 	int64_t lost_events;	/* -1: not recorded */
 	struct db_results_metric *metrics;

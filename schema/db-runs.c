@@ -156,17 +156,15 @@ static int store_children(struct db *db, const struct db_run_result *r, struct t
 	return 0;
 }
 
-int db_run_store(struct db *db, const struct db_run_result *r, struct ta_err *err)
+int db_run_store_nested(struct db *db, const struct db_run_result *r, struct ta_err *err)
 {
-	if (db_begin(db, err) < 0)
-		return -1;
 	sqlite3_stmt *st = db_prepare(db,
 		"UPDATE runs SET status = ?, error = ?, host_state = ?, guest_topology = ?, "
-		"topology_ok = ?, lost_events = ?, "
-		"started_at = COALESCE(started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')), "
-		"finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?", err);
+		"topology_ok = ?, lost_events = ?, host = ?, "
+		"started_at = COALESCE(?, started_at, strftime('%Y-%m-%dT%H:%M:%fZ','now')), "
+		"finished_at = COALESCE(?, strftime('%Y-%m-%dT%H:%M:%fZ','now')) WHERE id = ?", err);
 	if (!st)
-		goto fail;
+		return -1;
 	sqlite3_bind_text(st, 1, r->status, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r->error, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, r->host_state, -1, SQLITE_STATIC);
@@ -175,22 +173,27 @@ int db_run_store(struct db *db, const struct db_run_result *r, struct ta_err *er
 		sqlite3_bind_int(st, 5, r->topology_ok);
 	if (r->lost_events >= 0)
 		sqlite3_bind_int64(st, 6, r->lost_events);
-	sqlite3_bind_int64(st, 7, r->run_id);
+	sqlite3_bind_text(st, 7, r->host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, r->started_at, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, r->finished_at, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 10, r->run_id);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		db_error(db, "storing the run", err);
-		goto fail;
+	if (rc != SQLITE_DONE)
+		return db_error(db, "storing the run", err);
+	if (sqlite3_changes(db->handle) != 1)
+		return err_set(err, EXIT_FAILURE_RUN, "%s: run %lld does not exist", db->path,
+			       (long long)r->run_id);
+	return store_children(db, r, err);
+}
+
+int db_run_store(struct db *db, const struct db_run_result *r, struct ta_err *err)
+{
+	if (db_begin(db, err) < 0)
+		return -1;
+	if (db_run_store_nested(db, r, err) < 0 || db_commit(db, err) < 0) {
+		db_rollback(db);
+		return -1;
 	}
-	if (sqlite3_changes(db->handle) != 1) {
-		err_set(err, EXIT_FAILURE_RUN, "%s: run %lld does not exist", db->path,
-			(long long)r->run_id);
-		goto fail;
-	}
-	if (store_children(db, r, err) < 0 || db_commit(db, err) < 0)
-		goto fail;
 	return 0;
-fail:
-	db_rollback(db);
-	return -1;
 }

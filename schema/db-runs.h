@@ -63,6 +63,9 @@ struct db_run_result {
 	const char *guest_topology;	/* JSON or NULL */
 	int topology_ok;		/* 1, 0, or -1 unknown */
 	int64_t lost_events;		/* < 0: unknown */
+	const char *host;		/* the host it ran on (NULL: not known) */
+	const char *started_at;		/* ISO-8601 UTC; NULL: as marked running (else now) */
+	const char *finished_at;	/* NULL: now */
 	const struct db_metric *metrics;
 	size_t nmetrics;
 	const struct db_exit_count *exits;
@@ -76,6 +79,11 @@ struct db_run_result {
  * same run left (a resumed run is measured afresh).
  */
 int db_run_store(struct db *db, const struct db_run_result *r, struct ta_err *err);
+/*
+ * The same inside a transaction the caller holds (db_begin), for storing
+ * several runs together (a distributed sweep's block, schema/db-blocks.h).
+ */
+int db_run_store_nested(struct db *db, const struct db_run_result *r, struct ta_err *err);
 
 /* Marks every 'running' run of the experiment 'interrupted' (after a crash). */
 int db_runs_mark_stale(struct db *db, int64_t exp_id, const char *error, struct ta_err *err);

@@ -91,11 +91,18 @@ int db_timing_read(struct db *db, const char *hostname, size_t max_experiments, 
 		   struct db_timing *out, struct ta_err *err)
 {
 	memset(out, 0, sizeof(*out));
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT id, config_yaml, (julianday(finished_at) - julianday(created_at)) * 86400.0 "
-		"FROM experiments WHERE finished_at IS NOT NULL AND status IN ('done', 'interrupted') "
-		"AND json_valid(host_facts) AND json_extract(host_facts, '$.hostname') = ? "
-		"ORDER BY id DESC LIMIT ?", err);
+	/* A sweep spread over Slurm nodes (schema 8) ran its runs side by side elsewhere. */
+	sqlite3_stmt *st = db_prepare(db, has_table(db, "distributed")
+		? "SELECT id, config_yaml, (julianday(finished_at) - julianday(created_at)) * 86400.0 "
+		  "FROM experiments e WHERE finished_at IS NOT NULL AND "
+		  "status IN ('done', 'interrupted') AND json_valid(host_facts) AND "
+		  "json_extract(host_facts, '$.hostname') = ?1 AND "
+		  "NOT EXISTS (SELECT 1 FROM distributed d WHERE d.experiment_id = e.id) "
+		  "ORDER BY id DESC LIMIT ?2"
+		: "SELECT id, config_yaml, (julianday(finished_at) - julianday(created_at)) * 86400.0 "
+		  "FROM experiments WHERE finished_at IS NOT NULL AND "
+		  "status IN ('done', 'interrupted') AND json_valid(host_facts) AND "
+		  "json_extract(host_facts, '$.hostname') = ?1 ORDER BY id DESC LIMIT ?2", err);
 	if (!st)
 		return -1;
 	sqlite3_bind_text(st, 1, hostname, -1, SQLITE_STATIC);

@@ -2,8 +2,8 @@
  * db-timing: how long this host's stored sweeps took, read for plan's
  * estimate (experiments/plan-estimate.h learns its figures from it).
  *
- * The newest experiments that ran on a host (host_facts.hostname) and
- * finished, each with its wall time (created_at .. finished_at), how many
+ * The newest experiments that ran on a host (host_facts.hostname, not
+ * spread over Slurm nodes) and finished, each with its wall time (created_at .. finished_at), how many
  * of its runs ran (ok or failed), its sweep as stored (config_yaml: the
  * benchmark, its duration), and a sample of its successful runs: how long
  * each took (started_at .. finished_at), its benchmark window

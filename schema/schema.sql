@@ -270,6 +270,53 @@ UPDATE experiments SET objective = 'worst', equivalence = 0.02, environment = '[
 	WHERE instr(config_yaml, 'advisor') = 0;
 
 -- @migration 8
+-- Sweeps across many hosts (executor: slurm).  Every run stores the host
+-- it ran on (the controller's host name for a local sweep, the Slurm node
+-- for a distributed one; NULL for runs stored before).  A distributed
+-- experiment has one distributed row (its executor settings as the sweep
+-- ran with them, and the tag its job names and work directory carry) and
+-- one block_attempts row per Slurm job it submitted: the block (the
+-- repetition), the attempt (1, 2, ... for resubmissions of that block),
+-- the job's unique name and id, the node, where the attempt is (state),
+-- the last Slurm state seen, and what became of its result: 'ingested'
+-- (the block's first complete result: its runs are in runs) or
+-- 'duplicate' (a later complete result of a block already ingested, kept
+-- in its file, never stored twice).  A worker's result file is itself a
+-- database holding one experiment (the block's runs) and its own
+-- block_attempts row.
+ALTER TABLE runs ADD COLUMN host TEXT;
+
+CREATE TABLE distributed (
+	experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+	kind TEXT NOT NULL CHECK (kind IN ('slurm')),
+	tag TEXT NOT NULL UNIQUE,
+	work_dir TEXT NOT NULL,
+	settings TEXT NOT NULL CHECK (json_valid(settings))
+);
+
+CREATE TABLE block_attempts (
+	id INTEGER PRIMARY KEY,
+	experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+	block INTEGER NOT NULL CHECK (block >= 0),
+	attempt INTEGER NOT NULL CHECK (attempt >= 1),
+	job_name TEXT NOT NULL,
+	job_id TEXT,
+	node TEXT,
+	state TEXT NOT NULL DEFAULT 'submitting'
+		CHECK (state IN ('submitting', 'queued', 'running', 'done', 'failed', 'cancelled')),
+	slurm_state TEXT,
+	outcome TEXT CHECK (outcome IS NULL OR outcome IN ('ingested', 'duplicate')),
+	result_file TEXT,
+	error TEXT,
+	submitted_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+	started_at TEXT,
+	finished_at TEXT,
+	UNIQUE (experiment_id, block, attempt)
+);
+CREATE UNIQUE INDEX block_attempts_one_ingested ON block_attempts(experiment_id, block)
+	WHERE outcome = 'ingested';
+
+-- @migration 9
 -- Reading an experiment walks its runs' metrics in run order and, within a
 -- run, in the order they were stored (schema/db-results.c): an index on
 -- run_id alone holds exactly that order (run_id, then rowid), so the walk

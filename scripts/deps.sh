@@ -39,14 +39,17 @@ check|demo|bench)
 	# clang with libclang-rt-14-dev (only recommended by clang, and it holds
 	# libFuzzer) builds the readers' fuzzing harness.  iputils-ping: `ping -f`
 	# (busybox's ping has no flood mode), a noise load the seeds run inside
-	# the measured guest.
+	# the measured guest.  slurmctld, slurmd, slurm-client and munge: the
+	# test cluster of the Slurm executor (tests/integration/slurm-*.sh
+	# start their own daemons in network namespaces; nothing runs by default).
 	pkgs="$pkgs libcmocka-dev sqlite3 trace-cmd linux-perf clang libclang-rt-14-dev
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
 libvirt-daemon-system libvirt-daemon-system-sysv qemu-system-ppc qemu-slof binutils
 qemu-utils cpio busybox-static qemu-guest-agent zstd xz-utils python3 time
 gcc-powerpc64le-linux-gnu
 stress-ng sysbench redis-server redis-tools iputils-ping procps
-chromium"
+chromium
+slurmctld slurmd slurm-client munge"
 	;;
 *) echo "usage: $0 [--list] [build|check|demo|bench]" >&2; exit 2 ;;
 esac

@@ -966,6 +966,83 @@ static void test_advisor(void **state)
 	assert_parse_error(HEAD "benchmark: {kind: ebizzy}\nadvisor: {delta: 1}\n", "advisor");
 }
 
+/* executor: the defaults, every key read, and each mistake named. */
+static void test_executor(void **state)
+{
+	(void)state;
+	static const char ok[] = HEAD "benchmark: {kind: ebizzy}\n"
+		"executor: {kind: slurm, max_hosts: 8, partition: power8, shared_dir: /lab/ta,\n"
+		"  node_dir: /var/tmp/ta, max_attempts: 5, poll_interval: 0.5,\n"
+		"  sbatch: [--time=02:00:00, --account=lab]}\n";
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("m.yaml", ok, strlen(ok), &err);
+	if (!cfg)
+		fail_msg("should parse: %s", err.msg);
+	const struct executor_settings *x = &cfg->executor;
+	assert_int_equal(x->kind, EXECUTOR_SLURM);
+	assert_int_equal(x->max_hosts, 8);
+	assert_string_equal(x->partition, "power8");
+	assert_string_equal(x->shared_dir, "/lab/ta");
+	assert_string_equal(x->node_dir, "/var/tmp/ta");
+	assert_int_equal(x->max_attempts, 5);
+	assert_true(x->poll_interval == 0.5);
+	assert_int_equal(x->sbatch.argc, 2);
+	assert_string_equal(x->sbatch.argv[1], "--account=lab");
+	assert_null(x->sbatch.argv[2]);
+	struct strbuf dump = STRBUF_INIT;
+	config_dump(cfg, &dump);
+	assert_non_null(strstr(dump.buf, "executor: kind=slurm max_hosts=8 partition=power8 "
+				       "shared_dir=/lab/ta node_dir=/var/tmp/ta max_attempts=5 "
+				       "poll_interval=0.5\n"));
+	assert_non_null(strstr(dump.buf, "executor.sbatch: [\"--time=02:00:00\", \"--account=lab\"]"));
+	strbuf_release(&dump);
+	config_free(cfg);
+	/* Defaults: this host; the Slurm settings a lab would start from. */
+	static const char plain[] = HEAD "benchmark: {kind: ebizzy}\n";
+	cfg = config_parse("m.yaml", plain, strlen(plain), &err);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->executor.kind, EXECUTOR_LOCAL);
+	assert_int_equal(cfg->executor.max_hosts, 4);
+	assert_null(cfg->executor.shared_dir);
+	assert_string_equal(cfg->executor.node_dir, "/var/lib/topoadvisor/nodes");
+	assert_int_equal(cfg->executor.max_attempts, 3);
+	assert_true(cfg->executor.poll_interval == 3);
+	config_free(cfg);
+	enum executor_kind k;
+	assert_int_equal(config_executor_from_name("slurm", &k), 0);
+	assert_int_equal(k, EXECUTOR_SLURM);
+	assert_int_equal(config_executor_from_name("ssh", &k), -1);
+	assert_string_equal(config_executor_name(EXECUTOR_LOCAL), "local");
+
+	static const struct { const char *yaml, *msg; } bad[] = {
+		{ "executor: {kind: slrum}", "executor.kind: expected local or slurm, got 'slrum' "
+		  "(did you mean 'slurm'?)" },
+		{ "executor: {max_hosts: 0}", "executor.max_hosts: 0 is out of range" },
+		{ "executor: {shared_dir: shared}", "executor.shared_dir: 'shared' is not an "
+		  "absolute path" },
+		{ "executor: {node_dir: ./n}", "executor.node_dir: './n' is not an absolute path" },
+		{ "executor: {max_attempts: 101}", "executor.max_attempts: 101 is out of range" },
+		{ "executor: {poll_interval: 0}", "executor.poll_interval: 0 is out of range" },
+		{ "executor: {partition: \"a b\"}", "executor.partition: expected 1..64" },
+		{ "executor: {sbatch: --time=1}", "executor.sbatch: expected a list of sbatch options" },
+		{ "executor: {sbatch: [job.sh]}", "executor.sbatch[0]: 'job.sh' is not an sbatch option" },
+		{ "executor: {sbatch: [--job-name=x]}", "executor.sbatch[0]: --job-name is set by "
+		  "topoadvisor" },
+		{ "executor: {sbatch: [--array=1-4]}", "--array is set by topoadvisor" },
+		{ "executor: {sbatch: [-Jx]}", "-J is set by topoadvisor" },
+		{ "executor: {sbatch: [--output=/tmp/o]}", "--output is set by topoadvisor" },
+		{ "executor: {sbatch: [--export=NONE]}", "--export is set by topoadvisor" },
+		{ "executor: {nodes: 3}", "executor.nodes: unknown key 'nodes'" },
+		{ "executor: slurm", "executor: expected a mapping" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, HEAD "benchmark: {kind: ebizzy}\n%s\n", bad[i].yaml);
+		assert_parse_error(strbuf_str(&sb), bad[i].msg);
+		strbuf_release(&sb);
+	}
+}
+
 static void test_cpuset(void **state)
 {
 	int n = -1, top = -1;
@@ -1025,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_race_keys),
 		cmocka_unit_test(test_advisor),
+		cmocka_unit_test(test_executor),
 		cmocka_unit_test(test_cpuset),
 		cmocka_unit_test(test_names),
 	};
