@@ -39,7 +39,7 @@
  * loads and knob writes cost more). */
 #define PLAN_HOST_RUN_OVERHEAD_SECONDS 0.1
 
-#define PLAN_ESTIMATE_MIN_SAMPLES 3
+#define PLAN_ESTIMATE_MIN_SAMPLES 2
 
 /* One figure of the estimate and whether it was learned. */
 struct plan_figure {
