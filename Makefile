@@ -204,11 +204,13 @@ check: deps
 units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(TRUTH_BENCH) $(BENCH_BINS) $(EBIZZY)
 
 # The collectors' rates, then the same sweep on 1 and 3 Slurm hosts
-# (scripts/bench-slurm.sh); both run, either failing fails.
+# (scripts/bench-slurm.sh), then the store, plan and runs in guests
+# (scripts/bench-sweeps.sh); all run, any failing fails.
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD) $(BUILD)/tests/helpers/cputime \
-		$(BUILD)/tests/helpers/zstdfloor
-	@rc=0; scripts/bench.sh || rc=1; scripts/bench-slurm.sh || rc=1; exit $$rc
+		$(BUILD)/tests/helpers/zstdfloor $(BUILD)/tests/helpers/mkstore
+	@rc=0; scripts/bench.sh || rc=1; scripts/bench-slurm.sh || rc=1; \
+		scripts/bench-sweeps.sh || rc=1; exit $$rc
 
 # Runs every driver (all of them, even after a miss); fails if any target is missed.
 # BENCH_CASES=NAME runs only that case of the command-line driver (and no C driver).

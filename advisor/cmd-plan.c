@@ -6,13 +6,17 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "../experiments/config.h"
 #include "../experiments/controller.h"
 #include "../experiments/plan.h"
 #include "../experiments/reuse.h"
+#include "../schema/db-timing.h"
 #include "../util/json.h"
 #include "cmd.h"
+#include "plan-estimate.h"
 #include "race-run.h"
 #include "sweep.h"
 
@@ -78,7 +82,9 @@ static void spread_estimate(const struct plan *p, double one_host_seconds, size_
 static void format_duration(char *buf, size_t n, double secs)
 {
 	long s = (long)(secs + 0.5);
-	if (s >= 3600)
+	if (secs < 10)
+		snprintf(buf, n, "%.1fs", secs);
+	else if (s >= 3600)
 		snprintf(buf, n, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
 	else if (s >= 60)
 		snprintf(buf, n, "%ldm%02lds", s / 60, s % 60);
@@ -149,11 +155,95 @@ static void plan_boots_count(const struct plan *p, struct plan_boots *b)
 	}
 }
 
-/* The plan's estimate, with runs in a reused guest charged what they cost. */
+/* Stored sweeps read for the estimate: the newest of this host, a sample of each. */
+#define PLAN_HISTORY_EXPERIMENTS 30
+#define PLAN_HISTORY_RUNS 300
+
+/* This host's stored sweeps (in the database of --db), which the estimate learns from. */
+static struct db_timing history;
+static const char *history_db;	/* the database it was looked for in */
+
+/*
+ * Reads the history when the database exists; never creates, migrates or
+ * fails the plan: without it the estimate uses the built-in figures.
+ */
+static void history_load(const char *path)
+{
+	struct ta_err err = { 0 };
+	struct utsname u;
+	history_db = path;
+	if (access(path, F_OK) < 0 || uname(&u) < 0)
+		return;
+	struct db *db = db_open_readonly(path, &err);
+	if (!db)
+		return;
+	db_timing_read(db, u.nodename, PLAN_HISTORY_EXPERIMENTS, PLAN_HISTORY_RUNS, &history, &err);
+	db_close(db);
+}
+
+static void plan_estimate_of(const struct plan *p, const struct plan_boots *b,
+			     struct plan_estimate *e)
+{
+	plan_estimate(p, p->nruns - b->guest_runs, b->boots, b->guest_runs - b->boots, &history, e);
+}
+
+/* The sweep's estimated wall time on this host. */
 static double plan_duration(const struct plan *p, const struct plan_boots *b)
 {
-	return p->estimated_seconds - (double)(b->guest_runs - b->boots) *
-		(PLAN_RUN_OVERHEAD_SECONDS - PLAN_REUSED_RUN_OVERHEAD_SECONDS);
+	struct plan_estimate e;
+	plan_estimate_of(p, b, &e);
+	return e.seconds;
+}
+
+/* "\n  per run in a reused guest: +1.10 s (mean of 22 stored runs)" */
+static void figure_text(struct strbuf *out, const char *what, const struct plan_figure *f,
+			const char *sign, const char *unit)
+{
+	strbuf_addf(out, "\n  %s: %s%.3g s", what, sign, f->seconds);
+	if (f->samples)
+		strbuf_addf(out, " (mean of %zu stored %s)", f->samples, unit);
+	else
+		strbuf_addstr(out, " (built in)");
+}
+
+/* The estimate and where each figure came from, one line per kind of run the sweep has. */
+static void plan_estimate_text(struct strbuf *out, const struct plan *p,
+			       const struct plan_estimate *e)
+{
+	const struct sweep_config *cfg = p->cfg;
+	char dur[32];
+	format_duration(dur, sizeof(dur), e->seconds);
+	if (e->upper_bound)
+		strbuf_addf(out, "\nEstimated duration: at most %s (the benchmark runs to "
+			    "completion, bounded by its %d s timeout)", dur, cfg->bench.timeout);
+	else
+		strbuf_addf(out, "\nEstimated duration: %s", dur);
+	if (e->experiments)
+		strbuf_addf(out, ", from this host's %zu stored sweep%s in %s (built-in figures "
+			    "where they tell nothing):", e->experiments,
+			    e->experiments == 1 ? "" : "s", history_db);
+	else
+		strbuf_addf(out, ", from built-in figures (no finished sweep of this host in %s):",
+			    history_db);
+	if (e->window_same_benchmark)
+		figure_text(out, "per run, its benchmark window", &e->window, "",
+			    "runs of this benchmark");
+	else if (!e->upper_bound && e->window.samples)
+		strbuf_addf(out, "\n  per run, its benchmark window: %.3g s (its %d s duration and "
+			    "the mean overrun of %zu stored runs of %s)", e->window.seconds,
+			    cfg->bench.duration, e->window.samples, bench_kind_name(cfg->bench.kind));
+	else if (!e->upper_bound)
+		strbuf_addf(out, "\n  per run, its benchmark window: %d s (its duration)",
+			    cfg->bench.duration);
+	if (e->boot_runs)
+		figure_text(out, "per run that boots its guest", &e->boot, "+", "runs");
+	if (e->reused_runs)
+		figure_text(out, "per run in a reused guest", &e->reused, "+", "runs");
+	if (e->host_runs)
+		figure_text(out, "per run on the host", &e->host, "+", "runs");
+	if (e->sweep.samples)
+		figure_text(out, "per sweep (start, end, between runs)", &e->sweep, "+", "sweeps");
+	strbuf_addch(out, '\n');
 }
 
 static void plan_boots_line(struct strbuf *out, const struct plan *p,
@@ -207,8 +297,6 @@ static void plan_text(struct strbuf *out, const struct plan *p, const struct spr
 
 	struct plan_boots b;
 	plan_boots_count(p, &b);
-	char dur[32];
-	format_duration(dur, sizeof(dur), plan_duration(p, &b));
 	strbuf_addf(out, "\n%zu configurations x %d repetitions = %zu runs, %s order",
 		    p->nconfigs, cfg->repetitions, p->nruns,
 		    cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
@@ -221,17 +309,9 @@ static void plan_text(struct strbuf *out, const struct plan *p, const struct spr
 		strbuf_addf(out, "\nrace: at most %zu runs, about %.0f expected (first test after "
 			    "block %d; simulated with 5 %% run-to-run spread and true differences "
 			    "of 0-10 %%)", est.max_runs, est.expected_runs, est.first_test);
-	char reused[48] = "";
-	if (b.boots < b.guest_runs)
-		snprintf(reused, sizeof(reused), ", ~%.0f s in a reused guest",
-			 PLAN_REUSED_RUN_OVERHEAD_SECONDS);
-	if (cfg->bench.duration > 0)
-		strbuf_addf(out, "\nEstimated duration: %s (%d s benchmark + ~%.0f s per run for "
-			    "guest start and teardown%s)\n", dur, cfg->bench.duration,
-			    PLAN_RUN_OVERHEAD_SECONDS, reused);
-	else
-		strbuf_addf(out, "\nEstimated duration: at most %s (the benchmark runs to "
-			    "completion, bounded by its %d s timeout)\n", dur, cfg->bench.timeout);
+	struct plan_estimate e;
+	plan_estimate_of(p, &b, &e);
+	plan_estimate_text(out, p, &e);
 	if (sp->slurm) {
 		char wall[32];
 		format_duration(wall, sizeof(wall), sp->seconds);
@@ -311,8 +391,29 @@ static void plan_json(struct strbuf *out, const struct plan *p, const struct spr
 		json_obj_end(&w);
 	}
 	json_arr_end(&w);
-	json_key(&w, "estimated_seconds"); json_double(&w, plan_duration(p, &b));
-	json_key(&w, "estimate_is_upper_bound"); json_bool(&w, cfg->bench.duration <= 0);
+	struct plan_estimate e;
+	plan_estimate_of(p, &b, &e);
+	json_key(&w, "estimated_seconds"); json_double(&w, e.seconds);
+	json_key(&w, "estimate_is_upper_bound"); json_bool(&w, e.upper_bound);
+	json_key(&w, "estimate");
+	json_obj_begin(&w);
+	json_key(&w, "database"); json_str(&w, e.experiments ? history_db : NULL);
+	json_key(&w, "experiments"); json_uint(&w, e.experiments);
+	const struct { const char *name; const struct plan_figure *f; size_t runs; } figs[] = {
+		{ "window", &e.window, p->nruns }, { "boot_run", &e.boot, e.boot_runs },
+		{ "reused_run", &e.reused, e.reused_runs }, { "host_run", &e.host, e.host_runs },
+		{ "sweep", &e.sweep, 1 },
+	};
+	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+		json_key(&w, figs[i].name);
+		json_obj_begin(&w);
+		json_key(&w, "seconds"); json_double(&w, figs[i].f->seconds);
+		json_key(&w, "samples"); json_uint(&w, figs[i].f->samples);
+		json_key(&w, "count"); json_uint(&w, figs[i].runs);
+		json_obj_end(&w);
+	}
+	json_key(&w, "window_same_benchmark"); json_bool(&w, e.window_same_benchmark);
+	json_obj_end(&w);
 	json_key(&w, "executor");
 	json_obj_begin(&w);
 	json_key(&w, "kind"); json_str(&w, sp->slurm ? "slurm" : "local");
@@ -355,6 +456,7 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		return cmd_fail(&err);
 	}
 	controller_guests_describe(p);
+	history_load(ctx->db_path);
 	struct spread sp = { 0 };
 	if (kind == EXECUTOR_SLURM) {
 		struct plan_boots b;
@@ -371,13 +473,14 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		plan_text(&out, p, &sp, ctx->verbose);
 	cmd_print(&out);
 	strbuf_release(&out);
+	db_timing_release(&history);
+	history_db = NULL;
 	plan_free(p);
 	config_free(cfg);
 	return EXIT_OK;
 }
 
 const struct cmd_entry cmd_plan_entry = {
-	.no_db = 1,
 	.name = "plan",
 	.summary = "validate and expand a sweep: configurations, dropped combinations, boots, estimate",
 	.args_usage = "CONFIG",

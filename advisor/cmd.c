@@ -5,6 +5,7 @@
  */
 #include "cmd.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,25 +21,41 @@ int cmd_fail(const struct ta_err *e)
 	return e->code ? e->code : EXIT_FAILURE_RUN;
 }
 
-static void print_exact(const struct strbuf *out)
+/* Writes out as it is, and a final newline when `last` and it lacks one. */
+static void print_exact(const struct strbuf *out, bool last)
 {
 	fwrite(strbuf_str(out), 1, out->len, stdout);
-	if (out->len && out->buf[out->len - 1] != '\n')
+	if (last && out->len && out->buf[out->len - 1] != '\n')
 		fputc('\n', stdout);
+}
+
+static void print_printable(const struct strbuf *out, bool last)
+{
+	struct strbuf safe = STRBUF_INIT;
+	strbuf_add_printable(&safe, strbuf_str(out), out->len);
+	print_exact(&safe, last);
+	strbuf_release(&safe);
 }
 
 void cmd_print(const struct strbuf *out)
 {
-	struct strbuf safe = STRBUF_INIT;
-	strbuf_add_printable(&safe, strbuf_str(out), out->len);
-	print_exact(&safe);
-	strbuf_release(&safe);
+	print_printable(out, true);
+}
+
+static void print_data(const struct strbuf *out, bool last)
+{
+	if (isatty(STDOUT_FILENO))
+		print_printable(out, last);
+	else
+		print_exact(out, last);
 }
 
 void cmd_print_data(const struct strbuf *out)
 {
-	if (isatty(STDOUT_FILENO))
-		cmd_print(out);
-	else
-		print_exact(out);
+	print_data(out, true);
+}
+
+void cmd_print_data_part(const struct strbuf *out)
+{
+	print_data(out, false);
 }

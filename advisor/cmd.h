@@ -55,5 +55,11 @@ void cmd_print(const struct strbuf *out);
  * when stdout is a file or pipe, the terminal-safe form on a terminal.
  */
 void cmd_print_data(const struct strbuf *out);
+/*
+ * cmd_print_data for data written in parts as it is made (export streams
+ * its rows): each part as it is, nothing appended; the last part goes
+ * through cmd_print_data.  Parts must end on a whole character.
+ */
+void cmd_print_data_part(const struct strbuf *out);
 
 #endif

@@ -2,6 +2,7 @@
  * agent: guest-exec / guest-exec-status through virDomainQemuAgentCommand.
  * The contract is in agent.h.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,35 @@ static bool bool_member(json_object *ret, const char *key)
 	return json_object_object_get_ex(ret, key, &v) && json_object_get_boolean(v);
 }
 
+int agent_vcpus_parse(const char *reply, struct ta_err *err)
+{
+	json_object *root = json_tokener_parse(reply), *ret;
+	if (!root || !json_object_object_get_ex(root, "return", &ret) ||
+	    !json_object_is_type(ret, json_type_array)) {
+		json_object_put(root);
+		return err_set(err, EXIT_FAILURE_RUN, "guest-get-vcpus: unexpected reply: %.200s",
+			       reply);
+	}
+	int online = 0;
+	for (size_t i = 0; i < json_object_array_length(ret); i++) {
+		json_object *v = json_object_array_get_idx(ret, i);
+		online += json_object_is_type(v, json_type_object) && bool_member(v, "online");
+	}
+	json_object_put(root);
+	return online;
+}
+
+int agent_online_vcpus(virDomainPtr dom, struct ta_err *err)
+{
+	char *r = virDomainQemuAgentCommand(dom, "{\"execute\":\"guest-get-vcpus\"}",
+					    AGENT_REPLY_TIMEOUT, 0);
+	if (!r)
+		return err_set(err, EXIT_FAILURE_RUN, "guest-get-vcpus: %s", lv_msg());
+	int n = agent_vcpus_parse(r, err);
+	free(r);
+	return n;
+}
+
 int agent_status_parse(const char *reply, struct agent_result *res, struct ta_err *err)
 {
 	json_object *root = json_tokener_parse(reply);
@@ -150,15 +180,33 @@ static int exec_status(virDomainPtr dom, long long pid, struct agent_result *res
 	return rc;
 }
 
+static double clamp(double x, double lo, double hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+int agent_poll_delay_ms(double elapsed_s, double expect_s)
+{
+	double dense_from = expect_s > 0 ? expect_s - AGENT_POLL_AHEAD_S : 0;
+	if (elapsed_s < dense_from)
+		/* Sparse: half the time so far (an early end is seen within half its
+		 * length again), never past the point where polls turn dense. */
+		return (int)lround(clamp(fmin(elapsed_s / 2, dense_from - elapsed_s) * 1000,
+					 AGENT_POLL_MIN_MS, AGENT_POLL_SPARSE_MS));
+	/* Dense, then slower the longer the command runs past its expected end. */
+	return (int)lround(clamp((elapsed_s - dense_from) * 1000 / 4, AGENT_POLL_MIN_MS,
+				 AGENT_POLL_MAX_MS));
+}
+
 int agent_exec(virDomainPtr dom, const char *const *argv, int timeout_s,
 	       struct agent_result *res, struct ta_err *err)
 {
-	return agent_exec_cancellable(dom, argv, timeout_s, NULL, res, err);
+	return agent_exec_cancellable(dom, argv, timeout_s, 0, NULL, res, err);
 }
 
 int agent_exec_cancellable(virDomainPtr dom, const char *const *argv, int timeout_s,
-			   volatile sig_atomic_t *cancel, struct agent_result *res,
-			   struct ta_err *err)
+			   double expect_s, volatile sig_atomic_t *cancel,
+			   struct agent_result *res, struct ta_err *err)
 {
 	memset(res, 0, sizeof(*res));
 	res->exitcode = -1;
@@ -166,15 +214,20 @@ int agent_exec_cancellable(virDomainPtr dom, const char *const *argv, int timeou
 	long long pid = exec_start(dom, argv, err);
 	if (pid < 0)
 		return -1;
-	int st;
-	while ((st = exec_status(dom, pid, res, err)) == 0) {
-		if (mono_now_s() - t0 >= timeout_s)
+	/* The command's own clock starts once the agent has started it. */
+	double started = mono_now_s();
+	int st = 0;
+	for (;;) {
+		double now = mono_now_s();
+		if (now - t0 >= timeout_s)
 			break;
 		if (cancel && *cancel) {
 			res->cancelled = true;
 			break;
 		}
-		mono_sleep_ms(AGENT_POLL_MS);
+		mono_sleep_ms(agent_poll_delay_ms(now - started, expect_s));
+		if ((st = exec_status(dom, pid, res, err)) != 0)
+			break;
 	}
 	if (st < 0)
 		return -1;
@@ -188,7 +241,7 @@ int agent_exec_cancellable(virDomainPtr dom, const char *const *argv, int timeou
 		if (agent_exec(dom, kill_argv, 5, &kr, &kerr) == 0)
 			agent_result_release(&kr);
 		for (int i = 0; i < 40 && (st = exec_status(dom, pid, res, err)) == 0; i++)
-			mono_sleep_ms(AGENT_POLL_MS);
+			mono_sleep_ms(AGENT_POLL_MAX_MS / 4);
 		res->timed_out = !res->cancelled;
 		res->exitcode = -1;
 		if (st < 0)

@@ -30,6 +30,10 @@ struct guest_state {
 	bool suspended;			/* kept for reuse while another guest runs */
 	int64_t boot;			/* the run it was booted for: its runs' runs.boot */
 	struct guestbg load, server;	/* this run's in-guest noise and server */
+	/* What the topology check after boot saw, for the runs that reuse it. */
+	char *topology;			/* JSON; NULL: not read */
+	int topology_ok;		/* -1 unknown */
+	int online;			/* online CPUs then; 0: not known */
 };
 
 /* One connection and the host CPUs, for the whole sweep. */
@@ -190,6 +194,7 @@ static void destroy(struct guest_state *gs)
 		vcpustats_release(&gs->before);
 	guestbg_release(&gs->load);
 	guestbg_release(&gs->server);
+	free(gs->topology);
 	free(gs);
 }
 
@@ -205,13 +210,21 @@ static void slot_destroy(struct ctl *c, size_t slot)
 	reuse_cache_drop(&c->cache, slot);
 }
 
-/* Reads the topology the guest sees and compares it with the request. */
+/*
+ * Reads the topology the guest sees, compares it with the request, and
+ * keeps the result with the guest for the runs that reuse it.
+ */
 static void check_topology(struct ctl *c, const struct plan_config *pc, struct run_record *rec)
 {
+	struct guest_state *gs = c->guest;
 	const char *argv[] = { "sh", "-c", GUESTTOPO_SCRIPT, NULL };
 	struct agent_result res;
 	struct ta_err err = { 0 };
-	if (agent_exec(c->guest->g->dom, argv, TOPOLOGY_TIMEOUT_S, &res, &err) < 0) {
+	free(gs->topology);
+	gs->topology = NULL;
+	gs->topology_ok = -1;
+	gs->online = 0;
+	if (agent_exec(gs->g->dom, argv, TOPOLOGY_TIMEOUT_S, &res, &err) < 0) {
 		warn_emit("cannot read the guest's topology: %s", err.msg);
 		return;
 	}
@@ -219,21 +232,45 @@ static void check_topology(struct ctl *c, const struct plan_config *pc, struct r
 	if (guesttopo_parse(res.out ? res.out : "", &t, &err) == 0) {
 		struct strbuf js = STRBUF_INIT;
 		guesttopo_json(&t, &js);
-		free(rec->guest_topology);
-		rec->guest_topology = strbuf_detach(&js);
+		gs->topology = strbuf_detach(&js);
+		gs->online = (int)t.ncpus;
 		if (guesttopo_compare(&t, pc->shape.sockets, pc->shape.dies, pc->shape.cores,
 				      pc->shape.threads, &err) < 0) {
-			rec->topology_ok = 0;
+			gs->topology_ok = 0;
 			warn_emit("topology mismatch in run %lld (%s): %s", (long long)rec->run_id,
 				  pc->rec.key, err.msg);
 		} else {
-			rec->topology_ok = 1;
+			gs->topology_ok = 1;
 		}
 		guesttopo_release(&t);
 	} else {
 		warn_emit("guest topology: %s", err.msg);
 	}
 	agent_result_release(&res);
+	free(rec->guest_topology);
+	rec->guest_topology = gs->topology ? xstrdup(gs->topology) : NULL;
+	rec->topology_ok = gs->topology_ok;
+}
+
+/*
+ * A reused guest's topology: what its check after boot saw, as long as the
+ * same CPUs are still online (guest-get-vcpus, answered by the agent
+ * without starting a process: ~10 ms where the check's shell took 0.2-0.5 s
+ * under TCG); a CPU taken offline or brought back since (a benchmark may
+ * do that) means a full check again.
+ */
+static void recheck_topology(struct ctl *c, const struct plan_config *pc,
+			     struct run_record *rec)
+{
+	struct guest_state *gs = c->guest;
+	struct ta_err err = { 0 };
+	if (!gs->topology || gs->online != agent_online_vcpus(gs->g->dom, &err)) {
+		check_topology(c, pc, rec);
+		return;
+	}
+	free(rec->guest_topology);
+	rec->guest_topology = xstrdup(gs->topology);
+	rec->topology_ok = gs->topology_ok;
 }
 
 int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, int block,
@@ -265,11 +302,11 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, in
 			}
 		}
 		if (gs) {
-			/* Reused: checked again, the guest must still see its shape. */
+			/* Reused: the guest must still see its shape. */
 			c->guest = gs;
 			c->guest_slot = slot;
 			rec->boot = gs->boot;
-			check_topology(c, pc, rec);
+			recheck_topology(c, pc, rec);
 			return 0;
 		}
 	}
@@ -337,12 +374,12 @@ void ctl_noise_guest_down(struct ctl *c)
 	noise_guest = NULL;
 }
 
-int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_output *o,
-		   struct ta_err *err)
+int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, double expect_s,
+		   struct cmd_output *o, struct ta_err *err)
 {
 	struct agent_result res;
 	if (agent_exec_cancellable(c->guest->g->dom, (const char *const *)argv, timeout_s,
-				   c->cancel, &res, err) < 0)
+				   expect_s, c->cancel, &res, err) < 0)
 		return -1;
 	o->exit_code = res.exitcode;
 	o->timed_out = res.timed_out;

@@ -57,8 +57,8 @@ void ctl_guest_end_sweep(struct ctl *c);
  */
 int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, int block,
 		 struct run_record *rec, struct ta_err *err);
-int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, struct cmd_output *o,
-		   struct ta_err *err);
+int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, double expect_s,
+		   struct cmd_output *o, struct ta_err *err);
 /*
  * Background processes in the current guest (guestbg.h): an in-guest noise
  * load (noise.vcpus), the benchmark server (on benchmark.vcpus), checked

@@ -263,14 +263,17 @@ static char *host_runner_cpus(const struct ctl *c, const struct plan_config *pc)
 	return strbuf_detach(&sb);
 }
 
-/* Runs argv where the config's runner says, waiting for it. */
+/*
+ * Runs argv where the config's runner says, waiting for it; expect_s: how
+ * long it should take (0: unknown), which tells a guest run when to look.
+ */
 static int run_cmd(struct ctl *c, const struct plan_config *pc, char *const argv[],
-		   int timeout_s, struct cmd_output *o, struct ta_err *err)
+		   int timeout_s, double expect_s, struct cmd_output *o, struct ta_err *err)
 {
 	memset(o, 0, sizeof(*o));
 	o->exit_code = -1;
 	if (in_guest(c, pc))
-		return ctl_guest_exec(c, argv, timeout_s, o, err);
+		return ctl_guest_exec(c, argv, timeout_s, expect_s, o, err);
 	struct hostexec_result res;
 	char *cpus = host_runner_cpus(c, pc);
 	int rc = hostexec_run(argv, cpus, timeout_s, c->cancel, &res, err);
@@ -481,7 +484,7 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 	double deadline = mono_now_s() + s->ready_timeout_s;
 	while (mono_now_s() < deadline && !*c->cancel) {
 		struct cmd_output o;
-		if (run_cmd(c, pc, (char *const *)s->ready_argv, 5, &o, err) == 0 &&
+		if (run_cmd(c, pc, (char *const *)s->ready_argv, 5, 0, &o, err) == 0 &&
 		    strstr(strbuf_str(&o.out), s->ready_output)) {
 			cmd_output_release(&o);
 			return 0;
@@ -552,6 +555,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	if (apply_knobs(c, pc, rec) < 0)
 		goto out;
 	record_host_state(c, pc, rec);
+	runrec_step(rec, "begin", mono_now_s());
 
 	bool prepare = true;
 	if (!in_guest(c, pc)) {
@@ -561,12 +565,13 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		runrec_fail(rec, "guest: %s", err.msg);
 		goto out;
 	}
+	runrec_step(rec, "guest", mono_now_s());
 	if (*c->cancel)
 		goto out;
 
 	for (size_t i = 0; prepare && i < cfg->nprepare; i++) {
 		struct cmd_output o;
-		if (run_cmd(c, pc, cfg->prepare[i].argv, cfg->bench.timeout, &o, &err) < 0) {
+		if (run_cmd(c, pc, cfg->prepare[i].argv, cfg->bench.timeout, 0, &o, &err) < 0) {
 			runrec_fail(rec, "preparation '%s': %s", cfg->prepare[i].argv[0], err.msg);
 			goto out;
 		}
@@ -591,6 +596,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		cmd_output_release(&o);
 	}
 
+	runrec_step(rec, "prepare", mono_now_s());
 	/*
 	 * Noise starts only now, with the guest booted and its topology
 	 * checked, so that neither boot time nor the check depends on it.
@@ -617,6 +623,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		}
 	}
 
+	runrec_step(rec, "noise", mono_now_s());
 	if (cfg->bench.server_argv.argc) {
 		int rc;
 		if (in_guest(c, pc)) {
@@ -632,6 +639,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 			runrec_fail(rec, "benchmark server: %s", err.msg);
 			goto out;
 		}
+		runrec_step(rec, "server", mono_now_s());
 	}
 
 	/* A guest's exits are its QEMU process's; a benchmark run on the host
@@ -670,8 +678,11 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	}
 	struct cmd_output bench;
 	double t0 = mono_now_s();
-	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, &bench, &err);
+	runrec_step(rec, "collect", t0);
+	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, cfg->bench.duration,
+			 &bench, &err);
 	double seconds = mono_now_s() - t0;
+	runrec_step(rec, "window", t0 + seconds);
 	free(pinned.argv);	/* the strings are the config's */
 
 	if (trace) {
@@ -687,6 +698,7 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 	}
 	if (in_guest(c, pc) && cfg->collect.vcpu_stats)
 		ctl_guest_stats_end(c, rec);
+	runrec_step(rec, "stats", mono_now_s());
 	if (rc < 0) {
 		runrec_fail(rec, "benchmark: %s", err.msg);
 		goto out;
@@ -744,9 +756,11 @@ out:
 		noise_stop(noise, 2000, &err);
 	if (noise_guest)
 		ctl_noise_guest_down(c);
+	runrec_step(rec, "end", mono_now_s());
 	/* In-guest loads and servers go, verified, before the guest is kept or destroyed. */
 	if (in_guest(c, pc) && ctl_guest_bg_stop(c, &err) < 0)
 		runrec_fail(rec, "%s", err.msg);
+	runrec_step(rec, "guest loads", mono_now_s());
 	if (*c->cancel) {
 		rec->status = "interrupted";
 		if (!rec->error.len)
@@ -756,6 +770,7 @@ out:
 		ctl_guest_down(c);
 	if (!in_guest(c, pc) && strcmp(rec->status, "ok"))
 		host_session_end(c, pc);
+	runrec_step(rec, "guest down", mono_now_s());
 }
 
 /* ---- the sweep -------------------------------------------------------- */
@@ -866,6 +881,7 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		}
 		struct run_record rec;
 		runrec_init(&rec, t->run_id);
+		runrec_step(&rec, NULL, mono_now_s());
 		progress_show(&prog, prog.done, t->key, t->repetition);
 		const struct plan_config *pc = config_by_key(plan, t->key);
 		if (db_run_mark_running(db, t->run_id, err) < 0)
@@ -882,6 +898,11 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 			runrec_release(&rec);
 			goto out;
 		}
+		runrec_step(&rec, "store", mono_now_s());
+		if (opts->verbose >= 2 && !opts->quiet)
+			progress_note(&prog, "run %lld (%s #%d) steps, seconds: %s",
+				      (long long)t->run_id, t->key, t->repetition + 1,
+				      strbuf_str(&rec.steps));
 		summary->attempted++;
 		if (!strcmp(rec.status, "ok")) {
 			summary->ok++;

@@ -558,8 +558,6 @@ struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts
 		return NULL;
 	}
 	order_runs(p);
-	double bench = cfg->bench.duration > 0 ? cfg->bench.duration : cfg->bench.timeout;
-	p->estimated_seconds = (double)p->nruns * (bench + PLAN_RUN_OVERHEAD_SECONDS);
 	return p;
 }
 

@@ -61,7 +61,6 @@ struct plan {
 	size_t nruns;
 	uint64_t seed;
 	bool cross_host;	/* planned for another architecture: host checks skipped */
-	double estimated_seconds;
 };
 
 /*
@@ -72,12 +71,6 @@ struct plan {
  */
 #define PLAN_MAX_COMBINATIONS 100000
 #define PLAN_MAX_RUNS 1000000
-
-/* Seconds a run costs beyond the benchmark itself (boot, agent, teardown). */
-#define PLAN_RUN_OVERHEAD_SECONDS 8.0
-/* The same for a run in a guest kept from an earlier run (guest.reuse):
- * resume, topology check, suspend (measured 0.4-2.3 s under TCG). */
-#define PLAN_REUSED_RUN_OVERHEAD_SECONDS 2.0
 
 /*
  * Expands cfg for host `host` with `seed` (used for the randomized order).

@@ -17,6 +17,7 @@ void runrec_init(struct run_record *r, int64_t run_id)
 void runrec_release(struct run_record *r)
 {
 	strbuf_release(&r->error);
+	strbuf_release(&r->steps);
 	free(r->host_state);
 	free(r->guest_topology);
 	for (size_t i = 0; i < r->nmetrics; i++) {
@@ -117,4 +118,12 @@ void runrec_result(const struct run_record *r, struct db_run_result *out)
 	out->nexits = r->nexits;
 	out->artifacts = r->artifacts;
 	out->nartifacts = r->nartifacts;
+}
+
+void runrec_step(struct run_record *r, const char *name, double now)
+{
+	if (name)
+		strbuf_addf(&r->steps, "%s%s %.3f", r->steps.len ? ", " : "", name,
+			    now - r->step_mark);
+	r->step_mark = now;
 }

@@ -27,6 +27,9 @@ struct run_record {
 	size_t nexits;
 	struct db_artifact *artifacts;	/* name and content owned */
 	size_t nartifacts;
+	/* Where the run's time went ("knobs 0.001, guest 0.310, ..."), for -vv. */
+	struct strbuf steps;
+	double step_mark;		/* the clock at the last mark */
 };
 
 void runrec_init(struct run_record *r, int64_t run_id);
@@ -40,6 +43,12 @@ void runrec_exit(struct run_record *r, const char *source, int64_t vcpu, const c
 void runrec_artifact(struct run_record *r, const char *name, const void *content, size_t len);
 /* Marks the run failed (first reason wins; later ones are appended). */
 void runrec_fail(struct run_record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Closes step `name` at time `now` (seconds, the caller's monotonic clock):
+ * appends how long it took since the previous mark.  name NULL only marks
+ * (the start).
+ */
+void runrec_step(struct run_record *r, const char *name, double now);
 /* The view db_run_store takes. */
 void runrec_result(const struct run_record *r, struct db_run_result *out);
 

@@ -2,8 +2,9 @@
  * db-results: everything an experiment produced, read in one go as plain
  * structs for the advisor (rank, recommend, report, export).
  *
- * One experiment is small (configurations x repetitions runs, a few dozen
- * metrics each), so it is read whole; the advisor never touches SQL.  The
+ * The advisor reads an experiment whole (configurations x repetitions runs,
+ * a few dozen metrics each); export walks it run by run.  The advisor
+ * never touches SQL.  The
  * fixture insert API the tests use to build databases lives here too, so
  * that all SQL stays in schema/.
  */
@@ -77,6 +78,24 @@ struct db_results {
 int db_results_load(struct db *db, const char *id_or_name, struct db_results *out,
 		    struct ta_err *err);
 void db_results_release(struct db_results *r);
+
+/*
+ * The same run by run, for writers whose output grows with the store
+ * (export): db_results_open reads the experiment, its configurations and
+ * race into *out with no runs, and a cursor; db_results_next_run then gives
+ * one run at a time, in configuration then repetition order, with its
+ * metrics (and exit counts when `exits` was set), so memory stays flat
+ * however many runs there are.  next returns 1 with *run filled (the
+ * caller's: db_results_run_release) and *config its configuration in *out,
+ * 0 after the last run, -1 on error.  Close the cursor before releasing *out.
+ */
+struct db_results_cursor;
+int db_results_open(struct db *db, const char *id_or_name, bool exits, struct db_results *out,
+		    struct db_results_cursor **cur, struct ta_err *err);
+int db_results_next_run(struct db_results_cursor *cur, struct db_results_run *run,
+			struct db_results_config **config, struct ta_err *err);
+void db_results_cursor_close(struct db_results_cursor *cur);
+void db_results_run_release(struct db_results_run *run);
 
 /* Looks a metric up in a run; NULL when the run has none of that name. */
 const struct db_results_metric *db_results_run_metric(const struct db_results_run *run, const char *name);

@@ -547,19 +547,24 @@ int db_experiment_fail(struct db *db, int64_t id, const char *cause, struct ta_e
 	return rc == SQLITE_DONE ? 0 : db_error(db, "storing why the experiment failed", err);
 }
 
+/*
+ * An experiment with its counts: configurations, and runs by status from
+ * run_counts (migration 8: kept by triggers), so that listing costs a few
+ * rows per configuration, however many runs are stored.
+ */
 #define EXPERIMENT_COLUMNS \
 	"e.id, e.name, e.created_at, e.finished_at, e.parent_id, e.config_yaml, " \
 	"e.config_sha256, e.config_path, e.tool_version, e.host_facts, e.status, " \
 	"e.seed, e.primary_metric, e.higher_is_better, " \
-	"(SELECT COUNT(*) FROM configurations c WHERE c.experiment_id = e.id), " \
-	"COUNT(r.id), " \
-	"COALESCE(SUM(r.status = 'planned'), 0), COALESCE(SUM(r.status = 'running'), 0), " \
-	"COALESCE(SUM(r.status = 'ok'), 0), COALESCE(SUM(r.status = 'failed'), 0), " \
-	"COALESCE(SUM(r.status = 'interrupted'), 0), e.error, " \
+	"COUNT(c.id), " \
+	"COALESCE(SUM(k.planned + k.running + k.ok + k.failed + k.interrupted), 0), " \
+	"COALESCE(SUM(k.planned), 0), COALESCE(SUM(k.running), 0), " \
+	"COALESCE(SUM(k.ok), 0), COALESCE(SUM(k.failed), 0), " \
+	"COALESCE(SUM(k.interrupted), 0), e.error, " \
 	"e.objective, e.equivalence, e.environment, e.max_failure_rate " \
 	"FROM experiments e " \
-	"LEFT JOIN configurations c2 ON c2.experiment_id = e.id " \
-	"LEFT JOIN runs r ON r.configuration_id = c2.id "
+	"LEFT JOIN configurations c ON c.experiment_id = e.id " \
+	"LEFT JOIN run_counts k ON k.configuration_id = c.id "
 
 /*
  * The stored advisor settings from columns col.. (objective, equivalence,

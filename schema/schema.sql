@@ -358,3 +358,60 @@ INSERT INTO eliminations_v9 (configuration_id, after_block, against_id, p, ratio
 	SELECT configuration_id, after_block, against_id, p, ratio FROM eliminations;
 DROP TABLE eliminations;
 ALTER TABLE eliminations_v9 RENAME TO eliminations;
+
+-- @migration 10
+-- Reading an experiment walks its runs' metrics in run order and, within a
+-- run, in the order they were stored (schema/db-results.c): an index on
+-- run_id alone holds exactly that order (run_id, then rowid), so the walk
+-- needs no sort however many runs there are.
+CREATE INDEX metrics_run ON metrics(run_id);
+
+-- How many runs of each configuration are in each status, kept by triggers
+-- as runs are planned, run, stored, deleted (a race's dropped blocks) and
+-- cascaded away, so that `list` and an experiment's header read a few rows
+-- per configuration instead of every run ever stored.  One row per
+-- configuration, made with it; rows stored before are counted here once.
+CREATE TABLE run_counts (
+	configuration_id INTEGER PRIMARY KEY REFERENCES configurations(id) ON DELETE CASCADE,
+	planned INTEGER NOT NULL DEFAULT 0,
+	running INTEGER NOT NULL DEFAULT 0,
+	ok INTEGER NOT NULL DEFAULT 0,
+	failed INTEGER NOT NULL DEFAULT 0,
+	interrupted INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO run_counts (configuration_id, planned, running, ok, failed, interrupted)
+SELECT c.id, COALESCE(SUM(r.status = 'planned'), 0), COALESCE(SUM(r.status = 'running'), 0),
+       COALESCE(SUM(r.status = 'ok'), 0), COALESCE(SUM(r.status = 'failed'), 0),
+       COALESCE(SUM(r.status = 'interrupted'), 0)
+FROM configurations c LEFT JOIN runs r ON r.configuration_id = c.id GROUP BY c.id;
+
+CREATE TRIGGER run_counts_configuration AFTER INSERT ON configurations BEGIN
+	INSERT INTO run_counts (configuration_id) VALUES (NEW.id);
+END;
+CREATE TRIGGER run_counts_run_insert AFTER INSERT ON runs BEGIN
+	UPDATE run_counts SET planned = planned + (NEW.status = 'planned'),
+		running = running + (NEW.status = 'running'), ok = ok + (NEW.status = 'ok'),
+		failed = failed + (NEW.status = 'failed'),
+		interrupted = interrupted + (NEW.status = 'interrupted')
+	WHERE configuration_id = NEW.configuration_id;
+END;
+CREATE TRIGGER run_counts_run_delete AFTER DELETE ON runs BEGIN
+	UPDATE run_counts SET planned = planned - (OLD.status = 'planned'),
+		running = running - (OLD.status = 'running'), ok = ok - (OLD.status = 'ok'),
+		failed = failed - (OLD.status = 'failed'),
+		interrupted = interrupted - (OLD.status = 'interrupted')
+	WHERE configuration_id = OLD.configuration_id;
+END;
+CREATE TRIGGER run_counts_run_update AFTER UPDATE OF status, configuration_id ON runs
+WHEN OLD.status IS NOT NEW.status OR OLD.configuration_id IS NOT NEW.configuration_id BEGIN
+	UPDATE run_counts SET planned = planned - (OLD.status = 'planned'),
+		running = running - (OLD.status = 'running'), ok = ok - (OLD.status = 'ok'),
+		failed = failed - (OLD.status = 'failed'),
+		interrupted = interrupted - (OLD.status = 'interrupted')
+	WHERE configuration_id = OLD.configuration_id;
+	UPDATE run_counts SET planned = planned + (NEW.status = 'planned'),
+		running = running + (NEW.status = 'running'), ok = ok + (NEW.status = 'ok'),
+		failed = failed + (NEW.status = 'failed'),
+		interrupted = interrupted + (NEW.status = 'interrupted')
+	WHERE configuration_id = NEW.configuration_id;
+END;

@@ -2,7 +2,7 @@
  * splitmix: splitmix64 (Steele, Lea and Flood; Vigna's constants), a small,
  * fully specified generator: the same seed gives the same numbers on every
  * host and build, so a stored seed replays a plan's run order exactly, and
- * it seeds the statistics' xoshiro generator (advisor/stats.h).
+ * it seeds the statistics' xoshiro generator (decide/stats.h).
  */
 #ifndef TA_SPLITMIX_H
 #define TA_SPLITMIX_H

@@ -147,10 +147,10 @@ expect_exit 2 "$TOPOADVISOR" plan "$tmp/loop1"
 expect_exit 2 "$TOPOADVISOR" --db "$tmp/loop1" list
 
 # --- 9: --db only where a database is used ---------------------------------
-for c in plan exits trace probe; do
+for c in exits trace probe; do
 	"$TOPOADVISOR" $c --help | grep -q -- "--db" && fail "9: '$c --help' lists --db"
 done
-for c in list show run resume report; do
+for c in plan list show run resume report; do
 	"$TOPOADVISOR" $c --help | grep -q -- "--db" || fail "9: '$c --help' lacks --db"
 done
 

@@ -18,6 +18,8 @@
 #include "advisor/dbread.h"
 #include "experiments/hostlock.h"
 #include "schema/db-fixture.h"
+#include "schema/db-plan.h"
+#include "schema/db-race.h"
 #include "schema/db-results.h"
 #include "schema/db-runs.h"
 #include "schema/db.h"
@@ -41,7 +43,8 @@ static int teardown(void **state)
 	/* Remove our own scratch directory, file by file (no shell). */
 	const char *suffixes[] = { "", "-wal", "-shm" };
 	const char *names[] = { "fresh.db", "old.db", "exp.db", "newer.db", "perm.db", "garbage.db",
-				"dir.db", "race.db", "old-ro.db", "damaged.db" };
+				"dir.db", "race.db", "old-ro.db", "damaged.db", "counts.db",
+				"walk.db" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		for (size_t j = 0; j < 3; j++) {
 			snprintf(cmd, sizeof(cmd), "%s/%s%s", dir, names[i], suffixes[j]);
@@ -227,6 +230,16 @@ static void test_migration_keeps_data(void **state)
 	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
 	assert_int_equal(query_int(db, "SELECT seed FROM experiments WHERE id = 7"), 99);
 	assert_int_equal(query_int(db, "SELECT COUNT(*) FROM runs WHERE configuration_id = 3"), 2);
+	/* Migration 8 counts the runs stored before, and list shows them. */
+	assert_int_equal(query_int(db, "SELECT ok FROM run_counts WHERE configuration_id = 3"), 2);
+	struct db_experiment *list;
+	size_t nlist;
+	assert_int_equal(db_experiment_list(db, &list, &nlist, &err), 0);
+	assert_int_equal(nlist, 1);
+	assert_int_equal(list[0].nok, 2);
+	assert_int_equal(list[0].nruns, 2);
+	assert_int_equal(list[0].nconfigs, 1);
+	db_experiments_free(list, nlist);
 	/* The view added by migration 2 sees the old data: mean 12, stddev sqrt(8). */
 	assert_int_equal(query_int(db, "SELECT n FROM config_metric_stats WHERE metric = 'ops'"), 2);
 	assert_int_equal(query_int(db, "SELECT mean FROM config_metric_stats WHERE metric = 'ops'"), 12);
@@ -555,6 +568,249 @@ static void test_old_schema_upgraded_only_under_the_lock(void **state)
 	unlink(lockpath);
 }
 
+/*
+ * The counts `list` shows (run_counts, kept by triggers) equal a count of
+ * the runs themselves after every way runs change: planned, running,
+ * stored ok and failed, stored again by a resume, marked stale, dropped by
+ * a race's elimination and stop, appended by extend, and cascaded away
+ * with their experiment.
+ */
+static void counts_match(struct db *db, int64_t exp)
+{
+	struct ta_err err = { 0 };
+	char id[32], sql[256];
+	snprintf(id, sizeof(id), "%lld", (long long)exp);
+	struct db_experiment e;
+	assert_int_equal(db_experiment_get(db, id, &e, &err), 0);
+	static const char *const status[] = { "planned", "running", "ok", "failed",
+					      "interrupted" };
+	int got[] = { e.nplanned, e.nrunning, e.nok, e.nfailed, e.ninterrupted }, all = 0;
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM runs r JOIN configurations c "
+			 "ON c.id = r.configuration_id WHERE c.experiment_id = %lld AND "
+			 "r.status = '%s'", (long long)exp, status[i]);
+		int want = query_int(db, sql);
+		if (got[i] != want)
+			fail_msg("%s runs: list says %d, the runs table %d", status[i], got[i], want);
+		all += want;
+	}
+	assert_int_equal(e.nruns, all);
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM configurations WHERE experiment_id = %lld",
+		 (long long)exp);
+	assert_int_equal(e.nconfigs, query_int(db, sql));
+	db_experiment_release(&e);
+}
+
+static void test_run_counts_follow_runs(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "counts.db");
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	const char yaml[] = "name: c\n";
+	struct db_experiment_new n = { .name = "c", .config_yaml = yaml,
+				       .config_len = sizeof(yaml) - 1, .seed = 1,
+				       .primary_metric = "ops", .higher_is_better = 1 };
+	int64_t exp, other;
+	assert_int_equal(db_experiment_insert(db, &n, &exp, &err), 0);
+	assert_int_equal(db_experiment_insert(db, &n, &other, &err), 0);
+	counts_match(db, exp);
+
+	static char *const keys[] = { "a", "b", "c" };
+	struct config_record recs[3];
+	for (int i = 0; i < 3; i++)
+		recs[i] = (struct config_record){ .index = (size_t)i, .key = keys[i], .vcpus = 1,
+						  .sockets = 1, .dies = 1, .cores = 1, .threads = 1,
+						  .topology = "1x1x1", .pinning = "none",
+						  .noise = "none", .baseline = i == 0 };
+	struct db_plan_run plan[12];
+	for (int i = 0; i < 12; i++)
+		plan[i] = (struct db_plan_run){ (size_t)(i % 3), i / 3, (size_t)i };
+	int64_t cfg[3], ocfg[3];
+	assert_int_equal(db_plan_store(db, exp, recs, 3, plan, 12, cfg, &err), 0);
+	assert_int_equal(db_plan_store(db, other, recs, 3, plan, 6, ocfg, &err), 0);
+	assert_int_equal(db_race_start(db, exp, 2, 4, &err), 0);
+	counts_match(db, exp);
+	counts_match(db, other);
+
+	struct db_run_todo *t;
+	size_t nt;
+	assert_int_equal(db_runs_list(db, exp, false, &t, &nt, &err), 0);
+	assert_int_equal(nt, 12);
+	struct db_metric m = { "ops", 100, NULL, METRIC_DIR_HIGHER };
+	for (size_t i = 0; i < 7; i++) {	/* blocks 0 and 1, and a's block-2 run */
+		assert_int_equal(db_run_mark_running(db, t[i].run_id, &err), 0);
+		counts_match(db, exp);
+		struct db_run_result r = { .run_id = t[i].run_id, .status = i == 4 ? "failed" : "ok",
+					   .error = i == 4 ? "boom" : NULL, .topology_ok = -1,
+					   .lost_events = -1, .metrics = &m, .nmetrics = i != 4 };
+		assert_int_equal(db_run_store(db, &r, &err), 0);
+		counts_match(db, exp);
+	}
+	/* A resume measures the failed run again. */
+	struct db_run_result again = { .run_id = t[4].run_id, .status = "ok", .topology_ok = -1,
+				       .lost_events = -1, .metrics = &m, .nmetrics = 1 };
+	assert_int_equal(db_run_store(db, &again, &err), 0);
+	counts_match(db, exp);
+	/* A crash leaves one running, the next start marks it interrupted. */
+	assert_int_equal(db_run_mark_running(db, t[7].run_id, &err), 0);
+	assert_int_equal(db_runs_mark_stale(db, exp, "crashed", &err), 0);
+	counts_match(db, exp);
+	db_runs_free(t, nt);
+
+	/* The race drops b from block 2 on, then stops after block 3. */
+	struct db_race_elim_new el = { cfg[1], cfg[2], 0.01, 0.98 };
+	assert_int_equal(db_race_record(db, exp, 2, &el, 1, NULL, &err), 0);
+	counts_match(db, exp);
+	assert_int_equal(db_race_record(db, exp, 3, NULL, 0, "one survivor", &err), 0);
+	counts_match(db, exp);
+	/* extend appends planned runs. */
+	struct db_run_new add[] = { { cfg[0], 4 }, { cfg[2], 4 } };
+	assert_int_equal(db_runs_append(db, exp, add, 2, &err), 0);
+	counts_match(db, exp);
+	counts_match(db, other);
+
+	/* Deleting an experiment takes its counts with it, and only its own. */
+	assert_int_equal(sqlite3_exec(db->handle, "DELETE FROM experiments WHERE id = 1",
+				      NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(query_int(db, "SELECT COUNT(*) FROM run_counts"), 3);
+	counts_match(db, other);
+	struct db_experiment *v;
+	size_t count;
+	assert_int_equal(db_experiment_list(db, &v, &count, &err), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(v[0].nplanned, 6);
+	assert_int_equal(v[0].nruns, 6);
+	assert_int_equal(v[0].nconfigs, 3);
+	db_experiments_free(v, count);
+	db_close(db);
+}
+
+/*
+ * Reading an experiment run by run (the cursor export streams through) and
+ * whole (db_results_load, built on it) give every run in configuration and
+ * repetition order whatever order they were stored in, each run's metrics
+ * in the order they were stored, a run without metrics between two with
+ * them, nothing of another experiment stored in between, and exit counts
+ * summed per reason: the all-vCPU row when there is one, else the per-vCPU
+ * rows, most first, ties by reason.
+ */
+static void test_results_walk(void **state)
+{
+	char path[256];
+	struct ta_err err = { 0 };
+	db_path(path, sizeof(path), "walk.db");
+	struct db *db = db_open(path, true, &err);
+	assert_non_null(db);
+	const char yaml[] = "name: w\n";
+	struct db_experiment_new n = { .name = "w", .config_yaml = yaml,
+				       .config_len = sizeof(yaml) - 1, .seed = 1,
+				       .primary_metric = "zeta", .higher_is_better = 1 };
+	int64_t exp[2];
+	static char *const keys[] = { "a", "b" };
+	struct config_record recs[2];
+	for (int i = 0; i < 2; i++)
+		recs[i] = (struct config_record){ .index = (size_t)i, .key = keys[i], .vcpus = 1,
+						  .sockets = 1, .dies = 1, .cores = 1, .threads = 1,
+						  .topology = "1x1x1", .pinning = "none",
+						  .noise = "none" };
+	struct db_plan_run plan[6];
+	for (int i = 0; i < 6; i++)
+		plan[i] = (struct db_plan_run){ (size_t)(i % 2), i / 2, (size_t)i };
+	for (int e = 0; e < 2; e++) {
+		assert_int_equal(db_experiment_insert(db, &n, &exp[e], &err), 0);
+		assert_int_equal(db_plan_store(db, exp[e], recs, 2, plan, 6, NULL, &err), 0);
+	}
+	struct db_run_todo *t[2];
+	size_t nt[2];
+	for (int e = 0; e < 2; e++)
+		assert_int_equal(db_runs_list(db, exp[e], false, &t[e], &nt[e], &err), 0);
+	/* Stored last run first, alternating with the other experiment's runs. */
+	for (size_t k = 6; k-- > 0;)
+		for (int e = 0; e < 2; e++) {
+			const struct db_run_todo *r = &t[e][k];
+			double v = 100.0 * (double)exp[e] + 10.0 * r->repetition +
+				   (double)(r->configuration_id % 2);
+			const struct db_metric m[] = {
+				{ "zeta", v, "ops", METRIC_DIR_HIGHER },
+				{ "alpha", v + 1, NULL, METRIC_DIR_NONE },
+				{ "mid", v + 2, "s", METRIC_DIR_LOWER },
+			};
+			const struct db_exit_count x[] = {
+				{ "kvm_hv", 0, "EXTERNAL", 5 }, { "kvm_hv", 1, "EXTERNAL", 7 },
+				{ "kvm_hv", -1, "H_DOORBELL", 100 }, { "kvm_hv", 0, "H_DOORBELL", 40 },
+				{ "kvm", 0, "HLT", 12 },
+			};
+			bool none = !strcmp(r->key, "a") && r->repetition == 1;
+			struct db_run_result res = {
+				.run_id = r->run_id, .status = none ? "failed" : "ok",
+				.error = none ? "boom" : NULL, .topology_ok = -1, .lost_events = -1,
+				.metrics = m, .nmetrics = none ? 0 : 3, .exits = x,
+				.nexits = none ? 0 : 5 };
+			assert_int_equal(db_run_store(db, &res, &err), 0);
+		}
+	char id[32];
+	snprintf(id, sizeof(id), "%lld", (long long)exp[0]);
+
+	for (int exits = 0; exits < 2; exits++) {
+		struct db_results res;
+		struct db_results_cursor *cur;
+		assert_int_equal(db_results_open(db, id, exits, &res, &cur, &err), 0);
+		assert_int_equal(res.nconfigs, 2);
+		assert_int_equal(res.configs[0].nruns, 0);	/* the runs come one by one */
+		struct db_results_run run;
+		struct db_results_config *c;
+		int k = 0, rc;
+		while ((rc = db_results_next_run(cur, &run, &c, &err)) > 0) {
+			assert_ptr_equal(c, &res.configs[k / 3]);
+			assert_int_equal(run.repetition, k % 3);
+			bool none = k == 1;
+			assert_string_equal(run.status, none ? "failed" : "ok");
+			assert_int_equal(run.nmetrics, none ? 0 : 3);
+			if (!none) {
+				double v = 100.0 * (double)exp[0] + 10.0 * (k % 3) +
+					   (double)(c->id % 2);
+				assert_string_equal(run.metrics[0].name, "zeta");
+				assert_true(run.metrics[0].value == v);
+				assert_string_equal(run.metrics[1].name, "alpha");
+				assert_string_equal(run.metrics[2].name, "mid");
+				assert_true(run.metrics[2].value == v + 2);
+			}
+			assert_int_equal(run.nexits, exits && !none ? 3 : 0);
+			if (exits && !none) {
+				assert_string_equal(run.exits[0].reason, "H_DOORBELL");
+				assert_int_equal(run.exits[0].count, 100);
+				assert_string_equal(run.exits[1].reason, "EXTERNAL");
+				assert_string_equal(run.exits[1].source, "kvm_hv");
+				assert_int_equal(run.exits[1].count, 12);
+				assert_string_equal(run.exits[2].reason, "HLT");
+				assert_int_equal(run.exits[2].count, 12);
+			}
+			db_results_run_release(&run);
+			k++;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(k, 6);
+		db_results_cursor_close(cur);
+		db_results_release(&res);
+	}
+
+	/* The whole read holds the same. */
+	struct db_results all;
+	assert_int_equal(db_results_load(db, id, &all, &err), 0);
+	assert_int_equal(all.configs[0].nruns, 3);
+	assert_int_equal(all.configs[1].nruns, 3);
+	assert_int_equal(all.configs[0].runs[1].nmetrics, 0);
+	assert_string_equal(all.configs[1].runs[2].metrics[1].name, "alpha");
+	assert_int_equal(all.configs[1].runs[2].nexits, 3);
+	assert_int_equal(all.configs[1].runs[2].exits[0].count, 100);
+	db_results_release(&all);
+	db_runs_free(t[0], nt[0]);
+	db_runs_free(t[1], nt[1]);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,6 +829,8 @@ int main(void)
 		cmocka_unit_test(test_concurrent_creation_migrates_once),
 		cmocka_unit_test(test_readonly_open),
 		cmocka_unit_test(test_old_schema_upgraded_only_under_the_lock),
+		cmocka_unit_test(test_run_counts_follow_runs),
+		cmocka_unit_test(test_results_walk),
 	};
 	return cmocka_run_group_tests_name("db", tests, setup, teardown);
 }

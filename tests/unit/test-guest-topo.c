@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -97,6 +99,88 @@ static void test_topo_irregular_and_bad(void **state)
 					 "cpu0 thread_siblings_list 0-x\n", &t, &err), -1);
 }
 
+/*
+ * The script itself, run by this host's /bin/sh on its own sysfs: every
+ * online CPU with all four files (thread_siblings_list too, which a
+ * byte-at-a-time reader gets nothing from) parses into a shape.
+ */
+static void test_topo_script_on_this_host(void **state)
+{
+	if (access("/sys/devices/system/cpu/cpu0/topology/core_id", R_OK) < 0)
+		skip();
+	int fd[2];
+	assert_int_equal(pipe(fd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fd[1], STDOUT_FILENO);
+		close(fd[0]);
+		execl("/bin/sh", "sh", "-c", GUESTTOPO_SCRIPT, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	struct strbuf out = STRBUF_INIT;
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(fd[0], buf, sizeof(buf))) > 0)
+		strbuf_add(&out, buf, (size_t)n);
+	close(fd[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	struct guesttopo t;
+	struct ta_err err = { 0 };
+	if (guesttopo_parse(strbuf_str(&out), &t, &err) < 0)
+		fail_msg("%s in:\n%s", err.msg, strbuf_str(&out));
+	assert_int_equal(t.ncpus, sysconf(_SC_NPROCESSORS_ONLN));
+	for (size_t i = 0; i < t.ncpus; i++)
+		assert_true(t.cpus[i].siblings && t.cpus[i].nsiblings >= 1);
+	assert_true(t.sockets * t.dies * t.cores * t.threads == (int)t.ncpus || !t.regular);
+	guesttopo_release(&t);
+	strbuf_release(&out);
+}
+
+/*
+ * When agent_exec looks again: sparse while a command should still run
+ * (never past its expected end), dense from just before it, slower the
+ * later it runs; a command of unknown length is looked at densely first.
+ */
+static void test_agent_poll_schedule(void **state)
+{
+	static const struct { double elapsed, expect; int ms; } cases[] = {
+		{ 0, 0, 10 }, { 0.04, 0, 10 }, { 0.1, 0, 25 }, { 0.4, 0, 100 }, { 1.0, 0, 200 },
+		{ 60, 0, 200 },
+		{ 0, 3, 10 }, { 0.1, 3, 50 }, { 0.5, 3, 250 }, { 1.0, 3, 500 }, { 2.0, 3, 500 },
+		{ 2.8, 3, 150 }, { 2.94, 3, 10 }, { 2.95, 3, 10 }, { 3.05, 3, 25 }, { 3.35, 3, 100 },
+		{ 10, 3, 200 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = agent_poll_delay_ms(cases[i].elapsed, cases[i].expect);
+		if (got != cases[i].ms)
+			fail_msg("elapsed %.2f s, expected %.0f s: %d ms, not %d", cases[i].elapsed,
+				 cases[i].expect, got, cases[i].ms);
+	}
+	/* A 3 s benchmark is looked at 17 times while it runs (60 every 50 ms before). */
+	int polls = 0;
+	for (double t = 0; t < 3 - AGENT_POLL_AHEAD_S; t += agent_poll_delay_ms(t, 3) / 1000.0)
+		polls++;
+	assert_int_equal(polls, 17);
+}
+
+/* guest-get-vcpus: the online CPUs a reused guest still has (its re-check). */
+static void test_agent_vcpus(void **state)
+{
+	struct ta_err err = { 0 };
+	assert_int_equal(agent_vcpus_parse("{\"return\":[{\"online\":true,\"can-offline\":false,"
+		"\"logical-id\":0},{\"online\":false,\"can-offline\":true,\"logical-id\":1},"
+		"{\"online\":true,\"can-offline\":true,\"logical-id\":2}]}", &err), 2);
+	assert_int_equal(agent_vcpus_parse("{\"return\":[]}", &err), 0);
+	assert_int_equal(agent_vcpus_parse("{\"return\":{}}", &err), -1);
+	assert_non_null(strstr(err.msg, "guest-get-vcpus"));
+	assert_int_equal(agent_vcpus_parse("{\"error\":{\"class\":\"GenericError\"}}", &err), -1);
+	assert_int_equal(agent_vcpus_parse("not json", &err), -1);
+}
+
 static void test_agent_request(void **state)
 {
 	const char *argv[] = { "/bin/sh", "-c", "echo \"a\\b\"", NULL };
@@ -169,6 +253,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_topo_parse),
 		cmocka_unit_test(test_topo_irregular_and_bad),
+		cmocka_unit_test(test_topo_script_on_this_host),
+		cmocka_unit_test(test_agent_poll_schedule),
+		cmocka_unit_test(test_agent_vcpus),
 		cmocka_unit_test(test_agent_request),
 		cmocka_unit_test(test_agent_status),
 		cmocka_unit_test(test_vcpustats_diff),

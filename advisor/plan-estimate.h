@@ -1,0 +1,69 @@
+/*
+ * plan-estimate: how long a sweep will take, learned from how long this
+ * host's stored sweeps took (schema/db-timing.h), or from built-in figures
+ * where it has none.
+ *
+ * A sweep's wall time is modelled as
+ *   sweep overhead + sum over runs of (benchmark window + run overhead)
+ * where a run's overhead depends on what it does around its benchmark:
+ * a host run (guest.runner: host, a host reference), a guest run that
+ * boots its guest (every run without guest.reuse, the first of each kept
+ * guest with it: boot, topology check, noise, teardown), and a run in a
+ * reused guest.  Each figure is the mean over the stored runs of that
+ * kind (a sweep takes the sum of its runs, outliers included); the window
+ * is the mean window of stored runs of the same benchmark (kind, argv,
+ * duration, runner, architecture and domain type), else the configured
+ * duration plus the mean amount by which stored windows of a benchmark of
+ * that kind exceeded theirs, else the timeout (an upper bound).  The sweep
+ * overhead (start, guests destroyed at the end, between runs) is the mean
+ * over stored sweeps of the same runner of wall time minus their runs'
+ * time.  A run figure needs PLAN_ESTIMATE_MIN_SAMPLES runs to be
+ * learned, the sweep overhead one sweep; otherwise the built-in figure
+ * serves (none for the sweep overhead) and the estimate says so.
+ */
+#ifndef TA_PLAN_ESTIMATE_H
+#define TA_PLAN_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../experiments/plan.h"
+#include "../schema/db-timing.h"
+
+/* Built-in overheads (seconds beyond the benchmark window), where nothing is learned. */
+/* A guest run that boots: boot, agent, topology check, teardown. */
+#define PLAN_BOOT_RUN_OVERHEAD_SECONDS 8.0
+/* A run in a guest kept from an earlier run (guest.reuse): resume, check, suspend. */
+#define PLAN_REUSED_RUN_OVERHEAD_SECONDS 2.0
+/* A host run: knobs, fork and exec, storing (~1.3 ms measured here; noise
+ * loads and knob writes cost more). */
+#define PLAN_HOST_RUN_OVERHEAD_SECONDS 0.1
+
+#define PLAN_ESTIMATE_MIN_SAMPLES 2
+
+/* One figure of the estimate and whether it was learned. */
+struct plan_figure {
+	double seconds;
+	size_t samples;		/* stored runs (or sweeps) it was learned from; 0: built in */
+};
+
+struct plan_estimate {
+	double seconds;		/* the sweep's wall time */
+	bool upper_bound;	/* the window is the timeout: nothing said how long it takes */
+	size_t host_runs, boot_runs, reused_runs;
+	struct plan_figure window;	/* per run */
+	bool window_same_benchmark;	/* learned from runs of this very benchmark */
+	struct plan_figure host, boot, reused;	/* run overheads */
+	struct plan_figure sweep;	/* once per sweep */
+	size_t experiments;	/* stored sweeps read */
+};
+
+/*
+ * Estimates plan p's wall time with host_runs runs on the host, boot_runs
+ * guest runs that boot and reused_runs in a reused guest, from history
+ * (NULL or empty: the built-in figures).
+ */
+void plan_estimate(const struct plan *p, size_t host_runs, size_t boot_runs, size_t reused_runs,
+		   const struct db_timing *history, struct plan_estimate *out);
+
+#endif
