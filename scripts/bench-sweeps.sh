@@ -288,13 +288,33 @@ bench_guests() {
 	fi
 }
 
+# suite_lock_held: true when a process this one descends from holds the
+# suite lock (`flock /tmp/ta-suite.lock make bench`, as the README says);
+# taking it again on a new descriptor would wait for ourselves for ever.
+suite_lock_held() {
+	[ -e /tmp/ta-suite.lock ] || return 1
+	ino=$(stat -c %i /tmp/ta-suite.lock)
+	holders=$(awk -v i=":$ino\$" '$2 == "FLOCK" && $6 ~ i { print $5 }' /proc/locks)
+	p=$$
+	while [ "$p" -gt 1 ] 2>/dev/null; do
+		for h in $holders; do [ "$h" = "$p" ] && return 0; done
+		p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || return 1
+	done
+	return 1
+}
+
 # Arguments name the parts to run (store, plan, guests); none: all three.
 parts=${*:-store plan guests}
 for part in $parts; do
 	case $part in
 	store) bench_store ;;
 	plan) bench_plan ;;
-	guests) ( flock 9; bench_guests; exit $missed ) 9>/tmp/ta-suite.lock || missed=1 ;;
+	guests)
+		if suite_lock_held; then
+			( bench_guests; exit $missed ) || missed=1
+		else
+			( flock 9; bench_guests; exit $missed ) 9>/tmp/ta-suite.lock || missed=1
+		fi ;;
 	*) fail "unknown part '$part' (store, plan, guests)" ;;
 	esac
 done
