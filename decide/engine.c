@@ -202,6 +202,7 @@ static void counts(const struct decide_table *t, int blocks, struct decide_resul
 {
 	const struct decide_input *in = t->in;
 	int64_t *seen = xmalloc((in->nruns + 1) * sizeof(*seen));
+	size_t *group = xmalloc((in->nruns + 1) * sizeof(*group));
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		struct decide_config_out *co = &r->configs[c];
 		size_t nseen = 0;
@@ -211,19 +212,14 @@ static void counts(const struct decide_table *t, int blocks, struct decide_resul
 				continue;
 			if (run->status == DECIDE_RUN_OK && run->value > 0) {
 				co->n_ok++;
-				size_t k = 0;
-				int64_t boot = run->boot > 0 ? run->boot : -(int64_t)i - 1;
-				while (k < nseen && seen[k] != boot)
-					k++;
-				if (k == nseen)
-					seen[nseen++] = boot;
+				seen[nseen++] = run->boot > 0 ? run->boot : -(int64_t)i - 1;
 			} else if (run->status == DECIDE_RUN_FAILED) {
 				co->n_failed++;
 			} else {
 				co->n_none++;
 			}
 		}
-		co->nboots = nseen;
+		co->nboots = decide_boot_groups(seen, nseen, group);
 		size_t n = co->n_ok + co->n_failed;
 		co->failure_rate = n ? (double)co->n_failed / (double)n : NAN;
 		r->runs_ok += co->n_ok;
@@ -231,6 +227,7 @@ static void counts(const struct decide_table *t, int blocks, struct decide_resul
 		r->runs_total += co->n_ok + co->n_failed + co->n_none;
 	}
 	free(seen);
+	free(group);
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		struct decide_decision_out *d = &r->decisions[in->configs[c].decision];
 		d->n_ok += r->configs[c].n_ok;

@@ -3,6 +3,7 @@
  * verdict, race step and tie of the engine rests on (see decide.h).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +115,32 @@ static void units_join(struct boot_cell *cells, size_t ncells, size_t *parent, s
 			if (a != b)
 				parent[a] = b;
 		}
+}
+
+size_t decide_boot_groups(const int64_t *ids, size_t n, size_t *group)
+{
+	/* Open addressing, at most half full: boot ids are few per
+	 * configuration in a reused-guest sweep but one per run without. */
+	size_t cap = 2;
+	while (cap < 2 * n)
+		cap *= 2;
+	size_t *slot = xmalloc(cap * sizeof(*slot)), k = 0;
+	for (size_t i = 0; i < cap; i++)
+		slot[i] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = (uint64_t)ids[i] * 0x9e3779b97f4a7c15u;
+		size_t at = (size_t)(h >> 32) & (cap - 1);
+		while (slot[at] != SIZE_MAX && ids[slot[at]] != ids[i])
+			at = (at + 1) & (cap - 1);
+		if (slot[at] == SIZE_MAX) {
+			slot[at] = i;
+			group[i] = k++;
+		} else {
+			group[i] = group[slot[at]];
+		}
+	}
+	free(slot);
+	return k;
 }
 
 void decide_block_units(const struct decide_table *t, size_t *parent)

@@ -156,30 +156,23 @@ struct anova {
 
 static void anova_config(const struct decide_table *t, size_t c, struct anova *a)
 {
-	size_t nb = t->nblocks, k = 0;
-	int64_t *boot = xmalloc((nb + 1) * sizeof(*boot));
-	double *sum = xmalloc((nb + 1) * sizeof(*sum)), *ss = xmalloc((nb + 1) * sizeof(*ss));
-	size_t *cnt = xmalloc((nb + 1) * sizeof(*cnt));
+	size_t nb = t->nblocks, n = 0;
+	int64_t *id = xmalloc((nb + 1) * sizeof(*id));
+	double *y = xmalloc((nb + 1) * sizeof(*y));
+	for (size_t b = 0; b < nb; b++)
+		if (!isnan(y[n] = cell_log(t, c, b)))
+			id[n++] = t->boot[c * nb + b];
+	size_t *group = xmalloc((n + 1) * sizeof(*group));
+	size_t k = decide_boot_groups(id, n, group);
+	double *sum = xcalloc(k + 1, sizeof(*sum)), *ss = xcalloc(k + 1, sizeof(*ss));
+	size_t *cnt = xcalloc(k + 1, sizeof(*cnt));
 	double total = 0;
-	size_t n = 0;
-	for (size_t b = 0; b < nb; b++) {
-		double y = cell_log(t, c, b);
-		if (isnan(y))
-			continue;
-		int64_t id = t->boot[c * nb + b];
-		size_t j = 0;
-		while (j < k && boot[j] != id)
-			j++;
-		if (j == k) {
-			boot[k] = id;
-			sum[k] = ss[k] = 0;
-			cnt[k++] = 0;
-		}
-		sum[j] += y;
-		ss[j] += y * y;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = group[i];
+		sum[j] += y[i];
+		ss[j] += y[i] * y[i];
 		cnt[j]++;
-		total += y;
-		n++;
+		total += y[i];
 	}
 	if (n && k) {
 		double grand = total / (double)n, sumsq = 0;
@@ -196,7 +189,9 @@ static void anova_config(const struct decide_table *t, size_t c, struct anova *a
 		a->boots += k;
 		a->runs += n;
 	}
-	free(boot);
+	free(id);
+	free(y);
+	free(group);
 	free(sum);
 	free(ss);
 	free(cnt);
