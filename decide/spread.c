@@ -54,12 +54,32 @@ static uint64_t pairs_within(const double *s, size_t m, double x)
 	return k;
 }
 
-/* The k-th smallest (from 0) pair distance over every configuration's sorted logs. */
-static double pair_distance_kth(const double *s, const size_t *off, size_t nconfigs, uint64_t k)
+/* The largest pair distance of one configuration's sorted logs below x, or -1. */
+static double pair_below(const double *s, size_t m, double x)
 {
-	/* Non-negative doubles order as their bit patterns: bisect on those,
-	 * for the smallest distance with more than k pairs within it. */
-	uint64_t lo = 0, hi = 0;
+	double best = -1;
+	for (size_t i = 0, j = 0; i < m; i++) {
+		if (j < i + 1)
+			j = i + 1;
+		while (j < m && s[j] - s[i] < x)
+			j++;
+		if (j > i + 1)
+			best = fmax(best, s[j - 1] - s[i]);
+	}
+	return best;
+}
+
+/*
+ * The median of the pair distances over every configuration's sorted logs
+ * (of pairs of them): the k-th smallest, k = pairs / 2, bisected on the
+ * bits of the distance (non-negative doubles order as their bit patterns),
+ * and for an even count the one before it, which is the k-th itself unless
+ * fewer than k pairs lie below it.
+ */
+static double pair_distance_median(const double *s, const size_t *off, size_t nconfigs,
+				   uint64_t pairs)
+{
+	uint64_t k = pairs / 2, lo = 0, hi = 0, below = 0;
 	double top = 0;
 	for (size_t c = 0; c < nconfigs; c++)
 		if (off[c + 1] > off[c] + 1)
@@ -71,14 +91,22 @@ static double pair_distance_kth(const double *s, const size_t *off, size_t nconf
 		memcpy(&x, &mid, sizeof(x));
 		for (size_t c = 0; c < nconfigs; c++)
 			n += pairs_within(s + off[c], off[c + 1] - off[c], x);
-		if (n > k)
+		if (n > k) {
 			hi = mid;
-		else
+		} else {
 			lo = mid + 1;
+			below = n;	/* pairs at most mid < the answer apart */
+		}
 	}
 	double x;
 	memcpy(&x, &lo, sizeof(x));
-	return x;
+	/* lo was last set to mid + 1 with below = pairs within mid: those below x. */
+	if (pairs % 2 || lo == 0 || below < k)
+		return x;
+	double prev = -1;
+	for (size_t c = 0; c < nconfigs; c++)
+		prev = fmax(prev, pair_below(s + off[c], off[c + 1] - off[c], x));
+	return (prev + x) / 2;
 }
 
 /*
@@ -106,12 +134,7 @@ static double pooled_scale(const struct decide_table *t)
 		pairs += m ? m * (m - 1) / 2 : 0;
 	}
 	off[nc] = n;
-	double m = NAN;
-	if (pairs % 2)
-		m = pair_distance_kth(s, off, nc, pairs / 2);
-	else if (pairs)
-		m = (pair_distance_kth(s, off, nc, pairs / 2 - 1) +
-		     pair_distance_kth(s, off, nc, pairs / 2)) / 2;
+	double m = pairs ? pair_distance_median(s, off, nc, pairs) : NAN;
 	free(off);
 	free(s);
 	return m / PAIR_MEDIAN;
