@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,14 +204,9 @@ static double t_pdf(double t, double df)
  * safeguarded by a bracket [lo, hi] that bisection falls back on.  Working
  * on the tail (not the CDF) keeps precision for p near 1.
  */
-double stats_t_quantile(double p, double df)
+/* The t quantile at p in (0.5, 1) by Newton steps kept inside a bracket. */
+static double t_quantile_solve(double p, double df)
 {
-	if (!(p > 0 && p < 1) || !(df > 0))
-		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
-	if (p == 0.5)
-		return 0;
-	if (p < 0.5)
-		return -stats_t_quantile(1 - p, df);
 	double target = 1 - p;
 	assert(target > 0 && target < 0.5);
 	double lo = 0, hi = 1;
@@ -234,6 +230,36 @@ double stats_t_quantile(double p, double df)
 		}
 		t = next;
 	}
+	return t;
+}
+
+/*
+ * Solving takes ~100 incomplete-beta evaluations, and a race's simulation
+ * (plan's expected runs) asks for the same few (p, df) millions of times:
+ * the answers are kept in a small table per thread, the same values.
+ */
+#define T_QUANTILE_CACHE 4096
+static _Thread_local struct { double p, df, t; } t_quantile_cache[T_QUANTILE_CACHE];
+
+double stats_t_quantile(double p, double df)
+{
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
+	if (p == 0.5)
+		return 0;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, df);
+	uint64_t bp, bd;
+	memcpy(&bp, &p, sizeof(bp));
+	memcpy(&bd, &df, sizeof(bd));
+	uint64_t key = bp ^ (bd << 32 | bd >> 32);	/* an integer df's bits are all high */
+	size_t at = (size_t)(splitmix64_next(&key) % T_QUANTILE_CACHE);
+	if (t_quantile_cache[at].p == p && t_quantile_cache[at].df == df)
+		return t_quantile_cache[at].t;
+	double t = t_quantile_solve(p, df);
+	t_quantile_cache[at].p = p;
+	t_quantile_cache[at].df = df;
+	t_quantile_cache[at].t = t;
 	return t;
 }
 
