@@ -108,6 +108,13 @@ static void units_join(struct boot_cell *cells, size_t ncells, size_t *parent, s
 {
 	for (size_t i = 0; i < nblocks; i++)
 		parent[i] = i;
+	/* A cell without a boot (<= 0: a boot of its own) joins nothing: only
+	 * the others are sorted (none at all in a host-runner sweep). */
+	size_t n = 0;
+	for (size_t i = 0; i < ncells; i++)
+		if (cells[i].boot > 0)
+			cells[n++] = cells[i];
+	ncells = n;
 	qsort(cells, ncells, sizeof(*cells), cmp_boot_cell);
 	for (size_t i = 1; i < ncells; i++)
 		if (cells[i].boot == cells[i - 1].boot) {
