@@ -212,25 +212,34 @@ static void difference_cmp(const struct decide_table *t, const struct decide_set
 static void counts(const struct decide_table *t, int blocks, struct decide_result *r)
 {
 	const struct decide_input *in = t->in;
+	/* The OK runs' boots by configuration, in run order (one pass, not one per configuration). */
+	size_t *at = xcalloc(in->nconfigs + 1, sizeof(*at));
+	for (size_t i = 0; i < in->nruns; i++) {
+		const struct decide_run *run = &in->runs[i];
+		if (run->config < in->nconfigs && (blocks <= 0 || run->block < blocks) &&
+		    run->status == DECIDE_RUN_OK && run->value > 0)
+			at[run->config + 1]++;
+	}
+	for (size_t c = 0; c < in->nconfigs; c++)
+		at[c + 1] += at[c];
 	int64_t *seen = xmalloc((in->nruns + 1) * sizeof(*seen));
 	size_t *group = xmalloc((in->nruns + 1) * sizeof(*group));
+	for (size_t i = 0; i < in->nruns; i++) {
+		const struct decide_run *run = &in->runs[i];
+		if (run->config >= in->nconfigs || (blocks > 0 && run->block >= blocks))
+			continue;
+		struct decide_config_out *co = &r->configs[run->config];
+		if (run->status == DECIDE_RUN_OK && run->value > 0) {
+			seen[at[run->config] + co->n_ok++] = run->boot > 0 ? run->boot : -(int64_t)i - 1;
+		} else if (run->status == DECIDE_RUN_FAILED) {
+			co->n_failed++;
+		} else {
+			co->n_none++;
+		}
+	}
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		struct decide_config_out *co = &r->configs[c];
-		size_t nseen = 0;
-		for (size_t i = 0; i < in->nruns; i++) {
-			const struct decide_run *run = &in->runs[i];
-			if (run->config != c || (blocks > 0 && run->block >= blocks))
-				continue;
-			if (run->status == DECIDE_RUN_OK && run->value > 0) {
-				co->n_ok++;
-				seen[nseen++] = run->boot > 0 ? run->boot : -(int64_t)i - 1;
-			} else if (run->status == DECIDE_RUN_FAILED) {
-				co->n_failed++;
-			} else {
-				co->n_none++;
-			}
-		}
-		co->nboots = decide_boot_groups(seen, nseen, group);
+		co->nboots = decide_boot_groups(seen + at[c], co->n_ok, group);
 		size_t n = co->n_ok + co->n_failed;
 		co->failure_rate = n ? (double)co->n_failed / (double)n : NAN;
 		r->runs_ok += co->n_ok;
@@ -239,6 +248,7 @@ static void counts(const struct decide_table *t, int blocks, struct decide_resul
 	}
 	free(seen);
 	free(group);
+	free(at);
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		struct decide_decision_out *d = &r->decisions[in->configs[c].decision];
 		d->n_ok += r->configs[c].n_ok;
