@@ -64,14 +64,61 @@ static double sorted_median(const double *s, size_t n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
+/*
+ * Puts the k-th smallest of s[0..n) at s[k], the smaller ones before it
+ * and the larger after (Hoare's selection, median of three pivots): the
+ * same value a sort puts there, in linear time.
+ */
+static void select_kth(double *s, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo + 16) {
+		size_t mid = lo + (hi - lo) / 2;
+		double a = s[lo], b = s[mid], c = s[hi];
+		double pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (s[i] < pivot)
+				i++;
+			while (s[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = s[i];
+				s[i++] = s[j];
+				s[j--] = t;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+	sort_doubles(s + lo, hi - lo + 1);
+}
+
 double stats_median(const double *x, size_t n)
 {
 	if (n == 0)
 		return NAN;
 	double *s = xmalloc(n * sizeof(*s));
 	memcpy(s, x, n * sizeof(*s));
-	sort_doubles(s, n);
-	double m = sorted_median(s, n);
+	double m;
+	if (n <= 32) {
+		sort_doubles(s, n);
+		m = sorted_median(s, n);
+	} else {
+		/* Selected, not sorted: the lower middle is the largest below the upper. */
+		select_kth(s, n, n / 2);
+		m = s[n / 2];
+		if (n % 2 == 0) {
+			double below = s[0];
+			for (size_t i = 1; i < n / 2; i++)
+				below = fmax(below, s[i]);
+			m = (below + m) / 2;
+		}
+	}
 	free(s);
 	return m;
 }
