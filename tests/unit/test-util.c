@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/json.h"
@@ -386,6 +387,26 @@ static void test_safefile_devices(void **state)
 	assert_non_null(strstr(err.msg, "socket"));
 	close(s);
 	unlink(sock);
+
+	/* In place (the host lock): what is not a file is named and never
+	 * opened — our terminal would fail to open (ENXIO) without a
+	 * controlling one, a FIFO would open. */
+	assert_int_equal(safefile_open_existing(fifo, &st, &err), -1);
+	assert_non_null(strstr(err.msg, "it is a FIFO (named pipe), not a file"));
+	assert_int_equal(safefile_open_existing(sfdir, &st, &err), -1);
+	assert_non_null(strstr(err.msg, "it is a directory"));
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ta_err cerr = { 0 };
+		struct stat cst;
+		setsid();	/* no controlling terminal: opening /dev/tty fails */
+		_exit(safefile_open_existing("/dev/tty", &cst, &cerr) == -1 &&
+		      strstr(cerr.msg, "it is a character device, not a file") ? 0 : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
 	/* Input: a FIFO, a device, a directory are refused at once. */
 	const char *why = NULL;
