@@ -89,6 +89,11 @@ static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t se
 	struct plan *p = plan_expand(cfg, &host, seed, err);
 	if (!p)
 		return NULL;
+	/* A pinning some shapes cannot take is run without them: say so. */
+	for (size_t i = 0; i < p->ndropped; i++)
+		if (p->dropped[i].pinning)
+			warn_emit("%s: not run: %s ('topoadvisor plan' lists what is dropped)",
+				  p->dropped[i].what, p->dropped[i].reason);
 	if (slurm) {
 		if (controller_check_privileges(cfg, copts, err) < 0 ||
 		    dispatch_check(&cfg->executor, err) < 0) {
