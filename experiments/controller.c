@@ -143,6 +143,10 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
 	}
 	if (for_run && controller_check_privileges(cfg, opts, err) < 0)
 		return -1;
+	/* Root reaches libvirt (or learns the daemon is down when the sweep starts). */
+	if (for_run && geteuid() != 0 && cfg->runner == RUNNER_AGENT &&
+	    ctl_guest_check_access(cfg, err) < 0)
+		return -1;
 	for (size_t i = 0; i < cfg->nnoises; i++)
 		if ((cfg->noises[i].kind == NOISE_GUEST || cfg->noises[i].vcpus) &&
 		    cfg->runner != RUNNER_AGENT)
