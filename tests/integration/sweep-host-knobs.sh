@@ -101,11 +101,7 @@ sed -e 's/name: slow/name: quick/' -e 's/"4243", "30"/"5"/' -e 's/\[2\]/[4]/' sl
 killed_sweep() {
 	"$TOPOADVISOR" --db "$db" -q run --root "$1" slow.yaml >/dev/null 2>&1 &
 	pid=$!
-	i=0
-	while [ "$(cat "$knob")" != 2 ] || ! pgrep -f "fake-bench 4243" >/dev/null; do
-		i=$((i + 1)); [ $i -lt 200 ] || { kill -KILL $pid; fail "no run started"; }
-		sleep 0.1
-	done
+	wait_started $pid "fake-bench 4243"
 	kill -KILL $pid
 	wait $pid 2>/dev/null
 	[ "$(cat "$knob")" = 2 ] || fail "the killed sweep did not leave its knob set"

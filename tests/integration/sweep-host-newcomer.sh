@@ -148,11 +148,7 @@ repetitions: 2
 YAML
 "$TOPOADVISOR" --db "$tmp/a dir/s.db" -q run --root "$root" "$tmp/slow.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!
-i=0
-until pgrep -f "fake-bench 4246" >/dev/null; do
-	i=$((i + 1)); [ $i -lt 100 ] || { kill -KILL $pid; fail "the slow sweep never started"; }
-	sleep 0.1
-done
+wait_started $pid "fake-bench 4246"
 kill -INT $pid
 wait $pid
 [ $? -eq 130 ] || fail "SIGINT: $(cat "$tmp/err")"

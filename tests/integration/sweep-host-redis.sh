@@ -52,11 +52,7 @@ repetitions: 2
 YAML
 "$TOPOADVISOR" --db "$db" -q run "$tmp/deaf.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!
-i=0
-until pgrep -f "sleep 4245" >/dev/null; do
-	i=$((i + 1)); [ $i -lt 100 ] || { kill -KILL $pid; fail "the server never started"; }
-	sleep 0.1
-done
+wait_started $pid "sleep 4245"
 sleep 1
 kill -INT $pid
 wait $pid
