@@ -515,8 +515,7 @@ static void dropped_lines(const struct plan *p, const struct pinning *only, size
 		}
 	}
 	if (shown < total)
-		strbuf_addf(out, "\n  ... and %zu more ('topoadvisor plan' lists them all)",
-			    total - shown);
+		strbuf_addf(out, "\n  ... and %zu more", total - shown);
 }
 
 /* Fails naming why each combination was dropped, when none is left. */
