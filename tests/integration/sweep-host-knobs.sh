@@ -8,6 +8,7 @@
 # Then the journal: a sweep killed with its knob changed, under a root named
 # relatively, is restored by the next sweep naming that root absolutely or
 # through a symlink (journal paths are canonical).
+# Every sweep here sets collect off: no tracefs, so no need for the suite lock.
 . "$TA_TOP/tests/lib.sh"
 ta_tmpdir
 export TOPOADVISOR_LOCK="$tmp/lock"
@@ -45,6 +46,7 @@ while IFS='|' read -r name before values after; do
 	cat >k.yaml <<YAML
 name: knob-$name
 guest: {runner: host}
+collect: {gang_exits: false, exit_reasons: false}
 topology: [1x1x1]
 host:
   $name: [$1, $2]
@@ -85,6 +87,7 @@ ln -s root link
 cat >slow.yaml <<YAML
 name: slow
 guest: {runner: host}
+collect: {gang_exits: false, exit_reasons: false}
 topology: [1x1x1]
 host: {subcores_per_core: [2]}
 benchmark:

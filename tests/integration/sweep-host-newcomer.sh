@@ -5,6 +5,7 @@
 # columns and one repetition numbering across export, show, rank and
 # report; wrong pinnings; misspelt metrics; the resume hint; a guest sweep
 # by a user libvirt refuses; what exits says about recordings.
+# Every sweep here sets collect off: no tracefs, so no need for the suite lock.
 . "$TA_TOP/tests/lib.sh"
 host_sweep_setup
 mkdir -p "$root/sys/kernel/mm/transparent_hugepage" "$root/sys/kernel/mm/ksm"
@@ -15,6 +16,7 @@ echo 0 >"$root/sys/kernel/mm/ksm/run"
 cat >"$tmp/study.yaml" <<YAML
 name: host-study
 guest: {runner: host}
+collect: {gang_exits: false, exit_reasons: false}
 topology: [1x2x1]
 pinning: [none, {name: pair, vcpus: ["0", "1"]}]
 host:
@@ -93,6 +95,7 @@ grep -q "<title>repetition 2:" "$tmp/r.html" || fail "report's points name no re
 cat >"$tmp/pin.yaml" <<YAML
 name: pins
 guest: {runner: host}
+collect: {gang_exits: false, exit_reasons: false}
 topology: [1x1x1, 1x2x1]
 pinning: [none, {name: pair, vcpus: ["0", "1"]}, {name: far, vcpus: ["1023"]}]
 benchmark:
@@ -106,7 +109,7 @@ n=$(q "SELECT COUNT(*) FROM experiments")
 for cmd in plan run; do
 	ta -q $cmd "$tmp/pin.yaml" >/dev/null 2>"$tmp/err"
 	[ $? -eq 2 ] || fail "$cmd with a pinning that fits nothing should exit 2: $(cat "$tmp/err")"
-	grep -q "pin.yaml:4:.*pinning 'far' fits no configuration" "$tmp/err" || fail "$cmd: $(cat "$tmp/err")"
+	grep -q "pin.yaml:5:.*pinning 'far' fits no configuration" "$tmp/err" || fail "$cmd: $(cat "$tmp/err")"
 	grep -q "uses host CPU 1023" "$tmp/err" || fail "$cmd: the reason: $(cat "$tmp/err")"
 	grep -q "pinning 'pair' fits" "$tmp/err" && fail "$cmd: pair fits 1x2x1"
 done
@@ -138,6 +141,7 @@ mkdir "$tmp/a dir"
 cat >"$tmp/slow.yaml" <<YAML
 name: slow
 guest: {runner: host}
+collect: {gang_exits: false, exit_reasons: false}
 topology: [1x1x1]
 benchmark:
   kind: command

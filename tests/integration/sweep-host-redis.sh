@@ -4,6 +4,7 @@
 # last text of each CR-rewritten line), not the hundreds of rewrites; and
 # a run interrupted while its server is still starting is stored as
 # interrupted, not as "the redis server did not answer PING".
+# Every sweep here sets collect off: no tracefs, so no need for the suite lock.
 . "$TA_TOP/tests/lib.sh"
 for b in redis-server redis-cli redis-benchmark; do
 	command -v $b >/dev/null || skip "$b not installed (scripts/deps.sh check)"
