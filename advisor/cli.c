@@ -140,7 +140,7 @@ int cli_main(const struct cli *t, int argc, char **argv)
 	}
 	if (!ctx.db_path) {
 		const char *env = getenv("TOPOADVISOR_DB");
-		ctx.db_path = env && *env ? env : "topoadvisor.db";
+		ctx.db_path = env && *env ? env : CMD_DEFAULT_DB;
 	}
 	return cmd->exec(&ctx, n, args + 1);
 }

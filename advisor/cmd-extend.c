@@ -52,9 +52,12 @@ static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (sweep_stored_open(ctx, argv[0], &s, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else if (strcmp(s.e.status, "done")) {
+		struct strbuf hint = STRBUF_INIT;
+		cmd_hint(ctx, "resume", extend_opts.sysfs_root, &hint);
 		err_set(&err, EXIT_BAD_INPUT, "experiment %lld is %s, not finished; run "
-			"'topoadvisor resume %lld' first", (long long)s.e.id, s.e.status,
+			"'%s %lld' first", (long long)s.e.id, s.e.status, hint.buf,
 			(long long)s.e.id);
+		strbuf_release(&hint);
 		rc = cmd_fail(&err);
 	} else {
 		sweep_warn_host_changed(&s.e);

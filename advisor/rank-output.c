@@ -361,7 +361,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	json_arr_end(w);
 	json_key(w, "reason"); json_str(w, r->reason);
 	json_key(w, "libvirt_xml");
-	if (e) {
+	if (e && deploy_has_guest(e->config)) {
 		struct strbuf xml = STRBUF_INIT;
 		deploy_xml(e->config, &xml);
 		json_str(w, strbuf_str(&xml));
@@ -681,7 +681,10 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 
 	strbuf_addstr(out, "\nlibvirt domain XML:\n");
 	struct strbuf xml = STRBUF_INIT;
-	deploy_xml(e->config, &xml);
+	if (deploy_has_guest(e->config))
+		deploy_xml(e->config, &xml);
+	else
+		strbuf_addstr(&xml, DEPLOY_NO_GUEST "\n");
 	text_indented(out, xml.buf);
 	strbuf_release(&xml);
 	struct strbuf cmds = STRBUF_INIT;

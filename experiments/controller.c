@@ -143,6 +143,10 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
 	}
 	if (for_run && controller_check_privileges(cfg, opts, err) < 0)
 		return -1;
+	/* Root reaches libvirt (or learns the daemon is down when the sweep starts). */
+	if (for_run && geteuid() != 0 && cfg->runner == RUNNER_AGENT &&
+	    ctl_guest_check_access(cfg, err) < 0)
+		return -1;
 	for (size_t i = 0; i < cfg->nnoises; i++)
 		if ((cfg->noises[i].kind == NOISE_GUEST || cfg->noises[i].vcpus) &&
 		    cfg->runner != RUNNER_AGENT)
@@ -220,23 +224,28 @@ static void progress_warn(const char *line, void *data)
 
 /* ---- one run ---------------------------------------------------------- */
 
-/* The first lines of a command's stderr (or stdout), for an error message. */
+/*
+ * The last lines of a command's stderr (or stdout), for an error message,
+ * as a terminal shows them (a progress counter's CR-rewritten line once).
+ */
 static void excerpt(const struct cmd_output *o, struct strbuf *sb)
 {
 	const struct strbuf *src = o->errout.len ? &o->errout : &o->out;
-	const char *s = strbuf_str(src);
-	size_t len = src->len;
+	struct strbuf shown = STRBUF_INIT;
+	strbuf_add_overwritten(&shown, strbuf_str(src), src->len);
+	const char *s = strbuf_str(&shown);
+	size_t len = shown.len;
 	if (len > 300) {
 		s += len - 300;
 		len = 300;
 	}
-	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+	while (len && s[len - 1] == '\n')
 		len--;
-	if (!len)
-		return;
-	strbuf_addstr(sb, ": ");
+	if (len)
+		strbuf_addstr(sb, ": ");
 	for (size_t i = 0; i < len; i++)
-		strbuf_addch(sb, s[i] == '\n' || s[i] == '\r' ? ' ' : s[i]);
+		strbuf_addch(sb, s[i] == '\n' ? ' ' : s[i]);
+	strbuf_release(&shown);
 }
 
 /* Whether this configuration's benchmark runs in a guest (else on the host). */
@@ -302,9 +311,10 @@ static int run_cmd(struct ctl *c, const struct plan_config *pc, char *const argv
 }
 
 /*
- * Stores a command's output as artifacts NAME.stdout/.stderr; output cut at
- * a limit ends with a line that says so, so the artifact never passes for
- * the whole output.
+ * Stores a command's output as artifacts NAME.stdout/.stderr, as a terminal
+ * shows it (of a line rewritten with CR, its last text: redis-benchmark's
+ * progress counter is not kept); output cut at a limit ends with a line
+ * that says so, so the artifact never passes for the whole output.
  */
 static void store_output(struct run_record *rec, const char *name, const struct cmd_output *o,
 			 bool with_stderr)
@@ -313,7 +323,7 @@ static void store_output(struct run_record *rec, const char *name, const struct 
 	for (int err_stream = 0; err_stream <= (int)with_stderr; err_stream++) {
 		const struct strbuf *src = err_stream ? &o->errout : &o->out;
 		strbuf_reset(&a);
-		strbuf_add(&a, src->buf ? src->buf : "", src->len);
+		strbuf_add_overwritten(&a, src->buf ? src->buf : "", src->len);
 		if (o->cut.len)
 			strbuf_addf(&a, "%s[topoadvisor: %s]\n",
 				    a.len && a.buf[a.len - 1] != '\n' ? "\n" : "", o->cut.buf);
@@ -492,6 +502,10 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 		cmd_output_release(&o);
 		usleep(200000);
 	}
+	if (*c->cancel)
+		return err_set(err, EXIT_FAILURE_RUN, "interrupted by signal %d while waiting for "
+			       "the %s server to answer %s", (int)*c->cancel,
+			       bench_kind_name(c->cfg->bench.kind), s->ready_what);
 	return err_set(err, EXIT_FAILURE_RUN, "the %s server did not answer %s within %d s",
 		       bench_kind_name(c->cfg->bench.kind), s->ready_what, s->ready_timeout_s);
 }

@@ -228,6 +228,31 @@ static void test_strbuf_printable(void **state)
 	strbuf_release(&sb);
 }
 
+/* Output rewritten with CR keeps what a terminal finally shows: a table of cases. */
+static void test_strbuf_overwritten(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "", "" },
+		{ "plain\nlines\n", "plain\nlines\n" },
+		/* redis-benchmark -q: progress rewritten, then the result line */
+		{ "SET: rps=1.0 (overall: 1.0)\rSET: rps=2.0 (overall: 1.5)\r"
+		  "SET: 5000.00 requests per second\nGET: rps=3.0\r",
+		  "SET: 5000.00 requests per second\nGET: rps=3.0" },
+		{ "dos\r\nline\r\n", "dos\nline\n" },
+		{ "a\rb\rc", "c" },
+		{ "\r\r\n\rx\r\r\n", "\nx\n" },
+		{ "no newline at end", "no newline at end" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&sb);
+		strbuf_add_overwritten(&sb, cases[i].in, strlen(cases[i].in));
+		if (strcmp(strbuf_str(&sb), cases[i].out))
+			fail_msg("case %zu: '%s'", i, strbuf_str(&sb));
+	}
+	strbuf_release(&sb);
+}
+
 static char sfdir[] = "/tmp/ta-test-safefile.XXXXXX";
 
 static void sf_path(char *buf, size_t n, const char *name)
@@ -470,6 +495,7 @@ static void test_warn_channel(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf_overwritten),
 		cmocka_unit_test(test_json_structure),
 		cmocka_unit_test(test_json_pretty),
 		cmocka_unit_test(test_json_escaping),
