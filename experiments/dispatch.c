@@ -20,6 +20,7 @@
 #include "../util/safefile.h"
 #include "../util/warn.h"
 #include "blockreq.h"
+#include "progress.h"
 #include "slurm.h"
 
 /* sbatch failures in a row (the name not found in between) that end the sweep. */
@@ -160,7 +161,7 @@ static void status_line(struct dsp *d)
 		double per = d->block_seconds / d->blocks_timed;
 		int hosts = d->x->max_hosts < left ? d->x->max_hosts : left;
 		char eta[32];
-		controller_clock_format(eta, sizeof(eta), ceil((double)left / hosts) * per);
+		progress_clock_format(eta, sizeof(eta), ceil((double)left / hosts) * per);
 		strbuf_addf(&sb, " | ETA %s", eta);
 	}
 	fprintf(stderr, "%s\n", strbuf_str(&sb));
@@ -588,7 +589,7 @@ static int block_done(struct dsp *d, struct job *j, const struct db_block_result
 		double s = now_s() - j->started;
 		d->block_seconds += s;
 		d->blocks_timed++;
-		controller_clock_format(took, sizeof(took), s);
+		progress_clock_format(took, sizeof(took), s);
 	}
 	note(d, "block %d: done on %s%s%s (job %s, attempt %d): %zu runs ok, %zu failed",
 	     res->block + 1, res->node, took[0] ? " in " : "", took, res->job_id, res->attempt,
