@@ -684,6 +684,11 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 		strbuf_addf(out, " over %zu runs", x->s.n);
 		if (x->nfailed)
 			strbuf_addf(out, "; %zu of %zu runs failed", x->nfailed, x->nfailed + x->s.n);
+		if (r->nlevels > 1 && d != r->baseline_decision && !isnan(x->gain)) {
+			strbuf_addstr(out, "; ");
+			rank_format_gain_ci(out, x->gain, x->gain_lo, x->gain_hi);
+			strbuf_addf(out, " over the baseline there (%s)", decide_verdict_name(x->verdict));
+		}
 		strbuf_addch(out, '\n');
 	}
 	if (r->baseline_decision && d != r->baseline_decision && !isnan(d->gain)) {
