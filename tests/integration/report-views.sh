@@ -7,7 +7,8 @@
 #   operation, each test with its own gain;
 # - the bar chart's legend lists only what the chart draws;
 # - an extended experiment says so (blocks planned beyond its config's
-#   repetitions), a rerun names what it reruns and is named by it.
+#   repetitions), a rerun names what it reruns and is named by it;
+# - recommend gives each environment level's gain beside its mean.
 # Host-runner sweeps on a fake sysfs root (fake-bench: 100 x the knob).
 . "$TA_TOP/tests/lib.sh"
 host_sweep_setup
@@ -88,6 +89,13 @@ echo "$get" | grep -q "<th>p50_ms (lower is better): geometric mean</th>" || fai
 # The redis-multi fixture: 1x2x1 is faster than the baseline at GET.
 echo "$get" | grep -q "^<tr><td>1</td><td>1x2x1</td><td>5</td><td>[0-9.]*</td><td>[0-9.]* &ndash; [0-9.]*</td><td>+" ||
 	fail "GET row of 1x2x1: $get"
+# recommend over environment levels: each level's gain with its interval and verdict.
+"$fixture_bin" --write-fixture environment "$tmp/env.db" >/dev/null || fail "fixture"
+"$TOPOADVISOR" --db "$tmp/env.db" recommend environment >"$tmp/envrec" 2>&1 || fail "recommend"
+for level in none spin; do
+	grep -q "^  records_per_s at noise=$level: geometric mean [0-9.]* (95% CI [0-9.]* \.\. [0-9.]*) over 5 runs; +5\.0 % \[+[0-9.]* %, +[0-9.]* %\] over the baseline there (better)$" "$tmp/envrec" ||
+		fail "recommend's gain at noise=$level: $(cat "$tmp/envrec")"
+done
 # A single-metric report has no such section.
 ! grep -q "id='operations'" "$tmp/r1.html" || fail "operations section in a single-metric report"
 pass
