@@ -387,12 +387,14 @@ static void section_race(struct strbuf *o, const struct rank_result *r)
 	} else {
 		strbuf_addstr(o, "Not finished");
 	}
-	strbuf_addf(o, ". First test after block %d, at most %d blocks. After each block, a "
-		    "configuration shown worse than the best then (one-sided paired t-test on "
-		    "the log values, Holm-corrected) was dropped.</p>\n", res->race_first_test,
-		    res->race_max_blocks);
+	strbuf_addf(o, ". First test after block %d, at most %d blocks. After each block from "
+		    "then on, a decision shown worse than the leader (one-sided, on the same "
+		    "paired comparison of log values as the verdicts, its p multiplied for the "
+		    "other survivors and the looks the race may take), or failing too often, "
+		    "was dropped with all its configurations; the baseline never is.</p>\n",
+		    res->race_first_test, res->race_max_blocks);
 	strbuf_addstr(o, "<table id='eliminations'>\n<thead><tr><th>configuration</th>"
-		      "<th>eliminated after block</th><th>against</th><th>p (Holm)</th></tr>"
+		      "<th>eliminated after block</th><th>against</th><th>p (adjusted)</th></tr>"
 		      "</thead>\n<tbody>\n");
 	size_t n = 0;
 	for (int block = 1; block <= res->race_max_blocks; block++)
@@ -403,7 +405,7 @@ static void section_race(struct strbuf *o, const struct rank_result *r)
 			strbuf_addstr(o, "<tr><td>");
 			report_html_escape(o, c->rec.key);
 			strbuf_addf(o, "</td><td>%d</td><td>", block);
-			report_html_escape(o, c->eliminated_against ? c->eliminated_against : "?");
+			report_html_escape(o, c->eliminated_against ? c->eliminated_against : "(failing)");
 			strbuf_addf(o, "</td><td>%.3g</td></tr>\n", c->eliminated_p);
 			n++;
 		}
