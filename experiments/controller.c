@@ -26,6 +26,7 @@
 #include "hostexec.h"
 #include "knobs.h"
 #include "noise.h"
+#include "progress.h"
 #include "reuse.h"
 
 static volatile sig_atomic_t cancel_flag;
@@ -155,71 +156,6 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
 				       cfg->noises[i].line, cfg->noises[i].col,
 				       cfg->noises[i].name);
 	return 0;
-}
-
-/* ---- progress --------------------------------------------------------- */
-
-struct progress {
-	bool tty, quiet;
-	size_t total;
-	double start;
-	size_t done;
-};
-
-void controller_clock_format(char *buf, size_t n, double s)
-{
-	long v = (long)(s + 0.5);
-	if (v >= 3600)
-		snprintf(buf, n, "%ld:%02ld:%02ld", v / 3600, (v / 60) % 60, v % 60);
-	else
-		snprintf(buf, n, "%ld:%02ld", v / 60, v % 60);
-}
-
-static void progress_show(struct progress *p, size_t i, const char *key, int rep)
-{
-	if (p->quiet)
-		return;
-	double elapsed = mono_now_s() - p->start;
-	char el[32], eta[32] = "?";
-	controller_clock_format(el, sizeof(el), elapsed);
-	if (p->done)
-		controller_clock_format(eta, sizeof(eta), elapsed / (double)p->done * (double)(p->total - p->done));
-	if (p->tty)
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s #%d  elapsed %s  ETA %s", i + 1, p->total,
-			key, rep + 1, el, eta);
-	else
-		fprintf(stderr, "[%zu/%zu] %s repetition %d (elapsed %s, ETA %s)\n", i + 1,
-			p->total, key, rep + 1, el, eta);
-	fflush(stderr);
-}
-
-/* A message that must not be overwritten by the progress line. */
-static void progress_note(struct progress *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void progress_note(struct progress *p, const char *fmt, ...)
-{
-	va_list ap;
-	if (p->tty && !p->quiet)
-		fputs("\r\033[K", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void progress_end(struct progress *p)
-{
-	if (p->tty && !p->quiet)
-		fputs("\r\033[K", stderr);
-}
-
-/* The warnings sink while the progress line shows: a warning gets a line of its own. */
-static void progress_warn(const char *line, void *data)
-{
-	struct progress *p = data;
-	if (p->tty && !p->quiet)
-		fputs("\r\033[K", stderr);
-	fputs(line, stderr);
 }
 
 /* ---- one run ---------------------------------------------------------- */
@@ -842,6 +778,8 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	struct db_run_todo *todo = NULL;
 	size_t ntodo = 0;
 	int rc = -1;
+	struct progress prog;
+	bool prog_on = false;
 	memset(summary, 0, sizeof(*summary));
 	cancel_flag = 0;
 
@@ -876,8 +814,9 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	    db_experiment_set_status(db, exp_id, "running", err) < 0)
 		goto out;
 
-	struct progress prog = { .tty = isatty(2), .quiet = opts->quiet > 0, .total = ntodo,
-				 .start = mono_now_s() };
+	progress_init(&prog, stderr, isatty(2), opts->quiet > 0, ntodo, c.cfg->bench.timeout);
+	progress_ticker_start(&prog);
+	prog_on = true;
 	warn_sink_set(progress_warn, &prog);
 	const struct controller_scheduler *sched = opts->scheduler;
 	int block = -1;			/* the block the scheduler last looked before */
@@ -886,17 +825,18 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		const struct db_run_todo *t = &todo[i];
 		if (sched && t->repetition > block) {
 			block = t->repetition;
+			progress_hold(&prog);	/* the race's lines start lines of their own */
 			if (sched->between_blocks(sched->data, db, exp_id, block, err) < 0 ||
 			    todo_reload(db, exp_id, last_order, &todo, &ntodo, err) < 0)
 				goto out;
-			prog.total = prog.done + ntodo;
+			progress_left_set(&prog, ntodo);
 			i = (size_t)-1;		/* start over on what is left */
 			continue;
 		}
 		struct run_record rec;
 		runrec_init(&rec, t->run_id);
 		runrec_step(&rec, NULL, mono_now_s());
-		progress_show(&prog, prog.done, t->key, t->repetition);
+		progress_run_begin(&prog, t->key, t->repetition);
 		const struct plan_config *pc = config_by_key(plan, t->key);
 		if (db_run_mark_running(db, t->run_id, err) < 0)
 			goto out;
@@ -932,10 +872,10 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 			}
 		}
 		runrec_release(&rec);
-		prog.done++;
+		progress_run_end(&prog);
 		last_order = t->order_index;
 	}
-	progress_end(&prog);
+	progress_hold(&prog);
 	/* The look after the last block (also when a kill came right before it). */
 	if (sched && !cancel_flag) {
 		int blocks;
@@ -946,6 +886,8 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	rc = 0;
 out:
 	warn_sink_set(NULL, NULL);
+	if (prog_on)
+		progress_release(&prog);	/* an error printed next starts a line */
 	ctl_guest_end_sweep(&c);
 	if (c.session_boot) {
 		reuse_cache_release(&c.sessions);
