@@ -31,7 +31,8 @@ void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi)
 	}
 }
 
-void rank_format_needed(struct strbuf *out, int needed)
+/* "about 12 more blocks" / "more than 100 more blocks" for a needed count. */
+static void rank_format_needed(struct strbuf *out, int needed)
 {
 	if (needed > DECIDE_NEEDED_CAP)
 		strbuf_addf(out, "more than %d more blocks", DECIDE_NEEDED_CAP);

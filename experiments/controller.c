@@ -478,7 +478,7 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 {
 	const struct bench_server *s = bench_kind_info(c->cfg->bench.kind)->server;
 	if (!s) {
-		sleep(1);
+		mono_sleep_ms(1000);
 		return 0;
 	}
 	double deadline = mono_now_s() + s->ready_timeout_s;
@@ -490,7 +490,7 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 			return 0;
 		}
 		cmd_output_release(&o);
-		usleep(200000);
+		mono_sleep_ms(200);
 	}
 	return err_set(err, EXIT_FAILURE_RUN, "the %s server did not answer %s within %d s",
 		       bench_kind_name(c->cfg->bench.kind), s->ready_what, s->ready_timeout_s);

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "experiments/hostexec.h"
+#include "util/mono.h"
 
 /* The unique first argument of this test's sleeps. */
 static char mark[16];
@@ -53,13 +53,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Runs `sh -c SCRIPT` ("M" in it stands for the mark) and checks nothing is left. */
 static void run_sh(const char *script, int timeout_s, volatile sig_atomic_t *cancel,
 		   struct hostexec_result *res)
@@ -86,9 +79,9 @@ static void run_sh(const char *script, int timeout_s, volatile sig_atomic_t *can
 static void test_leftover_holding_stdout(void **state)
 {
 	struct hostexec_result res;
-	double t0 = now_s();
+	double t0 = mono_now_s();
 	run_sh("setsid sleep M & echo done", 0, NULL, &res);
-	assert_true(now_s() - t0 < 30);
+	assert_true(mono_now_s() - t0 < 30);
 	assert_int_equal(res.exit_code, 0);
 	assert_false(res.timed_out);
 	assert_string_equal(strbuf_str(&res.out), "done\n");
@@ -147,9 +140,9 @@ static void test_clean_command(void **state)
 static void check_times_out(const char *script)
 {
 	struct hostexec_result res;
-	double t0 = now_s();
+	double t0 = mono_now_s();
 	run_sh(script, 1, NULL, &res);
-	double took = now_s() - t0;
+	double took = mono_now_s() - t0;
 	assert_true(res.timed_out);
 	assert_true(took >= 1 && took < 30);
 	struct strbuf sb = STRBUF_INIT;
@@ -191,9 +184,9 @@ static void test_cancel(void **state)
 	struct itimerval it = { { 0, 0 }, { 0, 300000 } };
 	setitimer(ITIMER_REAL, &it, NULL);
 	struct hostexec_result res;
-	double t0 = now_s();
+	double t0 = mono_now_s();
 	run_sh("setsid sleep M & exec >&- 2>&-; exec sleep M", 0, &cancel_flag, &res);
-	assert_true(now_s() - t0 < 30);
+	assert_true(mono_now_s() - t0 < 30);
 	assert_true(res.cancelled);
 	sigaction(SIGALRM, &old, NULL);
 	alarm(120);
