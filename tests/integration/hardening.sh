@@ -274,7 +274,7 @@ grep -q "more than 1000 anchors" "$tmp/err" || { cat "$tmp/err"; fail "13: ancho
 # --- 14: a damaged database ---------------------------------------------------
 cp "$db" "$tmp/damaged.db"
 sqlite3 "$tmp/damaged.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
-page=$(sqlite3 "$tmp/damaged.db" "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_metrics_1'")
+page=$(sqlite3 "$tmp/damaged.db" "SELECT rootpage FROM sqlite_master WHERE name = 'metrics_run'")
 size=$(sqlite3 "$tmp/damaged.db" "PRAGMA page_size")
 python3 -c "import sys; f = open(sys.argv[1], 'r+b'); f.seek((int(sys.argv[2]) - 1) * int(sys.argv[3])); f.write(b'U' * int(sys.argv[3]))" \
 	"$tmp/damaged.db" "$page" "$size"
