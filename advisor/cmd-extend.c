@@ -43,9 +43,9 @@ static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
 	if (extend_blocks < 1 || extend_blocks > 1000) {
-		fprintf(stderr, "topoadvisor: error: extend needs --repetitions N with N in "
-			"1..1000 (the blocks to add)\n");
-		return EXIT_BAD_INPUT;
+		err_set(&err, EXIT_BAD_INPUT, "extend needs --repetitions N with N in 1..1000 "
+			"(the blocks to add)");
+		return cmd_fail(&err);
 	}
 	struct sweep_stored s;
 	int rc;

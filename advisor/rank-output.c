@@ -69,7 +69,8 @@ void rank_entry_location(const struct rank_entry *e, bool geo, struct rank_locat
 		*out = (struct rank_location){ e->s.mean, e->s.ci_lo, e->s.ci_hi, false };
 }
 
-void rank_format_needed(struct strbuf *out, int needed)
+/* "about 12 more blocks" / "more than 100 more blocks" for a needed count. */
+static void rank_format_needed(struct strbuf *out, int needed)
 {
 	if (needed > DECIDE_NEEDED_CAP)
 		strbuf_addf(out, "more than %d more blocks", DECIDE_NEEDED_CAP);

@@ -52,8 +52,13 @@ int sweep_race_first_test(const struct sweep_config *cfg)
 	return cfg->strategy == STRATEGY_RACE ? cfg->race_first_test : 0;
 }
 
-int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_config *cfg,
-		      const struct sweep_opts *so, bool *slurm, struct ta_err *err)
+/*
+ * Whether the sweep runs through Slurm: an experiment already distributed
+ * (exp_id > 0) goes on so, else --executor, else the config's
+ * executor.kind.  EXIT_BAD_INPUT for an --executor that is neither.
+ */
+static int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_config *cfg,
+			     const struct sweep_opts *so, bool *slurm, struct ta_err *err)
 {
 	enum executor_kind kind = cfg->executor.kind;
 	if (so->executor && config_executor_from_name(so->executor, &kind) < 0)
