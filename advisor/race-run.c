@@ -49,6 +49,34 @@ static const struct db_results_config *config_of(const struct db_results *res,
 	return NULL;
 }
 
+/*
+ * The race's stop as one line: the reason, then the decisions still in
+ * the race by name (a count beyond a few): "decided (2 decisions left: A,
+ * B)", "one survivor (1 decision left: A)".
+ */
+static void stop_line(const struct decide_sweep *s, const struct decide_race_step *st,
+		      const char *stop)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "race: stopped after block %d: %s (%zu decision%s left", st->blocks,
+		    stop, st->nsurvivors, st->nsurvivors == 1 ? "" : "s");
+	if (st->nsurvivors && st->nsurvivors <= 4) {
+		const char *sep = ": ";
+		for (size_t d = 0; d < s->in.ndecisions; d++) {
+			const struct decide_option *o = &s->in.decisions[d];
+			bool dropped = o->host_reference || o->elim.block;
+			for (size_t k = 0; k < st->nelims; k++)
+				dropped |= st->elims[k].decision == d;
+			if (dropped)
+				continue;
+			strbuf_addf(&sb, "%s%s", sep, s->keys[d]);
+			sep = ", ";
+		}
+	}
+	fprintf(stderr, "%s)\n", strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
 /* Stores a race look and tells the user what it decided. */
 static int record_step(const struct race_run *rr, struct db *db, int64_t exp_id,
 		       const struct db_results *res, const struct decide_sweep *s,
@@ -83,8 +111,7 @@ static int record_step(const struct race_run *rr, struct db *db, int64_t exp_id,
 	int rc = db_race_record(db, exp_id, st->blocks, el, nel, stop, err);
 	free(el);
 	if (rc == 0 && stop && !rr->quiet)
-		fprintf(stderr, "race: stopped after block %d: %s (%zu configuration%s left)\n",
-			st->blocks, stop, st->nsurvivors, st->nsurvivors == 1 ? "" : "s");
+		stop_line(s, st, stop);
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../util/json.h"
@@ -31,7 +32,45 @@ void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi)
 	}
 }
 
-void rank_format_needed(struct strbuf *out, int needed)
+void rank_location_of(const double *values, size_t n, struct rank_location *out)
+{
+	*out = (struct rank_location){ NAN, NAN, NAN, true };
+	double *logs = xmalloc((n + 1) * sizeof(*logs));
+	for (size_t i = 0; i < n; i++) {
+		if (!(values[i] > 0))
+			out->geometric = false;
+		logs[i] = out->geometric ? log(values[i]) : 0;
+	}
+	struct stats_summary s;
+	stats_summarize(out->geometric ? logs : values, n, &s);
+	free(logs);
+	if (!n)
+		return;
+	if (out->geometric)
+		*out = (struct rank_location){ exp(s.mean), exp(s.ci_lo), exp(s.ci_hi), true };
+	else
+		*out = (struct rank_location){ s.mean, s.ci_lo, s.ci_hi, false };
+}
+
+bool rank_locations_geometric(const struct rank_result *r)
+{
+	for (size_t i = 0; i < r->nentries; i++)
+		for (size_t k = 0; k < r->entries[i].s.n; k++)
+			if (!(r->entries[i].values[k] > 0))
+				return false;
+	return true;
+}
+
+void rank_entry_location(const struct rank_entry *e, bool geo, struct rank_location *out)
+{
+	if (geo)
+		rank_location_of(e->values, e->s.n, out);
+	else
+		*out = (struct rank_location){ e->s.mean, e->s.ci_lo, e->s.ci_hi, false };
+}
+
+/* "about 12 more blocks" / "more than 100 more blocks" for a needed count. */
+static void rank_format_needed(struct strbuf *out, int needed)
 {
 	if (needed > DECIDE_NEEDED_CAP)
 		strbuf_addf(out, "more than %d more blocks", DECIDE_NEEDED_CAP);
@@ -79,6 +118,11 @@ static void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "stddev"); json_double(w, e->s.stddev);
 	json_key(w, "cv"); json_double(w, e->s.cv);
 	json_key(w, "ci95"); json_interval(w, e->s.ci_lo, e->s.ci_hi);
+	struct rank_location loc;
+	rank_location_of(e->values, e->s.n, &loc);
+	json_key(w, "geomean"); json_double(w, loc.geometric ? loc.mean : NAN);
+	json_key(w, "geomean_ci95");
+	json_interval(w, loc.geometric ? loc.lo : NAN, loc.geometric ? loc.hi : NAN);
 	json_key(w, "min"); json_double(w, e->s.min);
 	json_key(w, "max"); json_double(w, e->s.max);
 	json_key(w, "values");
@@ -361,7 +405,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	json_arr_end(w);
 	json_key(w, "reason"); json_str(w, r->reason);
 	json_key(w, "libvirt_xml");
-	if (e) {
+	if (e && deploy_has_guest(e->config)) {
 		struct strbuf xml = STRBUF_INIT;
 		deploy_xml(e->config, &xml);
 		json_str(w, strbuf_str(&xml));
@@ -471,18 +515,21 @@ void rank_entry_status(struct strbuf *st, const struct rank_result *r,
 }
 
 /* The configurations of one environment level (all of them with one level). */
-static void text_level(struct strbuf *out, const struct rank_result *r, size_t level, int kw)
+static void text_level(struct strbuf *out, const struct rank_result *r, size_t level, int kw,
+		       bool geo)
 {
 	strbuf_addf(out, "\n%-4s  %-*s  %3s  %12s  %-27s  %6s  %-28s  %-12s  %10s  %s\n", "RANK",
-		    kw, "CONFIGURATION", "N", "MEAN", "95% CI", "CV", "VS BASELINE [CI]",
-		    "VERDICT", "GANG/S", "STATUS");
+		    kw, "CONFIGURATION", "N", geo ? "GEOMEAN" : "MEAN", "95% CI", "CV",
+		    "VS BASELINE [CI]", "VERDICT", "GANG/S", "STATUS");
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
 		if (e->level != level)
 			continue;
 		struct strbuf ci = STRBUF_INIT, vs = STRBUF_INIT, st = STRBUF_INIT;
-		if (!isnan(e->s.ci_lo))
-			strbuf_addf(&ci, "[%.6g, %.6g]", e->s.ci_lo, e->s.ci_hi);
+		struct rank_location loc;
+		rank_entry_location(e, geo, &loc);
+		if (!isnan(loc.lo))
+			strbuf_addf(&ci, "[%.6g, %.6g]", loc.lo, loc.hi);
 		else
 			strbuf_addstr(&ci, "-");
 		if (e->decision == r->baseline_decision)
@@ -506,7 +553,7 @@ static void text_level(struct strbuf *out, const struct rank_result *r, size_t l
 		else
 			snprintf(cv, sizeof(cv), "%.1f%%", 100 * e->s.cv);
 		if (e->s.n)
-			snprintf(mean, sizeof(mean), "%.6g", e->s.mean);
+			snprintf(mean, sizeof(mean), "%.6g", loc.mean);
 		else
 			snprintf(mean, sizeof(mean), "-");
 		strbuf_addf(out, "%-4s  %-*s  %3zu  %12s  %-27s  %6s  %-28s  %-12s  %10s  %s\n", pos,
@@ -522,11 +569,12 @@ static void text_level(struct strbuf *out, const struct rank_result *r, size_t l
 void rank_text(struct strbuf *out, const struct rank_result *r)
 {
 	int kw = key_width(r);
+	bool geo = rank_locations_geometric(r);
 	text_header(out, r);
 	for (size_t l = 0; l < r->nlevels; l++) {
 		if (r->nlevels > 1)
 			strbuf_addf(out, "\nenvironment %s:", r->levels[l]);
-		text_level(out, r, l, kw);
+		text_level(out, r, l, kw, geo);
 	}
 	if (r->nlevels > 1) {
 		strbuf_addf(out, "\ndecisions over the %zu environment levels (objective %s):\n",
@@ -583,6 +631,10 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 		    "tied = equivalent to the best; a failed run counts as the worst outcome\n",
 		    100 * DECIDE_TRIM, 100 * (1 - r->level_alpha), r->ncomparisons,
 		    100 * r->equivalence);
+	strbuf_addstr(out, geo ? "means: geometric, on the scale of the gains (ratios of them), "
+		      "with their 95 % intervals on the log scale\n"
+		      : "means: arithmetic, with Student t intervals (a value is not positive: "
+		      "no geometric mean)\n");
 	rank_text_boots(out, r);
 	if (r->hosts)
 		hostfx_text(out, r->hosts);
@@ -623,13 +675,21 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 		const struct rank_entry *x = d->levels[l];
 		if (!x)
 			continue;
-		strbuf_addf(out, "  %s%s%s: mean %.6g", r->metric, r->nlevels > 1 ? " at " : "",
-			    r->nlevels > 1 ? r->levels[l] : "", x->s.mean);
-		if (!isnan(x->s.ci_lo))
-			strbuf_addf(out, " (95%% CI %.6g .. %.6g)", x->s.ci_lo, x->s.ci_hi);
+		struct rank_location loc;
+		rank_location_of(x->values, x->s.n, &loc);
+		strbuf_addf(out, "  %s%s%s: %s %.6g", r->metric, r->nlevels > 1 ? " at " : "",
+			    r->nlevels > 1 ? r->levels[l] : "",
+			    loc.geometric ? "geometric mean" : "mean", loc.mean);
+		if (!isnan(loc.lo))
+			strbuf_addf(out, " (95%% CI %.6g .. %.6g)", loc.lo, loc.hi);
 		strbuf_addf(out, " over %zu runs", x->s.n);
 		if (x->nfailed)
 			strbuf_addf(out, "; %zu of %zu runs failed", x->nfailed, x->nfailed + x->s.n);
+		if (r->nlevels > 1 && d != r->baseline_decision && !isnan(x->gain)) {
+			strbuf_addstr(out, "; ");
+			rank_format_gain_ci(out, x->gain, x->gain_lo, x->gain_hi);
+			strbuf_addf(out, " over the baseline there (%s)", decide_verdict_name(x->verdict));
+		}
 		strbuf_addch(out, '\n');
 	}
 	if (r->baseline_decision && d != r->baseline_decision && !isnan(d->gain)) {
@@ -681,7 +741,10 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 
 	strbuf_addstr(out, "\nlibvirt domain XML:\n");
 	struct strbuf xml = STRBUF_INIT;
-	deploy_xml(e->config, &xml);
+	if (deploy_has_guest(e->config))
+		deploy_xml(e->config, &xml);
+	else
+		strbuf_addstr(&xml, DEPLOY_NO_GUEST "\n");
 	text_indented(out, xml.buf);
 	strbuf_release(&xml);
 	struct strbuf cmds = STRBUF_INIT;

@@ -233,12 +233,26 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r);
 /* The status column: host reference, eliminated after block k, best, ... */
 void rank_entry_status(struct strbuf *out, const struct rank_result *r,
 		       const struct rank_entry *e);
+/*
+ * A configuration's figure on the scale of its gains (ratios of geometric
+ * means): the geometric mean of its values and the 95 % interval of it
+ * (Student t on the logs, exponentiated: as positive as the values).  The
+ * arithmetic mean and its t interval, geometric false, when a value is not
+ * positive.  NAN without values (lo, hi: with fewer than 2).
+ */
+struct rank_location {
+	double mean, lo, hi;
+	bool geometric;
+};
+void rank_location_of(const double *values, size_t n, struct rank_location *out);
+/* Whether every measured configuration of r has a geometric location. */
+bool rank_locations_geometric(const struct rank_result *r);
+/* e's location as one table of r shows them: geometric (geo) or arithmetic for all. */
+void rank_entry_location(const struct rank_entry *e, bool geo, struct rank_location *out);
 /* "+80.6 %" style text of a fraction (NAN: "n/a"). */
 void rank_format_gain(struct strbuf *out, double gain);
 /* "+12.0 % [+8.1 %, +16.0 %]"; the gain alone when lo is NAN. */
 void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi);
-/* "about 12 more blocks" / "more than 100 more blocks" for a needed count. */
-void rank_format_needed(struct strbuf *out, int needed);
 /* The boots' variance components and what to spend next, as `show` and `rank` print them. */
 void rank_text_boots(struct strbuf *out, const struct rank_result *r);
 void rank_json_boots(struct json_writer *w, const struct rank_result *r);

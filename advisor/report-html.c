@@ -1,7 +1,9 @@
 /* report-html: the self-contained HTML report; see report-html.h. */
 #include "report-html.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "deploy.h"
@@ -133,23 +135,59 @@ static size_t bar_role(const struct rank_result *r, const struct rank_entry *e)
 	return 3;
 }
 
-static void chart_legend(struct strbuf *o, double x, double y)
+/* What the bar chart draws, so that its legend lists that and nothing else. */
+struct bar_keys {
+	bool role[sizeof(bar_roles) / sizeof(bar_roles[0])];
+	bool outlier, whisker;
+	size_t rows;
+};
+
+static void bar_keys_of(const struct rank_result *r, bool geo, struct bar_keys *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < r->nentries; i++) {
+		const struct rank_entry *e = &r->entries[i];
+		if (!e->s.n)
+			continue;
+		struct rank_location loc;
+		rank_entry_location(e, geo, &loc);
+		k->role[bar_role(r, e)] = true;
+		k->whisker |= !isnan(loc.lo);
+		for (size_t j = 0; j < e->s.n; j++)
+			k->outlier |= e->outlier[j];
+	}
+	for (size_t i = 0; i < sizeof(k->role) / sizeof(k->role[0]); i++)
+		k->rows += k->role[i];
+	k->rows += 1 + k->outlier + k->whisker;	/* "one run" always */
+}
+
+static void chart_legend(struct strbuf *o, const struct bar_keys *k, bool geo, double x,
+			 double y)
 {
 	strbuf_addstr(o, "<g id='legend'>\n");
+	double row = y;
 	for (size_t i = 0; i < sizeof(bar_roles) / sizeof(bar_roles[0]); i++) {
-		double row = y + 16 * (double)i;
+		if (!k->role[i])
+			continue;
 		strbuf_addf(o, "<rect x='%.0f' y='%.0f' width='12' height='12' fill='%s' "
 			    "stroke='#999'/><text class='legend' x='%.0f' y='%.0f'>%s</text>\n", x,
 			    row, bar_roles[i].fill, x + 18, row + 10, bar_roles[i].label);
+		row += 16;
 	}
-	double row = y + 16 * (double)(sizeof(bar_roles) / sizeof(bar_roles[0]));
 	strbuf_addf(o, "<circle class='key-run' cx='%.0f' cy='%.0f' r='5'/><text class='legend' "
-		    "x='%.0f' y='%.0f'>one run</text>\n<circle class='key-run key-outlier' cx='%.0f' "
-		    "cy='%.0f' r='5'/><text class='legend' x='%.0f' y='%.0f'>outlier run "
-		    "(Grubbs, 6 runs or more)</text>\n<line class='key-whisker' x1='%.0f' y1='%.0f' "
-		    "x2='%.0f' y2='%.0f'/><text class='legend' x='%.0f' y='%.0f'>95 %% CI of the "
-		    "mean</text>\n", x + 6, row + 6, x + 18, row + 10, x + 6, row + 22, x + 18,
-		    row + 26, x, row + 38, x + 12, row + 38, x + 18, row + 42);
+		    "x='%.0f' y='%.0f'>one run</text>\n", x + 6, row + 6, x + 18, row + 10);
+	row += 16;
+	if (k->outlier) {
+		strbuf_addf(o, "<circle class='key-run key-outlier' cx='%.0f' cy='%.0f' r='5'/>"
+			    "<text class='legend' x='%.0f' y='%.0f'>outlier run (far from its "
+			    "configuration's median; kept)</text>\n", x + 6, row + 6, x + 18, row + 10);
+		row += 16;
+	}
+	if (k->whisker)
+		strbuf_addf(o, "<line class='key-whisker' x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f'/>"
+			    "<text class='legend' x='%.0f' y='%.0f'>95 %% CI of the %s</text>\n", x,
+			    row + 6, x + 12, row + 6, x + 18, row + 10,
+			    geo ? "geometric mean (log scale)" : "mean");
 	strbuf_addstr(o, "</g>\n");
 }
 
@@ -158,27 +196,32 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 	/* Room for the longest configuration key left of the bars. */
 	const double left = fmin(fmax(label_px(longest_key(r)) + 20, 150), 560);
 	const double right = 1060, row = 30;
-	const double legend_h = 16 * (double)(sizeof(bar_roles) / sizeof(bar_roles[0]) + 3) + 10;
+	bool geo = rank_locations_geometric(r);
+	struct bar_keys keys;
+	bar_keys_of(r, geo, &keys);
+	const double legend_h = 16 * (double)keys.rows + 10;
 	const double top = 20 + legend_h;
 	double height = top + row * (double)r->nentries + 40;
 	/* Bars are lengths from 0: the axis always starts there (metrics are
-	 * positive); whiskers below 0 are cut at the axis. */
+	 * positive); whiskers below 0 (arithmetic ones) are cut at the axis. */
 	double hi = 0;
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
+		struct rank_location loc;
+		rank_entry_location(e, geo, &loc);
 		for (size_t j = 0; j < e->s.n; j++)
 			hi = fmax(hi, e->values[j]);
-		if (!isnan(e->s.ci_hi))
-			hi = fmax(hi, e->s.ci_hi);
+		if (!isnan(loc.hi))
+			hi = fmax(hi, loc.hi);
 	}
 	struct axis ax = { 0, 0, left, right, 1 };
 	axis_fit(&ax, 0, hi);
 	double bottom = top + row * (double)r->nentries;
 	strbuf_addf(o, "<svg id='chart-bars' xmlns='http://www.w3.org/2000/svg' width='1100' "
 		    "height='%.0f' viewBox='0 0 1100 %.0f' role='img'>\n"
-		    "<title>mean %s per configuration with 95%% CI and runs</title>\n",
-		    height, height, r->metric);
-	chart_legend(o, left, 14);
+		    "<title>%s %s per configuration with 95%% CI and runs</title>\n",
+		    height, height, geo ? "geometric mean" : "mean", r->metric);
+	chart_legend(o, &keys, geo, left, 14);
 	svg_ticks_x(o, &ax, top, bottom);
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
@@ -190,15 +233,17 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 		if (!e->s.n)
 			continue;
 		size_t role = bar_role(r, e);
-		double x0 = axis_map(&ax, 0), x1 = axis_map(&ax, e->s.mean);
+		struct rank_location loc;
+		rank_entry_location(e, geo, &loc);
+		double x0 = axis_map(&ax, 0), x1 = axis_map(&ax, loc.mean);
 		strbuf_addf(o, "<rect class='bar' x='%.1f' y='%.1f' width='%.1f' height='%.1f' "
 			    "fill='%s'><title>", fmin(x0, x1), y + 5, fabs(x1 - x0), row - 10,
 			    bar_roles[role].fill);
 		report_html_escape(o, e->config->rec.key);
-		strbuf_addf(o, ": mean %.6g, n %zu (%s)</title></rect>\n", e->s.mean, e->s.n,
-			    bar_roles[role].label);
-		if (!isnan(e->s.ci_lo)) {
-			double a = axis_map(&ax, fmax(e->s.ci_lo, 0)), b = axis_map(&ax, e->s.ci_hi);
+		strbuf_addf(o, ": %s %.6g, n %zu (%s)</title></rect>\n",
+			    geo ? "geometric mean" : "mean", loc.mean, e->s.n, bar_roles[role].label);
+		if (!isnan(loc.lo)) {
+			double a = axis_map(&ax, fmax(loc.lo, 0)), b = axis_map(&ax, loc.hi);
 			double ym = y + row / 2;
 			strbuf_addf(o, "<line class='whisker' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
 				    "<line class='whisker' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
@@ -283,13 +328,16 @@ static void chart_scatter(struct strbuf *o, const struct rank_result *r)
 	strbuf_addstr(o, " per run</title>\n");
 	svg_ticks_x(o, &ax, top, bottom);
 	svg_ticks_y(o, &ay, left, right);
+	size_t keyed = 0;	/* legend rows: the configurations with a point drawn */
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
 		const char *color = palette[i % NPALETTE];
+		size_t drawn = 0;
 		for (size_t j = 0; j < e->s.n; j++) {
 			double x;
 			if (!scatter_x(e->value_runs[j], what, &x))
 				continue;
+			drawn++;
 			strbuf_addf(o, "<circle class='point' cx='%.1f' cy='%.1f' r='5.5' "
 				    "fill='%s'><title>", axis_map(&ax, x), axis_map(&ay, e->values[j]),
 				    color);
@@ -297,12 +345,15 @@ static void chart_scatter(struct strbuf *o, const struct rank_result *r)
 			strbuf_addf(o, " rep %d: %.6g, %.6g</title></circle>\n",
 				    e->value_runs[j]->repetition + 1, x, e->values[j]);
 		}
-		strbuf_addf(o, "<rect x='%.0f' y='%.0f' width='11' height='11' fill='%s'/>"
-			    "<text class='legend' x='%.0f' y='%.0f'>", right + 15,
-			    top + legend_row * (double)i, color, right + 31,
-			    top + legend_row * (double)i + 10);
+		if (!drawn)
+			continue;
+		strbuf_addf(o, "<rect class='key' x='%.0f' y='%.0f' width='11' height='11' "
+			    "fill='%s'/><text class='legend' x='%.0f' y='%.0f'>", right + 15,
+			    top + legend_row * (double)keyed, color, right + 31,
+			    top + legend_row * (double)keyed + 10);
 		report_html_escape(o, e->config->rec.key);
 		strbuf_addstr(o, "</text>\n");
+		keyed++;
 	}
 	strbuf_addf(o, "<text x='%.0f' y='%.0f' text-anchor='middle'>%s</text>\n",
 		    (left + right) / 2, bottom + 40, what);
@@ -336,12 +387,14 @@ static void section_race(struct strbuf *o, const struct rank_result *r)
 	} else {
 		strbuf_addstr(o, "Not finished");
 	}
-	strbuf_addf(o, ". First test after block %d, at most %d blocks. After each block, a "
-		    "configuration shown worse than the best then (one-sided paired t-test on "
-		    "the log values, Holm-corrected) was dropped.</p>\n", res->race_first_test,
-		    res->race_max_blocks);
+	strbuf_addf(o, ". First test after block %d, at most %d blocks. After each block from "
+		    "then on, a decision shown worse than the leader (one-sided, on the same "
+		    "paired comparison of log values as the verdicts, its p multiplied for the "
+		    "other survivors and the looks the race may take), or failing too often, "
+		    "was dropped with all its configurations; the baseline never is.</p>\n",
+		    res->race_first_test, res->race_max_blocks);
 	strbuf_addstr(o, "<table id='eliminations'>\n<thead><tr><th>configuration</th>"
-		      "<th>eliminated after block</th><th>against</th><th>p (Holm)</th></tr>"
+		      "<th>eliminated after block</th><th>against</th><th>p (adjusted)</th></tr>"
 		      "</thead>\n<tbody>\n");
 	size_t n = 0;
 	for (int block = 1; block <= res->race_max_blocks; block++)
@@ -352,7 +405,7 @@ static void section_race(struct strbuf *o, const struct rank_result *r)
 			strbuf_addstr(o, "<tr><td>");
 			report_html_escape(o, c->rec.key);
 			strbuf_addf(o, "</td><td>%d</td><td>", block);
-			report_html_escape(o, c->eliminated_against ? c->eliminated_against : "?");
+			report_html_escape(o, c->eliminated_against ? c->eliminated_against : "(failing)");
 			strbuf_addf(o, "</td><td>%.3g</td></tr>\n", c->eliminated_p);
 			n++;
 		}
@@ -365,11 +418,13 @@ static void section_race(struct strbuf *o, const struct rank_result *r)
 /* The configurations of one environment level. */
 static void table_level(struct strbuf *o, const struct rank_result *r, size_t level)
 {
+	bool geo = rank_locations_geometric(r);
 	strbuf_addf(o, "<table%s class='ranking'>\n<thead><tr><th>rank</th><th>configuration</th>"
-		    "<th>n</th><th>mean</th><th>95%% CI</th><th>CV</th><th>vs baseline "
+		    "<th>n</th><th>%s</th><th>95%% CI</th><th>CV</th><th>vs baseline "
 		    "[%.4g %% CI]</th><th>verdict</th><th>status</th><th>ganged exits/s</th>"
 		    "<th>main exits</th><th>failed</th></tr></thead>\n<tbody>\n",
-		    level == 0 ? " id='ranking'" : "", 100 * (1 - r->level_alpha));
+		    level == 0 ? " id='ranking'" : "", geo ? "geometric mean" : "mean",
+		    100 * (1 - r->level_alpha));
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
 		if (e->level != level)
@@ -393,11 +448,13 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 			strbuf_addstr(o, " <em>(baseline)</em>");
 		if (e->host_reference)
 			strbuf_addstr(o, " <em>(host reference)</em>");
+		struct rank_location loc;
+		rank_entry_location(e, geo, &loc);
 		strbuf_addf(o, "</td><td>%zu</td><td>", e->s.n);
 		if (e->s.n)
-			strbuf_addf(o, "%.6g", e->s.mean);
+			strbuf_addf(o, "%.6g", loc.mean);
 		strbuf_addstr(o, "</td><td>");
-		fmt_interval(o, e->s.ci_lo, e->s.ci_hi);
+		fmt_interval(o, loc.lo, loc.hi);
 		strbuf_addstr(o, "</td><td>");
 		if (!isnan(e->s.cv))
 			strbuf_addf(o, "%.1f %%", 100 * e->s.cv);
@@ -475,6 +532,140 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 	strbuf_addstr(o, "</tbody>\n</table>\n");
 }
 
+/* The operation of a multi-metric test: "GET" of "redis.GET.p50_ms" in family "redis". */
+static size_t op_of(const char *family, const char *test, const char **op)
+{
+	*op = test + strlen(family) + 1;
+	return strcspn(*op, ".");
+}
+
+/* One operation's table: each configuration's figures of the tests of op (a length-n prefix). */
+static void table_op(struct strbuf *o, const struct rank_result *r, const struct rank_entry *ref,
+		     const char *op, size_t n)
+{
+	strbuf_addstr(o, "<h3>");
+	strbuf_add(o, op, n);
+	strbuf_addstr(o, "</h3>\n<table class='op' id='op-");
+	for (size_t i = 0; i < n; i++)	/* an id: letters, digits, - and _ only */
+		strbuf_addch(o, isalnum((unsigned char)op[i]) ? op[i] : '_');
+	strbuf_addstr(o, "'>\n<thead><tr><th>rank</th><th>configuration</th><th>n</th>");
+	for (size_t t = 0; t < ref->ntests; t++) {
+		const char *top;
+		if (op_of(r->composite_family, ref->tests[t].name, &top) != n || strncmp(top, op, n))
+			continue;
+		const char *what = top[n] == '.' ? top + n + 1 : "throughput";
+		strbuf_addstr(o, "<th>");
+		report_html_escape(o, what);
+		strbuf_addf(o, " (%s is better): geometric mean</th><th>95%% CI</th><th>vs baseline "
+			    "[CI]</th>", ref->tests[t].higher_is_better ? "higher" : "lower");
+	}
+	strbuf_addstr(o, "</tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->nentries; i++) {
+		const struct rank_entry *e = &r->entries[i];
+		if (e->position)
+			strbuf_addf(o, "<tr><td>%zu</td><td>", e->position);
+		else
+			strbuf_addstr(o, "<tr><td>&ndash;</td><td>");
+		report_html_escape(o, e->config->rec.key);
+		if (e->decision == r->baseline_decision)
+			strbuf_addstr(o, " <em>(baseline)</em>");
+		strbuf_addf(o, "</td><td>%zu</td>", e->s.n);
+		for (size_t t = 0; t < e->ntests; t++) {
+			const struct rank_test_ratio *tr = &e->tests[t];
+			const char *top;
+			if (op_of(r->composite_family, tr->name, &top) != n || strncmp(top, op, n))
+				continue;
+			double *v = xmalloc((e->s.n + 1) * sizeof(*v));
+			size_t nv = 0;
+			for (size_t j = 0; j < e->s.n; j++) {
+				const struct db_results_metric *m =
+					db_results_run_metric(e->value_runs[j], tr->name);
+				if (m)
+					v[nv++] = m->value;
+			}
+			struct rank_location loc;
+			rank_location_of(v, nv, &loc);
+			free(v);
+			strbuf_addstr(o, "<td>");
+			if (nv)
+				strbuf_addf(o, "%.6g%s", loc.mean, loc.geometric ? "" : " (arithmetic)");
+			strbuf_addstr(o, "</td><td>");
+			fmt_interval(o, loc.lo, loc.hi);
+			strbuf_addstr(o, "</td><td>");
+			if (e->decision == r->baseline_decision)
+				strbuf_addstr(o, "baseline");
+			else
+				rank_format_gain_ci(o, tr->gain, tr->gain_lo, tr->gain_hi);
+			strbuf_addstr(o, "</td>");
+		}
+		strbuf_addstr(o, "</tr>\n");
+	}
+	strbuf_addstr(o, "</tbody>\n</table>\n");
+}
+
+/*
+ * A multi-metric benchmark (redis): one table per operation, each of its
+ * tests (throughput, latencies) with its geometric mean and its gain over
+ * the baseline in its own direction; the ranking above is the composite's
+ * or the chosen metric's.
+ */
+static void section_ops(struct strbuf *o, const struct rank_result *r)
+{
+	const struct rank_entry *ref = NULL;
+	for (size_t i = 0; i < r->nentries && !ref; i++)
+		if (r->entries[i].ntests)
+			ref = &r->entries[i];
+	if (!r->composite_family || !ref)
+		return;
+	strbuf_addstr(o, "<h2 id='operations'>Per operation</h2>\n<p>Each ");
+	report_html_escape(o, r->composite_family);
+	strbuf_addstr(o, " test on its own: geometric means with 95 % intervals on the log "
+		      "scale, gains over the baseline in each test's own direction (the same "
+		      "paired comparison as the verdicts).</p>\n");
+	for (size_t t = 0; t < ref->ntests; t++) {
+		const char *op;
+		size_t n = op_of(r->composite_family, ref->tests[t].name, &op);
+		bool seen = false;
+		for (size_t u = 0; u < t && !seen; u++) {
+			const char *prev;
+			seen = op_of(r->composite_family, ref->tests[u].name, &prev) == n &&
+			       !strncmp(prev, op, n);
+		}
+		if (!seen)
+			table_op(o, r, ref, op, n);
+	}
+}
+
+/* Where the experiment comes from and what became of it: rerun of, reruns, extensions. */
+static void section_lineage(struct strbuf *o, const struct report_lineage *lin)
+{
+	if (!lin || (!lin->parent_id && !lin->nchildren &&
+		     !(lin->configured_blocks > 0 && lin->blocks > lin->configured_blocks)))
+		return;
+	strbuf_addstr(o, "<ul id='lineage'>\n");
+	if (lin->parent_id) {
+		strbuf_addf(o, "<li class='rerun-of'>A rerun of experiment %lld", (long long)lin->parent_id);
+		if (lin->parent_name) {
+			strbuf_addstr(o, " (");
+			report_html_escape(o, lin->parent_name);
+			strbuf_addstr(o, ")");
+		}
+		strbuf_addstr(o, ": the same stored sweep, run again.</li>\n");
+	}
+	if (lin->configured_blocks > 0 && lin->blocks > lin->configured_blocks)
+		strbuf_addf(o, "<li class='extended'>Extended: %d blocks planned where the sweep "
+			    "configured %d (<code>topoadvisor extend</code> added %d).</li>\n",
+			    lin->blocks, lin->configured_blocks, lin->blocks - lin->configured_blocks);
+	if (lin->nchildren) {
+		strbuf_addstr(o, "<li class='reruns'>Rerun as experiment");
+		strbuf_addstr(o, lin->nchildren > 1 ? "s " : " ");
+		for (size_t i = 0; i < lin->nchildren; i++)
+			strbuf_addf(o, "%s%lld", i ? ", " : "", (long long)lin->children[i]);
+		strbuf_addstr(o, ".</li>\n");
+	}
+	strbuf_addstr(o, "</ul>\n");
+}
+
 static void section_recommendation(struct strbuf *o, const struct rank_result *r)
 {
 	const struct rank_entry *e = r->recommended;
@@ -529,7 +720,10 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		strbuf_addstr(o, " (gains in each test's own direction).</p>\n");
 	}
 	struct strbuf tmp = STRBUF_INIT;
-	deploy_xml(e->config, &tmp);
+	if (deploy_has_guest(e->config))
+		deploy_xml(e->config, &tmp);
+	else
+		strbuf_addstr(&tmp, DEPLOY_NO_GUEST "\n");
 	strbuf_addstr(o, "<h3>libvirt domain XML</h3>\n<pre id='xml'>");
 	report_html_escape(o, strbuf_str(&tmp));
 	strbuf_reset(&tmp);
@@ -542,7 +736,8 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		    r->runs_total, r->runs_ok, r->runs_failed);
 }
 
-void report_html_render(const struct rank_result *r, struct strbuf *o)
+void report_html_render(const struct rank_result *r, const struct report_lineage *lin,
+			struct strbuf *o)
 {
 	const struct db_experiment *x = &r->res->exp;
 	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
@@ -583,6 +778,7 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 		strbuf_addstr(o, "none");
 	}
 	strbuf_addstr(o, ".</p>\n");
+	section_lineage(o, lin);
 	section_recommendation(o, r);
 	strbuf_addstr(o, "<h2>Ranking</h2>\n");
 	for (size_t l = 0; l < r->nlevels; l++) {
@@ -595,6 +791,7 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 	}
 	if (r->nlevels > 1)
 		table_decisions(o, r);
+	section_ops(o, r);
 	strbuf_addf(o, "<p>Verdicts against the baseline: log ratios paired by block (blocks "
 		    "sharing a guest boot pooled), %.0f %% trimmed, a failed run the worst "
 		    "outcome; intervals at %.4g %% (Bonferroni over %zu comparisons). "
@@ -614,7 +811,8 @@ void report_html_render(const struct rank_result *r, struct strbuf *o)
 	section_race(o, r);
 	if (r->hosts)
 		hostfx_html(o, r->hosts);
-	strbuf_addstr(o, "<h2>Mean per configuration (95% CI whiskers, dots = runs)</h2>\n");
+	strbuf_addf(o, "<h2>%s per configuration (95%% CI whiskers, dots = runs)</h2>\n",
+		    rank_locations_geometric(r) ? "Geometric mean" : "Mean");
 	chart_bars(o, r);
 	strbuf_addstr(o, "<h2>Exits against the metric, per run</h2>\n");
 	chart_scatter(o, r);

@@ -80,9 +80,6 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
 int controller_check_privileges(const struct sweep_config *cfg,
 				const struct controller_opts *opts, struct ta_err *err);
 
-/* Seconds as a progress line shows them: "M:SS", or "H:MM:SS" from an hour on. */
-void controller_clock_format(char *buf, size_t n, double s);
-
 /* The host facts recorded with an experiment, as JSON. */
 char *controller_host_facts_json(void);
 

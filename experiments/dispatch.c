@@ -1,6 +1,7 @@
 /* dispatch: a sweep across hosts through Slurm, one job per block; see dispatch.h. */
 #include "dispatch.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -17,9 +18,11 @@
 #include "../schema/db-race.h"
 #include "../schema/db-runs.h"
 #include "../util/json.h"
+#include "../util/mono.h"
 #include "../util/safefile.h"
 #include "../util/warn.h"
 #include "blockreq.h"
+#include "progress.h"
 #include "slurm.h"
 
 /* sbatch failures in a row (the name not found in between) that end the sweep. */
@@ -90,6 +93,7 @@ struct dsp {
 	int blocks_timed;
 	int queue_failures;
 	bool changed;		/* something to report in the status line */
+	char *last_status;	/* the status line printed last */
 };
 
 static volatile sig_atomic_t cancel_flag;
@@ -97,13 +101,6 @@ static volatile sig_atomic_t cancel_flag;
 static void on_signal(int sig)
 {
 	cancel_flag = sig;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void note(struct dsp *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -129,12 +126,18 @@ static struct host_tally *tally(struct dsp *d, const char *node)
 	return &d->hosts[d->nhosts++];
 }
 
-/* One line: blocks done / running / failed, per host, and an estimate of what is left. */
+/* job_progress is defined with the job output readers below. */
+static void job_progress(const struct dsp *d, const struct job *j, struct strbuf *out);
+
+/*
+ * One line: blocks done / running / failed, per host with the run its
+ * worker is at, and an estimate of what is left; printed when it changed
+ * (a job moved, or a worker reached its next run).
+ */
 static void status_line(struct dsp *d)
 {
-	if (d->opts->quiet || !d->changed)
+	if (d->opts->quiet)
 		return;
-	d->changed = false;
 	int done = 0, away = 0, given_up = 0, left = 0;
 	for (int b = 0; b < d->nblocks; b++) {
 		enum block_state s = d->blocks[b].state;
@@ -143,6 +146,10 @@ static void status_line(struct dsp *d)
 		given_up += s == BLK_GIVEN_UP;
 		left += s == BLK_PENDING || s == BLK_AWAY;
 	}
+	/* Every host with a job running shows, also before its first block is done. */
+	for (size_t j = 0; j < d->njobs; j++)
+		if (d->jobs[j].state == JOB_RUNNING && d->jobs[j].node)
+			tally(d, d->jobs[j].node);
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "blocks: %d/%d done, %d running, %d failed", done, d->nblocks, away,
 		    given_up);
@@ -153,17 +160,31 @@ static void status_line(struct dsp *d)
 			strbuf_addf(&sb, ", %d failed", h->failed);
 		for (size_t j = 0; j < d->njobs; j++)
 			if (d->jobs[j].state == JOB_RUNNING && d->jobs[j].node &&
-			    !strcmp(d->jobs[j].node, h->node))
+			    !strcmp(d->jobs[j].node, h->node)) {
 				strbuf_addf(&sb, ", running block %d", d->jobs[j].block + 1);
+				struct strbuf at = STRBUF_INIT;
+				job_progress(d, &d->jobs[j], &at);
+				if (at.len)
+					strbuf_addf(&sb, " at %s", strbuf_str(&at));
+				strbuf_release(&at);
+			}
 	}
 	if (d->blocks_timed && left) {
 		double per = d->block_seconds / d->blocks_timed;
 		int hosts = d->x->max_hosts < left ? d->x->max_hosts : left;
 		char eta[32];
-		controller_clock_format(eta, sizeof(eta), ceil((double)left / hosts) * per);
+		progress_clock_format(eta, sizeof(eta), ceil((double)left / hosts) * per);
 		strbuf_addf(&sb, " | ETA %s", eta);
 	}
-	fprintf(stderr, "%s\n", strbuf_str(&sb));
+	/* The ETA alone moving is no news; what the blocks and hosts do is. */
+	if (d->changed || !d->last_status ||
+	    strcspn(d->last_status, "|") != strcspn(strbuf_str(&sb), "|") ||
+	    strncmp(d->last_status, sb.buf, strcspn(sb.buf, "|"))) {
+		fprintf(stderr, "%s\n", strbuf_str(&sb));
+		free(d->last_status);
+		d->last_status = strbuf_detach(&sb);
+	}
+	d->changed = false;
 	strbuf_release(&sb);
 }
 
@@ -431,13 +452,13 @@ static void job_seen(struct dsp *d, struct job *j, const struct slurm_job *row)
 	enum job_state was = j->state;
 	if (!active) {
 		j->state = JOB_ENDED;
-		j->ended_at = now_s();
+		j->ended_at = mono_now_s();
 	} else if (pending) {
 		j->state = JOB_QUEUED;
 	} else {
 		j->state = JOB_RUNNING;
 		if (!j->started)
-			j->started = now_s();
+			j->started = mono_now_s();
 	}
 	if (j->state == JOB_RUNNING && was != JOB_RUNNING)
 		note(d, "block %d: running on %s (job %s, attempt %d)", j->block + 1,
@@ -504,7 +525,7 @@ static int poll_queue(struct dsp *d, struct ta_err *err)
 				/* Gone from the queue: it ended longer ago than MinJobAge. */
 				set_str(&j->slurm_state, "gone from the queue");
 				j->state = JOB_ENDED;
-				j->ended_at = now_s();
+				j->ended_at = mono_now_s();
 			}
 			continue;
 		}
@@ -537,35 +558,72 @@ static bool result_name(const char *name, int *block, int *attempt)
 	return true;
 }
 
-/* The last line the job wrote (its output file), for a failure's message. */
-static void job_output_tail(const struct dsp *d, const struct job *j, struct strbuf *out)
+/* The end of what the job wrote (its output file, the last 8-64 KiB), trailing blanks cut. */
+static void job_output_read(const struct dsp *d, const struct job *j, struct strbuf *text)
 {
 	if (!j->job_id)
 		return;
-	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
 	strbuf_addf(&path, "%s/%s.%s.out", d->d.work_dir, j->name, j->job_id);
 	FILE *f = fopen(strbuf_str(&path), "re");
 	if (f) {
 		char buf[4096];
 		size_t n;
 		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-			strbuf_add(&text, buf, n);
-			if (text.len > 65536) {
-				memmove(text.buf, text.buf + text.len - 8192, 8192);
-				text.len = 8192;
+			strbuf_add(text, buf, n);
+			if (text->len > 65536) {
+				memmove(text->buf, text->buf + text->len - 8192, 8192);
+				text->len = 8192;
 			}
 		}
 		fclose(f);
-		while (text.len && (text.buf[text.len - 1] == '\n' || text.buf[text.len - 1] == ' '))
-			text.len--;
-		size_t start = text.len;
-		while (start && text.buf[start - 1] != '\n')
-			start--;
-		if (text.len > start)
-			strbuf_addf(out, ": %.*s", (int)(text.len - start > 300 ? 300 : text.len - start),
-				    text.buf + start);
+		while (text->len && (text->buf[text->len - 1] == '\n' ||
+				     text->buf[text->len - 1] == ' '))
+			text->len--;
 	}
 	strbuf_release(&path);
+}
+
+/* The last line the job wrote (its output file), for a failure's message. */
+static void job_output_tail(const struct dsp *d, const struct job *j, struct strbuf *out)
+{
+	struct strbuf text = STRBUF_INIT;
+	job_output_read(d, j, &text);
+	size_t start = text.len;
+	while (start && text.buf[start - 1] != '\n')
+		start--;
+	if (text.len > start)
+		strbuf_addf(out, ": %.*s", (int)(text.len - start > 300 ? 300 : text.len - start),
+			    text.buf + start);
+	strbuf_release(&text);
+}
+
+/*
+ * Where a running job's worker is: its last progress line ("[3/12] KEY
+ * repetition 2 (elapsed ...)", or "...: still running after 1:00 (...)"),
+ * up to its parenthesis, made printable.  Nothing before its first run.
+ */
+static void job_progress(const struct dsp *d, const struct job *j, struct strbuf *out)
+{
+	struct strbuf text = STRBUF_INIT;
+	job_output_read(d, j, &text);
+	size_t end = text.len;
+	while (end) {
+		size_t start = end;
+		while (start && text.buf[start - 1] != '\n')
+			start--;
+		const char *line = text.buf + start;
+		size_t len = end - start;
+		if (len > 3 && line[0] == '[' && isdigit((unsigned char)line[1]) &&
+		    memchr(line, ']', len)) {
+			const char *paren = memmem(line, len, " (", 2);
+			if (paren)
+				len = (size_t)(paren - line);
+			strbuf_add_printable(out, line, len > 200 ? 200 : len);
+			break;
+		}
+		end = start ? start - 1 : 0;
+	}
 	strbuf_release(&text);
 }
 
@@ -585,10 +643,10 @@ static int block_done(struct dsp *d, struct job *j, const struct db_block_result
 	tally(d, res->node)->done++;
 	char took[32] = "";
 	if (j->started) {
-		double s = now_s() - j->started;
+		double s = mono_now_s() - j->started;
 		d->block_seconds += s;
 		d->blocks_timed++;
-		controller_clock_format(took, sizeof(took), s);
+		progress_clock_format(took, sizeof(took), s);
 	}
 	note(d, "block %d: done on %s%s%s (job %s, attempt %d): %zu runs ok, %zu failed",
 	     res->block + 1, res->node, took[0] ? " in " : "", took, res->job_id, res->attempt,
@@ -693,7 +751,7 @@ static int end_jobs(struct dsp *d, struct ta_err *err)
 	double grace = RESULT_GRACE_POLLS * d->x->poll_interval;
 	for (size_t i = 0; i < d->njobs; i++) {
 		struct job *j = &d->jobs[i];
-		if (j->state != JOB_ENDED || now_s() - j->ended_at < grace)
+		if (j->state != JOB_ENDED || mono_now_s() - j->ended_at < grace)
 			continue;
 		struct strbuf why = STRBUF_INIT;
 		strbuf_addf(&why, "job %s%s%s ended %s without a result", j->job_id ? j->job_id : "?",
@@ -898,10 +956,8 @@ static bool finished(const struct dsp *d)
 /* Sleeps the poll interval; a signal ends the sleep early. */
 static void pause_poll(const struct dsp *d)
 {
-	double s = d->x->poll_interval;
-	struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - floor(s)) * 1e9) };
 	if (!cancel_flag)
-		nanosleep(&ts, NULL);
+		mono_sleep_ms((long)(d->x->poll_interval * 1000));
 }
 
 static void dsp_release(struct dsp *d)
@@ -918,6 +974,7 @@ static void dsp_release(struct dsp *d)
 	for (size_t i = 0; i < d->nhosts; i++)
 		free(d->hosts[i].node);
 	free(d->hosts);
+	free(d->last_status);
 	free(d->script);
 	free(d->program);
 	db_distributed_release(&d->d);
@@ -928,7 +985,7 @@ int dispatch_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		 struct controller_summary *summary, struct ta_err *err)
 {
 	struct dsp d = { .db = db, .plan = plan, .exp_id = exp_id, .x = x, .opts = opts,
-			 .sum = summary, .start = now_s() };
+			 .sum = summary, .start = mono_now_s() };
 	memset(summary, 0, sizeof(*summary));
 	cancel_flag = 0;
 	/* No SA_RESTART: a signal ends the poll's sleep at once. */

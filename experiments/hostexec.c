@@ -198,16 +198,16 @@ static void supervise(pid_t pid, int exitfd, struct proctree *tree, struct strea
 			}
 		}
 		int open_fds = (st[0].fd >= 0) + (st[1].fd >= 0);
-		/* What it started gets a moment to finish; then it is a leftover
-		 * (a client tool's are not ours to count). */
-		if (reaped && !checked && stage == 0 && tree->group_only)
-			checked = true;
+		/* What it started gets a moment to finish; then it is ended, and
+		 * counted as a leftover unless the command is a client tool (whose
+		 * group's stragglers are ended, not held against it). */
 		if (reaped && !checked && stage == 0) {
 			int live = proctree_count(tree, NULL);
 			if (live == 0 || now - ended_at >= LEFTOVER_GRACE_S) {
 				checked = true;
-				res->leftovers = live ? proctree_count(tree, &res->leftover_names) : 0;
-				if (res->leftovers > 0)
+				if (live && !tree->group_only)
+					res->leftovers = proctree_count(tree, &res->leftover_names);
+				if (live)
 					tree_kill(tree, &stage, &kill_at);
 			}
 		}

@@ -4,8 +4,10 @@
 # vCPUs 0-1 while vCPUs 2-3 idle, spin or run ping -f, with all four vCPUs
 # on host CPU 0 or the noisy pair on host CPU 1; raced, 3-6 blocks of a 3 s
 # ebizzy in real TCG guests, one reused guest per pinning: a few minutes),
-# then print the ranking (the gain per noise load), the recommendation
-# (verdict, gain, the libvirt XML to apply) and the command that shows more.
+# then print the recommendation (the verdict; per noise load the geometric
+# mean and the gain over the baseline with its interval; the gain over the
+# loads; the libvirt XML to apply) and the one command that shows more (the
+# report: every run, the race, the ranking tables, on one page).
 # `scripts/demo.sh CONFIG` runs another study.  The results stay in demo.db
 # (override with TOPOADVISOR_DB) for `topoadvisor report`, `show`, ….
 # libvirtd is stopped again unless another registered user still needs it.
@@ -33,8 +35,6 @@ exp=$("$ta" --db "$db" run "$config") || {
 	echo "demo: the sweep ended with status $rc (see 'topoadvisor --db $db show')" >&2
 	[ -n "${exp:-}" ] || exit $rc
 }
-echo
-"$ta" --db "$db" rank "$exp"
 echo
 "$ta" --db "$db" recommend "$exp"
 echo

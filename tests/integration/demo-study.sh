@@ -20,7 +20,7 @@ grep -q "name_prefix: $prefix" "$tmp/demo.yaml" && grep -q '^repetitions: 3 ' "$
 
 ta plan "$tmp/demo.yaml" >"$tmp/plan" || fail "plan: $(cat "$tmp/plan")"
 grep -q "^Configurations (6):" "$tmp/plan" && grep -q "race: at most 18 runs" "$tmp/plan" &&
-	grep -q "Guest boots: 2 " "$tmp/plan" || { cat "$tmp/plan"; fail "plan of the demo's study"; }
+	grep -q "Guest boots: 6 for 18 guest runs" "$tmp/plan" || { cat "$tmp/plan"; fail "plan of the demo's study"; }
 
 # Runs topoadvisor ARGS in the background and, while it runs, appends the
 # host CPUs each vCPU of our guests may run on to $tmp/pins as "DOMAIN VCPU
