@@ -114,9 +114,9 @@ int cli_main(const struct cli *t, int argc, char **argv)
 	}
 	char **args = argv + 1;
 	if (!cmd) {
-		fprintf(stderr, "topoadvisor: '%s' is not a command; see 'topoadvisor --help'\n",
+		err_set(&err, EXIT_BAD_INPUT, "'%s' is not a command; see 'topoadvisor --help'",
 			args[0]);
-		return EXIT_BAD_INPUT;
+		return cmd_fail(&err);
 	}
 
 	/* ... or after it, mixed with the command's own. */
@@ -133,14 +133,15 @@ int cli_main(const struct cli *t, int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	if (n < cmd->min_args || (cmd->max_args >= 0 && n > cmd->max_args)) {
-		fprintf(stderr, "topoadvisor: error: '%s' takes %s\n", cmd->name,
+		err_set(&err, EXIT_BAD_INPUT, "'%s' takes %s", cmd->name,
 			cmd->args_usage[0] ? cmd->args_usage : "no arguments");
+		cmd_fail(&err);
 		cmd_usage(stderr, cmd);
 		return EXIT_BAD_INPUT;
 	}
 	if (!ctx.db_path) {
 		const char *env = getenv("TOPOADVISOR_DB");
-		ctx.db_path = env && *env ? env : "topoadvisor.db";
+		ctx.db_path = env && *env ? env : CMD_DEFAULT_DB;
 	}
 	return cmd->exec(&ctx, n, args + 1);
 }

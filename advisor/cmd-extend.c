@@ -43,18 +43,21 @@ static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct ta_err err = { 0 };
 	if (extend_blocks < 1 || extend_blocks > 1000) {
-		fprintf(stderr, "topoadvisor: error: extend needs --repetitions N with N in "
-			"1..1000 (the blocks to add)\n");
-		return EXIT_BAD_INPUT;
+		err_set(&err, EXIT_BAD_INPUT, "extend needs --repetitions N with N in 1..1000 "
+			"(the blocks to add)");
+		return cmd_fail(&err);
 	}
 	struct sweep_stored s;
 	int rc;
 	if (sweep_stored_open(ctx, argv[0], &s, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else if (strcmp(s.e.status, "done")) {
+		struct strbuf hint = STRBUF_INIT;
+		cmd_hint(ctx, "resume", extend_opts.sysfs_root, &hint);
 		err_set(&err, EXIT_BAD_INPUT, "experiment %lld is %s, not finished; run "
-			"'topoadvisor resume %lld' first", (long long)s.e.id, s.e.status,
+			"'%s %lld' first", (long long)s.e.id, s.e.status, hint.buf,
 			(long long)s.e.id);
+		strbuf_release(&hint);
 		rc = cmd_fail(&err);
 	} else {
 		sweep_warn_host_changed(&s.e);

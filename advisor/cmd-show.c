@@ -258,7 +258,7 @@ static void hosts_text(struct strbuf *out, const struct show_data *d, int verbos
 	}
 }
 
-static void show_text(struct strbuf *out, const struct show_data *d, int verbose)
+static void show_text(struct strbuf *out, const struct show_data *d, const struct cmd_ctx *ctx)
 {
 	const struct db_experiment *e = &d->exp;
 	strbuf_addf(out, "Experiment %lld '%s': %s\n", (long long)e->id, e->name, e->status);
@@ -279,10 +279,12 @@ static void show_text(struct strbuf *out, const struct show_data *d, int verbose
 		    e->nruns, e->nok, e->nfailed, e->ninterrupted, e->nplanned + e->nrunning,
 		    e->error ? "not run" : "pending");
 	/* Runs a failed sweep never reached are not failures of theirs. */
-	if (e->error && e->nplanned + e->nrunning)
-		strbuf_addf(out, "             (the sweep stopped before them; fix the "
-			    "cause and 'topoadvisor resume %lld' runs them)\n",
-			    (long long)e->id);
+	if (e->error && e->nplanned + e->nrunning) {
+		strbuf_addstr(out, "             (the sweep stopped before them; fix the "
+			      "cause and '");
+		cmd_hint(ctx, "resume", NULL, out);
+		strbuf_addf(out, " %lld' runs them)\n", (long long)e->id);
+	}
 	if (d->raced) {
 		strbuf_addstr(out, "  strategy   race: ");
 		if (d->race.stop_reason)
@@ -313,7 +315,7 @@ static void show_text(struct strbuf *out, const struct show_data *d, int verbose
 				    (long long)el->against_id, el->p);
 		strbuf_addch(out, '\n');
 	}
-	hosts_text(out, d, verbose);
+	hosts_text(out, d, ctx->verbose);
 	if (d->ranked) {
 		strbuf_addch(out, '\n');
 		rank_text_boots(out, &d->rank);
@@ -356,7 +358,7 @@ static int cmd_show_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 		if (ctx->json)
 			show_json(&out, &d);
 		else
-			show_text(&out, &d, ctx->verbose);
+			show_text(&out, &d, ctx);
 		cmd_print(&out);
 		strbuf_release(&out);
 	}

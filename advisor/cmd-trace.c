@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
+#include <math.h>
 
 #include "../collectors/exitsum.h"
 #include "../collectors/live.h"
@@ -42,7 +42,7 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
-/* No SA_RESTART: a signal must interrupt waitpid/nanosleep so we clean up. */
+/* No SA_RESTART: a signal must interrupt waitpid and the sleep so we clean up. */
 static void signals_install(struct sigaction *old_int, struct sigaction *old_term)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -70,9 +70,7 @@ static void sleep_for(double secs)
 		double left = secs - (mono_now_s() - start);
 		if (left <= 0)
 			return;
-		double chunk = left < 0.2 ? left : 0.2;
-		struct timespec ts = { (time_t)chunk, (long)((chunk - (time_t)chunk) * 1e9) };
-		nanosleep(&ts, NULL);
+		mono_sleep_ms(left < 0.2 ? (long)ceil(left * 1000) : 200);
 	}
 }
 

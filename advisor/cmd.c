@@ -59,3 +59,38 @@ void cmd_print_data_part(const struct strbuf *out)
 {
 	print_data(out, false);
 }
+
+/*
+ * word as one shell word: as it is when plain, else double-quoted (hints
+ * are themselves shown in single quotes) with \ " $ ` escaped.
+ */
+static void shell_word(struct strbuf *out, const char *word)
+{
+	if (*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789_./:,+=@%-") == strlen(word)) {
+		strbuf_addstr(out, word);
+		return;
+	}
+	strbuf_addch(out, '"');
+	for (; *word; word++) {
+		if (strchr("\\\"$`", *word))
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, *word);
+	}
+	strbuf_addch(out, '"');
+}
+
+void cmd_hint(const struct cmd_ctx *ctx, const char *name, const char *root,
+	      struct strbuf *out)
+{
+	strbuf_addstr(out, "topoadvisor");
+	if (ctx->db_path && strcmp(ctx->db_path, CMD_DEFAULT_DB)) {
+		strbuf_addstr(out, " --db ");
+		shell_word(out, ctx->db_path);
+	}
+	strbuf_addf(out, " %s", name);
+	if (root) {
+		strbuf_addstr(out, " --root ");
+		shell_word(out, root);
+	}
+}

@@ -18,6 +18,9 @@
 #include "../util/strbuf.h"
 #include "../util/warn.h"
 
+/* The database when neither --db nor $TOPOADVISOR_DB names one. */
+#define CMD_DEFAULT_DB "topoadvisor.db"
+
 /* Global options, shared by every command. */
 struct cmd_ctx {
 	const char *db_path;	/* --db, else $TOPOADVISOR_DB, else ./topoadvisor.db */
@@ -61,5 +64,15 @@ void cmd_print_data(const struct strbuf *out);
  * through cmd_print_data.  Parts must end on a whole character.
  */
 void cmd_print_data_part(const struct strbuf *out);
+
+/*
+ * Appends the start of a command line a message tells the user to run:
+ * "topoadvisor", then " --db PATH" unless the database is the default one
+ * (a hint must name the database it is about), then " NAME" and, when
+ * root is not NULL, " --root ROOT" (a sweep's fake sysfs root).  Words a
+ * shell would split or expand are double-quoted.
+ */
+void cmd_hint(const struct cmd_ctx *ctx, const char *name, const char *root,
+	      struct strbuf *out);
 
 #endif

@@ -45,6 +45,11 @@ static const char *xml_cpuset(const char *set)
 	return set && decide_cpuset_count(&set, 1) > 0 ? set : NULL;
 }
 
+bool deploy_has_guest(const struct db_results_config *c)
+{
+	return !c->rec.host_reference && (!c->rec.runner || strcmp(c->rec.runner, "host"));
+}
+
 void deploy_xml(const struct db_results_config *c, struct strbuf *out)
 {
 	const struct config_record *r = &c->rec;

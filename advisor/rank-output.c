@@ -69,7 +69,8 @@ void rank_entry_location(const struct rank_entry *e, bool geo, struct rank_locat
 		*out = (struct rank_location){ e->s.mean, e->s.ci_lo, e->s.ci_hi, false };
 }
 
-void rank_format_needed(struct strbuf *out, int needed)
+/* "about 12 more blocks" / "more than 100 more blocks" for a needed count. */
+static void rank_format_needed(struct strbuf *out, int needed)
 {
 	if (needed > DECIDE_NEEDED_CAP)
 		strbuf_addf(out, "more than %d more blocks", DECIDE_NEEDED_CAP);
@@ -404,7 +405,7 @@ void rank_json_recommendation(struct json_writer *w, const struct rank_result *r
 	json_arr_end(w);
 	json_key(w, "reason"); json_str(w, r->reason);
 	json_key(w, "libvirt_xml");
-	if (e) {
+	if (e && deploy_has_guest(e->config)) {
 		struct strbuf xml = STRBUF_INIT;
 		deploy_xml(e->config, &xml);
 		json_str(w, strbuf_str(&xml));
@@ -740,7 +741,10 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 
 	strbuf_addstr(out, "\nlibvirt domain XML:\n");
 	struct strbuf xml = STRBUF_INIT;
-	deploy_xml(e->config, &xml);
+	if (deploy_has_guest(e->config))
+		deploy_xml(e->config, &xml);
+	else
+		strbuf_addstr(&xml, DEPLOY_NO_GUEST "\n");
 	text_indented(out, xml.buf);
 	strbuf_release(&xml);
 	struct strbuf cmds = STRBUF_INIT;

@@ -253,8 +253,6 @@ void rank_entry_location(const struct rank_entry *e, bool geo, struct rank_locat
 void rank_format_gain(struct strbuf *out, double gain);
 /* "+12.0 % [+8.1 %, +16.0 %]"; the gain alone when lo is NAN. */
 void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi);
-/* "about 12 more blocks" / "more than 100 more blocks" for a needed count. */
-void rank_format_needed(struct strbuf *out, int needed);
 /* The boots' variance components and what to spend next, as `show` and `rank` print them. */
 void rank_text_boots(struct strbuf *out, const struct rank_result *r);
 void rank_json_boots(struct json_writer *w, const struct rank_result *r);

@@ -720,7 +720,10 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		strbuf_addstr(o, " (gains in each test's own direction).</p>\n");
 	}
 	struct strbuf tmp = STRBUF_INIT;
-	deploy_xml(e->config, &tmp);
+	if (deploy_has_guest(e->config))
+		deploy_xml(e->config, &tmp);
+	else
+		strbuf_addstr(&tmp, DEPLOY_NO_GUEST "\n");
 	strbuf_addstr(o, "<h3>libvirt domain XML</h3>\n<pre id='xml'>");
 	report_html_escape(o, strbuf_str(&tmp));
 	strbuf_reset(&tmp);

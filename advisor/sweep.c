@@ -52,8 +52,13 @@ int sweep_race_first_test(const struct sweep_config *cfg)
 	return cfg->strategy == STRATEGY_RACE ? cfg->race_first_test : 0;
 }
 
-int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_config *cfg,
-		      const struct sweep_opts *so, bool *slurm, struct ta_err *err)
+/*
+ * Whether the sweep runs through Slurm: an experiment already distributed
+ * (exp_id > 0) goes on so, else --executor, else the config's
+ * executor.kind.  EXIT_BAD_INPUT for an --executor that is neither.
+ */
+static int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_config *cfg,
+			     const struct sweep_opts *so, bool *slurm, struct ta_err *err)
 {
 	enum executor_kind kind = cfg->executor.kind;
 	if (so->executor && config_executor_from_name(so->executor, &kind) < 0)
@@ -89,6 +94,11 @@ static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t se
 	struct plan *p = plan_expand(cfg, &host, seed, err);
 	if (!p)
 		return NULL;
+	/* A pinning some shapes cannot take is run without them: say so. */
+	for (size_t i = 0; i < p->ndropped; i++)
+		if (p->dropped[i].pinning)
+			warn_emit("%s: not run: %s ('topoadvisor plan' lists what is dropped)",
+				  p->dropped[i].what, p->dropped[i].reason);
 	if (slurm) {
 		if (controller_check_privileges(cfg, copts, err) < 0 ||
 		    dispatch_check(&cfg->executor, err) < 0) {
@@ -126,13 +136,13 @@ static int fail_check(const struct cmd_ctx *ctx, struct db *db, const struct swe
 	if (db_journal_unrestored(db, &v, &n, &jerr) == 0) {
 		db_journal_entries_free(v, n);
 		size_t len = strlen(err->msg);
+		struct strbuf hint = STRBUF_INIT;
+		cmd_hint(ctx, "restore-host", so->sysfs_root, &hint);
 		if (n)
 			snprintf(err->msg + len, sizeof(err->msg) - len, "\n%zu host knob change%s "
-				 "of an earlier sweep %s not restored: run 'topoadvisor --db %s "
-				 "restore-host%s%s' first", n, n == 1 ? "" : "s",
-				 n == 1 ? "is" : "are", ctx->db_path,
-				 so->sysfs_root ? " --root " : "",
-				 so->sysfs_root ? so->sysfs_root : "");
+				 "of an earlier sweep %s not restored: run '%s' first", n,
+				 n == 1 ? "" : "s", n == 1 ? "is" : "are", hint.buf);
+		strbuf_release(&hint);
 	}
 	return cmd_fail(err);
 }
@@ -175,9 +185,15 @@ static int drive(const struct cmd_ctx *ctx, struct db *db, const struct plan *p,
 		cmd_print(&out);
 		strbuf_release(&out);
 	} else if (!ctx->quiet || sum.failed || sum.interrupted) {
+		struct strbuf hint = STRBUF_INIT;
+		if (sum.interrupted) {
+			strbuf_addstr(&hint, "; interrupted (finish it with '");
+			cmd_hint(ctx, "resume", copts.sysfs_root, &hint);
+			strbuf_addf(&hint, " %lld')", (long long)exp_id);
+		}
 		fprintf(stderr, "experiment %lld: %zu runs this time: %zu ok, %zu failed%s\n",
-			(long long)exp_id, sum.attempted, sum.ok, sum.failed,
-			sum.interrupted ? "; interrupted (finish with 'topoadvisor resume')" : "");
+			(long long)exp_id, sum.attempted, sum.ok, sum.failed, strbuf_str(&hint));
+		strbuf_release(&hint);
 	}
 	if (sum.interrupted)
 		return 130;

@@ -21,14 +21,6 @@ struct sweep_opts {
 	const char *executor;	/* --executor: local | slurm; NULL: the config's */
 };
 
-/*
- * Whether the sweep runs through Slurm: an experiment already distributed
- * (exp_id > 0) goes on so, else --executor, else the config's
- * executor.kind.  EXIT_BAD_INPUT for an --executor that is neither.
- */
-int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_config *cfg,
-		      const struct sweep_opts *so, bool *slurm, struct ta_err *err);
-
 /* The blocks a raced sweep runs before its first test; 0: not raced (strategy: full). */
 int sweep_race_first_test(const struct sweep_config *cfg);
 

@@ -15,7 +15,8 @@ static const char *exitsum_not_applicable(const struct gang_result *r)
 		return NULL;
 	if (!r->run_core_format)
 		return "the trace has no kvm_hv:kvmppc_run_core event: not a POWER KVM HV "
-		       "host, or the event was not recorded (trace-cmd record -e kvm_hv)";
+		       "host, or the event was not recorded (trace-cmd record -e kvm_hv, or "
+		       "perf record -e \"kvm_hv:*\")";
 	return "kvm_hv:kvmppc_run_core never fired: POWER9/10 hosts on recent kernels run "
 	       "guest threads independently (no ganging), or no guest ran while tracing";
 }

@@ -38,6 +38,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* How to record what is counted here, for messages about a recording: either reader's. */
+#define RECORD_HINT "record one with 'trace-cmd record -e kvm_hv -e kvm sleep 10' or " \
+	"'perf record -a -e \"kvm_hv:*\" sleep 10' (x86: -e \"kvm:*\")"
 #include <stdint.h>
 
 #include "traps.h"

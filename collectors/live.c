@@ -388,7 +388,8 @@ static int tracefs_ready(struct ta_err *err)
 	if (geteuid() != 0)
 		return err_set(err, EXIT_FAILURE_RUN,
 			       "live tracing needs root (tracefs instances and kernel events): "
-			       "run 'sudo topoadvisor trace ...'");
+			       "run 'sudo topoadvisor trace ...', or read a recording made as root "
+			       "with 'topoadvisor exits FILE' (" RECORD_HINT ")");
 	/* Mounted by hand: tracefs_tracing_dir_is_mounted() leaks (libtracefs 1.6). */
 	if (access(TRACEFS_DIR "/instances", F_OK) < 0 &&
 	    mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL) < 0 && errno != EBUSY)

@@ -404,8 +404,8 @@ static int map_input(const char *path, int *fdp, const unsigned char **map, size
 	}
 	if (st.st_size < 16) {
 		close(fd);
-		return err_set(err, EXIT_BAD_INPUT, "%s is not a trace file (only %lld bytes)",
-			       path, (long long)st.st_size);
+		return err_set(err, EXIT_BAD_INPUT, "%s is not a trace file (only %lld bytes); "
+			       RECORD_HINT, path, (long long)st.st_size);
 	}
 	void *m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED) {

@@ -10,6 +10,7 @@
 #include "../util/strbuf.h"
 #include "../util/bcur.h"
 #include "evfmt.h"
+#include "gang.h"
 
 /* Option ids (trace-cmd.dat.v7(5)). */
 enum {
@@ -698,8 +699,8 @@ int tdat_open(const char *path, const unsigned char *map, size_t size, struct td
 {
 	memset(f, 0, sizeof(*f));
 	if (size < 32)
-		return err_set(err, EXIT_BAD_INPUT, "%s is not a trace-cmd file (only %zu bytes)",
-			       path, size);
+		return err_set(err, EXIT_BAD_INPUT, "%s is neither a trace-cmd trace.dat nor a "
+			       "perf.data file (only %zu bytes); " RECORD_HINT, path, size);
 	f->map = map;
 	f->size = size;
 
@@ -709,8 +710,8 @@ int tdat_open(const char *path, const unsigned char *map, size_t size, struct td
 	if (!p || memcmp(p, magic, sizeof(magic))) {
 		tdat_close(f);
 		return err_set(err, EXIT_BAD_INPUT,
-			       "%s is not a trace-cmd file (bad magic); record one with "
-			       "'trace-cmd record -e kvm_hv ...'", path);
+			       "%s is neither a trace-cmd trace.dat nor a perf.data file (bad "
+			       "magic); " RECORD_HINT, path);
 	}
 	const char *ver = bcur_str(&c);
 	const unsigned char *eb = bcur_bytes(&c, 2);

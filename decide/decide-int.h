@@ -41,6 +41,11 @@ void decide_paired(const struct decide_table *t, const size_t *xs, const size_t 
  * share (every block its own unit when no boot serves two blocks).
  */
 void decide_block_units(const struct decide_table *t, size_t *parent);
+/*
+ * Numbers the distinct values of ids[0..n) in the order they first appear:
+ * group[i] is ids[i]'s; returns how many there are.  Linear, however many.
+ */
+size_t decide_boot_groups(const int64_t *ids, size_t n, size_t *group);
 /* The interval, p and min detectable effect of c at alpha (two-sided). */
 void decide_cmp_at(struct decide_cmp *c, double alpha);
 /* The lower / upper bound of c at a one-sided level. */

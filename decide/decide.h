@@ -121,6 +121,7 @@ struct decide_settings {
 	double equivalence;		/* delta, a fraction */
 	double max_failure_rate;
 	int blocks;			/* > 0: only blocks 0..blocks-1 (a race's look) */
+	bool verdicts_only;		/* no needed blocks (-1) nor spread: a race's look */
 };
 void decide_settings_init(struct decide_settings *s);
 

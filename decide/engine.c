@@ -71,13 +71,23 @@ static size_t level_pairs(const struct decide_table *t, size_t d, size_t ref, si
 }
 
 /*
+ * Blocks more a comparison needs (decide_needed), or -1 (unknown) in a
+ * look that wants verdicts only: the figure changes no verdict, and a
+ * race's simulation (plan) spent a third of its time on it.
+ */
+static int needed_of(const struct decide_settings *s, const struct decide_cmp *c)
+{
+	return s->verdicts_only ? -1 : decide_needed(c, s->equivalence);
+}
+
+/*
  * The worst objective against the baseline from the levels' comparisons
  * lv[0..k) (at alpha): the smallest level estimate, its interval from the
  * levels' lower bounds at alpha/2 and upper bounds at alpha/(2k), one
  * sided (decide.h); needed: the most any level needs.
  */
-static void worst_of(const struct decide_cmp *lv, size_t k, double alpha, double delta,
-		     struct decide_cmp *out)
+static void worst_of(const struct decide_cmp *lv, size_t k, double alpha,
+		     const struct decide_settings *s, struct decide_cmp *out)
 {
 	bool ok = true;
 	size_t worst = 0;
@@ -93,7 +103,7 @@ static void worst_of(const struct decide_cmp *lv, size_t k, double alpha, double
 	for (size_t i = 0; i < k; i++) {
 		out->pairs = lv[i].pairs < out->pairs ? lv[i].pairs : out->pairs;
 		out->units = lv[i].units < out->units ? lv[i].units : out->units;
-		int need = decide_needed(&lv[i], delta);
+		int need = needed_of(s, &lv[i]);
 		if (need < 0 || out->needed < 0)
 			out->needed = -1;
 		else if (need > out->needed)
@@ -115,8 +125,9 @@ static void worst_of(const struct decide_cmp *lv, size_t k, double alpha, double
  * paired differences lv[0..k) (each at alpha / k): it lies in [min, max]
  * of them, so that is its interval.  est: score difference when known.
  */
-static void span_of(const struct decide_cmp *lv, size_t k, double alpha, double delta,
-		    double score_d, double score_ref, struct decide_cmp *out)
+static void span_of(const struct decide_cmp *lv, size_t k, double alpha,
+		    const struct decide_settings *s, double score_d, double score_ref,
+		    struct decide_cmp *out)
 {
 	bool ok = true;
 	double sum = 0, p = 0;
@@ -133,7 +144,7 @@ static void span_of(const struct decide_cmp *lv, size_t k, double alpha, double 
 		out->lo = i == 0 || isnan(out->lo) ? c->lo : fmin(out->lo, c->lo);
 		out->hi = i == 0 || isnan(out->hi) ? c->hi : fmax(out->hi, c->hi);
 		p = fmax(p, c->p);
-		int need = decide_needed(c, delta);
+		int need = needed_of(s, c);
 		out->needed = need > out->needed ? need : out->needed;
 	}
 	out->ok = ok;
@@ -162,7 +173,7 @@ static void levels_cmp(const struct decide_table *t, const struct decide_setting
 	if (k == 1 || (k > 1 && s->objective == DECIDE_OBJECTIVE_MEAN)) {
 		decide_paired(t, xs, ys, k, out);
 		decide_cmp_at(out, alpha);
-		out->needed = decide_needed(out, s->equivalence);
+		out->needed = needed_of(s, out);
 	} else if (k > 1) {
 		struct decide_cmp *lv = xcalloc(k, sizeof(*lv));
 		for (size_t i = 0; i < k; i++) {
@@ -170,9 +181,9 @@ static void levels_cmp(const struct decide_table *t, const struct decide_setting
 			decide_cmp_at(&lv[i], difference ? alpha / (double)k : alpha);
 		}
 		if (difference)
-			span_of(lv, k, alpha, s->equivalence, score_d, score_ref, out);
+			span_of(lv, k, alpha, s, score_d, score_ref, out);
 		else
-			worst_of(lv, k, alpha, s->equivalence, out);
+			worst_of(lv, k, alpha, s, out);
 		free(lv);
 	}
 	if (out->ok && decide_verdict_of(out, s->equivalence) != DECIDE_UNDECIDED)
@@ -201,29 +212,34 @@ static void difference_cmp(const struct decide_table *t, const struct decide_set
 static void counts(const struct decide_table *t, int blocks, struct decide_result *r)
 {
 	const struct decide_input *in = t->in;
+	/* The OK runs' boots by configuration, in run order (one pass, not one per configuration). */
+	size_t *at = xcalloc(in->nconfigs + 1, sizeof(*at));
+	for (size_t i = 0; i < in->nruns; i++) {
+		const struct decide_run *run = &in->runs[i];
+		if (run->config < in->nconfigs && (blocks <= 0 || run->block < blocks) &&
+		    run->status == DECIDE_RUN_OK && run->value > 0)
+			at[run->config + 1]++;
+	}
+	for (size_t c = 0; c < in->nconfigs; c++)
+		at[c + 1] += at[c];
 	int64_t *seen = xmalloc((in->nruns + 1) * sizeof(*seen));
+	size_t *group = xmalloc((in->nruns + 1) * sizeof(*group));
+	for (size_t i = 0; i < in->nruns; i++) {
+		const struct decide_run *run = &in->runs[i];
+		if (run->config >= in->nconfigs || (blocks > 0 && run->block >= blocks))
+			continue;
+		struct decide_config_out *co = &r->configs[run->config];
+		if (run->status == DECIDE_RUN_OK && run->value > 0) {
+			seen[at[run->config] + co->n_ok++] = run->boot > 0 ? run->boot : -(int64_t)i - 1;
+		} else if (run->status == DECIDE_RUN_FAILED) {
+			co->n_failed++;
+		} else {
+			co->n_none++;
+		}
+	}
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		struct decide_config_out *co = &r->configs[c];
-		size_t nseen = 0;
-		for (size_t i = 0; i < in->nruns; i++) {
-			const struct decide_run *run = &in->runs[i];
-			if (run->config != c || (blocks > 0 && run->block >= blocks))
-				continue;
-			if (run->status == DECIDE_RUN_OK && run->value > 0) {
-				co->n_ok++;
-				size_t k = 0;
-				int64_t boot = run->boot > 0 ? run->boot : -(int64_t)i - 1;
-				while (k < nseen && seen[k] != boot)
-					k++;
-				if (k == nseen)
-					seen[nseen++] = boot;
-			} else if (run->status == DECIDE_RUN_FAILED) {
-				co->n_failed++;
-			} else {
-				co->n_none++;
-			}
-		}
-		co->nboots = nseen;
+		co->nboots = decide_boot_groups(seen + at[c], co->n_ok, group);
 		size_t n = co->n_ok + co->n_failed;
 		co->failure_rate = n ? (double)co->n_failed / (double)n : NAN;
 		r->runs_ok += co->n_ok;
@@ -231,6 +247,8 @@ static void counts(const struct decide_table *t, int blocks, struct decide_resul
 		r->runs_total += co->n_ok + co->n_failed + co->n_none;
 	}
 	free(seen);
+	free(group);
+	free(at);
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		struct decide_decision_out *d = &r->decisions[in->configs[c].decision];
 		d->n_ok += r->configs[c].n_ok;
@@ -338,7 +356,7 @@ static void against_baseline(const struct decide_table *t, const struct decide_s
 		}
 		decide_paired(t, &c, &bc, 1, &co->vs_baseline);
 		decide_cmp_at(&co->vs_baseline, r->level_alpha);
-		co->vs_baseline.needed = decide_needed(&co->vs_baseline, s->equivalence);
+		co->vs_baseline.needed = needed_of(s, &co->vs_baseline);
 		co->verdict = verdict_with_failures(&co->vs_baseline, s->equivalence, co->failing,
 						    co->more_failures);
 	}
@@ -748,7 +766,8 @@ int decide_compute(const struct decide_input *in, const struct decide_settings *
 		against_reference(&t, s, out);
 	against_best(&t, s, out);
 	recommend(&t, s, out);
-	decide_spread(&t, out);
+	if (!s->verdicts_only)
+		decide_spread(&t, out);
 	decide_table_release(&t);
 	return 0;
 }

@@ -3,6 +3,7 @@
  * verdict, race step and tie of the engine rests on (see decide.h).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,18 +103,56 @@ static int cmp_boot_cell(const void *a, const void *b)
  * Joins the compared blocks that share a boot (a guest that served runs
  * of several blocks): their log ratios are not independent.  cells holds
  * every (boot, block) the compared runs had; parent gets the components.
+ * Returns whether any two were joined.
  */
-static void units_join(struct boot_cell *cells, size_t ncells, size_t *parent, size_t nblocks)
+static bool units_join(struct boot_cell *cells, size_t ncells, size_t *parent, size_t nblocks)
 {
 	for (size_t i = 0; i < nblocks; i++)
 		parent[i] = i;
+	/* A cell without a boot (<= 0: a boot of its own) joins nothing: only
+	 * the others are sorted (none at all in a host-runner sweep). */
+	size_t n = 0;
+	for (size_t i = 0; i < ncells; i++)
+		if (cells[i].boot > 0)
+			cells[n++] = cells[i];
+	ncells = n;
 	qsort(cells, ncells, sizeof(*cells), cmp_boot_cell);
+	bool joined = false;
 	for (size_t i = 1; i < ncells; i++)
 		if (cells[i].boot == cells[i - 1].boot) {
 			size_t a = uf_find(parent, cells[i].block), b = uf_find(parent, cells[i - 1].block);
-			if (a != b)
+			if (a != b) {
 				parent[a] = b;
+				joined = true;
+			}
 		}
+	return joined;
+}
+
+size_t decide_boot_groups(const int64_t *ids, size_t n, size_t *group)
+{
+	/* Open addressing, at most half full: boot ids are few per
+	 * configuration in a reused-guest sweep but one per run without. */
+	size_t cap = 2;
+	while (cap < 2 * n)
+		cap *= 2;
+	size_t *slot = xmalloc(cap * sizeof(*slot)), k = 0;
+	for (size_t i = 0; i < cap; i++)
+		slot[i] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = (uint64_t)ids[i] * 0x9e3779b97f4a7c15u;
+		size_t at = (size_t)(h >> 32) & (cap - 1);
+		while (slot[at] != SIZE_MAX && ids[slot[at]] != ids[i])
+			at = (at + 1) & (cap - 1);
+		if (slot[at] == SIZE_MAX) {
+			slot[at] = i;
+			group[i] = k++;
+		} else {
+			group[i] = group[slot[at]];
+		}
+	}
+	free(slot);
+	return k;
 }
 
 void decide_block_units(const struct decide_table *t, size_t *parent)
@@ -253,9 +292,13 @@ void decide_paired(const struct decide_table *t, const size_t *xs, const size_t 
 	}
 	out->pairs = nv;
 	size_t *parent = xmalloc((nv + 1) * sizeof(*parent));
-	units_join(cells, ncells, parent, nv);
+	bool joined = units_join(cells, ncells, parent, nv);
 	double *u = xmalloc((nv + 1) * sizeof(*u));
-	size_t nu = units_collect(v, nv, parent, u);
+	/* Every block a unit of its own: the units are the blocks' values
+	 * (+ 0.0 as units_collect's sums have it: no -0). */
+	size_t nu = joined ? units_collect(v, nv, parent, u) : nv;
+	for (size_t i = 0; !joined && i < nv; i++)
+		u[i] = v[i] + 0.0;
 	out->set_aside = set_far_units_aside(u, &nu);
 	out->units = nu;
 	struct stats_location loc;

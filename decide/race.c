@@ -100,6 +100,7 @@ int decide_race(const struct decide_input *in, const struct decide_settings *s, 
 		return -1;
 	struct decide_settings look = *s;
 	look.blocks = blocks;
+	look.verdicts_only = true;	/* only eliminations and the stop are read */
 	struct decide_result r;
 	if (decide_compute(in, &look, &r) < 0)
 		return -1;

@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,26 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/*
+ * Sorts x ascending, stably, as qsort with cmp_double does; the few units
+ * of one comparison (a race's look sorts thousands of such arrays) by
+ * insertion, without qsort's call per comparison.
+ */
+static void sort_doubles(double *x, size_t n)
+{
+	if (n > 32) {
+		qsort(x, n, sizeof(*x), cmp_double);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		double v = x[i];
+		size_t j = i;
+		for (; j > 0 && x[j - 1] > v; j--)
+			x[j] = x[j - 1];
+		x[j] = v;
+	}
 }
 
 double stats_mean(const double *x, size_t n)
@@ -43,14 +64,61 @@ static double sorted_median(const double *s, size_t n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
+/*
+ * Puts the k-th smallest of s[0..n) at s[k], the smaller ones before it
+ * and the larger after (Hoare's selection, median of three pivots): the
+ * same value a sort puts there, in linear time.
+ */
+static void select_kth(double *s, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo + 16) {
+		size_t mid = lo + (hi - lo) / 2;
+		double a = s[lo], b = s[mid], c = s[hi];
+		double pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (s[i] < pivot)
+				i++;
+			while (s[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = s[i];
+				s[i++] = s[j];
+				s[j--] = t;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+	sort_doubles(s + lo, hi - lo + 1);
+}
+
 double stats_median(const double *x, size_t n)
 {
 	if (n == 0)
 		return NAN;
 	double *s = xmalloc(n * sizeof(*s));
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	double m = sorted_median(s, n);
+	double m;
+	if (n <= 32) {
+		sort_doubles(s, n);
+		m = sorted_median(s, n);
+	} else {
+		/* Selected, not sorted: the lower middle is the largest below the upper. */
+		select_kth(s, n, n / 2);
+		m = s[n / 2];
+		if (n % 2 == 0) {
+			double below = s[0];
+			for (size_t i = 1; i < n / 2; i++)
+				below = fmax(below, s[i]);
+			m = (below + m) / 2;
+		}
+	}
 	free(s);
 	return m;
 }
@@ -203,14 +271,9 @@ static double t_pdf(double t, double df)
  * safeguarded by a bracket [lo, hi] that bisection falls back on.  Working
  * on the tail (not the CDF) keeps precision for p near 1.
  */
-double stats_t_quantile(double p, double df)
+/* The t quantile at p in (0.5, 1) by Newton steps kept inside a bracket. */
+static double t_quantile_solve(double p, double df)
 {
-	if (!(p > 0 && p < 1) || !(df > 0))
-		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
-	if (p == 0.5)
-		return 0;
-	if (p < 0.5)
-		return -stats_t_quantile(1 - p, df);
 	double target = 1 - p;
 	assert(target > 0 && target < 0.5);
 	double lo = 0, hi = 1;
@@ -234,6 +297,36 @@ double stats_t_quantile(double p, double df)
 		}
 		t = next;
 	}
+	return t;
+}
+
+/*
+ * Solving takes ~100 incomplete-beta evaluations, and a race's simulation
+ * (plan's expected runs) asks for the same few (p, df) millions of times:
+ * the answers are kept in a small table per thread, the same values.
+ */
+#define T_QUANTILE_CACHE 4096
+static _Thread_local struct { double p, df, t; } t_quantile_cache[T_QUANTILE_CACHE];
+
+double stats_t_quantile(double p, double df)
+{
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
+	if (p == 0.5)
+		return 0;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, df);
+	uint64_t bp, bd;
+	memcpy(&bp, &p, sizeof(bp));
+	memcpy(&bd, &df, sizeof(bd));
+	uint64_t key = bp ^ (bd << 32 | bd >> 32);	/* an integer df's bits are all high */
+	size_t at = (size_t)(splitmix64_next(&key) % T_QUANTILE_CACHE);
+	if (t_quantile_cache[at].p == p && t_quantile_cache[at].df == df)
+		return t_quantile_cache[at].t;
+	double t = t_quantile_solve(p, df);
+	t_quantile_cache[at].p = p;
+	t_quantile_cache[at].df = df;
+	t_quantile_cache[at].t = t;
 	return t;
 }
 
@@ -406,7 +499,7 @@ int stats_trimmed_location(const double *x, size_t n, double gamma, struct stats
 		return -1;
 	double *s = xmalloc(n * sizeof(*s));
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	sort_doubles(s, n);
 	trimmed_sorted(s, n, g, out);
 	free(s);
 	return 0;

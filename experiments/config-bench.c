@@ -132,9 +132,13 @@ int config_parse_benchmark(struct yr_reader *L, const yaml_node_t *root, struct 
 	yaml_node_t *v = yr_map_get(L, n, "kind");
 	int e, rc = 0;
 	/* The other keys' meaning depends on the kind: without one, say no more. */
-	if (!v)
-		return yr_fail_missing(L, n, "benchmark.kind", "kind", " (ebizzy, redis, "
-			       "stress-ng, sysbench, kernel-build or command)");
+	if (!v) {
+		struct strbuf kinds = STRBUF_INIT;
+		yr_words_join(&kinds, bench_kind_names);	/* the kind table's, all of them */
+		yr_fail_missing(L, n, "benchmark.kind", "kind", " (%s)", strbuf_str(&kinds));
+		strbuf_release(&kinds);
+		return -1;
+	}
 	if (yr_get_enum(L, v, "benchmark.kind", bench_kind_names, &e) < 0)
 		return -1;
 	b->kind = (enum bench_kind)e;

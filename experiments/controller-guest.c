@@ -119,6 +119,20 @@ int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
 	return 0;
 }
 
+int ctl_guest_check_access(const struct sweep_config *cfg, struct ta_err *err)
+{
+	struct ta_err cerr = { 0 };
+	virConnectPtr probe = guest_connect(cfg->uri, &cerr);
+	if (probe) {
+		virConnectClose(probe);
+		return 0;
+	}
+	return err_set(err, EXIT_BAD_INPUT, "%s: this sweep runs its benchmark in guests, and "
+		       "this user cannot use libvirt here: %s.  Run it as root (sudo topoadvisor "
+		       "run ...), or set guest: {runner: host} to run the benchmark on this "
+		       "host without guests", cfg->path, cerr.msg);
+}
+
 void ctl_guest_end_sweep(struct ctl *c)
 {
 	ctl_guest_down_all(c);

@@ -82,5 +82,11 @@ void ctl_guest_down_all(struct ctl *c);
 void ctl_guest_park(struct ctl *c);
 int ctl_noise_guest_up(struct ctl *c, const struct plan_config *pc, struct ta_err *err);
 void ctl_noise_guest_down(struct ctl *c);
+/*
+ * Whether this user may drive guests through the sweep's libvirt URI,
+ * tried with one connection before anything is stored: a user it refuses
+ * gets EXIT_BAD_INPUT and what to do instead.
+ */
+int ctl_guest_check_access(const struct sweep_config *cfg, struct ta_err *err);
 
 #endif

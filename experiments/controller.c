@@ -144,6 +144,10 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
 	}
 	if (for_run && controller_check_privileges(cfg, opts, err) < 0)
 		return -1;
+	/* Root reaches libvirt (or learns the daemon is down when the sweep starts). */
+	if (for_run && geteuid() != 0 && cfg->runner == RUNNER_AGENT &&
+	    ctl_guest_check_access(cfg, err) < 0)
+		return -1;
 	for (size_t i = 0; i < cfg->nnoises; i++)
 		if ((cfg->noises[i].kind == NOISE_GUEST || cfg->noises[i].vcpus) &&
 		    cfg->runner != RUNNER_AGENT)
@@ -156,23 +160,28 @@ int controller_check_host(const struct plan *plan, const struct controller_opts 
 
 /* ---- one run ---------------------------------------------------------- */
 
-/* The first lines of a command's stderr (or stdout), for an error message. */
+/*
+ * The last lines of a command's stderr (or stdout), for an error message,
+ * as a terminal shows them (a progress counter's CR-rewritten line once).
+ */
 static void excerpt(const struct cmd_output *o, struct strbuf *sb)
 {
 	const struct strbuf *src = o->errout.len ? &o->errout : &o->out;
-	const char *s = strbuf_str(src);
-	size_t len = src->len;
+	struct strbuf shown = STRBUF_INIT;
+	strbuf_add_overwritten(&shown, strbuf_str(src), src->len);
+	const char *s = strbuf_str(&shown);
+	size_t len = shown.len;
 	if (len > 300) {
 		s += len - 300;
 		len = 300;
 	}
-	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+	while (len && s[len - 1] == '\n')
 		len--;
-	if (!len)
-		return;
-	strbuf_addstr(sb, ": ");
+	if (len)
+		strbuf_addstr(sb, ": ");
 	for (size_t i = 0; i < len; i++)
-		strbuf_addch(sb, s[i] == '\n' || s[i] == '\r' ? ' ' : s[i]);
+		strbuf_addch(sb, s[i] == '\n' ? ' ' : s[i]);
+	strbuf_release(&shown);
 }
 
 /* Whether this configuration's benchmark runs in a guest (else on the host). */
@@ -238,9 +247,10 @@ static int run_cmd(struct ctl *c, const struct plan_config *pc, char *const argv
 }
 
 /*
- * Stores a command's output as artifacts NAME.stdout/.stderr; output cut at
- * a limit ends with a line that says so, so the artifact never passes for
- * the whole output.
+ * Stores a command's output as artifacts NAME.stdout/.stderr, as a terminal
+ * shows it (of a line rewritten with CR, its last text: redis-benchmark's
+ * progress counter is not kept); output cut at a limit ends with a line
+ * that says so, so the artifact never passes for the whole output.
  */
 static void store_output(struct run_record *rec, const char *name, const struct cmd_output *o,
 			 bool with_stderr)
@@ -249,7 +259,7 @@ static void store_output(struct run_record *rec, const char *name, const struct 
 	for (int err_stream = 0; err_stream <= (int)with_stderr; err_stream++) {
 		const struct strbuf *src = err_stream ? &o->errout : &o->out;
 		strbuf_reset(&a);
-		strbuf_add(&a, src->buf ? src->buf : "", src->len);
+		strbuf_add_overwritten(&a, src->buf ? src->buf : "", src->len);
 		if (o->cut.len)
 			strbuf_addf(&a, "%s[topoadvisor: %s]\n",
 				    a.len && a.buf[a.len - 1] != '\n' ? "\n" : "", o->cut.buf);
@@ -349,7 +359,6 @@ static void record_host_state(struct ctl *c, const struct plan_config *pc,
 	rec->host_state = strbuf_detach(&sb);
 }
 
-/* Turns a live trace result into metrics and exit counts. */
 /*
  * Stores one parsed metric.  What the parser declared stands; a command
  * regex group it cannot know gets the config's metric direction and unit
@@ -369,6 +378,7 @@ static void record_bench_metric(struct run_record *rec, const struct bench_metri
 	runrec_metric(rec, m->name, m->value, unit, dir);
 }
 
+/* Turns a live trace result into metrics and exit counts. */
 static void record_trace(struct ctl *c, const struct gang_result *res, double seconds,
 			 struct run_record *rec)
 {
@@ -414,7 +424,7 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 {
 	const struct bench_server *s = bench_kind_info(c->cfg->bench.kind)->server;
 	if (!s) {
-		sleep(1);
+		mono_sleep_ms(1000);
 		return 0;
 	}
 	double deadline = mono_now_s() + s->ready_timeout_s;
@@ -426,8 +436,12 @@ static int wait_server(struct ctl *c, const struct plan_config *pc, struct ta_er
 			return 0;
 		}
 		cmd_output_release(&o);
-		usleep(200000);
+		mono_sleep_ms(200);
 	}
+	if (*c->cancel)
+		return err_set(err, EXIT_FAILURE_RUN, "interrupted by signal %d while waiting for "
+			       "the %s server to answer %s", (int)*c->cancel,
+			       bench_kind_name(c->cfg->bench.kind), s->ready_what);
 	return err_set(err, EXIT_FAILURE_RUN, "the %s server did not answer %s within %d s",
 		       bench_kind_name(c->cfg->bench.kind), s->ready_what, s->ready_timeout_s);
 }
@@ -478,109 +492,151 @@ static void host_env_set(const struct plan_config *pc)
 	setenv("TOPOADVISOR_NOISE", pc->noise->name, 1);
 }
 
-static void run_one(struct ctl *c, const struct plan_config *pc, const struct db_run_todo *t,
-		    struct run_record *rec)
-{
-	const struct sweep_config *cfg = c->cfg;
-	struct ta_err err = { 0 };
-	struct noise_load *noise = NULL, *server = NULL;
-	struct live_session *trace = NULL;
-	bool noise_guest = false;
+/* ---- one run, step by step -------------------------------------------- */
 
+/*
+ * What a run has started and must stop at whichever step it ends
+ * (run_end): host noise load and benchmark server, trace, noise guest.
+ */
+struct run_live {
+	struct noise_load *noise, *server;
+	struct live_session *trace;
+	bool noise_guest;
+};
+
+/* Step: the host for this configuration — environment, knobs, their state. */
+static int run_host_set(struct ctl *c, const struct plan_config *pc, struct run_record *rec)
+{
 	host_env_set(pc);
 	if (apply_knobs(c, pc, rec) < 0)
-		goto out;
+		return -1;
 	record_host_state(c, pc, rec);
-	runrec_step(rec, "begin", mono_now_s());
+	return 0;
+}
 
-	bool prepare = true;
+/*
+ * Step: the place the benchmark runs — the guest (booted or resumed), or
+ * the host runner's session.  *prepare: whether guest.prepare runs now
+ * (always in a guest; on the host when the run begins a session).
+ */
+static int run_place_up(struct ctl *c, const struct plan_config *pc,
+			const struct db_run_todo *t, struct run_record *rec, bool *prepare)
+{
+	struct ta_err err = { 0 };
+	*prepare = true;
 	if (!in_guest(c, pc)) {
 		ctl_guest_park(c);	/* a guest kept for reuse must not load the host run */
-		prepare = host_session(c, pc, t, rec);
-	} else if (ctl_guest_up(c, pc, t->run_id, t->repetition, rec, &err) < 0) {
-		runrec_fail(rec, "guest: %s", err.msg);
-		goto out;
+		*prepare = host_session(c, pc, t, rec);
+		return 0;
 	}
-	runrec_step(rec, "guest", mono_now_s());
-	if (*c->cancel)
-		goto out;
+	if (ctl_guest_up(c, pc, t->run_id, t->repetition, rec, &err) < 0) {
+		runrec_fail(rec, "guest: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
 
-	for (size_t i = 0; prepare && i < cfg->nprepare; i++) {
+/*
+ * Step: guest.prepare's commands in order, each stored as an artifact; the
+ * first that fails, or leaves processes behind, ends the run.
+ */
+static int run_prepare(struct ctl *c, const struct plan_config *pc, struct run_record *rec)
+{
+	const struct sweep_config *cfg = c->cfg;
+	for (size_t i = 0; i < cfg->nprepare; i++) {
+		const char *cmd = cfg->prepare[i].argv[0];
+		struct ta_err err = { 0 };
 		struct cmd_output o;
 		if (run_cmd(c, pc, cfg->prepare[i].argv, cfg->bench.timeout, 0, &o, &err) < 0) {
-			runrec_fail(rec, "preparation '%s': %s", cfg->prepare[i].argv[0], err.msg);
-			goto out;
+			runrec_fail(rec, "preparation '%s': %s", cmd, err.msg);
+			return -1;
 		}
 		char name[48];
 		snprintf(name, sizeof(name), "prepare%zu", i + 1);
 		store_output(rec, name, &o, false);
-		snprintf(name, sizeof(name), "preparation '%s'", cfg->prepare[i].argv[0]);
+		snprintf(name, sizeof(name), "preparation '%s'", cmd);
+		bool failed = o.leftover.len || o.exit_code != 0;
 		if (o.leftover.len) {
 			fail_unclean(rec, name, &o);
-			cmd_output_release(&o);
-			goto out;
-		}
-		if (o.exit_code != 0) {
+		} else if (o.exit_code != 0) {
 			struct strbuf m = STRBUF_INIT;
 			excerpt(&o, &m);
-			runrec_fail(rec, "preparation '%s' %s%s", cfg->prepare[i].argv[0],
-				    strbuf_str(&o.what), strbuf_str(&m));
+			runrec_fail(rec, "preparation '%s' %s%s", cmd, strbuf_str(&o.what),
+				    strbuf_str(&m));
 			strbuf_release(&m);
-			cmd_output_release(&o);
-			goto out;
 		}
 		cmd_output_release(&o);
+		if (failed)
+			return -1;
 	}
+	return 0;
+}
 
-	runrec_step(rec, "prepare", mono_now_s());
-	/*
-	 * Noise starts only now, with the guest booted and its topology
-	 * checked, so that neither boot time nor the check depends on it.
-	 */
+/*
+ * Step: the configuration's noise — a noise guest, a load in the guest, or
+ * a load on the host (a host reference runs an in-guest load on the host
+ * CPUs of those numbers).  It starts only after the guest booted and its
+ * topology was checked, so that neither boot time nor the check depends on it.
+ */
+static int run_noise_start(struct ctl *c, const struct plan_config *pc,
+			   struct run_record *rec, struct run_live *live)
+{
 	const struct noise *z = pc->noise;
+	struct ta_err err = { 0 };
 	if (z->kind == NOISE_GUEST) {
 		if (ctl_noise_guest_up(c, pc, &err) < 0) {
 			runrec_fail(rec, "noise guest: %s", err.msg);
-			goto out;
+			return -1;
 		}
-		noise_guest = true;
+		live->noise_guest = true;
 	} else if (z->vcpus && in_guest(c, pc)) {
 		if (ctl_guest_load_start(c, z, &err) < 0) {
 			runrec_fail(rec, "noise '%s' in the guest: %s", z->name, err.msg);
-			goto out;
+			return -1;
 		}
 	} else if (z->kind != NOISE_NONE) {
-		/* A host reference runs an in-guest load on the host CPUs of those numbers. */
-		noise = z->vcpus ? noise_start(z->kind, z->vcpus, z->threads, z->argv.argv, &err)
-				 : noise_start_config(z, &err);
-		if (!noise) {
+		live->noise = z->vcpus ? noise_start(z->kind, z->vcpus, z->threads, z->argv.argv, &err)
+				       : noise_start_config(z, &err);
+		if (!live->noise) {
 			runrec_fail(rec, "noise '%s': %s", z->name, err.msg);
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
 
-	runrec_step(rec, "noise", mono_now_s());
-	if (cfg->bench.server_argv.argc) {
-		int rc;
-		if (in_guest(c, pc)) {
-			rc = ctl_guest_server_start(c, cfg->bench.server_argv.argv, cfg->bench.vcpus,
-						    &err);
-		} else {
-			char *cpus = host_runner_cpus(c, pc);
-			server = noise_start(NOISE_COMMAND, cpus, 0, cfg->bench.server_argv.argv, &err);
-			free(cpus);
-			rc = server ? 0 : -1;
-		}
-		if (rc < 0 || wait_server(c, pc, &err) < 0) {
-			runrec_fail(rec, "benchmark server: %s", err.msg);
-			goto out;
-		}
-		runrec_step(rec, "server", mono_now_s());
+/* Step: benchmark.server, started where the benchmark runs and waited for. */
+static int run_server_start(struct ctl *c, const struct plan_config *pc,
+			    struct run_record *rec, struct run_live *live)
+{
+	const struct sweep_config *cfg = c->cfg;
+	struct ta_err err = { 0 };
+	int rc;
+	if (in_guest(c, pc)) {
+		rc = ctl_guest_server_start(c, cfg->bench.server_argv.argv, cfg->bench.vcpus, &err);
+	} else {
+		char *cpus = host_runner_cpus(c, pc);
+		live->server = noise_start(NOISE_COMMAND, cpus, 0, cfg->bench.server_argv.argv, &err);
+		free(cpus);
+		rc = live->server ? 0 : -1;
 	}
+	if (rc < 0 || wait_server(c, pc, &err) < 0) {
+		runrec_fail(rec, "benchmark server: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
 
-	/* A guest's exits are its QEMU process's; a benchmark run on the host
-	 * (guest.runner: host, host references) is traced host-wide, since it
-	 * may be a KVM program itself and its pid is not known before it runs. */
+/*
+ * Step: collection begins — the exit trace and the guest's vCPU counters.
+ * A guest's exits are its QEMU process's; a benchmark run on the host
+ * (guest.runner: host, host references) is traced host-wide, since it may
+ * be a KVM program itself and its pid is not known before it runs.
+ */
+static int run_collect_start(struct ctl *c, const struct plan_config *pc,
+			     struct run_record *rec, struct run_live *live)
+{
+	const struct sweep_config *cfg = c->cfg;
 	if ((in_guest(c, pc) || c->trace_host_runs) &&
 	    (cfg->collect.gang_exits || cfg->collect.exit_reasons)) {
 		int32_t tgid = in_guest(c, pc) ? ctl_guest_qemu_pid(c) : 0;
@@ -591,15 +647,26 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 					.algorithm = GANG_ALGO_VCORE,
 					.buffer_kib = cfg->collect.buffer_kib,
 					.tgids = tgid ? &tgid : NULL, .ntgids = tgid ? 1 : 0 };
-		if (live_start(&lo, &trace, &err) < 0) {
+		struct ta_err err = { 0 };
+		if (live_start(&lo, &live->trace, &err) < 0) {
 			runrec_fail(rec, "tracing: %s", err.msg);
-			goto out;
+			return -1;
 		}
 	}
 	if (in_guest(c, pc) && cfg->collect.vcpu_stats)
 		ctl_guest_stats_begin(c);
+	return 0;
+}
 
-	/* benchmark.vcpus in the guest: the benchmark runs under taskset (busybox has it). */
+/*
+ * Step: the benchmark itself, timed (*seconds) between the "collect" and
+ * "window" marks; benchmark.vcpus in the guest runs it under taskset
+ * (busybox has it).
+ */
+static int run_bench(struct ctl *c, const struct plan_config *pc, struct run_record *rec,
+		     struct cmd_output *bench, double *seconds, struct ta_err *err)
+{
+	const struct sweep_config *cfg = c->cfg;
 	struct argv_list pinned = { 0 };
 	char *const *bench_argv = cfg->bench.argv.argv;
 	if (in_guest(c, pc) && cfg->bench.vcpus) {
@@ -612,88 +679,115 @@ static void run_one(struct ctl *c, const struct plan_config *pc, const struct db
 		pinned.argc = cfg->bench.argv.argc + 3;
 		bench_argv = pinned.argv;
 	}
-	struct cmd_output bench;
 	double t0 = mono_now_s();
 	runrec_step(rec, "collect", t0);
-	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, cfg->bench.duration,
-			 &bench, &err);
-	double seconds = mono_now_s() - t0;
-	runrec_step(rec, "window", t0 + seconds);
+	int rc = run_cmd(c, pc, bench_argv, cfg->bench.timeout, cfg->bench.duration, bench, err);
+	*seconds = mono_now_s() - t0;
+	runrec_step(rec, "window", t0 + *seconds);
 	free(pinned.argv);	/* the strings are the config's */
+	return rc;
+}
 
-	if (trace) {
+/* Step: collection ends — the trace turned into metrics, the vCPU counters read. */
+static void run_collect_stop(struct ctl *c, const struct plan_config *pc,
+			     struct run_record *rec, struct run_live *live, double seconds)
+{
+	if (live->trace) {
 		struct gang_result res;
-		struct ta_err terr = { 0 };
-		if (live_stop(trace, &res, &terr) == 0) {
+		struct ta_err err = { 0 };
+		if (live_stop(live->trace, &res, &err) == 0) {
 			record_trace(c, &res, seconds, rec);
 			gang_result_release(&res);
 		} else {
-			runrec_fail(rec, "tracing: %s", terr.msg);
+			runrec_fail(rec, "tracing: %s", err.msg);
 		}
-		trace = NULL;
+		live->trace = NULL;
 	}
-	if (in_guest(c, pc) && cfg->collect.vcpu_stats)
+	if (in_guest(c, pc) && c->cfg->collect.vcpu_stats)
 		ctl_guest_stats_end(c, rec);
-	runrec_step(rec, "stats", mono_now_s());
-	if (rc < 0) {
-		runrec_fail(rec, "benchmark: %s", err.msg);
-		goto out;
-	}
-	store_output(rec, "benchmark", &bench, true);
-	runrec_metric(rec, "benchmark_seconds", seconds, "s", METRIC_DIR_NONE);
+}
 
-	if (*c->cancel) {
-		cmd_output_release(&bench);
-		goto out;
+/*
+ * Step: the benchmark's metrics parsed from its whole output; the metrics
+ * it did report are stored with a run that lacks the primary one, and named.
+ */
+static void run_metrics_record(struct ctl *c, const struct cmd_output *bench,
+			       struct run_record *rec)
+{
+	const struct sweep_config *cfg = c->cfg;
+	struct bench_metrics bm = { 0 };
+	struct ta_err err = { 0 };
+	if (benchparse_run(cfg->bench.kind, cfg->bench.parse_regex, bench->out.buf,
+			   bench->out.len, bench->errout.buf, bench->errout.len, &bm, &err) < 0) {
+		runrec_fail(rec, "benchmark output: %s%s%s", err.msg,
+			    bench->cut.len ? "; " : "", strbuf_str(&bench->cut));
+		return;
 	}
-	fail_unclean(rec, "the benchmark", &bench);
-	if (bench.exit_code != 0) {
+	for (size_t i = 0; i < bm.n; i++)
+		record_bench_metric(rec, &bm.v[i], &cfg->bench.metric);
+	if (!bench_metrics_find(&bm, cfg->bench.metric.name)) {
+		struct strbuf have = STRBUF_INIT;
+		for (size_t i = 0; i < bm.n; i++)
+			strbuf_addf(&have, "%s%s", i ? ", " : "", bm.v[i].name);
+		runrec_fail(rec, "the benchmark output has no '%s' (the primary "
+			    "metric); it has %s%s%s", cfg->bench.metric.name,
+			    have.len ? have.buf : "no metric at all",
+			    bench->cut.len ? "; " : "", strbuf_str(&bench->cut));
+		strbuf_release(&have);
+	}
+	bench_metrics_release(&bm);
+}
+
+/*
+ * Step: what the finished benchmark says — processes it left, output it
+ * lost, its exit status, else its metrics (never parsed from cut output).
+ */
+static void run_bench_judge(struct ctl *c, const struct cmd_output *bench,
+			    struct run_record *rec)
+{
+	fail_unclean(rec, "the benchmark", bench);
+	if (bench->exit_code != 0) {
 		struct strbuf m = STRBUF_INIT;
-		excerpt(&bench, &m);
-		runrec_fail(rec, "benchmark %s%s", strbuf_str(&bench.what), strbuf_str(&m));
+		excerpt(bench, &m);
+		runrec_fail(rec, "benchmark %s%s", strbuf_str(&bench->what), strbuf_str(&m));
 		strbuf_release(&m);
-	} else if (!bench.out_cut) {
-		struct bench_metrics bm = { 0 };
-		if (benchparse_run(cfg->bench.kind, cfg->bench.parse_regex, bench.out.buf,
-				   bench.out.len, bench.errout.buf, bench.errout.len, &bm, &err) < 0) {
-			runrec_fail(rec, "benchmark output: %s%s%s", err.msg,
-				    bench.cut.len ? "; " : "", strbuf_str(&bench.cut));
-		} else {
-			for (size_t i = 0; i < bm.n; i++)
-				record_bench_metric(rec, &bm.v[i], &cfg->bench.metric);
-			/* The metrics it did report are stored with the failed run, and named. */
-			if (!bench_metrics_find(&bm, cfg->bench.metric.name)) {
-				struct strbuf have = STRBUF_INIT;
-				for (size_t i = 0; i < bm.n; i++)
-					strbuf_addf(&have, "%s%s", i ? ", " : "", bm.v[i].name);
-				runrec_fail(rec, "the benchmark output has no '%s' (the primary "
-					    "metric); it has %s%s%s", cfg->bench.metric.name,
-					    have.len ? have.buf : "no metric at all",
-					    bench.cut.len ? "; " : "", strbuf_str(&bench.cut));
-				strbuf_release(&have);
-			}
-			bench_metrics_release(&bm);
-		}
+	} else if (!bench->out_cut) {
+		run_metrics_record(c, bench, rec);
 	}
-	cmd_output_release(&bench);
+}
 
-	if (noise && noise_check(noise, &err) < 0)
+/* Step: the noise load must have run for the whole benchmark. */
+static void run_noise_check(struct ctl *c, const struct plan_config *pc,
+			    struct run_record *rec, const struct run_live *live)
+{
+	struct ta_err err = { 0 };
+	if (live->noise && noise_check(live->noise, &err) < 0)
 		runrec_fail(rec, "noise '%s' stopped during the run: %s", pc->noise->name,
 			    err.msg);
 	if (in_guest(c, pc) && pc->noise->vcpus && ctl_guest_load_check(c, &err) < 0)
 		runrec_fail(rec, "noise '%s' stopped during the run: %s", pc->noise->name,
 			    err.msg);
-out:
-	if (trace)
-		live_abort(trace);
-	if (server)
-		noise_stop(server, 2000, &err);
-	if (noise)
-		noise_stop(noise, 2000, &err);
-	if (noise_guest)
+}
+
+/*
+ * Last step, whichever step the run ended at: stops what it started, then
+ * in-guest loads and servers (verified gone) before the guest is kept or
+ * destroyed; a failed or interrupted run ends its guest or host session.
+ */
+static void run_end(struct ctl *c, const struct plan_config *pc, struct run_record *rec,
+		    struct run_live *live)
+{
+	const struct sweep_config *cfg = c->cfg;
+	struct ta_err err = { 0 };
+	if (live->trace)
+		live_abort(live->trace);
+	if (live->server)
+		noise_stop(live->server, 2000, &err);
+	if (live->noise)
+		noise_stop(live->noise, 2000, &err);
+	if (live->noise_guest)
 		ctl_noise_guest_down(c);
 	runrec_step(rec, "end", mono_now_s());
-	/* In-guest loads and servers go, verified, before the guest is kept or destroyed. */
 	if (in_guest(c, pc) && ctl_guest_bg_stop(c, &err) < 0)
 		runrec_fail(rec, "%s", err.msg);
 	runrec_step(rec, "guest loads", mono_now_s());
@@ -707,6 +801,58 @@ out:
 	if (!in_guest(c, pc) && strcmp(rec->status, "ok"))
 		host_session_end(c, pc);
 	runrec_step(rec, "guest down", mono_now_s());
+}
+
+/*
+ * One run of one configuration: its steps in order, each marked with
+ * runrec_step (run -vv shows them), ending at the first that fails.
+ */
+static void run_one(struct ctl *c, const struct plan_config *pc, const struct db_run_todo *t,
+		    struct run_record *rec)
+{
+	struct run_live live = { 0 };
+	struct cmd_output bench = { 0 };
+	struct ta_err err = { 0 };
+	bool prepare;
+
+	if (run_host_set(c, pc, rec) < 0)
+		goto out;
+	runrec_step(rec, "begin", mono_now_s());
+	if (run_place_up(c, pc, t, rec, &prepare) < 0)
+		goto out;
+	runrec_step(rec, "guest", mono_now_s());
+	if (*c->cancel)
+		goto out;
+	if (prepare && run_prepare(c, pc, rec) < 0)
+		goto out;
+	runrec_step(rec, "prepare", mono_now_s());
+	if (run_noise_start(c, pc, rec, &live) < 0)
+		goto out;
+	runrec_step(rec, "noise", mono_now_s());
+	if (c->cfg->bench.server_argv.argc) {
+		if (run_server_start(c, pc, rec, &live) < 0)
+			goto out;
+		runrec_step(rec, "server", mono_now_s());
+	}
+	if (run_collect_start(c, pc, rec, &live) < 0)
+		goto out;
+	double seconds;
+	int rc = run_bench(c, pc, rec, &bench, &seconds, &err);
+	run_collect_stop(c, pc, rec, &live, seconds);
+	runrec_step(rec, "stats", mono_now_s());
+	if (rc < 0) {
+		runrec_fail(rec, "benchmark: %s", err.msg);
+		goto out;
+	}
+	store_output(rec, "benchmark", &bench, true);
+	runrec_metric(rec, "benchmark_seconds", seconds, "s", METRIC_DIR_NONE);
+	if (*c->cancel)
+		goto out;
+	run_bench_judge(c, &bench, rec);
+	run_noise_check(c, pc, rec, &live);
+out:
+	cmd_output_release(&bench);
+	run_end(c, pc, rec, &live);
 }
 
 /* ---- the sweep -------------------------------------------------------- */

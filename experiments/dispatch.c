@@ -18,6 +18,7 @@
 #include "../schema/db-race.h"
 #include "../schema/db-runs.h"
 #include "../util/json.h"
+#include "../util/mono.h"
 #include "../util/safefile.h"
 #include "../util/warn.h"
 #include "blockreq.h"
@@ -100,13 +101,6 @@ static volatile sig_atomic_t cancel_flag;
 static void on_signal(int sig)
 {
 	cancel_flag = sig;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void note(struct dsp *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -458,13 +452,13 @@ static void job_seen(struct dsp *d, struct job *j, const struct slurm_job *row)
 	enum job_state was = j->state;
 	if (!active) {
 		j->state = JOB_ENDED;
-		j->ended_at = now_s();
+		j->ended_at = mono_now_s();
 	} else if (pending) {
 		j->state = JOB_QUEUED;
 	} else {
 		j->state = JOB_RUNNING;
 		if (!j->started)
-			j->started = now_s();
+			j->started = mono_now_s();
 	}
 	if (j->state == JOB_RUNNING && was != JOB_RUNNING)
 		note(d, "block %d: running on %s (job %s, attempt %d)", j->block + 1,
@@ -531,7 +525,7 @@ static int poll_queue(struct dsp *d, struct ta_err *err)
 				/* Gone from the queue: it ended longer ago than MinJobAge. */
 				set_str(&j->slurm_state, "gone from the queue");
 				j->state = JOB_ENDED;
-				j->ended_at = now_s();
+				j->ended_at = mono_now_s();
 			}
 			continue;
 		}
@@ -649,7 +643,7 @@ static int block_done(struct dsp *d, struct job *j, const struct db_block_result
 	tally(d, res->node)->done++;
 	char took[32] = "";
 	if (j->started) {
-		double s = now_s() - j->started;
+		double s = mono_now_s() - j->started;
 		d->block_seconds += s;
 		d->blocks_timed++;
 		progress_clock_format(took, sizeof(took), s);
@@ -757,7 +751,7 @@ static int end_jobs(struct dsp *d, struct ta_err *err)
 	double grace = RESULT_GRACE_POLLS * d->x->poll_interval;
 	for (size_t i = 0; i < d->njobs; i++) {
 		struct job *j = &d->jobs[i];
-		if (j->state != JOB_ENDED || now_s() - j->ended_at < grace)
+		if (j->state != JOB_ENDED || mono_now_s() - j->ended_at < grace)
 			continue;
 		struct strbuf why = STRBUF_INIT;
 		strbuf_addf(&why, "job %s%s%s ended %s without a result", j->job_id ? j->job_id : "?",
@@ -962,10 +956,8 @@ static bool finished(const struct dsp *d)
 /* Sleeps the poll interval; a signal ends the sleep early. */
 static void pause_poll(const struct dsp *d)
 {
-	double s = d->x->poll_interval;
-	struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - floor(s)) * 1e9) };
 	if (!cancel_flag)
-		nanosleep(&ts, NULL);
+		mono_sleep_ms((long)(d->x->poll_interval * 1000));
 }
 
 static void dsp_release(struct dsp *d)
@@ -993,7 +985,7 @@ int dispatch_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		 struct controller_summary *summary, struct ta_err *err)
 {
 	struct dsp d = { .db = db, .plan = plan, .exp_id = exp_id, .x = x, .opts = opts,
-			 .sum = summary, .start = now_s() };
+			 .sum = summary, .start = mono_now_s() };
 	memset(summary, 0, sizeof(*summary));
 	cancel_flag = 0;
 	/* No SA_RESTART: a signal ends the poll's sleep at once. */

@@ -13,6 +13,7 @@
 #include <libxml/tree.h>
 
 #include "../util/cpuset.h"
+#include "../util/procgroup.h"
 #include "../util/safefile.h"
 #include "domain.h"
 
@@ -334,22 +335,8 @@ static void set_int_prop(xmlNodePtr n, const char *name, long long v)
 
 unsigned long long domain_proc_start(long pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	struct strbuf sb = STRBUF_INIT;
-	unsigned long long start = 0;
-	/* The command (field 2) may hold spaces and parentheses: skip to the
-	 * last ')', then field 22 is the 20th after it. */
-	if (strbuf_read_file(&sb, path) == 0) {
-		const char *p = strrchr(sb.buf, ')');
-		for (int field = 2; p && *p && field < 22; p++)
-			if (*p == ' ')
-				field++;
-		if (p)
-			start = strtoull(p, NULL, 10);
-	}
-	strbuf_release(&sb);
-	return start;
+	struct proc_info pi;	/* /proc/PID/stat read in one place: util/procgroup */
+	return procgroup_info((pid_t)pid, &pi) == 0 ? pi.start : 0;
 }
 
 static void set_metadata(xmlNodePtr root, const struct domain_request *r)

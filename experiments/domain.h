@@ -85,7 +85,7 @@ struct domain_request {
 	unsigned long long owner_start;	/* /proc/PID/stat field 22 */
 };
 
-/* This process's start time in clock ticks since boot (0 if unknown). */
+/* Process pid's start time in clock ticks since boot (0 if unknown). */
 unsigned long long domain_proc_start(long pid);
 
 /* The cpusets a pinning policy gives (see above). */

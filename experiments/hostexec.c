@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -168,10 +169,11 @@ static int make_pipes(int out[2], int errp[2], int status[2], struct ta_err *err
  * command has ended and nothing of its tree holds the pipes — or, past the
  * timeout or a cancel, until the tree is killed.  Never blocks for longer
  * than a poll interval, so the clock and *cancel are always looked at.
+ * exitfd (a pidfd of the command, or -1) wakes the poll when it ends.
  */
-static void supervise(pid_t pid, struct proctree *tree, struct stream *st, double start,
-		      int timeout_s, volatile sig_atomic_t *cancel, struct hostexec_result *res,
-		      int *wstatus)
+static void supervise(pid_t pid, int exitfd, struct proctree *tree, struct stream *st,
+		      double start, int timeout_s, volatile sig_atomic_t *cancel,
+		      struct hostexec_result *res, int *wstatus)
 {
 	int stage = 0;
 	double kill_at = 0, ended_at = 0;
@@ -196,16 +198,16 @@ static void supervise(pid_t pid, struct proctree *tree, struct stream *st, doubl
 			}
 		}
 		int open_fds = (st[0].fd >= 0) + (st[1].fd >= 0);
-		/* What it started gets a moment to finish; then it is a leftover
-		 * (a client tool's are not ours to count). */
-		if (reaped && !checked && stage == 0 && tree->group_only)
-			checked = true;
+		/* What it started gets a moment to finish; then it is ended, and
+		 * counted as a leftover unless the command is a client tool (whose
+		 * group's stragglers are ended, not held against it). */
 		if (reaped && !checked && stage == 0) {
 			int live = proctree_count(tree, NULL);
 			if (live == 0 || now - ended_at >= LEFTOVER_GRACE_S) {
 				checked = true;
-				res->leftovers = live ? proctree_count(tree, &res->leftover_names) : 0;
-				if (res->leftovers > 0)
+				if (live && !tree->group_only)
+					res->leftovers = proctree_count(tree, &res->leftover_names);
+				if (live)
 					tree_kill(tree, &stage, &kill_at);
 			}
 		}
@@ -223,8 +225,12 @@ static void supervise(pid_t pid, struct proctree *tree, struct stream *st, doubl
 			drain_rest(st, 2);
 			break;
 		}
-		struct pollfd pfd[2] = { { st[0].fd, POLLIN, 0 }, { st[1].fd, POLLIN, 0 } };
-		int r = poll(pfd, 2, reaped ? 10 : 100);
+		/* Its pipes close a moment before it can be reaped: the pidfd
+		 * sees the exit at once, where the 100 ms interval added up to
+		 * 100 ms to a host-runner run's window (most of a 10 ms one's). */
+		struct pollfd pfd[3] = { { st[0].fd, POLLIN, 0 }, { st[1].fd, POLLIN, 0 },
+					 { reaped ? -1 : exitfd, POLLIN, 0 } };
+		int r = poll(pfd, 3, reaped ? 10 : 100);
 		for (int i = 0; r > 0 && i < 2; i++) {
 			if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
@@ -308,7 +314,10 @@ static int run(char *const argv[], const char *cpus, int timeout_s,
 		{ out[0], &res->out, &res->out_dropped, &res->out_dropped_lines },
 		{ errp[0], &res->errout, &res->errout_dropped, &res->errout_dropped_lines },
 	};
-	supervise(pid, &tree, st, start, timeout_s, cancel, res, &wstatus);
+	int exitfd = (int)syscall(SYS_pidfd_open, pid, 0);	/* -1: polls only */
+	supervise(pid, exitfd, &tree, st, start, timeout_s, cancel, res, &wstatus);
+	if (exitfd >= 0)
+		close(exitfd);
 	/* Whatever the tree still runs dies with the run, for certain. */
 	if (proctree_end(&tree, (int)(SURVIVOR_WAIT_S * 1000), NULL) >= 0)
 		hostlock_untrack_tree(&tree);

@@ -22,11 +22,18 @@
 
 /* ---- files ------------------------------------------------------------- */
 
-/* root + "/" + rel with one slash between; root NULL or "" means "/". */
+/*
+ * root + "/" + rel with one slash between; root NULL or "" means "/".  The
+ * root is made canonical (absolute, symlinks resolved) when it exists: the
+ * journal keys its rows by these paths, so a root named relatively in one
+ * sweep and absolutely (or through a symlink) in the next is one root.
+ */
 static char *path_join(const char *root, const char *rel)
 {
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, root && *root ? root : "/");
+	char *real = root && *root ? realpath(root, NULL) : NULL;
+	strbuf_addstr(&sb, real ? real : root && *root ? root : "/");
+	free(real);
 	while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
 		sb.buf[--sb.len] = '\0';
 	if (sb.buf[sb.len - 1] != '/')
@@ -524,11 +531,16 @@ static int normalise(const struct knob *k, const char *path, struct strbuf *raw,
 			strbuf_addf(&out, "%ld", v);
 		break;
 	case KNOB_BRACKETED: {
+		/* The kernel shows every choice, the chosen one bracketed; a file
+		 * under a test root holds the one word written to it. */
 		const char *l = strchr(raw->buf, '['), *r = l ? strchr(l, ']') : NULL;
-		if (!r)
-			rc = -1;
-		else
+		const char *word = l ? NULL : knob_canonical(k, raw->buf);
+		if (r)
 			strbuf_add(&out, l + 1, (size_t)(r - l - 1));
+		else if (word && !strcmp(word, raw->buf))
+			strbuf_addstr(&out, word);
+		else
+			rc = -1;
 		break;
 	}
 	case KNOB_SMT:
@@ -790,6 +802,23 @@ static int restore_order_cmp(const void *a, const void *b)
 	return y->id < x->id ? -1 : y->id > x->id;
 }
 
+/*
+ * Whether a journal entry's path is this one (canonical, knob_path).
+ * Journals written before roots were canonical hold the root as typed: a
+ * relative one counts when it leads to the same file from here.
+ */
+static bool journal_path_is(const char *journalled, const char *path)
+{
+	if (!journalled || !strcmp(journalled, path))
+		return journalled != NULL;
+	if (journalled[0] == '/')
+		return false;
+	char *real = realpath(journalled, NULL);
+	bool same = real && !strcmp(real, path);
+	free(real);
+	return same;
+}
+
 static void restore_one(const char *root, const struct knob_journal *journal,
 			const struct db_journal_entry *e, struct knob_restore_item *it)
 {
@@ -798,7 +827,7 @@ static void restore_one(const char *root, const struct knob_journal *journal,
 	const struct knob *k = knob_lookup(e->knob, &err);
 	char *path = k ? knob_path(k, root) : NULL;
 	it->status = KNOB_RESTORE_FAILED;
-	if (k && (!e->path || strcmp(path, e->path))) {
+	if (k && !journal_path_is(e->path, path)) {
 		it->status = KNOB_OTHER_ROOT;
 		err_set(&err, EXIT_FAILURE_RUN,
 			"journalled at %s, not under root %s: run restore-host with the "

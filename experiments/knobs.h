@@ -78,7 +78,11 @@ int knob_snapshot(const struct knob *k, const char *root, struct strbuf *value,
 int knob_validate(const struct knob *k, const char *value, struct strbuf *canonical,
 		  struct ta_err *err);
 
-/* The file (per-thread SMT: the cpu directory) the knob lives in under root. */
+/*
+ * The file (per-thread SMT: the cpu directory) the knob lives in under root,
+ * the root made canonical (absolute, symlinks resolved) when it exists: the
+ * path the journal records and matches entries by.
+ */
 char *knob_path(const struct knob *k, const char *root);
 
 /* Validates value, writes it and reads it back.  Not journalled. */

@@ -53,7 +53,8 @@ static bool is_power_of_two(int v)
 	return v > 0 && (v & (v - 1)) == 0;
 }
 
-static void add_dropped(struct expansion *x, const char *what, const char *reason)
+static void add_dropped(struct expansion *x, const char *what, const char *reason,
+			const struct pinning *pin)
 {
 	struct plan *p = x->p;
 	char *key = g_strconcat(what, "\n", reason, NULL);
@@ -65,6 +66,7 @@ static void add_dropped(struct expansion *x, const char *what, const char *reaso
 	grow(&p->dropped, &x->dropped_cap, p->ndropped + 1, sizeof(*p->dropped));
 	p->dropped[p->ndropped].what = xstrdup(what);
 	p->dropped[p->ndropped].reason = xstrdup(reason);
+	p->dropped[p->ndropped].pinning = pin;
 	p->ndropped++;
 }
 
@@ -94,7 +96,7 @@ static void generate_shapes(struct expansion *x, const struct topology_spec *t,
 				snprintf(what, sizeof(what), "vcpus=%d/threads=%d", v, th);
 				snprintf(why, sizeof(why),
 					 "%d threads per core do not divide %d vCPUs", th, v);
-				add_dropped(x, what, why);
+				add_dropped(x, what, why, NULL);
 				continue;
 			}
 			int per_thread = v / th;
@@ -116,7 +118,7 @@ static void generate_shapes(struct expansion *x, const struct topology_spec *t,
 					snprintf(why, sizeof(why),
 						 "%d sockets x %d threads do not divide %d vCPUs",
 						 s, th, v);
-					add_dropped(x, what, why);
+					add_dropped(x, what, why, NULL);
 					continue;
 				}
 				struct shape sh = { .sockets = s, .dies = 1,
@@ -145,14 +147,16 @@ static const char *knob_value(const struct sweep_config *cfg, const char **value
 
 /*
  * Checks one combination; on the first rule it breaks, fills `what` with
- * the smallest set of factor values that breaks it and returns the reason.
+ * the smallest set of factor values that breaks it and returns the reason;
+ * *pin_fault says whether that rule is the pinning's.
  */
 static const char *combination_invalid(const struct sweep_config *cfg,
 				       const struct host_facts *host, bool cross,
 				       const struct cand_shape *cs, const struct pinning *pin,
 				       const char **knobs, const struct noise *noise,
-				       struct strbuf *what, struct strbuf *why)
+				       struct strbuf *what, struct strbuf *why, bool *pin_fault)
 {
+	*pin_fault = false;
 	char shape[64];
 	shape_format(&cs->shape, shape, sizeof(shape));
 	enum guest_arch arch = cfg->arch == ARCH_HOST ? host->arch : cfg->arch;
@@ -202,6 +206,7 @@ static const char *combination_invalid(const struct sweep_config *cfg,
 	}
 
 	if (pin->policy == PIN_EXPLICIT && pin->nvcpu_cpus != (size_t)cs->vcpus) {
+		*pin_fault = true;
 		strbuf_addf(what, "%s/pin=%s", shape, pin->name);
 		strbuf_addf(why, "explicit pinning '%s' lists %zu CPU sets for %d vCPUs",
 			    pin->name, pin->nvcpu_cpus, cs->vcpus);
@@ -212,6 +217,7 @@ static const char *combination_invalid(const struct sweep_config *cfg,
 
 	if ((pin->policy == PIN_COMPACT || pin->policy == PIN_SPREAD) &&
 	    cs->vcpus > host->online_cpus) {
+		*pin_fault = true;
 		strbuf_addf(what, "%s/pin=%s", shape, pin->name);
 		strbuf_addf(why, "pinning '%s' needs %d host CPUs; this host has %d online",
 			    pin->name, cs->vcpus, host->online_cpus);
@@ -228,6 +234,7 @@ static const char *combination_invalid(const struct sweep_config *cfg,
 		if (emu > max)
 			max = emu;
 		if (host->possible_cpus > 0 && max >= host->possible_cpus) {
+			*pin_fault = true;
 			strbuf_addf(what, "pin=%s", pin->name);
 			strbuf_addf(why, "pinning '%s' uses host CPU %d; this host has CPUs 0-%d",
 				    pin->name, max, host->possible_cpus - 1);
@@ -410,11 +417,14 @@ static void cross(struct expansion *x, const struct host_facts *host,
 				const struct noise *noise = &cfg->noises[ni];
 				strbuf_reset(&what);
 				strbuf_reset(&why);
+				bool pin_fault;
 				const char *reason = combination_invalid(cfg, host, p->cross_host,
 									 &shapes[s], pin, kval,
-									 noise, &what, &why);
+									 noise, &what, &why,
+									 &pin_fault);
 				if (reason) {
-					add_dropped(x, strbuf_str(&what), reason);
+					add_dropped(x, strbuf_str(&what), reason,
+						    pin_fault ? pin : NULL);
 					continue;
 				}
 				config_add(x, &shapes[s], pin, kval, noise, false);
@@ -476,7 +486,7 @@ static void add_host_references(struct expansion *x, const struct host_facts *ho
 			strbuf_addf(&why, "the host reference runs guest vCPU %d's work on host "
 				    "CPU %d; this host has CPUs 0-%d", need, need,
 				    host->possible_cpus - 1);
-			add_dropped(x, strbuf_str(&what), strbuf_str(&why));
+			add_dropped(x, strbuf_str(&what), strbuf_str(&why), NULL);
 			strbuf_release(&what);
 			strbuf_release(&why);
 			continue;
@@ -484,6 +494,71 @@ static void add_host_references(struct expansion *x, const struct host_facts *ho
 		config_add(x, &cs, pin, kval, z, true);
 	}
 	free(kval);
+}
+
+/*
+ * Appends "\n  WHAT: REASON" for each dropped combination that `only`
+ * (when not NULL) was dropped for, as many as fit in `room` bytes of out.
+ */
+static void dropped_lines(const struct plan *p, const struct pinning *only, size_t room,
+			  struct strbuf *out)
+{
+	size_t shown = 0, total = 0;
+	for (size_t i = 0; i < p->ndropped; i++) {
+		const struct plan_dropped *d = &p->dropped[i];
+		if (only && d->pinning != only)
+			continue;
+		total++;
+		if (out->len + strlen(d->what) + strlen(d->reason) + 100 < room) {
+			strbuf_addf(out, "\n  %s: %s", d->what, d->reason);
+			shown++;
+		}
+	}
+	if (shown < total)
+		strbuf_addf(out, "\n  ... and %zu more", total - shown);
+}
+
+/* Fails naming why each combination was dropped, when none is left. */
+static void nothing_runs(const struct plan *p, struct ta_err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s: no configuration can run: ", p->cfg->path);
+	if (!p->ndropped)
+		strbuf_addstr(&sb, "the topology gives no shape");
+	else
+		strbuf_addf(&sb, "all %zu combinations were dropped:", p->ndropped);
+	dropped_lines(p, NULL, sizeof(err->msg), &sb);
+	err_set(err, EXIT_BAD_INPUT, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+/*
+ * A pinning that fits no configuration is a mistake in the sweep (CPUs
+ * this host lacks, a CPU set per vCPU for a vCPU count no shape has), not a
+ * combination to skip quietly: fails naming each such pinning, where it is
+ * written and every reason it was dropped for.
+ */
+static bool unfit_pinnings(const struct plan *p, struct ta_err *err)
+{
+	const struct sweep_config *cfg = p->cfg;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < cfg->npinnings; i++) {
+		const struct pinning *pin = &cfg->pinnings[i];
+		bool used = false;
+		for (size_t c = 0; c < p->nconfigs && !used; c++)
+			used = p->configs[c].pinning == pin;
+		if (used)
+			continue;
+		strbuf_addf(&sb, "%s%s:%d:%d: pinning '%s' fits no configuration of this sweep "
+			    "(fix its CPUs or remove it):", sb.len ? "\n" : "", cfg->path,
+			    pin->line, pin->col, pin->name);
+		dropped_lines(p, pin, sizeof(err->msg), &sb);
+	}
+	bool unfit = sb.len > 0;
+	if (unfit)
+		err_set(err, EXIT_BAD_INPUT, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return unfit;
 }
 
 /* Whether n combinations exceed the cap (err then says how they come about). */
@@ -536,10 +611,10 @@ struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts
 	cross(&x, host, shapes, nshapes);
 	free(shapes);
 
-	if (p->nconfigs == 0) {
-		err_set(err, EXIT_BAD_INPUT, "%s: no configuration can run: all %zu "
-			"combinations were dropped (first reason: %s)", cfg->path, p->ndropped,
-			p->ndropped ? p->dropped[0].reason : "empty topology");
+	if (p->nconfigs == 0 || unfit_pinnings(p, err)) {
+		if (p->nconfigs == 0)
+			nothing_runs(p, err);
+		g_hash_table_destroy(x.seen);
 		plan_free(p);
 		return NULL;
 	}

@@ -43,6 +43,7 @@ struct plan_config {
 struct plan_dropped {
 	char *what;	/* the combination, in key form */
 	char *reason;
+	const struct pinning *pinning;	/* the pinning it was dropped for, else NULL */
 };
 
 struct plan_run {
@@ -74,8 +75,9 @@ struct plan {
 
 /*
  * Expands cfg for host `host` with `seed` (used for the randomized order).
- * Fails (EXIT_BAD_INPUT) when nothing can run or the baseline does not name
- * exactly one configuration.
+ * Fails (EXIT_BAD_INPUT) when nothing can run (naming every reason), when
+ * a pinning fits no configuration (a wrong pinning: its reasons, per
+ * pinning), or when the baseline does not name exactly one configuration.
  */
 struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts *host,
 			 uint64_t seed, struct ta_err *err);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../schema/db-blocks.h"
+#include "../util/mono.h"
 #include "../util/strbuf.h"
 #include "blockreq.h"
 #include "config.h"
@@ -26,7 +27,8 @@
 /* Seconds a worker waits for the worker before it on the node to finish. */
 #define NODE_LOCK_WAIT 120
 
-const char *worker_node_name(void)
+/* The name this node's state and results go under: $SLURMD_NODENAME, else uname's. */
+static const char *worker_node_name(void)
 {
 	static struct utsname u;
 	const char *env = getenv("SLURMD_NODENAME");
@@ -151,7 +153,7 @@ static void wait_node_lock(const char *path)
 	if (fd < 0)
 		return;
 	for (int i = 0; i < NODE_LOCK_WAIT * 10 && flock(fd, LOCK_SH | LOCK_NB) < 0; i++)
-		usleep(100000);
+		mono_sleep_ms(100);
 	close(fd);
 }
 

@@ -49,7 +49,4 @@ struct worker_outcome {
 int worker_run_block(const char *request, const struct worker_opts *o,
 		     struct worker_outcome *out, struct ta_err *err);
 
-/* The name this node's state and results go under: $SLURMD_NODENAME, else uname's. */
-const char *worker_node_name(void);
-
 #endif

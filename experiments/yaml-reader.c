@@ -266,8 +266,7 @@ bool yr_word_in(const char *s, const char *const *words)
 	return false;
 }
 
-/* "a, b or c" */
-static void yr_words_join(struct strbuf *sb, const char *const *words)
+void yr_words_join(struct strbuf *sb, const char *const *words)
 {
 	size_t n = 0;
 	while (words[n])

@@ -90,6 +90,9 @@ int yr_fail(struct yr_reader *L, const yaml_node_t *n, const char *key, const ch
 int yr_fail_missing(struct yr_reader *L, const yaml_node_t *n, const char *key,
 		    const char *name, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* Appends words (NULL-terminated) as "a, b or c", the way messages list choices. */
+void yr_words_join(struct strbuf *sb, const char *const *words);
+
 /* ---- keys and nodes ----------------------------------------------------- */
 
 /* buf (YR_KEY_MAX) = "parent.name" (or "name" at the top); cut at YR_KEY_MAX. */

@@ -104,7 +104,7 @@ int db_attempts_list(struct db *db, int64_t exp_id, struct db_attempt **out, siz
 	return 0;
 }
 
-void db_attempt_release(struct db_attempt *a)
+static void db_attempt_release(struct db_attempt *a)
 {
 	free(a->job_name);
 	free(a->job_id);

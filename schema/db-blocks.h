@@ -57,7 +57,6 @@ struct db_attempt {
 int db_attempts_list(struct db *db, int64_t exp_id, struct db_attempt **out, size_t *n,
 		     struct ta_err *err);
 void db_attempts_free(struct db_attempt *v, size_t n);
-void db_attempt_release(struct db_attempt *a);
 
 /* A new attempt of a block, state 'submitting' (before sbatch runs). */
 int db_attempt_insert(struct db *db, int64_t exp_id, int block, int attempt,

@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "../util/mono.h"
 #include "../util/safefile.h"
 #include "../util/strbuf.h"
 
@@ -172,7 +173,7 @@ static int set_wal(struct db *db, struct ta_err *err)
 		    waited_ms >= 10000)
 			return err_set(err, EXIT_FAILURE_RUN, "%s: %s", db->path,
 				       sqlite3_errmsg(db->handle));
-		usleep(50000);
+		mono_sleep_ms(50);
 	}
 }
 

@@ -204,12 +204,15 @@ YAML
 
 # ---- 3. guests -------------------------------------------------------------
 
-# guest_sweep NAME REPETITIONS REUSE: 2 shapes, ebizzy 3 s in a TCG guest.
+# guest_sweep NAME REPETITIONS REUSE: 2 shapes, ebizzy 3 s in a TCG guest;
+# with REUSE one guest per shape serves every block (reuse_runs).
 guest_sweep() {
+	reuse=$3
+	[ "$3" = true ] && reuse="true, reuse_runs: $2"
 	cat <<YAML
 name: $1
 libvirt: {uri: "qemu:///system", domain_type: auto, arch: x86_64, memory_mib: 384}
-guest: {runner: agent, boot_timeout: 300, reuse: $3}
+guest: {runner: agent, boot_timeout: 300, reuse: $reuse}
 topology: [1x2x1, 1x1x2]
 benchmark: {kind: ebizzy, argv: [ebizzy, -t, "2", -S, "3"], duration: 3, metric: records_per_s}
 collect: {gang_exits: false, exit_reasons: false, vcpu_stats: true}
@@ -262,10 +265,14 @@ bench_guests() {
 	w=$(run_sweep "$db" "$tmp/g3.yaml")
 	judge_estimate "TCG, 8 runs in 2 reused guests" "$e" "$w" "$builtin"
 	set -- $(figures "$db" 3)
-	echo "runs in a reused guest ($1): outside the window median $2 s (max $3 s);" \
-	     "window minus ebizzy's own time median $4 s (max $5 s)"
-	judge "time outside the window, reused guest (median s)" "$2" "<=" 0.3
-	judge "window minus the benchmark's time (median s)" "$4" "<=" 0.2
+	if [ "$1" -eq 0 ]; then
+		echo "  below target: no run of the reused sweep ran in a reused guest"; missed=1
+	else
+		echo "runs in a reused guest ($1): outside the window median $2 s (max $3 s);" \
+		     "window minus ebizzy's own time median $4 s (max $5 s)"
+		judge "time outside the window, reused guest (median s)" "$2" "<=" 0.3
+		judge "window minus the benchmark's time (median s)" "$4" "<=" 0.2
+	fi
 
 	[ "${BENCH_DEMO:-1}" = 0 ] && { echo "make demo's study: skipped (BENCH_DEMO=0)"; return; }
 	load=$(cut -d' ' -f1 /proc/loadavg)
@@ -288,13 +295,33 @@ bench_guests() {
 	fi
 }
 
+# suite_lock_held: true when a process this one descends from holds the
+# suite lock (`flock /tmp/ta-suite.lock make bench`, as the README says);
+# taking it again on a new descriptor would wait for ourselves for ever.
+suite_lock_held() {
+	[ -e /tmp/ta-suite.lock ] || return 1
+	ino=$(stat -c %i /tmp/ta-suite.lock)
+	holders=$(awk -v i=":$ino\$" '$2 == "FLOCK" && $6 ~ i { print $5 }' /proc/locks)
+	p=$$
+	while [ "$p" -gt 1 ] 2>/dev/null; do
+		for h in $holders; do [ "$h" = "$p" ] && return 0; done
+		p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || return 1
+	done
+	return 1
+}
+
 # Arguments name the parts to run (store, plan, guests); none: all three.
 parts=${*:-store plan guests}
 for part in $parts; do
 	case $part in
 	store) bench_store ;;
 	plan) bench_plan ;;
-	guests) ( flock 9; bench_guests; exit $missed ) 9>/tmp/ta-suite.lock || missed=1 ;;
+	guests)
+		if suite_lock_held; then
+			( bench_guests; exit $missed ) || missed=1
+		else
+			( flock 9; bench_guests; exit $missed ) 9>/tmp/ta-suite.lock || missed=1
+		fi ;;
 	*) fail "unknown part '$part' (store, plan, guests)" ;;
 	esac
 done

@@ -12,7 +12,8 @@
 # Runs the whole SECONDS whatever it finds (libFuzzer's fork mode, crashes,
 # leaks, timeouts and out-of-memory inputs ignored and kept): each finding
 # is kept in WORKDIR/findings/ and listed in WORKDIR/findings.txt as
-# "FILE: one-line summary" (the sanitizer's SUMMARY, or the kind).  Exits 1
+# "FILE: one-line summary" (the sanitizer's SUMMARY, or the kind), and the
+# end of the run counts them by summary, one example each.  Exits 1
 # when this run found anything (add each input to tests/fuzz/corpus with
 # its expected answer once fixed), 0 when it found nothing.
 set -u
@@ -51,12 +52,15 @@ export LSAN_OPTIONS="suppressions=$top/tests/helpers/lsan.supp:print_suppression
 echo "fuzz: $(grep -c '^#' "$work/fuzz.log") progress lines in $work/fuzz.log;" \
 	"$(tail -n 1 "$work/fuzz.log")"
 
-# One line per finding: what the input does when replayed on its own.
+# One line per finding: what the input does when replayed on its own (with
+# the same limits, so a timeout or an out-of-memory input says so too).
 : >"$work/findings.txt"
 for f in "$work"/findings/*; do
 	[ -f "$f" ] || continue
-	what=$(timeout 60 "$fuzzer" "$f" 2>&1 | grep -m 1 -E '^SUMMARY:|ERROR: libFuzzer') ||
-		what="${f##*/} (does not reproduce on its own: flaky or a timeout)"
+	out=$(timeout 120 "$fuzzer" -timeout=10 -rss_limit_mb=2048 "$f" 2>&1)
+	what=$(printf '%s\n' "$out" | grep -m 1 '^SUMMARY:') ||
+		what=$(printf '%s\n' "$out" | grep -m 1 'ERROR: libFuzzer' | sed 's/^==[0-9]*== //') ||
+		what="does not reproduce on its own (flaky, or slower than 120 s)"
 	echo "${f##*/}: $what" >>"$work/findings.txt"
 done
 after=$(ls "$work/findings" | wc -l)
@@ -65,6 +69,10 @@ if [ "$after" -eq 0 ]; then
 	echo "fuzz: no finding in $seconds s"
 	exit 0
 fi
-echo "fuzz: $new new finding(s) in $seconds s, $after in $work/findings in all:"
-cat "$work/findings.txt"
+# Grouped by what they do: how many inputs each, and one of them.
+echo "fuzz: $new new finding(s) in $seconds s, $after in $work/findings in all," \
+	"$(sed 's/^[^:]*: //' "$work/findings.txt" | sort -u | wc -l) distinct:"
+awk '{ f = $1; sub(/:$/, "", f); $1 = ""; sub(/^ /, ""); n[$0]++; if (!($0 in ex)) ex[$0] = f }
+     END { for (w in n) printf "%6d x %s (e.g. %s)\n", n[w], w, ex[w] }' "$work/findings.txt" | sort -rn
+echo "fuzz: every finding: $work/findings.txt"
 [ "$new" -eq 0 ]

@@ -19,9 +19,12 @@ the library (build/, from `make units`), which is run (20 s timeout each, stoppi
 the first failure).  Usage:
 
   scripts/mutate.py [--jobs N] [--files decide/engine.c,...] [--sample K]
-                    [--out FILE]
+                    [--recheck FILE] [--out FILE]
 
 --sample K takes every K-th mutant (seeded by position, reproducible).
+--recheck FILE runs only the mutants a survivors file lists (file, line and
+mutation; with the same --sample as the run that wrote it): what new tests
+kill of them, without building every mutant again.
 Prints the score per file and overall, and writes the survivors (file,
 line, the mutation) to --out (default build-mutate/survivors.txt).
 """
@@ -160,7 +163,8 @@ def one(args):
         if run(link, cwd=TOP) != 0:
             return "stillborn"
         try:
-            if run([exe], cwd=work, timeout=20) != 0:
+            # From the top, as `make check` runs them: some read configs/ by a relative path.
+            if run([exe], cwd=TOP, timeout=20) != 0:
                 return "killed"
         except subprocess.TimeoutExpired:
             return "killed"
@@ -174,8 +178,13 @@ def main():
         os.path.join("decide", f) for f in os.listdir(os.path.join(TOP, "decide"))
         if f.endswith(".c"))))
     ap.add_argument("--sample", type=int, default=1)
+    ap.add_argument("--recheck", default=None)
     ap.add_argument("--out", default=os.path.join(TOP, "build-mutate", "survivors.txt"))
     a = ap.parse_args()
+    wanted = None
+    if a.recheck:
+        with open(a.recheck) as f:
+            wanted = {line.rstrip("\n") for line in f if line.strip()}
     flags, libs = cflags()
     base = os.path.join(TOP, "build-mutate")
     os.makedirs(base, exist_ok=True)
@@ -185,7 +194,10 @@ def main():
         for k, m in enumerate(mutants(text)):
             if k % a.sample:
                 continue
-            where.append((path, text.count("\n", 0, m[0]) + 1, m[3]))
+            line = text.count("\n", 0, m[0]) + 1
+            if wanted is not None and f"{path}:{line}: {m[3]}" not in wanted:
+                continue
+            where.append((path, line, m[3]))
             jobs.append((path, text, m, None, flags, libs))
     results = []
     tmp = tempfile.mkdtemp(prefix="mutate.", dir=base)
@@ -206,6 +218,16 @@ def main():
         subprocess.run(["cc", "-I", snap] + flags + ["-c", "-o", tests[t],
                                          os.path.join(TOP, "tests", "unit", t + ".c")],
                        cwd=TOP, check=True)
+    # The unmutated engine must pass under this harness, or every mutant
+    # would count as killed (a test that cannot run here kills them all).
+    if a.files:
+        path = a.files.split(",")[0]
+        text = open(os.path.join(TOP, path)).read()
+        if one((path, text, (0, 0, "", "none"), os.path.join(tmp, "unmutated"), flags, libs,
+                lib, tests, snap)) != "survived":
+            print(f"the unmutated {path} fails the tests under this harness: no score",
+                  file=sys.stderr)
+            return 2
     with ThreadPoolExecutor(a.jobs) as ex:
         futs = [ex.submit(one, j[:3] + (os.path.join(tmp, str(i % a.jobs) + "-" + str(i)),) +
                           j[4:] + (lib, tests, snap)) for i, j in enumerate(jobs)]

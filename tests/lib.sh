@@ -77,6 +77,18 @@ host_sweep_setup() {
 	echo 1 >"$knob"
 }
 
+# wait_started PID PATTERN: waits (up to 10 s) until a process whose command
+# line matches PATTERN runs — what the sweep PID started; else kills PID and
+# fails.
+wait_started() {
+	_i=0
+	until pgrep -f "$2" >/dev/null; do
+		_i=$((_i + 1))
+		[ $_i -lt 100 ] || { kill -KILL "$1"; fail "'$2' never started"; }
+		sleep 0.1
+	done
+}
+
 guest_sweep_cleanup() {
 	for d in $(virsh -q -c qemu:///system list --all --name 2>/dev/null | grep "^$prefix"); do
 		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1

@@ -207,8 +207,21 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
 		       "a regular file (or /dev/stdout)", path, safefile_kind(lst.st_mode));
 }
 
+/*
+ * What is not a regular file (a symlink aside: O_NOFOLLOW names it) is
+ * refused before it is opened, since opening a device can act on it (a tape
+ * rewinds, a terminal becomes ours); the fstat() after the open catches a
+ * swap in between.
+ */
 int safefile_open_existing(const char *path, struct stat *st, struct ta_err *err)
 {
+	struct stat lst;
+	if (lstat(path, &lst) == 0 && !S_ISREG(lst.st_mode) && !S_ISLNK(lst.st_mode)) {
+		err_set(err, EXIT_FAILURE_RUN, "refusing to use %s: it is %s, not a file", path,
+			safefile_kind(lst.st_mode));
+		errno = EPERM;
+		return -1;
+	}
 	int fd;
 	do
 		fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);

@@ -18,9 +18,9 @@
  *                      into and never replaced; a directory, FIFO, socket
  *                      or block device is refused (exit 2);
  *   safefile_open_existing() an existing file to update in place: refuses a
- *                      symlink, anything not a regular file, and a file with
- *                      more than one hard link (whose other names we would
- *                      change too).
+ *                      symlink, anything not a regular file (without opening
+ *                      it), and a file with more than one hard link (whose
+ *                      other names we would change too).
  *
  * Modes are passed to open() as given, so the umask still applies: 0600 for
  * private files (database, lock), 0644 for what is meant to be shared.
@@ -52,8 +52,9 @@ int safefile_replace(const char *path, const void *data, size_t len, mode_t mode
 
 /*
  * Opens an existing path (O_RDWR, no O_CREAT, no O_TRUNC, O_NOFOLLOW) and
- * fills *st.  Fails for a symlink, a non-regular file or one with other hard
- * links; errno stays ENOENT when path does not exist.
+ * fills *st.  Fails for a symlink, a non-regular file (a device, FIFO,
+ * socket or directory is named as such and never opened) or one with other
+ * hard links; errno stays ENOENT when path does not exist.
  */
 int safefile_open_existing(const char *path, struct stat *st, struct ta_err *err);
 

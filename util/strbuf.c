@@ -187,6 +187,29 @@ size_t strbuf_utf8_len(const char *str, size_t avail, uint32_t *cp_out)
 	return n;
 }
 
+void strbuf_add_overwritten(struct strbuf *sb, const char *data, size_t len)
+{
+	size_t line = 0;	/* where the current line starts */
+	while (line < len) {
+		const char *nl = memchr(data + line, '\n', len - line);
+		size_t end = nl ? (size_t)(nl - data) : len;
+		size_t part = line, part_end = line;	/* the last non-empty part */
+		for (size_t i = line, start = line; i <= end; i++) {
+			if (i < end && data[i] != '\r')
+				continue;
+			if (i > start) {
+				part = start;
+				part_end = i;
+			}
+			start = i + 1;
+		}
+		strbuf_add(sb, data + part, part_end - part);
+		if (nl)
+			strbuf_addch(sb, '\n');
+		line = end + 1;
+	}
+}
+
 void strbuf_add_printable(struct strbuf *sb, const char *data, size_t len)
 {
 	size_t i = 0;

@@ -49,6 +49,14 @@ size_t strbuf_utf8_len(const char *s, size_t avail, uint32_t *cp);
  */
 void strbuf_add_printable(struct strbuf *sb, const char *data, size_t len);
 
+/*
+ * Appends data[0..len) as a terminal ends up showing it: of each line,
+ * only the last non-empty part after a carriage return (a progress
+ * counter, like redis-benchmark's, rewrites its line with CR many times a
+ * second).  "\r\n" endings and a CR ending the data lose nothing else.
+ */
+void strbuf_add_overwritten(struct strbuf *sb, const char *data, size_t len);
+
 /* Reads a whole file; -1 with errno set on failure. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 

@@ -16,7 +16,11 @@
 #    boot-to-boot and run-to-run spread;
 #  - compare: an experiment against itself is refused; a rerun of the same
 #    truth never "changes the winner";
-#  - an undecided verdict names needed_repetitions, and extend runs them.
+#  - a configuration failing every run is failing (no more runs asked for
+#    it), also after extend;
+#  - an undecided verdict names needed_repetitions, and extend runs them;
+#    a rerun of an undecided experiment is inconclusive, never a changed
+#    winner.
 . "$TA_TOP/tests/lib.sh"
 host_sweep_setup
 ksm=$root/sys/kernel/mm/ksm/run
@@ -137,6 +141,30 @@ jq_sql "$tmp/rec.json" "json_extract(j, '\$.reason')" | grep -q "subcores_per_co
 	fail "the verdict does not state the failures: $(jq_sql "$tmp/rec.json" "json_extract(j, '\$.reason')")"
 ta rank "$f" | grep 'subcores_per_core=4' | grep -q 'failing, 2 of 6 failed' || fail "rank's status"
 
+# A configuration failing every run is failing, not "a few more runs"
+# from testable: no contention, no needed_repetitions for it, also after
+# extend (the run and extend exit 1: runs failed).
+mkdir "$tmp/s7"
+sweep allfail "$tmp/a.yaml" "\"$tmp/s7\", \"1=100,2=100,4=125\", \"0.02\", \"4\", \"1\"" 4 ""
+a=$(ta -q run --root "$root" "$tmp/a.yaml" 2>/dev/null)
+[ -n "$a" ] || fail "the all-failing sweep stored no experiment"
+for n in 4 6; do
+	[ $n = 6 ] && { ta extend --root "$root" "$a" --repetitions 2 >/dev/null 2>&1; [ $? -eq 1 ] || fail "extend $a"; }
+	ta --json rank "$a" >"$tmp/rank.json" || fail "rank $a"
+	[ "$(jq_sql "$tmp/rank.json" "(SELECT json_extract(value, '\$.verdict') || ' ' ||
+		json_extract(value, '\$.needed_repetitions') FROM json_each(j, '\$.decisions')
+		WHERE json_extract(value, '\$.key') LIKE '%=4')")" = "failing 0" ] ||
+		fail "$n runs, all failed: $(cat "$tmp/rank.json")"
+	ta --json recommend "$a" >"$tmp/rec.json" || fail "recommend $a"
+	jq_sql "$tmp/rec.json" "json_extract(j, '\$.contention')" | grep -q '=4"' &&
+		fail "$n runs, all failed: still in contention"
+	jq_sql "$tmp/rec.json" "json_extract(j, '\$.reason')" |
+		grep -q "subcores_per_core=4: $n of $n runs failed (failing: never recommended)" ||
+		fail "$n runs, all failed: $(jq_sql "$tmp/rec.json" "json_extract(j, '\$.reason')")"
+	ta rank "$a" | grep 'subcores_per_core=4' | grep -q "failing, $n of $n failed" ||
+		fail "rank's status after $n failed runs"
+done
+
 # --- boots with the host runner: sessions --------------------------------------
 # Two shapes (two reuse groups) x ksm 0, 1 (a knob that needs no fresh
 # boot), 8 blocks, 2 blocks per session: 8 sessions of 4 runs (2 of each
@@ -185,6 +213,14 @@ need=$(jq_sql "$tmp/rec.json" "json_extract(j, '\$.needed_repetitions')")
 [ "$(jq_sql "$tmp/rec.json" "json_extract(j, '\$.leader')")" != "" ] || fail "no leader named"
 ta recommend "$u" | grep -q "needed_repetitions: $need (.* against the baseline)" ||
 	fail "recommend's text lacks needed_repetitions"
+# A rerun of an undecided experiment: neither decides, so compare cannot
+# speak of a changed winner (an undecided verdict recommends nothing).
+u2=$(ta -q rerun --root "$root" "$u" 2>"$tmp/err") || { cat "$tmp/err"; fail "rerun $u"; }
+ta --json compare "$u" "$u2" >"$tmp/cmp.json" || fail "compare $u $u2 exited $?"
+[ "$(jq_sql "$tmp/cmp.json" "json_extract(j, '\$.recommendation.holds') || ' ' ||
+	json_extract(j, '\$.recommendation.status')")" = "1 inconclusive" ] ||
+	fail "compare of two undecided experiments: $(jq_sql "$tmp/cmp.json" "json_extract(j, '\$.recommendation')")"
+ta compare "$u" "$u2" | grep -qi changed && fail "compare's text cries CHANGED on an undecided rerun"
 before=$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
 	WHERE c.experiment_id = $u")
 ta extend --root "$root" "$u" --repetitions "$need" >/dev/null 2>"$tmp/err" ||

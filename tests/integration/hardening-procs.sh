@@ -6,7 +6,7 @@
 #    no cgroup of the controller is left
 #  2 timeouts by the clock: a setsid child holding stdout, stdout and stderr
 #    closed — "timed out after 2 s", well before the 60 s bound
-#  3 SIGTERM to the controller while such a benchmark runs: it stops
+#  3 SIGTERM or SIGINT to the controller while such a benchmark runs: it stops
 #    promptly, the experiment is interrupted, nothing survives, and resume
 #    finds nothing left behind
 #  4 SIGKILL to the controller while daemonized processes run: resume ends
@@ -117,27 +117,29 @@ for argv in "[sh, -c, \"setsid sleep ${mark}5 & exec sleep ${mark}6\"]" \
 	[ -z "$(ours)" ] || fail "2: '$argv' left processes"
 done
 
-# --- 3: SIGTERM to the controller is prompt --------------------------------------
+# --- 3: SIGTERM or SIGINT to the controller is prompt -----------------------------
 # resume runs the stored config: the benchmark hangs only until $tmp/go exists.
 bench term "[sh, -c, \"[ -e $tmp/go ] && exec $fb 100; setsid sleep ${mark}8 & exec >&- 2>&-; exec sleep ${mark}9\"]"
 sed -i 's/^  timeout: 2$/  timeout: 600/' "$tmp/term.yaml"
-start_bg run "$tmp/term.yaml"
-wait_ours 2 3
-kill -TERM "$bg"
-i=0
-while kill -0 "$bg" 2>/dev/null; do
-	i=$((i + 1)); [ $i -lt 300 ] || fail "3: the controller ignored SIGTERM for 30 s"
-	sleep 0.1
+for sig in TERM INT; do
+	start_bg run "$tmp/term.yaml"
+	wait_ours 2 "3 ($sig)"
+	kill -$sig "$bg"
+	i=0
+	while kill -0 "$bg" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 300 ] || fail "3: the controller ignored SIG$sig for 30 s"
+		sleep 0.1
+	done
+	[ -z "$(ours)" ] || fail "3: processes survive the sweep interrupted by SIG$sig"
+	term=$(head -n 1 "$tmp/bg.out")
+	[ "$(q "SELECT status FROM experiments WHERE id = $term")" = interrupted ] ||
+		{ cat "$tmp/bg.err"; fail "3: SIG$sig: the experiment is not interrupted"; }
+	touch "$tmp/go"
+	ta resume "$term" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "3: resume failed"; }
+	grep -q "left running by an earlier sweep" "$tmp/err" && { cat "$tmp/err"; fail "3: resume found survivors"; }
+	[ -z "$(ours)" ] || fail "3: resume left processes"
+	rm -f "$tmp/go"
 done
-[ -z "$(ours)" ] || fail "3: processes survive the interrupted sweep"
-term=$(head -n 1 "$tmp/bg.out")
-[ "$(q "SELECT status FROM experiments WHERE id = $term")" = interrupted ] ||
-	{ cat "$tmp/bg.err"; fail "3: the experiment is not interrupted"; }
-touch "$tmp/go"
-ta resume "$term" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "3: resume failed"; }
-grep -q "left running by an earlier sweep" "$tmp/err" && { cat "$tmp/err"; fail "3: resume found survivors"; }
-[ -z "$(ours)" ] || fail "3: resume left processes"
-rm -f "$tmp/go"
 
 # --- 4: SIGKILL to the controller; resume ends daemons too ------------------------
 bench killed "[sh, -c, \"[ -e $tmp/go ] && exec $fb 100; setsid -f sleep ${mark}10; exec sleep ${mark}11\"]" \

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "collectors/benchparse.h"
+#include "util/splitmix.h"
 #include "util/strbuf.h"
 
 /* ---- helpers ---- */
@@ -613,10 +614,10 @@ static void test_cut_and_mutated(void **state)
 			char *copy = xmalloc(target->len);
 			memcpy(copy, target->buf, target->len);
 			for (int k = 0; k < 4; k++) {
-				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-				size_t at = (size_t)(rng >> 33) % target->len;
-				copy[at] = (rng & 1) ? spice[(rng >> 8) % (sizeof(spice) - 1)]
-						     : (char)(rng >> 16);
+				uint64_t r = splitmix64_next(&rng);
+				size_t at = (size_t)(r >> 33) % target->len;
+				copy[at] = (r & 1) ? spice[(r >> 8) % (sizeof(spice) - 1)]
+						   : (char)(r >> 16);
 			}
 			if (target == &out)
 				check_outcome(c, copy, out.len, err.buf, err.len);

@@ -367,6 +367,23 @@ static void test_invalid_fixtures(void **state)
 
 static void assert_parse_error(const char *yaml, const char *want);
 
+/* A sweep without benchmark.kind is told every kind the kind table has, from the table. */
+static void test_missing_kind_lists_kinds(void **state)
+{
+	static const char yaml[] = "name: x\ntopology: [1x1x1]\nbenchmark: {duration: 3}\n";
+	struct ta_err err = { 0 };
+	struct sweep_config *cfg = config_parse("mem.yaml", yaml, sizeof(yaml) - 1, &err);
+	assert_null(cfg);
+	assert_non_null(strstr(err.msg, "benchmark.kind: required key missing ("));
+	for (size_t k = 0; bench_kind_names[k]; k++) {
+		char word[64];
+		snprintf(word, sizeof(word), "%s%s", bench_kind_names[k],
+			 bench_kind_names[k + 1] ? (bench_kind_names[k + 2] ? ", " : " or ") : ")");
+		if (!strstr(err.msg, word))
+			fail_msg("\"%s\" does not list '%s'", err.msg, bench_kind_names[k]);
+	}
+}
+
 /* Every error of a file in one pass, in file order, each with FILE:LINE:COL and its key. */
 static void test_several_errors(void **state)
 {
@@ -1195,6 +1212,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_build),
 		cmocka_unit_test(test_invalid_fixtures),
 		cmocka_unit_test(test_invalid_from_memory),
+		cmocka_unit_test(test_missing_kind_lists_kinds),
 		cmocka_unit_test(test_several_errors),
 		cmocka_unit_test(test_byte_order_mark),
 		cmocka_unit_test(test_parse_regex),

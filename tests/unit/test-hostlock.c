@@ -238,7 +238,7 @@ static void test_hard_link_refused(void **state)
 	unlink(lockpath);
 	assert_int_equal(mkfifo(lockpath, 0600), 0);
 	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), -1);
-	assert_non_null(strstr(err.msg, "not a regular file"));
+	assert_non_null(strstr(err.msg, "it is a FIFO (named pipe), not a file"));
 }
 
 /*

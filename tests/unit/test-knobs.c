@@ -322,10 +322,20 @@ static void test_apply_writes_kernel_format(void **state)
 	assert_string_equal(get(f->root, SUBCORES), "4");
 	assert_int_equal(knob_apply(knob_find("kvm_hv.one_vm_per_core"), f->root, "on", &err), 0);
 	assert_string_equal(get(f->root, KVM "one_vm_per_core"), "Y");
-	/* THP's file shows all choices; the kernel takes one word. */
-	assert_int_equal(knob_apply(knob_find("thp"), f->root, "never", &err), -1);
-	assert_msg(&err, "not understood");
+	/* THP's file shows all choices; the kernel takes one word, and a file
+	 * under a test root then holds that word, which reads back as itself. */
+	assert_int_equal(knob_apply(knob_find("thp"), f->root, "never", &err), 0);
 	assert_string_equal(get(f->root, THP), "never");
+	struct strbuf v = STRBUF_INIT;
+	assert_int_equal(knob_read(knob_find("thp"), f->root, &v, &err), 0);
+	assert_string_equal(v.buf, "never");
+	/* Only a whole value in its own spelling: no other text passes for one. */
+	put(f->root, THP, "Never\n");
+	assert_int_equal(knob_read(knob_find("thp"), f->root, &v, &err), -1);
+	assert_msg(&err, "not understood");
+	put(f->root, THP, "never always\n");
+	assert_int_equal(knob_read(knob_find("thp"), f->root, &v, &err), -1);
+	strbuf_release(&v);
 }
 
 static void test_apply_set_order_and_journal(void **state)

@@ -202,18 +202,66 @@ static void test_pinning_rules(void **state)
 {
 	struct sweep_config *cfg = parse(
 		"name: p\ntopology: [1x2x1, 1x4x1]\n"
-		"pinning: [none, compact, {name: pair, vcpus: ['0', '1']}, "
-		"{name: far, vcpus: ['0', '9']}]\n" BENCH);
+		"pinning: [none, compact, {name: pair, vcpus: ['0', '1']}]\n" BENCH);
 	struct plan *p = expand_ok(cfg, &x86_host, 0);
-	/* 1x2x1: none, compact, pair (far uses CPU 9 of 0-1); 1x4x1: none only. */
+	/* 1x2x1: none, compact, pair; 1x4x1: none only. */
 	assert_int_equal(p->nconfigs, 4);
 	assert_true(has_config(p, "1x2x1/pin=pair/noise=none"));
 	assert_true(has_config(p, "1x4x1/pin=none/noise=none"));
 	assert_non_null(strstr(dropped_reason(p, "1x4x1/pin=compact"), "needs 4 host CPUs"));
 	assert_non_null(strstr(dropped_reason(p, "1x4x1/pin=pair"), "2 CPU sets for 4 vCPUs"));
-	assert_non_null(strstr(dropped_reason(p, "pin=far"), "host CPU 9"));
+	/* Dropped for its pinning: the run warns about each of these. */
+	for (size_t i = 0; i < p->ndropped; i++)
+		assert_string_equal(p->dropped[i].pinning->name,
+				    strstr(p->dropped[i].what, "compact") ? "compact" : "pair");
 	plan_free(p);
 	config_free(cfg);
+}
+
+/*
+ * A pinning no configuration can use is a mistake, not a combination to
+ * skip: plan fails naming each such pinning with every reason (a pinning
+ * used by some shape is only dropped for the others, above).  With nothing
+ * left to run, every reason is named, not the first only.
+ */
+static void test_pinning_unfit(void **state)
+{
+	static const struct {
+		const char *pinnings;
+		const char *want[3];	/* substrings of the message */
+		const char *not;	/* must not appear */
+	} cases[] = {
+		{ "[none, {name: far, vcpus: ['0', '9']}]",
+		  { "test.yaml:4:17: pinning 'far' fits no configuration",
+		    "pin=far: pinning 'far' uses host CPU 9; this host has CPUs 0-1", NULL },
+		  "pinning 'none'" },
+		{ "[none, {name: three, vcpus: ['0', '1', '1']}, {name: far, vcpus: ['0', '9']}]",
+		  { "pinning 'three' fits no configuration",
+		    "1x2x1/pin=three: explicit pinning 'three' lists 3 CPU sets for 2 vCPUs",
+		    "\ntest.yaml:4:" }, NULL },
+		/* Everything dropped: every reason, one a line. */
+		{ "[{name: three, vcpus: ['0', '1', '1']}, {name: far, vcpus: ['0', '9']}]",
+		  { "no configuration can run: all 2 combinations were dropped:",
+		    "\n  1x2x1/pin=three: explicit pinning 'three' lists 3 CPU sets",
+		    "\n  pin=far: pinning 'far' uses host CPU 9" }, "first reason" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char yaml[512];
+		snprintf(yaml, sizeof(yaml), "name: p\ntopology: [1x2x1]\nnoise: [none]\n"
+			 "pinning: %s\n" BENCH, cases[i].pinnings);
+		struct sweep_config *cfg = parse(yaml);
+		struct ta_err err = { 0 };
+		struct plan *p = plan_expand(cfg, &x86_host, 0, &err);
+		if (p)
+			fail_msg("case %zu: planned %zu configurations", i, p->nconfigs);
+		assert_int_equal(err.code, EXIT_BAD_INPUT);
+		for (size_t k = 0; k < 3 && cases[i].want[k]; k++)
+			if (!strstr(err.msg, cases[i].want[k]))
+				fail_msg("case %zu: no '%s' in: %s", i, cases[i].want[k], err.msg);
+		if (cases[i].not && strstr(err.msg, cases[i].not))
+			fail_msg("case %zu: '%s' in: %s", i, cases[i].not, err.msg);
+		config_free(cfg);
+	}
 }
 
 /* Planning a POWER sweep on x86 skips the checks against this host's CPUs. */
@@ -768,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_ppc64_power_of_two),
 		cmocka_unit_test(test_power8_threads_per_subcore),
 		cmocka_unit_test(test_pinning_rules),
+		cmocka_unit_test(test_pinning_unfit),
 		cmocka_unit_test(test_cross_host),
 		cmocka_unit_test(test_plan_errors),
 		cmocka_unit_test(test_big_sweeps),

@@ -16,6 +16,7 @@
 #include "experiments/config.h"
 #include "experiments/plan.h"
 #include "experiments/reuse.h"
+#include "util/strbuf.h"
 
 static const struct host_facts x86_host = { ARCH_X86_64, 2, 2, 1 };
 static const struct host_facts power8_host = { ARCH_PPC64, 160, 160, 8 };
@@ -134,6 +135,20 @@ static void test_reuse_runs(void **state)
 	assert_null(cfg);
 	assert_non_null(strstr(err.msg, "guest.reuse_runs: counts the runs of a reused guest boot; "
 				       "it needs reuse: true"));
+	/* The value reaches the canonical dump (the sweep's identity) and is bounded. */
+	cfg = config_parse("r.yaml", SWEEP("reuse: true, reuse_runs: 7"),
+			   strlen(SWEEP("reuse: true, reuse_runs: 7")), &err);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->reuse_runs, 7);
+	struct strbuf dump = STRBUF_INIT;
+	config_dump(cfg, &dump);
+	assert_non_null(strstr(strbuf_str(&dump), "guest.reuse: true\nguest.reuse_runs: 7\n"));
+	strbuf_release(&dump);
+	config_free(cfg);
+	cfg = config_parse("r.yaml", SWEEP("reuse: true, reuse_runs: 0"),
+			   strlen(SWEEP("reuse: true, reuse_runs: 0")), &err);
+	assert_null(cfg);
+	assert_non_null(strstr(err.msg, "guest.reuse_runs: 0 is out of range"));
 }
 
 /* Memory decides how many guests are kept: half of MemAvailable, at least one, at most the groups. */

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "collectors/tsmerge.h"
+#include "util/splitmix.h"
 
 #define MAXSRC 9
 #define MAXLEN 300
@@ -23,10 +24,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
+	return (uint32_t)splitmix64_below(&rng, n);
 }
 
 static void check_merge(int nsrc, int spread)

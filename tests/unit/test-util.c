@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/json.h"
@@ -227,6 +228,31 @@ static void test_strbuf_printable(void **state)
 	strbuf_release(&sb);
 }
 
+/* Output rewritten with CR keeps what a terminal finally shows: a table of cases. */
+static void test_strbuf_overwritten(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "", "" },
+		{ "plain\nlines\n", "plain\nlines\n" },
+		/* redis-benchmark -q: progress rewritten, then the result line */
+		{ "SET: rps=1.0 (overall: 1.0)\rSET: rps=2.0 (overall: 1.5)\r"
+		  "SET: 5000.00 requests per second\nGET: rps=3.0\r",
+		  "SET: 5000.00 requests per second\nGET: rps=3.0" },
+		{ "dos\r\nline\r\n", "dos\nline\n" },
+		{ "a\rb\rc", "c" },
+		{ "\r\r\n\rx\r\r\n", "\nx\n" },
+		{ "no newline at end", "no newline at end" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&sb);
+		strbuf_add_overwritten(&sb, cases[i].in, strlen(cases[i].in));
+		if (strcmp(strbuf_str(&sb), cases[i].out))
+			fail_msg("case %zu: '%s'", i, strbuf_str(&sb));
+	}
+	strbuf_release(&sb);
+}
+
 static char sfdir[] = "/tmp/ta-test-safefile.XXXXXX";
 
 static void sf_path(char *buf, size_t n, const char *name)
@@ -387,6 +413,26 @@ static void test_safefile_devices(void **state)
 	close(s);
 	unlink(sock);
 
+	/* In place (the host lock): what is not a file is named and never
+	 * opened — our terminal would fail to open (ENXIO) without a
+	 * controlling one, a FIFO would open. */
+	assert_int_equal(safefile_open_existing(fifo, &st, &err), -1);
+	assert_non_null(strstr(err.msg, "it is a FIFO (named pipe), not a file"));
+	assert_int_equal(safefile_open_existing(sfdir, &st, &err), -1);
+	assert_non_null(strstr(err.msg, "it is a directory"));
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ta_err cerr = { 0 };
+		struct stat cst;
+		setsid();	/* no controlling terminal: opening /dev/tty fails */
+		_exit(safefile_open_existing("/dev/tty", &cst, &cerr) == -1 &&
+		      strstr(cerr.msg, "it is a character device, not a file") ? 0 : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
 	/* Input: a FIFO, a device, a directory are refused at once. */
 	const char *why = NULL;
 	assert_int_equal(safefile_open_input(fifo, &why), -1);
@@ -449,6 +495,7 @@ static void test_warn_channel(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf_overwritten),
 		cmocka_unit_test(test_json_structure),
 		cmocka_unit_test(test_json_pretty),
 		cmocka_unit_test(test_json_escaping),
