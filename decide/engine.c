@@ -102,9 +102,10 @@ static void worst_of(const struct decide_cmp *lv, size_t k, double alpha, double
 			continue;
 		double lo = decide_cmp_lower(&lv[i], alpha / 2);
 		double hi = decide_cmp_upper(&lv[i], alpha / (2 * (double)k));
-		out->lo = i == 0 ? lo : fmin(out->lo, lo);
-		out->hi = i == 0 ? hi : fmin(out->hi, hi);
-		out->mde = i == 0 ? lv[i].mde : fmax(out->mde, lv[i].mde);
+		/* out's ends start as NAN, which fmin and fmax pass over. */
+		out->lo = fmin(out->lo, lo);
+		out->hi = fmin(out->hi, hi);
+		out->mde = fmax(out->mde, lv[i].mde);
 	}
 	if (!ok)
 		out->p = NAN;
@@ -130,8 +131,8 @@ static void span_of(const struct decide_cmp *lv, size_t k, double alpha, double 
 		out->units = c->units < out->units ? c->units : out->units;
 		if (!c->ok)
 			continue;
-		out->lo = i == 0 || isnan(out->lo) ? c->lo : fmin(out->lo, c->lo);
-		out->hi = i == 0 || isnan(out->hi) ? c->hi : fmax(out->hi, c->hi);
+		out->lo = fmin(out->lo, c->lo);	/* NAN from cmp_empty at first */
+		out->hi = fmax(out->hi, c->hi);
 		p = fmax(p, c->p);
 		int need = decide_needed(c, delta);
 		out->needed = need > out->needed ? need : out->needed;
