@@ -208,6 +208,24 @@ static void one_run(struct sw *s)
 	sw_runs(s, 1, 0, 1, 150, 0.01, 8);
 }
 
+/* No baseline, one run each: nothing testable; the best mean, tentatively. */
+static void no_baseline_one_run(struct sw *s)
+{
+	sw_init(s, 3, 1, DECIDE_NONE, true);
+	sw_runs(s, 0, 0, 1, 100, 0.01, 8);
+	sw_runs(s, 1, 0, 1, 150, 0.01, 8);
+	sw_runs(s, 2, 0, 1, 120, 0.01, 8);
+}
+
+/* Two 10 % and 5 % losses at 20 % spread: both still in contention. */
+static void two_in_contention(struct sw *s)
+{
+	sw_init(s, 3, 1, 0, true);
+	sw_runs(s, 0, 0, 5, 100, 0.20, 2);
+	sw_runs(s, 1, 0, 5, 90, 0.20, 2);
+	sw_runs(s, 2, 0, 5, 95, 0.20, 2);
+}
+
 /*
  * A race dropped d1 and d2 against d2 and the baseline; d1's own runs
  * (5 blocks, equal to the baseline at CV 5 %) show nothing: it is
@@ -317,6 +335,10 @@ static const struct row rows[] = {
 	  DECIDE_NOT_COMPARED },
 	{ "lower is better", lower_is_better, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
 	{ "one run", one_run, DECIDE_INSUFFICIENT, "d0", "", "", DECIDE_INSUFFICIENT },
+	{ "no baseline, one run", no_baseline_one_run, DECIDE_INSUFFICIENT, "d1", "", "",
+	  DECIDE_NOT_COMPARED },
+	{ "two in contention", two_in_contention, DECIDE_UNDECIDED, "d0", "d1,d2", "",
+	  DECIDE_UNDECIDED },
 	{ "all eliminated", all_eliminated, DECIDE_UNDECIDED, "d0", "", "d1", DECIDE_UNDECIDED },
 	{ "all eliminated, worse", all_eliminated_worse, DECIDE_EQUIVALENT, "d0", "", "",
 	  DECIDE_WORSE },
@@ -671,6 +693,42 @@ static void test_needed(void **state)
 	assert_int_equal(r.verdict, DECIDE_UNDECIDED);
 	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
 	assert_int_equal(r.needed, 1);
+	decide_result_release(&r);
+}
+
+/*
+ * Without a baseline the scores are against the best mean (score 0); a
+ * decision with fewer than 2 successful runs cannot be that reference.
+ */
+static void test_no_baseline_scores(void **state)
+{
+	(void)state;
+	static struct sw s;
+	no_baseline(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == 0);
+	assert_true(fabs(r.decisions[0].score - log(100.0 / 130)) < 0.02);
+	assert_true(fabs(r.decisions[2].score - log(110.0 / 130)) < 0.02);
+	decide_result_release(&r);
+	/* d1 with one run: d2 is the reference. */
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 6);
+	sw_runs(&s, 1, 0, 1, 130, 0.01, 6);
+	sw_runs(&s, 2, 0, 5, 110, 0.01, 6);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[2].score == 0);
+	assert_true(fabs(r.decisions[0].score - log(100.0 / 110)) < 0.02);
+	assert_true(isnan(r.decisions[1].score));
+	decide_result_release(&r);
+	/* The baseline missing at the second of two levels: 2 runs there first. */
+	sw_init(&s, 2, 2, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 6);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 6);
+	sw_runs(&s, 1, 1, 5, 110, 0.01, 6);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.baseline_testable);
+	assert_int_equal(r.needed, 2);
 	decide_result_release(&r);
 }
 
@@ -1125,6 +1183,7 @@ int main(void)
 		cmocka_unit_test(test_far_units),
 		cmocka_unit_test(test_worst_interval),
 		cmocka_unit_test(test_needed),
+		cmocka_unit_test(test_no_baseline_scores),
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_components),
 		cmocka_unit_test(test_drift),
