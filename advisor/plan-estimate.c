@@ -93,9 +93,11 @@ static void learn_experiment(const struct db_timing_experiment *e,
 		if (excess)
 			samples_add(&l->excess, r->window - s->bench.duration);
 	}
-	/* The runs not sampled took about as long as those sampled. */
+	/* The ok runs not sampled took about as long as those sampled; failed
+	 * runs took what they took, and teach nothing (a boot timing out). */
 	if (e->nruns >= PLAN_ESTIMATE_MIN_SAMPLES && (2 * host > e->nruns) == plan_host) {
-		double rest = e->wall - (double)e->nran * span / (double)e->nruns;
+		double rest = e->wall - e->failed_span -
+			      (double)(e->nran - e->nfailed) * span / (double)e->nruns;
 		samples_add(&l->sweep, rest > 0 ? rest : 0);
 	}
 	l->experiments++;

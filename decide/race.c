@@ -136,7 +136,6 @@ int decide_race(const struct decide_input *in, const struct decide_settings *s, 
 				.ratio = ratio };
 	}
 	decide_table_release(&t);
-	decide_result_release(&r);
 	out->nsurvivors -= out->nelims;
 
 	/* The verdict on these blocks, with this look's eliminations standing. */
@@ -151,7 +150,13 @@ int decide_race(const struct decide_input *in, const struct decide_settings *s, 
 	size_t contenders = 0;
 	for (size_t d = 0; d < in->ndecisions; d++)
 		contenders += races(&after, d) && d != in->baseline;
-	if (decide_compute(&after, &look, &r) == 0) {
+	/* Without eliminations the verdict is the one just computed. */
+	int rc = 0;
+	if (out->nelims) {
+		decide_result_release(&r);
+		rc = decide_compute(&after, &look, &r);
+	}
+	if (rc == 0) {
 		if (contenders == 0 || (in->baseline == DECIDE_NONE && contenders == 1))
 			out->stop = DECIDE_STOP_SINGLE;
 		else if (decide_decisive(&r) && r.ncontention == 0)

@@ -69,22 +69,47 @@ static int read_runs(struct db *db, struct db_timing_experiment *e, size_t sampl
 	return rc == SQLITE_DONE ? 0 : db_error(db, "reading the timing of runs", err);
 }
 
+/*
+ * How many runs of e ran and failed (from run_counts when the schema keeps
+ * it), and the failed runs' time: read only when there are any, since it
+ * takes every run of the experiment.  A failure (a boot that timed out
+ * after minutes) is no part of what the sweep costs per run or once.
+ */
 static int count_ran(struct db *db, bool counts, struct db_timing_experiment *e,
 		     struct ta_err *err)
 {
 	sqlite3_stmt *st = db_prepare(db, counts
-		? "SELECT COALESCE(SUM(k.ok + k.failed), 0) FROM configurations c "
-		  "JOIN run_counts k ON k.configuration_id = c.id WHERE c.experiment_id = ?"
-		: "SELECT COUNT(*) FROM configurations c JOIN runs r ON r.configuration_id = c.id "
+		? "SELECT COALESCE(SUM(k.ok + k.failed), 0), COALESCE(SUM(k.failed), 0) "
+		  "FROM configurations c JOIN run_counts k ON k.configuration_id = c.id "
+		  "WHERE c.experiment_id = ?"
+		: "SELECT COUNT(*), COALESCE(SUM(r.status = 'failed'), 0) FROM configurations c "
+		  "JOIN runs r ON r.configuration_id = c.id "
 		  "WHERE c.experiment_id = ? AND r.status IN ('ok', 'failed')", err);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, e->id);
 	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
 		e->nran = (size_t)sqlite3_column_int64(st, 0);
+		e->nfailed = (size_t)sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : db_error(db, "counting runs", err);
+	if (rc != SQLITE_ROW)
+		return db_error(db, "counting runs", err);
+	if (!e->nfailed)
+		return 0;
+	st = db_prepare(db, "SELECT COALESCE(SUM((julianday(r.finished_at) - "
+			"julianday(r.started_at)) * 86400.0), 0) FROM configurations c "
+			"JOIN runs r ON r.configuration_id = c.id WHERE c.experiment_id = ? "
+			"AND r.status = 'failed'", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, e->id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		e->failed_span = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : db_error(db, "reading the failed runs' time", err);
 }
 
 int db_timing_read(struct db *db, const char *hostname, size_t max_experiments, size_t sample,

@@ -34,6 +34,8 @@ struct db_timing_experiment {
 	char *config_yaml;
 	double wall;		/* seconds from created_at to finished_at */
 	size_t nran;		/* its runs that ran: ok or failed */
+	size_t nfailed;		/* of them, failed */
+	double failed_span;	/* the failed runs' seconds, summed */
 	struct db_timing_run *runs;	/* a sample of its ok runs */
 	size_t nruns;
 };

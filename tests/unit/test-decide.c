@@ -732,6 +732,57 @@ static void test_no_baseline_scores(void **state)
 	decide_result_release(&r);
 }
 
+static int cmp_dist(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The pooled outlier scale is the median distance of two OK runs' logs of
+ * one configuration, over every such pair, over 0.9538725524; the engine
+ * selects it without listing the pairs.  Against every pair listed and
+ * sorted here, exactly: odd and even pair counts, tied values, a failed
+ * run and a configuration of one run (no pairs), up to 40 runs each.
+ */
+static void test_outlier_scale_pairs(void **state)
+{
+	(void)state;
+	static struct sw s;
+	static double d[MAXD * MAXB * MAXB];
+	const struct { int runs[4]; bool ties; } rows[] = {
+		{ { 3, 3, 3, 3 }, false },	/* 12 pairs: even */
+		{ { 3, 2, 1, 3 }, false },	/* 7: odd */
+		{ { 5, 4, 40, 1 }, true },	/* many equal distances */
+		{ { 40, 40, 40, 40 }, false },
+		{ { 2, 1, 1, 1 }, true },	/* one pair */
+	};
+	for (size_t row = 0; row < sizeof(rows) / sizeof(*rows); row++) {
+		sw_init(&s, 4, 1, 0, true);
+		for (size_t c = 0; c < 4; c++)
+			sw_runs(&s, c, 0, rows[row].runs[c], 100, 0.05, 40 + row);
+		if (rows[row].ties)
+			for (size_t i = 0; i < s.nruns; i++)
+				s.runs[i].value = 100 + (double)(i % 3) * 5;	/* three values */
+		if (rows[row].runs[2] > 1)
+			sw_run(&s, 2, 0, 0)->status = DECIDE_RUN_FAILED;
+		size_t n = 0;
+		for (size_t i = 0; i < s.nruns; i++)
+			for (size_t j = i + 1; j < s.nruns; j++)
+				if (s.runs[i].config == s.runs[j].config &&
+				    s.runs[i].status == DECIDE_RUN_OK && s.runs[j].status == DECIDE_RUN_OK)
+					d[n++] = fabs(log(s.runs[i].value) - log(s.runs[j].value));
+		qsort(d, n, sizeof(*d), cmp_dist);
+		double want = (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2) / 0.9538725524;
+		struct decide_result r;
+		assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+		if (r.outlier_scale != want)
+			fail_msg("row %zu: scale %.17g, the pairs' median %.17g", row,
+				 r.outlier_scale, want);
+		decide_result_release(&r);
+	}
+}
+
 /* Outliers: a run 3x off its configuration's others is flagged from 3 runs on; clean runs are not. */
 static void test_outliers(void **state)
 {
@@ -1184,6 +1235,7 @@ int main(void)
 		cmocka_unit_test(test_worst_interval),
 		cmocka_unit_test(test_needed),
 		cmocka_unit_test(test_no_baseline_scores),
+		cmocka_unit_test(test_outlier_scale_pairs),
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_components),
 		cmocka_unit_test(test_drift),

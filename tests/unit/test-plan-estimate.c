@@ -41,6 +41,8 @@ struct stored {
 	const char *yaml;	/* first, so { YAML, .wall = ... } reads */
 	double wall;
 	size_t nran;
+	size_t nfailed;		/* of nran, failed, taking failed_span in all */
+	double failed_span;
 	size_t n;		/* sampled runs, all like this: */
 	bool host, booted;
 	double span, window;
@@ -75,6 +77,13 @@ static const struct estimate_case cases[] = {
 	  .history = { { HOST_CMD, .wall = 2.0, .nran = 50, .n = 40, .host = true, .span = 0.03,
 			 .window = 0.025 } }, .nhistory = 1,
 	  /* 100 x (0.025 + 0.005) + (2.0 - 50 x 0.03) */
+	  .seconds = 100 * 0.03 + 0.5, .window_samples = 40, .host_samples = 40,
+	  .sweep_samples = 1, .same_benchmark = true },
+	{ .what = "a failed run's time is neither a run's nor the sweep's",
+	  .plan_yaml = HOST_CMD, .nruns = 100, .host_runs = 100,
+	  .history = { { HOST_CMD, .wall = 302.0, .nran = 51, .nfailed = 1, .failed_span = 300,
+			 .n = 40, .host = true, .span = 0.03, .window = 0.025 } }, .nhistory = 1,
+	  /* as above: 100 x 0.03 + (302 - 300 - 50 x 0.03) */
 	  .seconds = 100 * 0.03 + 0.5, .window_samples = 40, .host_samples = 40,
 	  .sweep_samples = 1, .same_benchmark = true },
 	{ .what = "no duration, but this command ran before: no longer a bound",
@@ -130,6 +139,7 @@ static void check_case(const struct estimate_case *c)
 				.span = k < s->nboot ? s->boot_span : s->span, .window = s->window };
 		ex[i] = (struct db_timing_experiment){ .id = (int64_t)i + 1,
 			.config_yaml = (char *)s->yaml, .wall = s->wall, .nran = s->nran,
+			.nfailed = s->nfailed, .failed_span = s->failed_span,
 			.runs = runs[i], .nruns = s->n };
 	}
 	hist.v = ex;

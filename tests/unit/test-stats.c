@@ -20,6 +20,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -61,6 +63,42 @@ static void test_summary(void **state)
 	const double four[] = { 4, 1, 3, 2 };
 	assert_close(stats_median(four, 4), 2.5, 0);
 	assert_close(four[0], 4, 0);
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Medians of more than 32 values are selected, not sorted: the same value
+ * as sorting gives, for odd and even counts, many ties, sorted and reversed
+ * input (a selection's worst cases), and the input left as it was.
+ */
+static void test_median_selected(void **state)
+{
+	(void)state;
+	struct stats_rng rng;
+	stats_rng_seed(&rng, 22);
+	static double x[701], copy[701], ref[701];
+	const size_t sizes[] = { 31, 32, 33, 34, 64, 101, 200, 701 };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++) {
+		size_t n = sizes[k];
+		for (int kind = 0; kind < 4; kind++) {
+			for (size_t i = 0; i < n; i++) {
+				double u = stats_rng_normal(&rng);
+				x[i] = kind == 0 ? u : kind == 1 ? floor(u * 2)	/* ties */
+				       : kind == 2 ? (double)i : (double)(n - i);
+			}
+			memcpy(copy, x, n * sizeof(*x));
+			memcpy(ref, x, n * sizeof(*x));
+			qsort(ref, n, sizeof(*ref), cmp_ref);
+			double want = n % 2 ? ref[n / 2] : (ref[n / 2 - 1] + ref[n / 2]) / 2;
+			assert_true(stats_median(x, n) == want);
+			assert_memory_equal(x, copy, n * sizeof(*x));
+		}
+	}
 }
 
 static void test_t_distribution(void **state)
@@ -301,6 +339,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_median_selected),
 		cmocka_unit_test(test_t_distribution),
 		cmocka_unit_test(test_normal_and_beta),
 		cmocka_unit_test(test_welch),
