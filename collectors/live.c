@@ -364,11 +364,7 @@ static void *drain_thread(void *arg)
 			break;
 		long us = (uint64_t)rc * 4 >= s->buffer_pages ? 0
 			: (uint64_t)rc * 8 >= s->buffer_pages ? ROUND_NAP_US : s->sleep_us;
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += us * 1000;
-		until.tv_sec += until.tv_nsec / 1000000000;
-		until.tv_nsec %= 1000000000;
+		struct timespec until = mono_deadline_us(us);
 		bool stop;
 		pthread_mutex_lock(&s->lock);
 		while (!s->stop && us &&
@@ -537,11 +533,7 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 	live_cleanup_stale();
 
 	struct live_session *s = xcalloc(1, sizeof(*s));
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	mono_cond_init(&s->wake);
 	pthread_mutex_init(&s->lock, NULL);
 	s->g = gang_new(opts->algorithm);
 	if (opts->ntgids) {

@@ -112,9 +112,10 @@ static void worst_of(const struct decide_cmp *lv, size_t k, double alpha,
 			continue;
 		double lo = decide_cmp_lower(&lv[i], alpha / 2);
 		double hi = decide_cmp_upper(&lv[i], alpha / (2 * (double)k));
-		out->lo = i == 0 ? lo : fmin(out->lo, lo);
-		out->hi = i == 0 ? hi : fmin(out->hi, hi);
-		out->mde = i == 0 ? lv[i].mde : fmax(out->mde, lv[i].mde);
+		/* out's ends start as NAN, which fmin and fmax pass over. */
+		out->lo = fmin(out->lo, lo);
+		out->hi = fmin(out->hi, hi);
+		out->mde = fmax(out->mde, lv[i].mde);
 	}
 	if (!ok)
 		out->p = NAN;
@@ -141,8 +142,8 @@ static void span_of(const struct decide_cmp *lv, size_t k, double alpha,
 		out->units = c->units < out->units ? c->units : out->units;
 		if (!c->ok)
 			continue;
-		out->lo = i == 0 || isnan(out->lo) ? c->lo : fmin(out->lo, c->lo);
-		out->hi = i == 0 || isnan(out->hi) ? c->hi : fmax(out->hi, c->hi);
+		out->lo = fmin(out->lo, c->lo);	/* NAN from cmp_empty at first */
+		out->hi = fmax(out->hi, c->hi);
 		p = fmax(p, c->p);
 		int need = needed_of(s, c);
 		out->needed = need > out->needed ? need : out->needed;
@@ -375,6 +376,18 @@ static void against_baseline(const struct decide_table *t, const struct decide_s
 	}
 }
 
+/* The sum of configuration c's finite log values (successful runs); k counts them. */
+static double lv_sum(const struct decide_table *t, size_t c, size_t *k)
+{
+	double sum = 0;
+	for (size_t b = 0; b < t->nblocks; b++)
+		if (isfinite(t->lv[c * t->nblocks + b])) {
+			sum += t->lv[c * t->nblocks + b];
+			(*k)++;
+		}
+	return sum;
+}
+
 /*
  * Without a testable baseline the decisions are still ordered: by their
  * objective against a reference, the decision with the best mean log value
@@ -397,13 +410,7 @@ static void against_reference(const struct decide_table *t, const struct decide_
 			if (c == DECIDE_NONE)
 				continue;
 			enough &= r->configs[c].n_ok >= 2;
-			for (size_t b = 0; b < t->nblocks; b++) {
-				double v = t->lv[c * t->nblocks + b];
-				if (isfinite(v)) {
-					sum += v;
-					k++;
-				}
-			}
+			sum += lv_sum(t, c, &k);
 		}
 		if (enough && k && sum / (double)k > best) {
 			best = sum / (double)k;
@@ -719,10 +726,18 @@ static void recommend(const struct decide_table *t, const struct decide_settings
 	} else if (r->best != DECIDE_NONE) {
 		recommend_without_baseline(t, s, r);
 	} else {
-		/* Data, but nothing testable: the best mean, tentatively. */
-		for (size_t c = 0; c < in->nconfigs && r->pick == DECIDE_NONE; c++)
-			if (r->configs[c].n_ok && !in->decisions[in->configs[c].decision].host_reference)
+		/* Data, but nothing testable: the best mean log value, tentatively. */
+		double top = -INFINITY;
+		for (size_t c = 0; c < in->nconfigs; c++) {
+			if (in->decisions[in->configs[c].decision].host_reference)
+				continue;
+			size_t k = 0;
+			double sum = lv_sum(t, c, &k);
+			if (k && sum / (double)k > top) {
+				top = sum / (double)k;
 				r->pick = in->configs[c].decision;
+			}
+		}
 		r->needed = 1;
 	}
 }

@@ -377,7 +377,6 @@ enum decide_verdict decide_verdict_of(const struct decide_cmp *c, double delta)
 	return DECIDE_UNDECIDED;
 }
 
-/* The effect n units detect at c's alpha with DECIDE_POWER (log scale). */
 /*
  * The effect n units detect at c's alpha with DECIDE_POWER (log scale),
  * planned with the 65 % upper confidence bound of the units' spread: the

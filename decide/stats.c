@@ -366,14 +366,13 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->v > y->v) - (x->v < y->v);
 }
 
-/* Average ranks (1-based) of x into r; returns the tie-correction sum of t^3 - t. */
-static double rank_average(const double *x, size_t n, double *r)
+/* Average ranks (1-based) of x into r. */
+static void rank_average(const double *x, size_t n, double *r)
 {
 	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
 	for (size_t i = 0; i < n; i++)
 		s[i] = (struct ranked){ x[i], i };
 	qsort(s, n, sizeof(*s), cmp_ranked);
-	double ties = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		while (j + 1 < n && s[j + 1].v == s[i].v)
@@ -381,12 +380,9 @@ static double rank_average(const double *x, size_t n, double *r)
 		double avg = (double)(i + j + 2) / 2;	/* ranks i+1 .. j+1 */
 		for (size_t k = i; k <= j; k++)
 			r[s[k].i] = avg;
-		double t = (double)(j - i + 1);
-		ties += t * t * t - t;
 		i = j + 1;
 	}
 	free(s);
-	return ties;
 }
 
 double stats_spearman(const double *x, const double *y, size_t n)

@@ -129,6 +129,13 @@ static struct host_tally *tally(struct dsp *d, const char *node)
 /* job_progress is defined with the job output readers below. */
 static void job_progress(const struct dsp *d, const struct job *j, struct strbuf *out);
 
+/* How much of a status line is news: all of it but its " | ETA ..." tail. */
+static size_t status_news_len(const char *line)
+{
+	const char *eta = strstr(line, " | ETA ");
+	return eta ? (size_t)(eta - line) : strlen(line);
+}
+
 /*
  * One line: blocks done / running / failed, per host with the run its
  * worker is at, and an estimate of what is left; printed when it changed
@@ -176,10 +183,11 @@ static void status_line(struct dsp *d)
 		progress_clock_format(eta, sizeof(eta), ceil((double)left / hosts) * per);
 		strbuf_addf(&sb, " | ETA %s", eta);
 	}
-	/* The ETA alone moving is no news; what the blocks and hosts do is. */
-	if (d->changed || !d->last_status ||
-	    strcspn(d->last_status, "|") != strcspn(strbuf_str(&sb), "|") ||
-	    strncmp(d->last_status, sb.buf, strcspn(sb.buf, "|"))) {
+	/* The ETA alone moving is no news; what the blocks and hosts do is (the
+	 * hosts follow the first '|': the news ends where " | ETA" begins). */
+	size_t news = status_news_len(strbuf_str(&sb));
+	if (d->changed || !d->last_status || status_news_len(d->last_status) != news ||
+	    strncmp(d->last_status, sb.buf, news)) {
 		fprintf(stderr, "%s\n", strbuf_str(&sb));
 		free(d->last_status);
 		d->last_status = strbuf_detach(&sb);

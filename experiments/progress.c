@@ -206,9 +206,7 @@ static void *ticker(void *arg)
 	struct progress *p = arg;
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += TICK_S;
+		struct timespec until = mono_deadline_us(TICK_S * 1000000L);
 		int rc = 0;
 		while (!p->stop && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&p->wake, &p->lock, &until);
@@ -226,11 +224,7 @@ void progress_ticker_start(struct progress *p)
 {
 	if (p->quiet)
 		return;
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	mono_cond_init(&p->wake);
 	/* Signals (Ctrl-C, SIGTERM) stay the sweep thread's. */
 	sigset_t all, old;
 	sigfillset(&all);

@@ -163,13 +163,21 @@ class Design:
     def ta_json(self, *args, ok=(0,)):
         return json.loads(self.ta("--json", *args, ok=ok))
 
+    def last_line(self, what, out):
+        """The experiment id a quiet run prints last; a run that stored none is an error."""
+        lines = out.strip().splitlines()
+        if not lines:
+            raise BenchError(f"topoadvisor {what} printed no experiment ({self.path})")
+        return lines[-1]
+
     def run(self):
         """`run` the sweep; returns the experiment id (failed runs exit 1)."""
-        out = self.ta("-q", "run", "--root", self.root, self.yaml, ok=(0, 1))
-        return out.strip().splitlines()[-1]
+        return self.last_line("run", self.ta("-q", "run", "--root", self.root, self.yaml,
+                                             ok=(0, 1)))
 
     def rerun(self, exp):
-        return self.ta("-q", "rerun", "--root", self.root, exp, ok=(0, 1)).strip().splitlines()[-1]
+        return self.last_line("rerun", self.ta("-q", "rerun", "--root", self.root, exp,
+                                               ok=(0, 1)))
 
     def extend(self, exp, n):
         self.ta("-q", "extend", "--root", self.root, exp, "--repetitions", str(n), ok=(0, 1))

@@ -208,6 +208,24 @@ static void one_run(struct sw *s)
 	sw_runs(s, 1, 0, 1, 150, 0.01, 8);
 }
 
+/* No baseline, one run each: nothing testable; the best mean, tentatively. */
+static void no_baseline_one_run(struct sw *s)
+{
+	sw_init(s, 3, 1, DECIDE_NONE, true);
+	sw_runs(s, 0, 0, 1, 100, 0.01, 8);
+	sw_runs(s, 1, 0, 1, 150, 0.01, 8);
+	sw_runs(s, 2, 0, 1, 120, 0.01, 8);
+}
+
+/* Two 10 % and 5 % losses at 20 % spread: both still in contention. */
+static void two_in_contention(struct sw *s)
+{
+	sw_init(s, 3, 1, 0, true);
+	sw_runs(s, 0, 0, 5, 100, 0.20, 2);
+	sw_runs(s, 1, 0, 5, 90, 0.20, 2);
+	sw_runs(s, 2, 0, 5, 95, 0.20, 2);
+}
+
 /*
  * A race dropped d1 and d2 against d2 and the baseline; d1's own runs
  * (5 blocks, equal to the baseline at CV 5 %) show nothing: it is
@@ -317,6 +335,10 @@ static const struct row rows[] = {
 	  DECIDE_NOT_COMPARED },
 	{ "lower is better", lower_is_better, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
 	{ "one run", one_run, DECIDE_INSUFFICIENT, "d0", "", "", DECIDE_INSUFFICIENT },
+	{ "no baseline, one run", no_baseline_one_run, DECIDE_INSUFFICIENT, "d1", "", "",
+	  DECIDE_NOT_COMPARED },
+	{ "two in contention", two_in_contention, DECIDE_UNDECIDED, "d0", "d1,d2", "",
+	  DECIDE_UNDECIDED },
 	{ "all eliminated", all_eliminated, DECIDE_UNDECIDED, "d0", "", "d1", DECIDE_UNDECIDED },
 	{ "all eliminated, worse", all_eliminated_worse, DECIDE_EQUIVALENT, "d0", "", "",
 	  DECIDE_WORSE },
@@ -327,14 +349,98 @@ static const struct row rows[] = {
 	{ "boots of two", boots_of_two, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
 };
 
-/* "d1,d2" from a list of decisions. */
-static void keys_of(const struct sw *s, const size_t *v, size_t n, char *out, size_t len)
+/*
+ * The same sweep told differently: decisions, configurations and runs in
+ * reverse order (the baseline no longer first), and with hib the metric
+ * turned around (1/value, lower is better).  Nothing a user decides may
+ * depend on either.
+ */
+static void sw_mirror(struct sw *s, bool turn)
 {
+	static struct sw m;
+	size_t nd = s->in.ndecisions, nc = s->in.nconfigs;
+	m = *s;
+	for (size_t d = 0; d < nd; d++) {
+		size_t e = nd - 1 - d;
+		memcpy(m.keys[e], s->keys[d], sizeof(m.keys[e]));
+		m.opt[e] = s->opt[d];
+		m.opt[e].key = s->keys[e];	/* fixed below, once s is overwritten */
+		if (s->opt[d].elim.block && s->opt[d].elim.against != DECIDE_NONE)
+			m.opt[e].elim.against = nd - 1 - s->opt[d].elim.against;
+	}
+	/* Configuration c' = nc - 1 - c keeps its (decision, level) mapped. */
+	size_t *to = calloc(nc, sizeof(*to));
+	for (size_t c = 0; c < nc; c++) {
+		to[c] = nc - 1 - c;
+		m.cf[to[c]] = (struct decide_config){ nd - 1 - s->cf[c].decision, s->cf[c].level };
+	}
+	for (size_t i = 0; i < s->nruns; i++) {
+		struct decide_run r = s->runs[i];
+		r.config = to[r.config];
+		if (turn && r.status == DECIDE_RUN_OK)
+			r.value = 1 / r.value;
+		m.runs[s->nruns - 1 - i] = r;
+	}
+	free(to);
+	*s = m;
+	for (size_t d = 0; d < nd; d++)
+		s->opt[d].key = s->keys[d];
+	s->in.decisions = s->opt;
+	s->in.configs = s->cf;
+	s->in.runs = s->runs;
+	if (s->in.baseline != DECIDE_NONE)
+		s->in.baseline = nd - 1 - s->in.baseline;
+	if (turn)
+		s->in.higher_is_better = !s->in.higher_is_better;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "d1,d2" from a list of decisions, in key order. */
+static void keys_sorted(const struct sw *s, const size_t *v, size_t n, char *out, size_t len)
+{
+	const char *k[MAXD];
+	for (size_t i = 0; i < n && i < MAXD; i++)
+		k[i] = s->keys[v[i]];
+	qsort(k, n, sizeof(k[0]), cmp_str);
 	out[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		size_t at = strlen(out);
-		snprintf(out + at, len - at, "%s%s", i ? "," : "", s->keys[v[i]]);
+		snprintf(out + at, len - at, "%s%s", i ? "," : "", k[i]);
 	}
+}
+
+static size_t decision_of(const struct sw *s, const char *key)
+{
+	for (size_t d = 0; d < s->in.ndecisions; d++)
+		if (!strcmp(s->keys[d], key))
+			return d;
+	fail_msg("no decision %s", key);
+	return DECIDE_NONE;
+}
+
+static void check_row(const struct row *w, const struct sw *s, const char *how)
+{
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s->in, &s->set, &r), 0);
+	char cont[64], uns[64];
+	keys_sorted(s, r.contention, r.ncontention, cont, sizeof(cont));
+	keys_sorted(s, r.unsettled, r.nunsettled, uns, sizeof(uns));
+	const char *pick = r.pick == DECIDE_NONE ? NULL : s->keys[r.pick];
+	enum decide_verdict d1 = r.decisions[decision_of(s, "d1")].verdict;
+	if (r.verdict != w->verdict || (pick == NULL) != (w->pick == NULL) ||
+	    (pick && strcmp(pick, w->pick)) || strcmp(cont, w->contention) ||
+	    strcmp(uns, w->unsettled) || d1 != w->d1)
+		fail_msg("%s%s: verdict %s pick %s contention [%s] unsettled [%s] d1 %s; "
+			 "expected %s %s [%s] [%s] %s", w->name, how,
+			 decide_verdict_name(r.verdict), pick ? pick : "-", cont, uns,
+			 decide_verdict_name(d1),
+			 decide_verdict_name(w->verdict), w->pick ? w->pick : "-",
+			 w->contention, w->unsettled, decide_verdict_name(w->d1));
+	decide_result_release(&r);
 }
 
 static void test_table(void **state)
@@ -344,22 +450,13 @@ static void test_table(void **state)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct row *w = &rows[i];
 		w->build(&s);
-		struct decide_result r;
-		assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
-		char cont[64], uns[64];
-		keys_of(&s, r.contention, r.ncontention, cont, sizeof(cont));
-		keys_of(&s, r.unsettled, r.nunsettled, uns, sizeof(uns));
-		const char *pick = r.pick == DECIDE_NONE ? NULL : s.keys[r.pick];
-		if (r.verdict != w->verdict || (pick == NULL) != (w->pick == NULL) ||
-		    (pick && strcmp(pick, w->pick)) || strcmp(cont, w->contention) ||
-		    strcmp(uns, w->unsettled) || r.decisions[1].verdict != w->d1)
-			fail_msg("%s: verdict %s pick %s contention [%s] unsettled [%s] d1 %s; "
-				 "expected %s %s [%s] [%s] %s", w->name,
-				 decide_verdict_name(r.verdict), pick ? pick : "-", cont, uns,
-				 decide_verdict_name(r.decisions[1].verdict),
-				 decide_verdict_name(w->verdict), w->pick ? w->pick : "-",
-				 w->contention, w->unsettled, decide_verdict_name(w->d1));
-		decide_result_release(&r);
+		check_row(w, &s, "");
+		w->build(&s);
+		sw_mirror(&s, false);
+		check_row(w, &s, " (reversed order)");
+		w->build(&s);
+		sw_mirror(&s, true);
+		check_row(w, &s, " (reversed order, metric turned around)");
 	}
 }
 
@@ -596,6 +693,42 @@ static void test_needed(void **state)
 	assert_int_equal(r.verdict, DECIDE_UNDECIDED);
 	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
 	assert_int_equal(r.needed, 1);
+	decide_result_release(&r);
+}
+
+/*
+ * Without a baseline the scores are against the best mean (score 0); a
+ * decision with fewer than 2 successful runs cannot be that reference.
+ */
+static void test_no_baseline_scores(void **state)
+{
+	(void)state;
+	static struct sw s;
+	no_baseline(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == 0);
+	assert_true(fabs(r.decisions[0].score - log(100.0 / 130)) < 0.02);
+	assert_true(fabs(r.decisions[2].score - log(110.0 / 130)) < 0.02);
+	decide_result_release(&r);
+	/* d1 with one run: d2 is the reference. */
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 6);
+	sw_runs(&s, 1, 0, 1, 130, 0.01, 6);
+	sw_runs(&s, 2, 0, 5, 110, 0.01, 6);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[2].score == 0);
+	assert_true(fabs(r.decisions[0].score - log(100.0 / 110)) < 0.02);
+	assert_true(isnan(r.decisions[1].score));
+	decide_result_release(&r);
+	/* The baseline missing at the second of two levels: 2 runs there first. */
+	sw_init(&s, 2, 2, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 6);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 6);
+	sw_runs(&s, 1, 1, 5, 110, 0.01, 6);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.baseline_testable);
+	assert_int_equal(r.needed, 2);
 	decide_result_release(&r);
 }
 
@@ -875,6 +1008,15 @@ static void test_bad_input(void **state)
 	s.cf[1].level = 3;
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
 	clear_winner(&s);
+	s.in.baseline = 3;	/* one past the last decision */
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.cf[1].decision = 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.cf[1].level = 1;	/* one level: 0 only */
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
 	s.in.nlevels = 0;
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
 	clear_winner(&s);
@@ -883,11 +1025,78 @@ static void test_bad_input(void **state)
 	struct decide_race_step st;
 	clear_winner(&s);
 	assert_int_equal(decide_race(&s.in, &s.set, 3, 1, 5, &st), -1);
+	assert_int_equal(decide_race(&s.in, &s.set, -1, 3, 5, &st), -1);
+	assert_int_equal(decide_race(&s.in, &s.set, 3, 2, 5, &st), 0);	/* 2: the least */
+	decide_race_step_release(&st);
 	assert_string_equal(decide_verdict_name(DECIDE_FAILING), "failing");
 	assert_string_equal(decide_verdict_name(DECIDE_NOT_COMPARED), "not compared");
 	assert_string_equal(decide_objective_name(DECIDE_OBJECTIVE_MEAN), "mean");
 	assert_string_equal(decide_stop_name(DECIDE_STOP_DECIDED), "decided");
 	assert_string_equal(decide_stop_name(DECIDE_GO_ON), "running");
+}
+
+/*
+ * The distributions' edges the verdicts lean on: the normal quantile's
+ * upper tail (the race's and the plan's draws, the power), the t and F
+ * tails with small or fractional degrees of freedom, the smallest samples
+ * a test or a correlation accepts, and the winsorized spread by hand
+ * (1..10, 10 % trimmed: winsorized 2,2,3..9,9, SS 66.5, h 8).
+ */
+static void test_stats_edges(void **state)
+{
+	(void)state;
+	assert_true(fabs(stats_normal_quantile(0.999) - 3.090232306167813) < 1e-12);
+	assert_true(fabs(stats_normal_quantile(0.999999999999) - 7.0344869100478356) < 1e-8);
+	assert_true(fabs(stats_normal_quantile(1e-12) + 7.034483825301132) < 1e-8);
+	assert_true(fabs(stats_normal_quantile(0.01) + 2.3263478740408408) < 1e-12);
+	assert_true(stats_normal_quantile(0) == -INFINITY);
+	assert_true(stats_normal_quantile(1) == INFINITY);
+	assert_true(isnan(stats_normal_quantile(1.5)));
+	assert_true(fabs(stats_t_quantile(0.975, 1) - 12.706204736174698) < 1e-9);
+	assert_true(fabs(stats_t_quantile(0.005, 2) + 9.924843200918280) < 1e-9);
+	assert_true(stats_t_quantile(0, 5) == -INFINITY);
+	assert_true(stats_t_quantile(1, 5) == INFINITY);
+	assert_true(isnan(stats_t_quantile(0.5, 0)));
+	assert_true(isnan(stats_t_quantile(0.975, -1)));
+	assert_true(stats_t_p(0, 5) == 1);
+	assert_true(stats_t_p(INFINITY, 5) == 0);
+	double tp = stats_t_p(1, 0.5);
+	assert_true(tp > 0.5 && tp < 1);
+	/* F(1, 2) is t(2) squared: P(F > f) = 1 - sqrt(f / (f + 2)). */
+	assert_true(fabs(stats_f_upper(0.5, 1, 2) - 0.5527864045000421) < 1e-12);
+	assert_true(stats_f_upper(0, 1, 2) == 1);
+	assert_true(isnan(stats_f_upper(0.5, 1, 0)));
+	assert_true(isnan(stats_incbeta(0, 1, 0.5)));
+	double c = stats_chi2_quantile(0.5, 0.5);
+	assert_true(isfinite(c) && c >= 0);
+	assert_true(isnan(stats_chi2_quantile(0.5, 0)));
+	assert_true(stats_binomial_upper(0, 5, 0.3) == 1);
+	assert_true(stats_binomial_upper(6, 5, 0.3) == 0);
+	assert_true(fabs(stats_binomial_upper(5, 5, 0.3) - pow(0.3, 5)) < 1e-15);
+	const double one[] = { 7 };
+	assert_true(stats_median(one, 1) == 7);
+	assert_true(isnan(stats_median(one, 0)));
+	/* Two observations each: the smallest a test or a correlation takes. */
+	const double x[] = { 1, 2 }, y[] = { 3, 5 };
+	struct stats_test t;
+	stats_welch(x, 2, y, 2, &t);
+	assert_true(t.p > 0 && t.p < 1);
+	assert_true(fabs(stats_spearman(x, y, 2) - 1) < 1e-15);
+	assert_true(isnan(stats_spearman(x, y, 1)));
+	const double r[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	struct stats_location loc;
+	assert_int_equal(stats_trimmed_location(r, 10, 0.1, &loc), 0);
+	assert_int_equal(loc.trimmed, 1);
+	assert_true(fabs(loc.est - 5.5) < 1e-15);
+	assert_true(fabs(loc.se - sqrt(66.5 / 56)) < 1e-15);
+	assert_true(fabs(loc.df - 7) < 1e-15);
+	/* The difference of two: estimates subtract, variances add. */
+	const double r2[] = { 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
+	assert_int_equal(stats_trimmed_difference(r2, 10, r, 10, 0.1, &loc), 0);
+	assert_true(fabs(loc.est - 10) < 1e-12);
+	assert_true(fabs(loc.se - sqrt(2 * 66.5 / 56)) < 1e-12);
+	assert_true(fabs(loc.df - 14) < 1e-12);
+	assert_int_equal(loc.trimmed, 2);
 }
 
 /* ---- the race ---------------------------------------------------------------- */
@@ -1025,6 +1234,7 @@ int main(void)
 		cmocka_unit_test(test_far_units),
 		cmocka_unit_test(test_worst_interval),
 		cmocka_unit_test(test_needed),
+		cmocka_unit_test(test_no_baseline_scores),
 		cmocka_unit_test(test_outlier_scale_pairs),
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_components),
@@ -1033,6 +1243,7 @@ int main(void)
 		cmocka_unit_test(test_host_reference),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_stats_edges),
 		cmocka_unit_test(test_race),
 		cmocka_unit_test(test_race_levels),
 		cmocka_unit_test(test_expected_runs),

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "util/json.h"
+#include "util/mono.h"
 #include "util/number.h"
 #include "util/opts.h"
 #include "util/safefile.h"
@@ -479,6 +480,37 @@ static void capture_warning(const char *line, void *data)
 }
 
 /* One prefix, one line each, control characters escaped, to the installed sink. */
+/*
+ * mono_deadline_us carries microseconds into seconds (a tv_nsec of 1e9 or
+ * more makes pthread_cond_timedwait fail with EINVAL at once: a ticker
+ * that spins), and a mono_cond_init variable times out on the same clock.
+ */
+static void test_mono_deadline(void **state)
+{
+	static const long cases_us[] = { 0, 1, 999999, 1000000, 1500000, 2999999, 61000001 };
+	for (size_t i = 0; i < sizeof(cases_us) / sizeof(*cases_us); i++) {
+		uint64_t before = mono_now_ns();
+		struct timespec t = mono_deadline_us(cases_us[i]);
+		uint64_t after = mono_now_ns();
+		assert_true(t.tv_nsec >= 0 && t.tv_nsec < 1000000000L);
+		uint64_t at = (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+		assert_true(at >= before + (uint64_t)cases_us[i] * 1000);
+		assert_true(at <= after + (uint64_t)cases_us[i] * 1000);
+	}
+	pthread_cond_t c;
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	mono_cond_init(&c);
+	pthread_mutex_lock(&m);
+	struct timespec until = mono_deadline_us(20000);
+	int rc;
+	while ((rc = pthread_cond_timedwait(&c, &m, &until)) == 0)
+		;
+	pthread_mutex_unlock(&m);
+	assert_int_equal(rc, ETIMEDOUT);
+	assert_true(mono_now_ns() >= (uint64_t)until.tv_sec * 1000000000ULL + (uint64_t)until.tv_nsec);
+	pthread_cond_destroy(&c);
+}
+
 static void test_warn_channel(void **state)
 {
 	struct strbuf got = STRBUF_INIT;
@@ -509,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf_printable),
 		cmocka_unit_test(test_strbuf_read_empty),
 		cmocka_unit_test(test_warn_channel),
+		cmocka_unit_test(test_mono_deadline),
 		cmocka_unit_test(test_safefile),
 		cmocka_unit_test(test_safefile_devices),
 	};
