@@ -1211,6 +1211,55 @@ static void test_race_levels(void **state)
 	assert_true(fabs(decide_race_alpha(1, 1) - 0.05) < 1e-15);
 }
 
+/*
+ * The race's objective is the verdict's: under `mean` a decision falls when
+ * worse on the levels' average (140/80 against 130/130), under `worst` only
+ * when worse at every level.  A decision eliminated earlier is not tested
+ * again; without a baseline one contender left ends the race.
+ */
+static void test_race_objectives(void **state)
+{
+	(void)state;
+	static struct sw s;
+	struct decide_race_step st;
+	sw_init(&s, 3, 2, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.005, 26);
+	sw_runs(&s, 0, 1, 6, 100, 0.005, 26);
+	sw_runs(&s, 1, 0, 6, 130, 0.005, 26);
+	sw_runs(&s, 1, 1, 6, 130, 0.005, 26);
+	sw_runs(&s, 2, 0, 6, 140, 0.005, 26);
+	sw_runs(&s, 2, 1, 6, 80, 0.005, 26);
+	race_at(&s, 6, 3, 10, &st);
+	assert_int_equal(st.nelims, 0);
+	decide_race_step_release(&st);
+	s.set.objective = DECIDE_OBJECTIVE_MEAN;
+	race_at(&s, 6, 3, 10, &st);
+	assert_int_equal(st.nelims, 1);
+	assert_int_equal(st.elims[0].decision, 2);
+	assert_int_equal(st.elims[0].against, 1);
+	assert_true(fabs(st.elims[0].ratio - sqrt(140.0 * 80 / (130 * 130))) < 0.01);
+	decide_race_step_release(&st);
+	/* Stored as eliminated after block 4: the look after block 6 leaves it be. */
+	s.opt[2].elim = (struct decide_stored_elim){ 4, 1, 0.001 };
+	race_at(&s, 6, 3, 10, &st);
+	assert_int_equal(st.nelims, 0);
+	assert_int_equal(st.nsurvivors, 2);
+	decide_race_step_release(&st);
+
+	/* No baseline: d0 and d1 stored as eliminated, d2 alone is left. */
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	for (size_t d = 0; d < 3; d++)
+		sw_runs(&s, d, 0, 4, 100, 0.05, 27);
+	s.opt[0].elim = (struct decide_stored_elim){ 3, 2, 0.01 };
+	race_at(&s, 4, 3, 10, &st);
+	assert_int_equal(st.stop, DECIDE_GO_ON);
+	decide_race_step_release(&st);
+	s.opt[1].elim = (struct decide_stored_elim){ 4, 2, 0.01 };
+	race_at(&s, 4, 3, 10, &st);
+	assert_int_equal(st.stop, DECIDE_STOP_SINGLE);
+	decide_race_step_release(&st);
+}
+
 /* plan's estimate: the full design's count, and fewer expected when configurations differ. */
 static void test_expected_runs(void **state)
 {
@@ -1222,6 +1271,12 @@ static void test_expected_runs(void **state)
 	assert_true(decide_race_expected_runs(6, 1, 1, 3, 12, 0.02, 42, 6, &max) == e);
 	assert_true(decide_race_expected_runs(1, 2, 0, 3, 20, 0.02, 42, 6, &max) == 40);
 	assert_true(decide_race_expected_runs(4, 1, 0, 5, 5, 0.02, 42, 6, &max) == 20);
+	assert_true(decide_race_expected_runs(4, 1, 0, 3, 1, 0.02, 42, 6, &max) == 4);
+	assert_int_equal(max, 4);
+	/* A host reference runs in every block the race runs: same draws, one more run each. */
+	double e0 = decide_race_expected_runs(6, 1, 0, 3, 12, 0.02, 42, 6, &max);
+	double e1 = decide_race_expected_runs(6, 1, 1, 3, 12, 0.02, 42, 6, &max);
+	assert_true(e1 - e0 >= 3 && e1 - e0 <= 12);
 }
 
 int main(void)
@@ -1246,6 +1301,7 @@ int main(void)
 		cmocka_unit_test(test_stats_edges),
 		cmocka_unit_test(test_race),
 		cmocka_unit_test(test_race_levels),
+		cmocka_unit_test(test_race_objectives),
 		cmocka_unit_test(test_expected_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
