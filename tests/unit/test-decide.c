@@ -1260,6 +1260,54 @@ static void test_race_objectives(void **state)
 	decide_race_step_release(&st);
 }
 
+/*
+ * Runs without spread (a deterministic benchmark): a decision exactly
+ * equal to another has p = 1 against it and is never eliminated by it;
+ * one exactly below it falls with p = 0; more blocks are never asked for
+ * a difference that zero spread already shows.
+ */
+static void test_zero_spread(void **state)
+{
+	(void)state;
+	static struct sw s;
+	struct decide_race_step st;
+	sw_init(&s, 4, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0, 28);
+	sw_runs(&s, 1, 0, 5, 120, 0, 28);
+	sw_runs(&s, 2, 0, 5, 120, 0, 28);
+	sw_runs(&s, 3, 0, 5, 100, 0, 28);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[3].objective.p == 1);
+	assert_int_equal(r.decisions[3].verdict, DECIDE_EQUIVALENT);
+	assert_true(r.decisions[1].objective.p == 0);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_BETTER);
+	assert_true(r.decisions[2].equivalent_to_best);
+	assert_int_equal(r.needed, 0);
+	decide_result_release(&r);
+	race_at(&s, 5, 3, 10, &st);
+	assert_int_equal(st.leader, 1);
+	assert_int_equal(st.nelims, 1);	/* d3 (= the baseline, below d1); d2 ties d1 */
+	assert_int_equal(st.elims[0].decision, 3);
+	assert_true(st.elims[0].p == 0);
+	decide_race_step_release(&st);
+}
+
+/* Where the spread leaves a gain of 1 % at CV 20 % beyond any plan: "more than 100". */
+static void test_needed_cap(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.2, 2);
+	sw_runs(&s, 1, 0, 5, 101, 0.2, 2);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_UNDECIDED);
+	assert_int_equal(r.needed, DECIDE_NEEDED_CAP + 1);
+	decide_result_release(&r);
+}
+
 /* plan's estimate: the full design's count, and fewer expected when configurations differ. */
 static void test_expected_runs(void **state)
 {
@@ -1302,6 +1350,8 @@ int main(void)
 		cmocka_unit_test(test_race),
 		cmocka_unit_test(test_race_levels),
 		cmocka_unit_test(test_race_objectives),
+		cmocka_unit_test(test_zero_spread),
+		cmocka_unit_test(test_needed_cap),
 		cmocka_unit_test(test_expected_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
