@@ -556,6 +556,7 @@ static void test_failures_trimmed(void **state)
 	assert_int_equal(r.decisions[1].n_failed, 1);
 	assert_true(fabs(r.decisions[1].failure_rate - 1.0 / 12) < 1e-12);
 	assert_false(r.decisions[1].more_failures);	/* the baseline failed once too */
+	assert_false(r.configs[0].more_failures);	/* never more than itself */
 	decide_result_release(&r);
 	/* Three of d1's: g grows to 3 of 12, still testable, never better (more failures). */
 	sw_fail(&s, 1, 0, 1);
@@ -720,6 +721,14 @@ static void test_no_baseline_scores(void **state)
 	assert_true(r.decisions[2].score == 0);
 	assert_true(fabs(r.decisions[0].score - log(100.0 / 110)) < 0.02);
 	assert_true(isnan(r.decisions[1].score));
+	decide_result_release(&r);
+	/* Two runs are enough to be the reference. */
+	s.nruns = 0;
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 6);
+	sw_runs(&s, 1, 0, 2, 130, 0.01, 6);
+	sw_runs(&s, 2, 0, 5, 110, 0.01, 6);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == 0);
 	decide_result_release(&r);
 	/* The baseline missing at the second of two levels: 2 runs there first. */
 	sw_init(&s, 2, 2, 0, true);
