@@ -564,6 +564,7 @@ static void test_failures_trimmed(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_int_equal(r.decisions[1].objective.trimmed, 3);
 	assert_true(r.decisions[1].more_failures);
+	assert_true(r.configs[1].more_failures);	/* its configuration's, in rank's row */
 	assert_int_equal(r.decisions[1].verdict, DECIDE_UNDECIDED);
 	decide_result_release(&r);
 	/* Both failed in one block: a tie (0), no pair dropped. */
