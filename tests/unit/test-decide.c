@@ -556,6 +556,7 @@ static void test_failures_trimmed(void **state)
 	assert_int_equal(r.decisions[1].n_failed, 1);
 	assert_true(fabs(r.decisions[1].failure_rate - 1.0 / 12) < 1e-12);
 	assert_false(r.decisions[1].more_failures);	/* the baseline failed once too */
+	assert_false(r.configs[0].more_failures);	/* never more than itself */
 	decide_result_release(&r);
 	/* Three of d1's: g grows to 3 of 12, still testable, never better (more failures). */
 	sw_fail(&s, 1, 0, 1);
@@ -563,6 +564,7 @@ static void test_failures_trimmed(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_int_equal(r.decisions[1].objective.trimmed, 3);
 	assert_true(r.decisions[1].more_failures);
+	assert_true(r.configs[1].more_failures);	/* its configuration's, in rank's row */
 	assert_int_equal(r.decisions[1].verdict, DECIDE_UNDECIDED);
 	decide_result_release(&r);
 	/* Both failed in one block: a tie (0), no pair dropped. */
@@ -720,6 +722,14 @@ static void test_no_baseline_scores(void **state)
 	assert_true(r.decisions[2].score == 0);
 	assert_true(fabs(r.decisions[0].score - log(100.0 / 110)) < 0.02);
 	assert_true(isnan(r.decisions[1].score));
+	decide_result_release(&r);
+	/* Two runs are enough to be the reference. */
+	s.nruns = 0;
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 6);
+	sw_runs(&s, 1, 0, 2, 130, 0.01, 6);
+	sw_runs(&s, 2, 0, 5, 110, 0.01, 6);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == 0);
 	decide_result_release(&r);
 	/* The baseline missing at the second of two levels: 2 runs there first. */
 	sw_init(&s, 2, 2, 0, true);
@@ -1211,6 +1221,103 @@ static void test_race_levels(void **state)
 	assert_true(fabs(decide_race_alpha(1, 1) - 0.05) < 1e-15);
 }
 
+/*
+ * The race's objective is the verdict's: under `mean` a decision falls when
+ * worse on the levels' average (140/80 against 130/130), under `worst` only
+ * when worse at every level.  A decision eliminated earlier is not tested
+ * again; without a baseline one contender left ends the race.
+ */
+static void test_race_objectives(void **state)
+{
+	(void)state;
+	static struct sw s;
+	struct decide_race_step st;
+	sw_init(&s, 3, 2, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.005, 26);
+	sw_runs(&s, 0, 1, 6, 100, 0.005, 26);
+	sw_runs(&s, 1, 0, 6, 130, 0.005, 26);
+	sw_runs(&s, 1, 1, 6, 130, 0.005, 26);
+	sw_runs(&s, 2, 0, 6, 140, 0.005, 26);
+	sw_runs(&s, 2, 1, 6, 80, 0.005, 26);
+	race_at(&s, 6, 3, 10, &st);
+	assert_int_equal(st.nelims, 0);
+	decide_race_step_release(&st);
+	s.set.objective = DECIDE_OBJECTIVE_MEAN;
+	race_at(&s, 6, 3, 10, &st);
+	assert_int_equal(st.nelims, 1);
+	assert_int_equal(st.elims[0].decision, 2);
+	assert_int_equal(st.elims[0].against, 1);
+	assert_true(fabs(st.elims[0].ratio - sqrt(140.0 * 80 / (130 * 130))) < 0.01);
+	decide_race_step_release(&st);
+	/* Stored as eliminated after block 4: the look after block 6 leaves it be. */
+	s.opt[2].elim = (struct decide_stored_elim){ 4, 1, 0.001 };
+	race_at(&s, 6, 3, 10, &st);
+	assert_int_equal(st.nelims, 0);
+	assert_int_equal(st.nsurvivors, 2);
+	decide_race_step_release(&st);
+
+	/* No baseline: d0 and d1 stored as eliminated, d2 alone is left. */
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	for (size_t d = 0; d < 3; d++)
+		sw_runs(&s, d, 0, 4, 100, 0.05, 27);
+	s.opt[0].elim = (struct decide_stored_elim){ 3, 2, 0.01 };
+	race_at(&s, 4, 3, 10, &st);
+	assert_int_equal(st.stop, DECIDE_GO_ON);
+	decide_race_step_release(&st);
+	s.opt[1].elim = (struct decide_stored_elim){ 4, 2, 0.01 };
+	race_at(&s, 4, 3, 10, &st);
+	assert_int_equal(st.stop, DECIDE_STOP_SINGLE);
+	decide_race_step_release(&st);
+}
+
+/*
+ * Runs without spread (a deterministic benchmark): a decision exactly
+ * equal to another has p = 1 against it and is never eliminated by it;
+ * one exactly below it falls with p = 0; more blocks are never asked for
+ * a difference that zero spread already shows.
+ */
+static void test_zero_spread(void **state)
+{
+	(void)state;
+	static struct sw s;
+	struct decide_race_step st;
+	sw_init(&s, 4, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0, 28);
+	sw_runs(&s, 1, 0, 5, 120, 0, 28);
+	sw_runs(&s, 2, 0, 5, 120, 0, 28);
+	sw_runs(&s, 3, 0, 5, 100, 0, 28);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[3].objective.p == 1);
+	assert_int_equal(r.decisions[3].verdict, DECIDE_EQUIVALENT);
+	assert_true(r.decisions[1].objective.p == 0);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_BETTER);
+	assert_true(r.decisions[2].equivalent_to_best);
+	assert_int_equal(r.needed, 0);
+	decide_result_release(&r);
+	race_at(&s, 5, 3, 10, &st);
+	assert_int_equal(st.leader, 1);
+	assert_int_equal(st.nelims, 1);	/* d3 (= the baseline, below d1); d2 ties d1 */
+	assert_int_equal(st.elims[0].decision, 3);
+	assert_true(st.elims[0].p == 0);
+	decide_race_step_release(&st);
+}
+
+/* Where the spread leaves a gain of 1 % at CV 20 % beyond any plan: "more than 100". */
+static void test_needed_cap(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.2, 2);
+	sw_runs(&s, 1, 0, 5, 101, 0.2, 2);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_UNDECIDED);
+	assert_int_equal(r.needed, DECIDE_NEEDED_CAP + 1);
+	decide_result_release(&r);
+}
+
 /* plan's estimate: the full design's count, and fewer expected when configurations differ. */
 static void test_expected_runs(void **state)
 {
@@ -1222,6 +1329,12 @@ static void test_expected_runs(void **state)
 	assert_true(decide_race_expected_runs(6, 1, 1, 3, 12, 0.02, 42, 6, &max) == e);
 	assert_true(decide_race_expected_runs(1, 2, 0, 3, 20, 0.02, 42, 6, &max) == 40);
 	assert_true(decide_race_expected_runs(4, 1, 0, 5, 5, 0.02, 42, 6, &max) == 20);
+	assert_true(decide_race_expected_runs(4, 1, 0, 3, 1, 0.02, 42, 6, &max) == 4);
+	assert_int_equal(max, 4);
+	/* A host reference runs in every block the race runs: same draws, one more run each. */
+	double e0 = decide_race_expected_runs(6, 1, 0, 3, 12, 0.02, 42, 6, &max);
+	double e1 = decide_race_expected_runs(6, 1, 1, 3, 12, 0.02, 42, 6, &max);
+	assert_true(e1 - e0 >= 3 && e1 - e0 <= 12);
 }
 
 int main(void)
@@ -1246,6 +1359,9 @@ int main(void)
 		cmocka_unit_test(test_stats_edges),
 		cmocka_unit_test(test_race),
 		cmocka_unit_test(test_race_levels),
+		cmocka_unit_test(test_race_objectives),
+		cmocka_unit_test(test_zero_spread),
+		cmocka_unit_test(test_needed_cap),
 		cmocka_unit_test(test_expected_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
