@@ -872,13 +872,37 @@ static void test_components(void **state)
 	assert_true(fabs(r.components.optimal_runs_per_boot - k) < 1e-12);
 	assert_int_equal(r.components.advice, DECIDE_ADVICE_MORE_BOOTS);
 	decide_result_release(&r);
+	/* Three boots {0, 0.2}, {0.1, 0.3}, {0.5, 0.6}: within SS 0.045 (df 3),
+	 * between SS 0.22333 (df 2), n0 2; F = 0.111667 / 0.015.  Boots 13 times
+	 * a run's cost: optimal sqrt(13 * 0.015 / 0.0483333) = 2.009 runs per
+	 * boot, as now (2): keep. */
+	const double w[] = { 0, 0.2, 0.1, 0.3, 0.5, 0.6 };
+	s.nruns = 0;
+	for (int b = 0; b < 6; b++)
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = exp(w[b]), .boot = 1 + b / 2, .gang = NAN };
+	s.in.nruns = s.nruns;
+	s.in.boot_seconds = 13;
+	s.in.run_seconds = 1;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	vc = &r.components;
+	assert_true(vc->estimable);
+	assert_int_equal(vc->boots, 3);
+	assert_true(vc->runs_per_boot == 2);
+	assert_true(fabs(vc->sd_run - sqrt(0.015)) < 1e-12);
+	assert_true(fabs(vc->sd_boot - 0.219848432637882) < 1e-12);
+	assert_true(fabs(vc->f - 7.444444444444446) < 1e-9);
+	assert_true(vc->df1 == 2 && vc->df2 == 3);
+	assert_true(fabs(vc->optimal_runs_per_boot - sqrt(13 * 0.015 / (0.22333333333333338 / 2 - 0.015) * 2)) < 1e-9);
+	assert_int_equal(vc->advice, DECIDE_ADVICE_KEEP);
+	decide_result_release(&r);
 	/* Every run its own boot: nothing shared, nothing to separate. */
-	for (int b = 0; b < 4; b++)
-		s.runs[b].boot = 0;
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].boot = 0;
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_false(r.components.shared);
 	assert_false(r.components.estimable);
-	assert_int_equal(r.components.boots, 4);
+	assert_int_equal(r.components.boots, 6);
 	decide_result_release(&r);
 }
 
@@ -912,6 +936,68 @@ static void test_drift_blocks(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_false(r.drift.tested);
 	assert_int_equal(r.drift.units, 2);
+	decide_result_release(&r);
+}
+
+/*
+ * Drift on the fewest units it is tested on (3), by hand: two configurations
+ * share block effects (0, 0.01, 0.03) on the log scale; residuals
+ * (-0.01333, -0.00333, 0.01667), slope 0.015, residual SS 1/60000, 1 df:
+ * se sqrt(1/120000), t = 3 sqrt 3, p = 1 - 2 atan(t) / pi = 0.1210377,
+ * interval slope -/+ t(0.975, 1) se.  Then a configuration missing the
+ * last block (its mean is over the two it has), no drift at all (p 1,
+ * nothing to widen), and 6 blocks in boots of 2 (3 units, x = 0.5, 2.5,
+ * 4.5) under an exact 1 % per block.
+ */
+static void test_drift_by_hand(void **state)
+{
+	(void)state;
+	static const double g[] = { 0, 0.01, 0.03 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 3, 100, 0, 1);
+	sw_runs(&s, 1, 0, 3, 50, 0, 1);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].value *= exp(g[s.runs[i].block]);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	double se = sqrt(1.0 / 120000);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.units, 3);
+	assert_int_equal(r.drift.n, 6);
+	assert_true(fabs(r.drift.slope - 0.015) < 1e-12);
+	assert_true(fabs(r.drift.p - 0.121037718323677) < 1e-9);
+	assert_true(fabs(r.drift.lo - (0.015 - 12.706204736 * se)) < 1e-8);
+	assert_true(fabs(r.drift.hi - (0.015 + 12.706204736 * se)) < 1e-8);
+	decide_result_release(&r);
+	/* d1 without block 2: d0 residuals as above (0.015 per block), d1's
+	 * (-0.005, 0.005) in blocks 0, 1; block means (-0.009167, 0.000833,
+	 * 0.016667): slope 0.0129167. */
+	sw_run(&s, 1, 0, 2)->status = DECIDE_RUN_FAILED;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.drift.n, 5);
+	assert_true(fabs(r.drift.slope - (0.016666666666666667 + 0.009166666666666667) / 2) < 1e-12);
+	decide_result_release(&r);
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 3, 100, 0, 1);
+	sw_runs(&s, 1, 0, 3, 50, 0, 1);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.drift.tested);
+	assert_true(r.drift.slope == 0 && r.drift.p == 1);
+	assert_true(r.drift.lo == 0 && r.drift.hi == 0);
+	decide_result_release(&r);
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0, 1);
+	sw_runs(&s, 1, 0, 6, 50, 0, 1);
+	sw_boots(&s, 0, 2);
+	sw_boots(&s, 1, 2);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].value *= exp(0.01 * s.runs[i].block);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.units, 3);
+	assert_true(fabs(r.drift.slope - 0.01) < 1e-9);
+	assert_true(r.drift.p < 1e-6);
 	decide_result_release(&r);
 }
 
@@ -1352,6 +1438,7 @@ int main(void)
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_components),
 		cmocka_unit_test(test_drift),
+		cmocka_unit_test(test_drift_by_hand),
 		cmocka_unit_test(test_drift_blocks),
 		cmocka_unit_test(test_host_reference),
 		cmocka_unit_test(test_cost),

@@ -59,6 +59,13 @@ static void test_summary(void **state)
 	/* Large offset: the two-pass variance must not cancel catastrophically. */
 	const double big[] = { 1e9 + 1, 1e9 + 2, 1e9 + 3 };
 	assert_close(stats_stddev(big, 3), 1.0, 1e-9);
+	/* Two observations: the smallest sample with a spread, a CV and a CI
+	 * ({1, 3}: sd sqrt 2, CI 2 -/+ t(0.975, 1) sqrt 2 / sqrt 2). */
+	const double pair[] = { 1, 3 };
+	stats_summarize(pair, 2, &s);
+	assert_close(s.cv, sqrt(2) / 2, 1e-15);
+	assert_close(s.ci_lo, 2 - 12.706204736, 1e-8);
+	assert_close(s.ci_hi, 2 + 12.706204736, 1e-8);
 	/* Median of an even count and does not reorder its input. */
 	const double four[] = { 4, 1, 3, 2 };
 	assert_close(stats_median(four, 4), 2.5, 0);
@@ -132,6 +139,9 @@ static void test_t_distribution(void **state)
 	double far = stats_t_quantile(1 - ldexp(1, -40), 3);
 	assert_close(stats_t_cdf(-far, 3) / ldexp(1, -40), 1, 1e-9);
 	assert_close(stats_t_quantile(0.5, 7), 0, 0);
+	/* Infinite t (a zero standard error): all or nothing. */
+	assert_close(stats_t_cdf(INFINITY, 3), 1, 0);
+	assert_close(stats_t_cdf(-INFINITY, 3), 0, 0);
 }
 
 static void test_normal_and_beta(void **state)
@@ -260,6 +270,7 @@ static void test_trimmed_difference(void **state)
 	struct stats_location d;
 	assert_int_equal(stats_trimmed_difference(sleep1, 10, sleep2, 10, 0, &d), 0);
 	assert_close(d.est, 0.75 - 2.33, 1e-12);
+	assert_int_equal(d.n, 20);	/* the values behind it, both samples */
 	assert_close(d.est / d.se, -1.860813, 1e-6);
 	assert_close(d.df, 17.77647, 1e-5);
 	assert_close(stats_t_p(d.est / d.se, d.df), 0.07939414, 1e-7);
