@@ -658,6 +658,34 @@ static void test_worst_interval(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * The planning rule of docs/advisor.md, from the comparison's own figures:
+ * the effect n units detect at its alpha with 80 % power, on the 65 %
+ * upper bound of the units' spread, t with the trimmed units' df.
+ */
+static double plan_detectable(const struct decide_cmp *c, size_t n)
+{
+	double sd = c->se * sqrt((double)c->units) *
+		    sqrt(c->df / stats_chi2_quantile(DECIDE_PLAN_SPREAD, c->df));
+	double df = (double)n - 2 * floor(DECIDE_TRIM * (double)n) - 1;
+	return stats_min_detectable(sd / sqrt((double)n), df, c->alpha, DECIDE_POWER);
+}
+
+/*
+ * needed_repetitions is the fewest more blocks: with them the larger of the
+ * two effects still to show (the estimate away from 0, or the margin away
+ * from it) is detectable, with one block fewer it is not.
+ */
+static void assert_needed_fewest(const struct decide_cmp *c, int needed, double delta)
+{
+	assert_int_equal(c->pairs, c->units);
+	assert_true(needed > 0 && needed <= DECIDE_NEEDED_CAP);
+	double a = fabs(c->est), e = fmax(a, log1p(delta) - a);
+	size_t n = c->units + (size_t)needed;
+	assert_true(plan_detectable(c, n) <= e);
+	assert_true(plan_detectable(c, n - 1) > e);
+}
+
 /* What would settle it: the leader against the baseline, a number that grows with the spread. */
 static void test_needed(void **state)
 {
@@ -675,6 +703,7 @@ static void test_needed(void **state)
 	assert_int_equal(r.needed, r.decisions[lead].objective.needed);
 	assert_true(r.needed > 0 && r.needed <= DECIDE_NEEDED_CAP);
 	assert_true(fabs(r.mde - decide_gain(r.decisions[lead].objective.mde)) < 1e-15);
+	assert_needed_fewest(&r.decisions[lead].objective, r.needed, s.set.equivalence);
 	int needed = r.needed;
 	decide_result_release(&r);
 	/* Twice the spread (the same draws): more blocks. */
