@@ -650,6 +650,11 @@ static void test_worst_interval(void **state)
 	double hi1 = l1->est + stats_t_quantile(1 - a / 4, l1->df) * l1->se;
 	assert_true(fabs(c->lo - fmin(lo0, lo1)) < 1e-12);
 	assert_true(fabs(c->hi - fmin(hi0, hi1)) < 1e-12);
+	/* Its p is the worst level's (p does not depend on alpha); its units
+	 * the fewer of the levels'. */
+	const struct decide_cmp *w = l0->est < l1->est ? l0 : l1;
+	assert_true(c->p == w->p);
+	assert_int_equal(c->units, l0->units < l1->units ? l0->units : l1->units);
 	/* The configurations' own intervals are at alpha / (m L). */
 	assert_true(fabs(r.level_alpha - 0.0125) < 1e-15);
 	assert_true(fabs(l0->alpha - 0.0125) < 1e-15);
