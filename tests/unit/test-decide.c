@@ -616,6 +616,30 @@ static void test_far_units(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_int_equal(r.decisions[1].objective.set_aside, 2);
 	decide_result_release(&r);
+	/* By hand, log differences 0, 0.01, .., 0.08 and 0.30: median 0.045,
+	 * MAD 0.025, limit 5 * 1.4826 * 0.025 = 0.185: 0.30 is set aside (it
+	 * would stay within twice the scale). */
+	static const double near[] = { 0, 0.01, 0.02, 0.03, 0.30, 0.04, 0.05, 0.06, 0.07, 0.08 };
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 10, 100, 0, 1);
+	sw_runs(&s, 1, 0, 10, 100, 0, 1);
+	for (int b = 0; b < 10; b++)
+		sw_run(&s, 1, 0, b)->value *= exp(near[b]);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.set_aside, 1);
+	assert_true(fabs(r.decisions[1].objective.est - 0.04) < 1e-12);
+	decide_result_release(&r);
+	/* Three far ones (0.5, -0.6, 0.9; median 0.035), room for two: the
+	 * farthest two go, 0.5 stays: the mean of 0 .. 0.06 and 0.5 (8 units,
+	 * nothing trimmed) is 0.71 / 8. */
+	static const double three[] = { 0.5, 0, 0.01, -0.6, 0.02, 0.03, 0.9, 0.04, 0.05, 0.06 };
+	for (int b = 0; b < 10; b++)
+		sw_run(&s, 1, 0, b)->value = 100 * exp(three[b]);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.set_aside, 2);
+	assert_int_equal(r.decisions[1].objective.trimmed, 0);
+	assert_true(fabs(r.decisions[1].objective.est - 0.71 / 8) < 1e-12);
+	decide_result_release(&r);
 	/* 9 blocks: none set aside. */
 	sw_init(&s, 2, 1, 0, true);
 	sw_runs(&s, 0, 0, 9, 100, 0.01, 21);
