@@ -754,6 +754,13 @@ static void test_needed(void **state)
 	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
 	assert_int_equal(r.needed, 1);
 	decide_result_release(&r);
+	/* No block in common (the baseline moved to blocks 1 and 2): two blocks of both. */
+	s.runs[0].block = 2;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.pairs, 0);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
+	assert_int_equal(r.needed, 2);
+	decide_result_release(&r);
 }
 
 /*
