@@ -533,6 +533,35 @@ static void test_units(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * Nothing ran: every run failed (or only a host reference ran): nothing is
+ * recommended, not even the baseline, and no number of blocks is promised.
+ */
+static void test_nothing_ran(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 3, 100, 0.01, 3);
+	sw_runs(&s, 1, 0, 3, 120, 0.01, 3);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].status = DECIDE_RUN_FAILED;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_INSUFFICIENT);
+	assert_true(r.pick == DECIDE_NONE && r.leader == DECIDE_NONE);
+	assert_int_equal(r.needed, 0);
+	decide_result_release(&r);
+	/* Only the host reference (d1) has runs. */
+	s.opt[1].host_reference = true;
+	for (size_t i = 3; i < s.nruns; i++)
+		s.runs[i].status = DECIDE_RUN_OK;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_INSUFFICIENT);
+	assert_true(r.pick == DECIDE_NONE);
+	decide_result_release(&r);
+}
+
 /* A failed run is the worst outcome: trimmed when few, untestable when too many. */
 static void test_failures_trimmed(void **state)
 {
@@ -1495,6 +1524,7 @@ int main(void)
 		cmocka_unit_test(test_clear_winner_numbers),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_failures_trimmed),
+		cmocka_unit_test(test_nothing_ran),
 		cmocka_unit_test(test_far_units),
 		cmocka_unit_test(test_worst_interval),
 		cmocka_unit_test(test_needed),
