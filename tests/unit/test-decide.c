@@ -562,6 +562,49 @@ static void test_nothing_ran(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * A noisy contender above the one shown better may be the real winner: d1
+ * is +10 % and better; d2 (+19 % on average, +-25 % block to block) and
+ * d3 (+24 %) are neither shown better nor separated from d1.  No decision
+ * yet: the pick stays d1, the highest of them (d3) leads and what it
+ * needs is what is needed.
+ */
+static void test_contender_over_top(void **state)
+{
+	(void)state;
+	static const double d2[] = { 1.5, 0.9, 1.4, 0.95, 1.3 }, d3[] = { 1.7, 0.9, 1.6, 0.95, 1.3 };
+	static struct sw s;
+	sw_init(&s, 4, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0, 1);
+	sw_runs(&s, 1, 0, 5, 110, 0.001, 1);
+	sw_runs(&s, 2, 0, 5, 100, 0, 1);
+	sw_runs(&s, 3, 0, 5, 100, 0, 1);
+	for (int b = 0; b < 5; b++) {
+		sw_run(&s, 2, 0, b)->value *= d2[b];
+		sw_run(&s, 3, 0, b)->value *= d3[b];
+	}
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_BETTER);
+	assert_int_equal(r.decisions[2].verdict, DECIDE_UNDECIDED);
+	assert_int_equal(r.decisions[3].verdict, DECIDE_UNDECIDED);
+	assert_int_equal(r.verdict, DECIDE_UNDECIDED);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.leader, 3);
+	assert_int_equal(r.needed, r.decisions[3].objective.needed);
+	assert_true(r.needed > 0);
+	decide_result_release(&r);
+	/* d2 and d3's draws swapped: d2 leads. */
+	for (int b = 0; b < 5; b++) {
+		sw_run(&s, 2, 0, b)->value = 100 * d3[b];
+		sw_run(&s, 3, 0, b)->value = 100 * d2[b];
+	}
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.leader, 2);
+	decide_result_release(&r);
+}
+
 /* A failed run is the worst outcome: trimmed when few, untestable when too many. */
 static void test_failures_trimmed(void **state)
 {
@@ -1525,6 +1568,7 @@ int main(void)
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_failures_trimmed),
 		cmocka_unit_test(test_nothing_ran),
+		cmocka_unit_test(test_contender_over_top),
 		cmocka_unit_test(test_far_units),
 		cmocka_unit_test(test_worst_interval),
 		cmocka_unit_test(test_needed),
