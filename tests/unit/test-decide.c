@@ -491,6 +491,23 @@ static void test_clear_winner_numbers(void **state)
 	assert_int_equal(r.runs_ok, 15);
 	assert_int_equal(r.runs_failed, 0);
 	assert_int_equal(r.runs_total, 15);
+	/* Each other configuration against the best's, a paired t test on the
+	 * log values (5 blocks, nothing trimmed), adjusted for the family of
+	 * the decisions tested against the baseline other than the best (d2
+	 * alone: times 1); the best is not compared with itself. */
+	for (size_t d = 0; d < 3; d += 2) {
+		double x[5], mean = 0, ss = 0;
+		for (int b = 0; b < 5; b++) {
+			x[b] = log(sw_run(&s, d, 0, b)->value / sw_run(&s, 1, 0, b)->value);
+			mean += x[b] / 5;
+		}
+		for (int b = 0; b < 5; b++)
+			ss += (x[b] - mean) * (x[b] - mean);
+		double p = stats_t_p(mean / sqrt(ss / 4 / 5), 4);
+		assert_true(fabs(r.configs[d].p_best - p) < 1e-12);
+		assert_true(fabs(r.configs[d].p_best_adj - p) < 1e-12);
+	}
+	assert_true(isnan(r.configs[1].p_best) && isnan(r.configs[1].p_best_adj));
 	decide_result_release(&r);
 }
 
