@@ -1240,6 +1240,27 @@ static void test_cost(void **state)
 	assert_int_equal(r.pick, 2);
 	assert_int_equal(r.ncandidates, 1);
 	decide_result_release(&r);
+	/* Without a baseline the same: cost among those equivalent to the best
+	 * only (d0 and d1, cheaper but worse, are never candidates) ... */
+	s.in.baseline = DECIDE_NONE;
+	s.opt[0].host_cpus = 1;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 2);
+	assert_int_equal(r.pick, 2);
+	assert_int_equal(r.ncandidates, 1);
+	decide_result_release(&r);
+	/* ... and the cheaper of two equivalent ones picked. */
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 120.1, 0.002, 20);
+	s.opt[0].host_cpus = 1;
+	s.opt[1].host_cpus = 2;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 2);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.ncandidates, 2);
+	decide_result_release(&r);
 }
 
 /* Bad input is refused, not read out of bounds. */
