@@ -914,17 +914,25 @@ static void test_outlier_scale_pairs(void **state)
 	(void)state;
 	static struct sw s;
 	static double d[MAXD * MAXB * MAXB];
-	const struct { int runs[4]; bool ties; } rows[] = {
-		{ { 3, 3, 3, 3 }, false },	/* 12 pairs: even */
-		{ { 3, 2, 1, 3 }, false },	/* 7: odd */
-		{ { 5, 4, 40, 1 }, true },	/* many equal distances */
-		{ { 40, 40, 40, 40 }, false },
-		{ { 2, 1, 1, 1 }, true },	/* one pair */
+	const struct { int runs[4]; bool ties; double cv0; } rows[] = {
+		{ { 3, 3, 3, 3 }, false, 0.05 },	/* 12 pairs: even */
+		{ { 3, 2, 1, 3 }, false, 0.05 },	/* 7: odd */
+		{ { 5, 4, 40, 1 }, true, 0.05 },	/* many equal distances */
+		{ { 40, 40, 40, 40 }, false, 0.05 },
+		{ { 2, 1, 1, 1 }, true, 0.05 },		/* one pair */
+		/* the first configuration much tighter or wider than the others */
+		{ { 2, 5, 5, 1 }, false, 0.001 },	/* 17 */
+		{ { 3, 4, 4, 1 }, false, 0.001 },	/* 12 */
+		{ { 6, 3, 3, 1 }, false, 0.2 },		/* 19 */
+		{ { 5, 3, 3, 1 }, false, 0.2 },		/* 14 */
+		{ { 4, 4, 4, 4 }, false, 0.1 },		/* 21 */
+		{ { 4, 3, 4, 2 }, false, 0.1 },		/* 13 */
+		{ { 5, 2, 3, 2 }, false, 0.02 },	/* 13 */
 	};
 	for (size_t row = 0; row < sizeof(rows) / sizeof(*rows); row++) {
 		sw_init(&s, 4, 1, 0, true);
 		for (size_t c = 0; c < 4; c++)
-			sw_runs(&s, c, 0, rows[row].runs[c], 100, 0.05, 40 + row);
+			sw_runs(&s, c, 0, rows[row].runs[c], 100, c ? 0.05 : rows[row].cv0, 40 + row);
 		if (rows[row].ties)
 			for (size_t i = 0; i < s.nruns; i++)
 				s.runs[i].value = 100 + (double)(i % 3) * 5;	/* three values */
