@@ -622,6 +622,43 @@ static void test_contender_over_top(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * Failures inside replication units (boots serving 2 blocks): a unit where
+ * only d1 failed is its worst unit (-inf, trimmed with the best one), a unit
+ * where both failed says nothing and is dropped.  Units' log ratios here:
+ * {fail, 0.02, 0.04, 0.06}.
+ */
+static void test_failed_units(void **state)
+{
+	(void)state;
+	static const double diff[] = { 0.1, 0.1, 0.02, 0.02, 0.04, 0.04, 0.06, 0.06 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0, 1);
+	sw_runs(&s, 1, 0, 8, 100, 0, 1);
+	for (int b = 0; b < 8; b++)
+		sw_run(&s, 1, 0, b)->value *= exp(diff[b]);
+	sw_boots(&s, 0, 2);
+	sw_boots(&s, 1, 2);
+	sw_fail(&s, 1, 0, 0);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_int_equal(c->pairs, 8);
+	assert_int_equal(c->units, 4);
+	assert_int_equal(c->trimmed, 1);
+	assert_true(fabs(c->est - 0.03) < 1e-12);
+	decide_result_release(&r);
+	/* The baseline failed in that unit too: dropped, the other three kept. */
+	sw_fail(&s, 0, 0, 1);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	c = &r.decisions[1].objective;
+	assert_int_equal(c->units, 3);
+	assert_int_equal(c->trimmed, 0);
+	assert_true(fabs(c->est - 0.04) < 1e-12);
+	decide_result_release(&r);
+}
+
 /* A failed run is the worst outcome: trimmed when few, untestable when too many. */
 static void test_failures_trimmed(void **state)
 {
@@ -1614,6 +1651,7 @@ int main(void)
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_failures_trimmed),
 		cmocka_unit_test(test_nothing_ran),
+		cmocka_unit_test(test_failed_units),
 		cmocka_unit_test(test_contender_over_top),
 		cmocka_unit_test(test_far_units),
 		cmocka_unit_test(test_worst_interval),
