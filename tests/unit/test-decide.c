@@ -659,6 +659,41 @@ static void test_failed_units(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * What each configuration ran: successful runs and their boots (values
+ * below 1, as seconds are: lower is better), a run without a value counted
+ * as no outcome, and only the blocks a look covers.  Boots: d0 one per 2
+ * blocks, d1 one per run, d2 one per 3 blocks.
+ */
+static void test_counts(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, false);
+	for (size_t d = 0; d < 3; d++)
+		sw_runs(&s, d, 0, 6, 0.5, 0.01, 9);
+	sw_boots(&s, 0, 2);
+	sw_boots(&s, 2, 3);
+	sw_run(&s, 1, 0, 5)->value = 0;
+	const struct { int blocks; size_t ok[3], nboots[3], none1, total; } rows[] = {
+		{ 0, { 6, 5, 6 }, { 3, 5, 2 }, 1, 18 },
+		{ 4, { 4, 4, 4 }, { 2, 4, 2 }, 0, 12 },
+		{ 3, { 3, 3, 3 }, { 2, 3, 1 }, 0, 9 },
+	};
+	for (size_t row = 0; row < sizeof(rows) / sizeof(*rows); row++) {
+		s.set.blocks = rows[row].blocks;
+		struct decide_result r;
+		assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+		for (size_t c = 0; c < 3; c++) {
+			assert_int_equal(r.configs[c].n_ok, rows[row].ok[c]);
+			assert_int_equal(r.configs[c].nboots, rows[row].nboots[c]);
+		}
+		assert_int_equal(r.configs[1].n_none, rows[row].none1);
+		assert_int_equal(r.runs_total, rows[row].total);
+		decide_result_release(&r);
+	}
+}
+
 /* A failed run is the worst outcome: trimmed when few, untestable when too many. */
 static void test_failures_trimmed(void **state)
 {
@@ -1651,6 +1686,7 @@ int main(void)
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_failures_trimmed),
 		cmocka_unit_test(test_nothing_ran),
+		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_failed_units),
 		cmocka_unit_test(test_contender_over_top),
 		cmocka_unit_test(test_far_units),
