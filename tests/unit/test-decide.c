@@ -1499,6 +1499,26 @@ static void test_race(void **state)
 	assert_int_equal(st.stop, DECIDE_STOP_MAX);
 	decide_race_step_release(&st);
 
+	/* d1 +20 % is shown better, but d2 (+13 % on average, +-25 % block to
+	 * block) is neither eliminated nor separated from it: the race goes on. */
+	static const double noisy[] = { 1.5, 0.9, 1.3, 0.95, 1.1 };
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0, 1);
+	sw_runs(&s, 1, 0, 5, 120, 0.001, 1);
+	sw_runs(&s, 2, 0, 5, 100, 0, 1);
+	for (int b = 0; b < 5; b++)
+		sw_run(&s, 2, 0, b)->value *= noisy[b];
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_BETTER);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.ncontention, 1);
+	decide_result_release(&r);
+	race_at(&s, 5, 3, 10, &st);
+	assert_int_equal(st.nelims, 0);
+	assert_int_equal(st.stop, DECIDE_GO_ON);
+	decide_race_step_release(&st);
+
 	/* Only the baseline left beside eliminated ones: one survivor. */
 	sw_init(&s, 3, 1, 0, true);
 	for (size_t d = 0; d < 3; d++)
@@ -1672,6 +1692,8 @@ static void test_expected_runs(void **state)
 	assert_true(decide_race_expected_runs(4, 1, 0, 5, 5, 0.02, 42, 6, &max) == 20);
 	assert_true(decide_race_expected_runs(4, 1, 0, 3, 1, 0.02, 42, 6, &max) == 4);
 	assert_int_equal(max, 4);
+	/* No simulation asked for: the full design. */
+	assert_true(decide_race_expected_runs(6, 1, 1, 3, 12, 0.02, 42, 0, &max) == 84);
 	/* A host reference runs in every block the race runs: same draws, one more run each. */
 	double e0 = decide_race_expected_runs(6, 1, 0, 3, 12, 0.02, 42, 6, &max);
 	double e1 = decide_race_expected_runs(6, 1, 1, 3, 12, 0.02, 42, 6, &max);
