@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "decide/decide.h"
+#include "decide/input.h"
 #include "decide/stats.h"
 
 #define MAXD 8
@@ -1450,6 +1451,83 @@ static void test_stats_edges(void **state)
 	assert_int_equal(loc.trimmed, 2);
 }
 
+/* ---- reading stored results ------------------------------------------------ */
+
+static double ops_of(const struct db_results_run *run, void *ctx)
+{
+	(void)ctx;
+	const struct db_results_metric *m = db_results_run_metric(run, "ops");
+	return m ? m->value : NAN;
+}
+
+/*
+ * A stored experiment read into the engine's input: decisions a, b, c at
+ * environment levels x and y (c marked the baseline); a raced sweep's
+ * eliminations per decision (the latest block of its configurations', the
+ * one it lost to by key, none for a failing one); the boot and run costs
+ * as the means of the runs that measured them (a boot of 0.5 s counts);
+ * run outcomes (failed; ok without a value: none).
+ */
+static void test_sweep_build(void **state)
+{
+	(void)state;
+	static char *keys[] = { "a-x", "a-y", "b-x", "b-y", "c-x", "c-y" };
+	static char *dec[] = { "a", "a", "b", "b", "c", "c" };
+	static char *env[] = { "x", "y", "x", "y", "x", "y" };
+	static struct db_results_metric m[6][3];
+	static struct db_results_run runs[6][2];
+	static struct db_results_config cf[6];
+	for (size_t i = 0; i < 6; i++) {
+		cf[i] = (struct db_results_config){ .id = (int64_t)i + 1, .runs = runs[i], .nruns = 2 };
+		cf[i].rec.key = keys[i];
+		cf[i].rec.decision = dec[i];
+		cf[i].rec.environment = env[i];
+		cf[i].rec.vcpus = cf[i].rec.sockets = 4;
+		cf[i].rec.dies = cf[i].rec.cores = cf[i].rec.threads = 1;
+		cf[i].rec.pinning_policy = "none";
+		cf[i].rec.baseline = i >= 4;
+		for (int j = 0; j < 2; j++) {
+			m[i][0] = (struct db_results_metric){ .name = "ops", .value = 100 + (double)i };
+			m[i][1] = (struct db_results_metric){ .name = "boot_seconds",
+							      .value = i == 0 ? 0.5 : 1.5 };
+			m[i][2] = (struct db_results_metric){ .name = "benchmark_seconds", .value = 2 };
+			runs[i][j] = (struct db_results_run){ .repetition = j, .status = "ok",
+							      .metrics = m[i], .nmetrics = i < 2 ? 3 : 1 };
+		}
+	}
+	runs[3][1].status = "failed";
+	runs[2][1].nmetrics = 0;	/* ok, but no value */
+	cf[0].eliminated_block = 3;
+	cf[0].eliminated_against = "c-x";
+	cf[0].eliminated_p = 0.01;
+	cf[1].eliminated_block = 4;
+	cf[1].eliminated_against = "c-y";
+	cf[1].eliminated_p = 0.02;
+	cf[2].eliminated_block = 2;	/* failing: against nothing */
+	struct db_results res = { .configs = cf, .nconfigs = 6 };
+	struct decide_sweep sw;
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
+	assert_int_equal(sw.in.ndecisions, 3);
+	assert_int_equal(sw.in.nlevels, 2);
+	assert_string_equal(sw.levels[1], "y");
+	assert_int_equal(sw.in.baseline, 2);
+	assert_string_equal(sw.baseline_source, "marked");
+	assert_int_equal(sw.decisions[0].elim.block, 4);
+	assert_int_equal(sw.decisions[0].elim.against, 2);
+	assert_true(sw.decisions[0].elim.p == 0.02);
+	assert_int_equal(sw.decisions[1].elim.block, 2);
+	assert_int_equal(sw.decisions[1].elim.against, DECIDE_NONE);
+	assert_int_equal(sw.decisions[2].elim.block, 0);
+	assert_true(fabs(sw.in.boot_seconds - 1) < 1e-15);	/* (0.5 * 2 + 1.5 * 2) / 4 */
+	assert_true(sw.in.run_seconds == 2);
+	assert_int_equal(sw.in.nruns, 12);
+	assert_int_equal(sw.runs[5].status, DECIDE_RUN_NONE);
+	assert_int_equal(sw.runs[7].status, DECIDE_RUN_FAILED);
+	assert_int_equal(sw.runs[6].status, DECIDE_RUN_OK);
+	assert_true(sw.runs[6].value == 103 && sw.runs[6].block == 0);
+	decide_sweep_release(&sw);
+}
+
 /* ---- the race ---------------------------------------------------------------- */
 
 /* A race look over blocks 0..k-1: the eliminations and the stop. */
@@ -1708,6 +1786,7 @@ int main(void)
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_failures_trimmed),
 		cmocka_unit_test(test_nothing_ran),
+		cmocka_unit_test(test_sweep_build),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_failed_units),
 		cmocka_unit_test(test_contender_over_top),
