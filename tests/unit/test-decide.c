@@ -1526,6 +1526,24 @@ static void test_sweep_build(void **state)
 	assert_int_equal(sw.runs[6].status, DECIDE_RUN_OK);
 	assert_true(sw.runs[6].value == 103 && sw.runs[6].block == 0);
 	decide_sweep_release(&sw);
+	/* Nothing marked: the host's default shape (one vCPU per socket,
+	 * unpinned) is the baseline -- c, pinned "compact", only when pinning
+	 * is an environment factor. */
+	for (size_t i = 0; i < 6; i++) {
+		cf[i].rec.baseline = false;
+		cf[i].rec.sockets = i < 2 ? 1 : i < 4 ? 2 : 4;
+		cf[i].rec.cores = 4 / cf[i].rec.sockets;
+		cf[i].rec.pinning_policy = i < 4 ? "none" : "compact";
+	}
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
+	assert_int_equal(sw.in.baseline, DECIDE_NONE);
+	decide_sweep_release(&sw);
+	static const char *const pin[] = { "pinning" };
+	struct decide_roles roles = { pin, 1 };
+	decide_sweep_build(&res, ops_of, NULL, true, &roles, &sw);
+	assert_int_equal(sw.in.baseline, 2);
+	assert_string_equal(sw.baseline_source, "host default shape");
+	decide_sweep_release(&sw);
 }
 
 /* ---- the race ---------------------------------------------------------------- */
