@@ -488,6 +488,8 @@ static void test_clear_winner_numbers(void **state)
 	assert_true(r.decisions[1].is_best);
 	assert_true(r.decisions[2].worse_than_best);
 	assert_false(r.decisions[2].equivalent_to_best);
+	/* One level: the difference to the best is that level's paired test. */
+	assert_true(r.decisions[2].vs_best.p == r.configs[2].p_best);
 	assert_int_equal(r.best, 1);
 	assert_int_equal(r.runs_ok, 15);
 	assert_int_equal(r.runs_failed, 0);
@@ -949,6 +951,16 @@ static void test_no_baseline_scores(void **state)
 	assert_true(r.decisions[2].score == 0);
 	assert_true(fabs(r.decisions[0].score - log(100.0 / 110)) < 0.02);
 	assert_true(isnan(r.decisions[1].score));
+	decide_result_release(&r);
+	/* The reference is the best mean, not the most data: d0 (+30 %, 2 runs)
+	 * over d2 (+25 %, 6 runs). */
+	s.nruns = 0;
+	sw_runs(&s, 0, 0, 2, 130, 0.001, 6);
+	sw_runs(&s, 1, 0, 6, 100, 0.001, 6);
+	sw_runs(&s, 2, 0, 6, 125, 0.001, 6);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[0].score == 0);
+	assert_true(fabs(r.decisions[2].score - log(125.0 / 130)) < 0.005);
 	decide_result_release(&r);
 	/* Two runs are enough to be the reference. */
 	s.nruns = 0;
