@@ -1306,6 +1306,10 @@ static void test_cost(void **state)
 	assert_int_equal(r.top, 2);
 	assert_int_equal(r.pick, 1);
 	assert_int_equal(r.ncandidates, 2);
+	/* The top it was preferred to is settled, not in contention. */
+	assert_int_equal(r.verdict, DECIDE_BETTER);
+	assert_int_equal(r.ncontention, 0);
+	assert_false(r.decisions[2].in_contention);
 	decide_result_release(&r);
 	s.opt[1].host_cpus = 4;
 	s.opt[2].nondefault_knobs = 1;
