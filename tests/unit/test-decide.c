@@ -1288,6 +1288,9 @@ static void test_host_reference(void **state)
 	assert_int_equal(r.decisions[2].verdict, DECIDE_BETTER);
 	assert_int_equal(r.pick, 1);
 	assert_int_equal(r.best, 1);
+	/* Nor compared with the best. */
+	assert_true(isnan(r.configs[2].p_best));
+	assert_false(r.decisions[2].vs_best.ok);
 	decide_result_release(&r);
 }
 
