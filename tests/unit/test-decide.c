@@ -1809,6 +1809,14 @@ static void test_expected_runs(void **state)
 	assert_true(decide_race_expected_runs(4, 1, 0, 5, 5, 0.02, 42, 6, &max) == 20);
 	assert_true(decide_race_expected_runs(4, 1, 0, 3, 1, 0.02, 42, 6, &max) == 4);
 	assert_int_equal(max, 4);
+	/* Every simulated race runs every decision up to its first test, one
+	 * simulation as well as six. */
+	for (int nsim = 1; nsim <= 6; nsim += 5) {
+		double e2 = decide_race_expected_runs(2, 1, 0, 3, 12, 0.02, 42, nsim, &max);
+		assert_true(e2 >= 2 * 3 && e2 <= 24);
+		double e6 = decide_race_expected_runs(6, 2, 0, 4, 12, 0.02, 42, nsim, &max);
+		assert_true(e6 >= 12 * 4 && e6 <= 144);
+	}
 	/* No simulation asked for: the full design. */
 	assert_true(decide_race_expected_runs(6, 1, 1, 3, 12, 0.02, 42, 0, &max) == 84);
 	/* A host reference runs in every block the race runs: same draws, one more run each. */
