@@ -795,10 +795,10 @@ static void test_far_units(void **state)
 	assert_int_equal(r.decisions[1].objective.set_aside, 1);
 	assert_true(fabs(r.decisions[1].objective.est - 0.04) < 1e-12);
 	decide_result_release(&r);
-	/* Three far ones (0.5, -0.6, 0.9; median 0.035), room for two: the
+	/* Three far ones (0.9, -0.6, 0.5; median 0.035), room for two: the
 	 * farthest two go, 0.5 stays: the mean of 0 .. 0.06 and 0.5 (8 units,
 	 * nothing trimmed) is 0.71 / 8. */
-	static const double three[] = { 0.5, 0, 0.01, -0.6, 0.02, 0.03, 0.9, 0.04, 0.05, 0.06 };
+	static const double three[] = { 0.9, 0, 0.01, -0.6, 0.02, 0.03, 0.5, 0.04, 0.05, 0.06 };
 	for (int b = 0; b < 10; b++)
 		sw_run(&s, 1, 0, b)->value = 100 * exp(three[b]);
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
