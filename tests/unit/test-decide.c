@@ -873,10 +873,13 @@ static double plan_detectable(const struct decide_cmp *c, size_t n)
  */
 static void assert_needed_fewest(const struct decide_cmp *c, int needed, double delta)
 {
-	assert_int_equal(c->pairs, c->units);
+	/* Blocks per unit (boots serving several blocks): a whole number here. */
+	size_t per = c->pairs / c->units;
+	assert_int_equal(c->pairs, per * c->units);
 	assert_true(needed > 0 && needed <= DECIDE_NEEDED_CAP);
+	assert_int_equal((size_t)needed % per, 0);
 	double a = fabs(c->est), e = fmax(a, log1p(delta) - a);
-	size_t n = c->units + (size_t)needed;
+	size_t n = c->units + (size_t)needed / per;
 	assert_true(plan_detectable(c, n) <= e);
 	assert_true(plan_detectable(c, n - 1) > e);
 }
@@ -900,6 +903,18 @@ static void test_needed(void **state)
 	assert_true(fabs(r.mde - decide_gain(r.decisions[lead].objective.mde)) < 1e-15);
 	assert_needed_fewest(&r.decisions[lead].objective, r.needed, s.set.equivalence);
 	int needed = r.needed;
+	decide_result_release(&r);
+	/* Boots serving 2 blocks each: units of 2 blocks, needed in blocks. */
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.03, 17);
+	sw_runs(&s, 1, 0, 6, 104, 0.03, 17);
+	sw_runs(&s, 2, 0, 6, 102, 0.03, 17);
+	for (size_t d = 0; d < 3; d++)
+		sw_boots(&s, d, 2);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_UNDECIDED);
+	assert_int_equal(r.decisions[r.leader].objective.units, 3);
+	assert_needed_fewest(&r.decisions[r.leader].objective, r.needed, s.set.equivalence);
 	decide_result_release(&r);
 	/* Twice the spread (the same draws): more blocks. */
 	sw_init(&s, 3, 1, 0, true);
