@@ -274,6 +274,33 @@ static void levels_mean(struct sw *s)
 }
 
 /*
+ * A decision with one run per level has no score, but its difference to
+ * the best is still estimated: the mean of its levels' log ratios (d1
+ * +30 % and -5 % against the best, d2, at +5 % and +5 %).
+ */
+static void test_untestable_vs_best(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 2, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.005, 10);
+	sw_runs(&s, 0, 1, 6, 80, 0.005, 10);
+	sw_runs(&s, 1, 0, 1, 130, 0, 10);
+	sw_runs(&s, 1, 1, 1, 76, 0, 10);
+	sw_runs(&s, 2, 0, 6, 105, 0.005, 10);
+	sw_runs(&s, 2, 1, 6, 84, 0.005, 10);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 2);
+	assert_true(isnan(r.decisions[1].score));
+	const struct decide_cmp *c = &r.decisions[1].vs_best;
+	assert_false(c->ok);
+	double want = (log(130 / sw_run(&s, 2, 0, 0)->value) + log(76 / sw_run(&s, 2, 1, 0)->value)) / 2;
+	assert_true(fabs(c->est - want) < 1e-12);
+	decide_result_release(&r);
+}
+
+/*
  * A +10 % that holds at every level of three is better; one that does not
  * hold at the worst level is not, though its per-block minimum over
  * noisy levels would never say so about an equal one either.
@@ -1848,6 +1875,7 @@ int main(void)
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_failures_trimmed),
 		cmocka_unit_test(test_nothing_ran),
+		cmocka_unit_test(test_untestable_vs_best),
 		cmocka_unit_test(test_sweep_build),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_failed_units),
