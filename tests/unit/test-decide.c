@@ -1089,6 +1089,21 @@ static void test_outliers(void **state)
 {
 	(void)state;
 	static struct sw s;
+	/* A look over blocks 0..3 does not judge the run of block 4. */
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 17);
+	sw_runs(&s, 1, 0, 5, 100, 0.01, 17);
+	sw_run(&s, 1, 0, 4)->value *= 3;
+	s.set.blocks = 5;
+	struct decide_result look;
+	assert_int_equal(decide_compute(&s.in, &s.set, &look), 0);
+	assert_int_equal(look.configs[1].noutliers, 1);
+	decide_result_release(&look);
+	s.set.blocks = 4;
+	assert_int_equal(decide_compute(&s.in, &s.set, &look), 0);
+	assert_int_equal(look.configs[1].noutliers, 0);
+	assert_false(look.runs[9].outlier);
+	decide_result_release(&look);
 	sw_init(&s, 4, 1, 0, true);
 	for (size_t d = 0; d < 4; d++)
 		sw_runs(&s, d, 0, 3, 100, 0.05, 17);
