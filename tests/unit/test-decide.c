@@ -1717,6 +1717,11 @@ static void test_race(void **state)
 	assert_int_equal(st.elims[0].decision, 2);
 	assert_int_equal(st.elims[0].against, DECIDE_NONE);
 	assert_true(isnan(st.elims[0].ratio));
+	/* Its p: 6 failures in 6 at the allowed rate, scaled from the look's
+	 * level (3 racing, 8 looks) to the 5 % a reader compares it with. */
+	double pf = stats_binomial_upper(6, 6, s.set.max_failure_rate);
+	double want = fmin(1, pf * DECIDE_ALPHA / decide_race_alpha(3, 8));
+	assert_true(fabs(st.elims[0].p - want) <= 1e-12 * want);
 	decide_result_release(&(struct decide_result){ 0 });
 	decide_race_step_release(&st);
 }
