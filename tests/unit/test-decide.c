@@ -1573,12 +1573,12 @@ static void test_sweep_build(void **state)
 	}
 	runs[3][1].status = "failed";
 	runs[2][1].nmetrics = 0;	/* ok, but no value */
-	cf[0].eliminated_block = 3;
+	cf[0].eliminated_block = 4;
 	cf[0].eliminated_against = "c-x";
-	cf[0].eliminated_p = 0.01;
-	cf[1].eliminated_block = 4;
+	cf[0].eliminated_p = 0.02;
+	cf[1].eliminated_block = 3;
 	cf[1].eliminated_against = "c-y";
-	cf[1].eliminated_p = 0.02;
+	cf[1].eliminated_p = 0.01;
 	cf[2].eliminated_block = 2;	/* failing: against nothing */
 	struct db_results res = { .configs = cf, .nconfigs = 6 };
 	struct decide_sweep sw;
