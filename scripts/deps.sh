@@ -47,8 +47,10 @@ cpio busybox-static qemu-guest-agent stress-ng sysbench redis-server redis-tools
 # (headless) to render the HTML report in its integration test.  procps:
 # pgrep/ps, which the hardening test uses to find processes a killed sweep
 # left (setpriv and flock come with util-linux, essential).  qemu-system-ppc
-# + qemu-slof (pseries firmware) and binutils (readelf) build and boot the
-# ppc64 test guest; gcc-powerpc64le-linux-gnu cross-builds topoadvisor and
+# + qemu-system-data (it holds SLOF, the pseries firmware: bookworm's
+# "qemu-slof" is only a name it provides, never "installed", so asking for it
+# ran apt-get update on every make check) and binutils (readelf) build and
+# boot the ppc64 test guest; gcc-powerpc64le-linux-gnu cross-builds topoadvisor and
 # the KVM test guest for the emulated POWER8 host (make cross-ppc64el).
 # linux-perf records perf.data and runs the seed's script (perf script -s);
 # clang with libclang-rt-14-dev (only recommended by clang, and it holds
@@ -58,7 +60,7 @@ cpio busybox-static qemu-guest-agent stress-ng sysbench redis-server redis-tools
 # of the Slurm executor (tests/integration/slurm-*.sh start their own daemons
 # in network namespaces; nothing runs by default).
 check="libcmocka-dev sqlite3 trace-cmd linux-perf clang libclang-rt-14-dev
-qemu-system-ppc qemu-slof binutils qemu-utils zstd xz-utils python3 time
+qemu-system-ppc qemu-system-data binutils qemu-utils zstd xz-utils python3 time
 gcc-powerpc64le-linux-gnu procps chromium
 slurmctld slurmd slurm-client munge"
 
