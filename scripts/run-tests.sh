@@ -18,12 +18,29 @@ log_dir=$(mktemp -d /tmp/topoadvisor-tests.XXXXXX)
 # Test names are "unit/NAME" and "integration/NAME": their log folders.
 mkdir -p "$log_dir/unit" "$log_dir/integration"
 
+# What a suite may not leave behind in the host's tracing: tracefs
+# instances and uprobe events (suites run one at a time, so anything new
+# after a suite is its own).  Empty where tracefs is not mounted.
+tracing_state() {
+	t=/sys/kernel/tracing
+	[ -d "$t/instances" ] || return 0
+	ls "$t/instances" 2>/dev/null | sed 's/^/instance /'
+	sed 's/^/uprobe /' "$t/uprobe_events" 2>/dev/null
+}
+
 run_one() { # name, command...
 	name=$1; shift
 	case "$name" in *"$pattern"*) ;; *) return ;; esac
 	start=$(date +%s)
+	tracing_state | sort >"$log_dir/before"
 	"$@" >"$log_dir/$name.log" 2>&1
 	rc=$?
+	tracing_state | sort >"$log_dir/after"
+	left=$(comm -13 "$log_dir/before" "$log_dir/after")
+	if [ -n "$left" ] && [ $rc -eq 0 -o $rc -eq 77 ]; then
+		printf 'left behind in tracefs:\n%s\n' "$left" >>"$log_dir/$name.log"
+		rc=1
+	fi
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 0 ]; then
 		passed=$((passed + 1)); echo "PASS  $name (${secs}s)"
