@@ -26,8 +26,10 @@ int sweep_race_first_test(const struct sweep_config *cfg);
 
 /*
  * Takes the host lock (hostlock.h), saying on stderr what processes of an
- * earlier, killed sweep it ended.  run, resume and rerun take it before
- * they open the database, so no two controllers ever migrate one at once.
+ * earlier, killed sweep it ended; as root it also removes that sweep's
+ * trace instances (live_cleanup_stale()).  run, resume, rerun and
+ * restore-host take it before they open the database, so no two
+ * controllers ever migrate one at once.
  */
 int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *err);
 

@@ -257,7 +257,22 @@ static bool read_comm(int32_t pid, char *out, size_t len)
 	return ok && out[0];
 }
 
-/* Names tgid on first sight: its own comm, else its runner thread's. */
+/* Whether thread pid still belongs to process tgid. */
+static bool thread_of(int32_t tgid, int32_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", tgid, pid);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Names tgid on first sight: its own comm, else its runner thread's.  A
+ * process may be gone before the reader sees its records and its pid given
+ * to another: /proc is believed only while the recording thread is still
+ * one of tgid's (checked after reading, so a reuse in between shows).
+ * Otherwise the name stays empty and result_comms() takes the one the
+ * kernel saved when it recorded the event.
+ */
 static void comm_note(struct live_session *s, int32_t tgid, int32_t pid)
 {
 	for (size_t i = 0; i < s->ncomms; i++)
@@ -268,8 +283,12 @@ static void comm_note(struct live_session *s, int32_t tgid, int32_t pid)
 	c->tgid = tgid;
 	c->pid = pid;
 	c->comm[0] = '\0';
-	if (tgid <= 0 || !read_comm(tgid, c->comm, sizeof(c->comm)))
-		read_comm(pid, c->comm, sizeof(c->comm));
+	if (tgid > 0 && pid > 0 && tgid != pid) {
+		if (!read_comm(tgid, c->comm, sizeof(c->comm)) || !thread_of(tgid, pid))
+			c->comm[0] = '\0';
+	} else {
+		read_comm(tgid > 0 ? tgid : pid, c->comm, sizeof(c->comm));
+	}
 }
 
 static void feed_record(struct live_session *s, uint64_t ts, const void *data, int size, int cpu)

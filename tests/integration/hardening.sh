@@ -33,7 +33,17 @@ q() { sqlite3 "$db" "$1"; }
 mark=$((17000 + $$ % 1000))
 our_sleeps() { pgrep -f "^sleep $mark" || true; }
 cleanup_sleeps() { pkill -KILL -f "^sleep $mark" 2>/dev/null || true; }
-trap 'cleanup_sleeps; rm -rf "$tmp"' EXIT
+# Trace instances of controllers this suite killed (section 15), also when it fails.
+killed_pids=
+cleanup_instances() {
+	for p in $killed_pids; do
+		for i in /sys/kernel/tracing/instances/topoadvisor-$p-*; do
+			[ -d "$i" ] && rmdir "$i" 2>/dev/null
+		done
+	done
+	true
+}
+trap 'cleanup_sleeps; cleanup_instances; rm -rf "$tmp"' EXIT
 
 cat >"$tmp/quick.yaml" <<YAML
 name: quick
@@ -198,6 +208,7 @@ until [ "$(our_sleeps | wc -l)" -ge 2 ]; do
 done
 kill -KILL $pid
 wait $pid 2>/dev/null
+killed_pids="$killed_pids $pid"
 sleep 0.5
 # The kernel's part: PR_SET_PDEATHSIG reaches only the direct children.
 [ "$(our_sleeps | wc -l)" -ge 2 ] || echo "note: the grandchildren died with the controller"
@@ -317,14 +328,29 @@ until [ "$(cat "$knob")" = 2 ]; do
 done
 kill -KILL $kpid
 wait $kpid 2>/dev/null
+killed_pids="$killed_pids $kpid"
 : >"$knob"	# what a write cut short by SIGKILL used to leave
+# The killed controller's trace instance (planted too: the kill may come
+# before the run's trace starts) goes even when resume stops at the knob,
+# and restore-host removes one as well.
+inst=/sys/kernel/tracing/instances
+plant() { [ "$(id -u)" -eq 0 ] && [ -d $inst ] && mkdir -p "$inst/topoadvisor-$kpid-$1"; }
+plant 70
 timeout -s KILL 60 "$TOPOADVISOR" --db "$tmp/k.db" -q resume --root "$root" 1 >/dev/null 2>"$tmp/err"
 [ $? -ne 0 ] || fail "15: resume went on over an unreadable knob"
 grep -q "not restored: run 'topoadvisor --db $tmp/k.db restore-host --root $root' first" "$tmp/err" ||
 	{ cat "$tmp/err"; fail "15: resume does not name restore-host"; }
-timeout -s KILL 60 "$TOPOADVISOR" --db "$tmp/k.db" restore-host --root "$root" >/dev/null 2>&1 ||
+ls $inst 2>/dev/null | grep -q "^topoadvisor-$kpid-" &&
+	{ ls $inst; fail "15: the killed sweep's trace instances survive a refused resume"; }
+plant 71
+timeout -s KILL 60 "$TOPOADVISOR" --db "$tmp/k.db" restore-host --root "$root" >/dev/null 2>"$tmp/err" ||
 	fail "15: restore-host failed"
 [ "$(cat "$knob")" = 1 ] || fail "15: the knob was not restored"
+if plant 72 && rmdir "$inst/topoadvisor-$kpid-72"; then	# (planting works here)
+	[ -d "$inst/topoadvisor-$kpid-71" ] && fail "15: restore-host left the killed sweep's trace instance"
+	grep -q "removed 1 trace instance left by an earlier sweep" "$tmp/err" ||
+		{ cat "$tmp/err"; fail "15: restore-host does not say it removed an instance"; }
+fi
 
 # --- non-root parts -------------------------------------------------------
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
