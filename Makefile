@@ -59,10 +59,15 @@ HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
 # from the library only the objects `exits` reaches: one that needed libvirt
 # & co. would fail this link, so the split cannot rot.  FRONT=0 builds one
 # program named topoadvisor instead (make cross-ppc64el: test images ship
-# a single file).
+# a single file).  The front is linked static (PIE, so still randomized):
+# no loader, no relocations, no mapping of libc and libzstd, which was a
+# fifth of `exits` on a small recording (README, "Start-up: two programs");
+# it uses nothing of libc that needs NSS or dlopen.  `make FRONT_STATIC=`
+# links it dynamically; SAN=1 does (the sanitizers' runtimes are shared).
 BIN := topoadvisor
 CORE := topoadvisor-core
 FRONT ?= 1
+FRONT_STATIC ?= -static-pie
 FRONT_LIBS = $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null) -lm
 
 # `make V=1` shows the full commands.
@@ -86,7 +91,7 @@ $(BUILD)/$(CORE): $(MAIN_OBJ) $(BUILD)/libtopoadvisor.a
 
 ifeq ($(FRONT),1)
 $(BUILD)/$(BIN): $(FRONT_OBJ) $(BUILD)/libtopoadvisor.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(FRONT_LIBS)
+	$(CC) $(LDFLAGS) $(if $(filter 1,$(SAN)),,$(FRONT_STATIC)) -o $@ $^ $(FRONT_LIBS)
 else
 $(BUILD)/$(BIN): $(MAIN_OBJ) $(BUILD)/libtopoadvisor.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
