@@ -143,6 +143,8 @@ void gang_feed(struct gang_counter *g, const struct gang_event *ev);
  * call (the per-event cost of a call was a sixth of the counter's).
  */
 void gang_feed_many(struct gang_counter *g, const struct gang_event *evs, size_t n);
+/* What the readers decode in a row before handing it over: a batch. */
+#define GANG_FEED_BATCH 64
 /* Fills *out (release it with gang_result_release); the counter stays usable. */
 void gang_result_get(const struct gang_counter *g, struct gang_result *out);
 void gang_result_release(struct gang_result *r);

@@ -221,9 +221,6 @@ static void stream_close(struct cpu_stream *s)
 	ZSTD_freeDCtx(s->zctx);
 }
 
-/* Events decoded in a row reach the counter in batches of this many. */
-#define FEED_BATCH 64
-
 /*
  * Feeds every record of the buffer, in timestamp order across CPUs (ties:
  * the lower CPU stream first).  The stream that is due runs on for as long
@@ -234,7 +231,7 @@ static int reader_run(struct reader *rd)
 	for (int i = 0; i < rd->ncpus; i++)
 		if (rd->cpus[i].pr.ev)
 			tsmerge_push(&rd->merge, (uint32_t)i, rd->cpus[i].pr.ts, (uint64_t)i);
-	struct gang_event batch[FEED_BATCH];
+	struct gang_event batch[GANG_FEED_BATCH];
 	size_t nbatch = 0;
 	while (rd->merge.n) {
 		uint32_t i = (uint32_t)tsmerge_top(&rd->merge);
@@ -255,7 +252,7 @@ static int reader_run(struct reader *rd)
 			if (decoder_decode(rd->dec, s->pr.ev, size, ev) > 0) {
 				ev->cpu = s->cpu;
 				ev->ts = ts;
-				if (++nbatch == FEED_BATCH) {
+				if (++nbatch == GANG_FEED_BATCH) {
 					gang_feed_many(rd->g, batch, nbatch);
 					nbatch = 0;
 				}

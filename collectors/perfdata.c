@@ -443,6 +443,38 @@ sample_parse(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off
 	return 0;
 }
 
+/*
+ * sample_parse for the common sample: its attribute settled, a tracepoint
+ * whose layout puts nothing of variable size before RAW (raw_off), read at
+ * fixed offsets with only the checks that can fail (the record holds the
+ * raw size, the raw data fits).  Fills what the first pass uses (not pid or
+ * cpu); false when the sample needs sample_parse, which then says what is
+ * wrong with it.
+ */
+static inline __attribute__((always_inline)) bool
+sample_quick(struct pd *p, const unsigned char *rec, uint32_t size, struct sample_view *v)
+{
+	const struct pattr *a = &p->attrs[0];
+	if (!p->ids_sorted)
+		return false;
+	if (p->id_pos >= 0) {
+		if (size < 16 + 8 * (uint32_t)p->id_pos ||
+		    !(a = attr_of_id(p, num(p, rec + 8 + 8 * p->id_pos, 8))))
+			return false;
+	}
+	if (!a->raw_off || size < a->raw_off + 4)
+		return false;
+	uint32_t raw = (uint32_t)num(p, rec + a->raw_off, 4), left = size - a->raw_off - 4;
+	if (raw > left)
+		return false;
+	v->a = a;
+	v->ts = a->time_off >= 0 ? num(p, rec + 8 + a->time_off, 8) : 0;
+	v->raw = rec + a->raw_off + 4;
+	v->raw_size = raw;
+	v->excess = !(a->sample_type & S_AFTER_RAW) && left > raw;
+	return true;
+}
+
 static void drop_range(const struct pd *p, size_t from, size_t to)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -468,10 +500,11 @@ static uint64_t record_payload(const struct pd *p, const unsigned char *rec, uin
 }
 
 /*
- * Moves r to its next event of ours (decoded into r->head); false when the
- * run has none left.  The records were checked by the first pass.
+ * Moves r to its next event of ours, decoded into *ev; false when the run
+ * has none left.  The records were checked by the first pass.
  */
-static bool run_advance(struct pd *p, struct run *r)
+static inline __attribute__((always_inline)) bool run_next(struct pd *p, struct run *r,
+							   struct gang_event *ev)
 {
 	/* Runs do not overlap: what a run has read is read by no one again. */
 	if (r->pos - r->given_back >= RUN_DROP_STEP) {
@@ -482,51 +515,80 @@ static bool run_advance(struct pd *p, struct run *r)
 		const unsigned char *rec = p->map + r->pos;
 		uint32_t type = (uint32_t)num(p, rec, 4), size = (uint32_t)num(p, rec + 6, 2);
 		size_t at = r->pos;
-		r->pos += size + record_payload(p, rec, type, size);
-		const struct pattr *a = type != REC_SAMPLE ? NULL : p->id_pos < 0 ? &p->attrs[0]
+		if (type != REC_SAMPLE) {
+			r->pos += size + record_payload(p, rec, type, size);
+			continue;
+		}
+		r->pos += size;
+		const struct pattr *a = p->id_pos < 0 ? &p->attrs[0]
 				      : attr_of_id(p, num(p, rec + 8 + 8 * p->id_pos, 8));
 		if (a && a->raw_off) {
 			/* Checked by the first pass: only the offsets to follow. */
 			const unsigned char *q = rec + 8;
 			uint32_t raw = (uint32_t)num(p, rec + a->raw_off, 4);
-			if (decoder_decode(&p->dec, rec + a->raw_off + 4, (int)raw, &r->head) <= 0)
+			if (decoder_decode(&p->dec, rec + a->raw_off + 4, (int)raw, ev) <= 0)
 				continue;
-			r->head.cpu = a->cpu_off >= 0 ? (int)num(p, q + a->cpu_off, 4) : 0;
-			r->head.ts = a->time_off >= 0 ? num(p, q + a->time_off, 8) : 0;
-			r->head.tgid = a->tid_off >= 0 ? (int32_t)num(p, q + a->tid_off, 4) : 0;
+			ev->cpu = a->cpu_off >= 0 ? (int)num(p, q + a->cpu_off, 4) : 0;
+			ev->ts = a->time_off >= 0 ? num(p, q + a->time_off, 8) : 0;
+			ev->tgid = a->tid_off >= 0 ? (int32_t)num(p, q + a->tid_off, 4) : 0;
 			return true;
 		}
 		struct sample_view v = { 0 };
-		if (type != REC_SAMPLE || sample_parse(p, rec, size, at, &v) < 0 || !v.raw ||
-		    decoder_decode(&p->dec, v.raw, (int)v.raw_size, &r->head) <= 0)
+		if (sample_parse(p, rec, size, at, &v) < 0 || !v.raw ||
+		    decoder_decode(&p->dec, v.raw, (int)v.raw_size, ev) <= 0)
 			continue;
-		r->head.cpu = (int)v.cpu;
-		r->head.ts = v.ts;
-		r->head.tgid = (int32_t)v.pid;
+		ev->cpu = (int)v.cpu;
+		ev->ts = v.ts;
+		ev->tgid = (int32_t)v.pid;
 		return true;
 	}
 	return false;
 }
 
+/* run_next into the run's own head: where a run starts. */
+static bool run_advance(struct pd *p, struct run *r)
+{
+	return run_next(p, r, &r->head);
+}
+
 /*
  * Feeds every waiting event not newer than limit, in time order (equal
  * times: the earlier run first).  The due run feeds on for as long as it
- * stays before every other one.
+ * stays before every other one, its events decoded straight into the batch
+ * the counter takes (a run's head is copied only where it stops).  A run's
+ * events are in time order (the first pass cut runs where time went
+ * backwards), so only the first of each turn can be older than the event
+ * fed before it.
  */
 static void q_flush(struct pd *p, uint64_t limit)
 {
 	struct tsmerge *m = &p->merge;
+	struct gang_event batch[GANG_FEED_BATCH];
+	size_t n = 0;
 	while (m->n && tsmerge_top_ts(m) <= limit) {
 		struct run *r = (struct run *)tsmerge_top(m);
+		if (p->fed_any && r->head.ts < p->last_fed)
+			p->unordered++;
+		p->fed_any = true;
+		uint64_t last = r->head.ts;
+		batch[n++] = r->head;
 		bool more;
-		do {
-			if (p->fed_any && r->head.ts < p->last_fed)
-				p->unordered++;
-			p->last_fed = r->head.ts;
-			p->fed_any = true;
-			gang_feed(p->g, &r->head);
-			more = run_advance(p, r);
-		} while (more && r->head.ts <= limit && tsmerge_runs_on(m, r->head.ts, r->id));
+		for (;;) {
+			if (n == GANG_FEED_BATCH) {
+				gang_feed_many(p->g, batch, n);
+				n = 0;
+			}
+			struct gang_event *ev = &batch[n];
+			if (!(more = run_next(p, r, ev)))
+				break;
+			if (ev->ts > limit || !tsmerge_runs_on(m, ev->ts, r->id)) {
+				r->head = *ev;
+				break;
+			}
+			last = ev->ts;
+			n++;
+		}
+		p->last_fed = last;
 		if (more) {
 			tsmerge_update_top(m, r->head.ts, r->id);
 			continue;
@@ -536,6 +598,7 @@ static void q_flush(struct pd *p, uint64_t limit)
 		if (r != p->cur)
 			run_retire(p, r);
 	}
+	gang_feed_many(p->g, batch, n);
 }
 
 /* Where the earliest waiting run resumes (the file before it is done with). */
@@ -557,10 +620,10 @@ static size_t q_low_water(const struct pd *p, size_t walked)
  * catches is a raw record read from the wrong place (a damaged sample_type
  * or size), whose "type" is then noise.
  */
-static bool tracepoint_config(struct pd *p, uint64_t id)
+static bool tracepoint_config(struct pd *p, const struct pattr *a, uint64_t id)
 {
-	if (id == p->last_config)
-		return true;	/* samples of one event come in stretches */
+	if ((a->type == TYPE_TRACEPOINT && a->config == id) || id == p->last_config)
+		return true;	/* the sample's own attribute, as always but for damage */
 	for (size_t i = 0; i < p->nattrs; i++)
 		if (p->attrs[i].type == TYPE_TRACEPOINT && p->attrs[i].config == id) {
 			p->last_config = id;
@@ -575,15 +638,18 @@ static bool tracepoint_config(struct pd *p, uint64_t id)
  */
 static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t pos, size_t next)
 {
-	struct sample_view v = { 0 };
-	if (sample_parse(p, rec, size, pos, &v) < 0)
-		return -1;
+	struct sample_view v;
+	if (!sample_quick(p, rec, size, &v)) {
+		v = (struct sample_view){ 0 };
+		if (sample_parse(p, rec, size, pos, &v) < 0)
+			return -1;
+	}
 	p->samples++;
 	p->since_round++;
 	if (v.excess)
 		p->odd_records++;
 	if (v.raw && p->have_dec && v.raw_size >= (uint32_t)(p->dec.type.offset + p->dec.type.size) &&
-	    !tracepoint_config(p, (uint64_t)decoder_field(&p->dec, &p->dec.type, v.raw)))
+	    !tracepoint_config(p, v.a, (uint64_t)decoder_field(&p->dec, &p->dec.type, v.raw)))
 		p->mismatched++;
 	if (v.a->time_off >= 0) {
 		if (!p->have_ts || v.ts < p->first_ts)
@@ -613,6 +679,74 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t 
 	if (p->merge.n > PENDING_RUNS)
 		q_flush(p, UINT64_MAX);
 	return 0;
+}
+
+/*
+ * The first pass over the samples that follow one sample() took, in the
+ * run it extended (r, already waiting in the merge): while the records are
+ * samples of a tracepoint of a fixed layout (raw_off) with a time, holding
+ * exactly their raw record, of the event their attribute names, in time
+ * order, none of sample()'s checks can find anything and no run begins, so
+ * only the run's end and the statistics move, kept in registers.  Stops
+ * at the first record that is anything else (sample() or records_walk takes
+ * it), and where drop_behind is next due.  swap is a constant per
+ * instantiation.  Returns where it stopped.
+ */
+static inline __attribute__((always_inline)) size_t
+lane_as(struct pd *p, struct run *r, size_t pos, size_t end, const bool swap)
+{
+	const struct field_ref type = p->dec.type;
+	const size_t stop = p->drop_checked + DROP_STEP;
+	uint64_t last = p->cur_last, lo = 0, n = 0;
+	while (pos < end && end - pos >= 8 && pos < stop) {
+		const unsigned char *rec = p->map + pos;
+		uint32_t size = (uint32_t)bcur_load(rec + 6, 2, swap);
+		if (bcur_load(rec, 4, swap) != REC_SAMPLE || size < 16 || size > end - pos)
+			break;
+		const struct pattr *a = &p->attrs[0];
+		if (p->id_pos >= 0 && (size < 16 + 8 * (uint32_t)p->id_pos ||
+				       !(a = attr_of_id(p, bcur_load(rec + 8 + 8 * p->id_pos, 8,
+								      swap)))))
+			break;
+		if (!a->raw_off || a->time_off < 0 || size < a->raw_off + 4)
+			break;
+		uint32_t raw = (uint32_t)bcur_load(rec + a->raw_off, 4, swap);
+		if (raw != size - a->raw_off - 4 || raw < (uint32_t)(type.offset + type.size) ||
+		    (uint64_t)decoder_field(&p->dec, &type, rec + a->raw_off + 4) != a->config)
+			break;
+		uint64_t ts = bcur_load(rec + 8 + a->time_off, 8, swap);
+		if (ts < last)
+			break;
+		if (!n)
+			lo = ts;
+		last = ts;
+		n++;
+		pos += size;
+	}
+	if (n) {
+		p->samples += n;
+		p->since_round += n;
+		/* Time order: the lane's first time is its least, its last its greatest. */
+		if (!p->have_ts || lo < p->first_ts)
+			p->first_ts = lo;
+		if (!p->have_ts || last > p->last_ts)
+			p->last_ts = last;
+		p->have_ts = true;
+		if (last > p->max_ts)
+			p->max_ts = last;
+		p->cur_last = last;
+		r->end = pos;
+	}
+	return pos;
+}
+
+/* lane_as for the file's byte order, where a lane can be: see there. */
+static size_t samples_lane(struct pd *p, size_t pos, size_t end)
+{
+	struct run *r = p->cur;
+	if (!r || !r->in_heap || !p->ids_sorted || !p->have_dec || !p->dec.type.size)
+		return pos;
+	return p->swap ? lane_as(p, r, pos, end, true) : lane_as(p, r, pos, end, false);
 }
 
 /*
@@ -756,6 +890,7 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 		case REC_SAMPLE:
 			if (sample(p, rec, size, pos, next) < 0)
 				return -1;
+			next = samples_lane(p, next, end);
 			break;
 		case REC_COMM: {
 			if (size < 17 || !memchr(rec + 16, '\0', size - 16))
