@@ -135,34 +135,42 @@ static inline int64_t native32(const struct field_ref *f, const unsigned char *p
  * size, byte-order or sign choice per field, on the path every record of a
  * recording takes.  -2: not a POWER event, the general path decides.
  */
-static inline int decode_native(struct decoder *d, const unsigned char *p, int size,
-				struct gang_event *ev)
+static inline __attribute__((always_inline)) int
+decode_native(struct decoder *d, const unsigned char *p, int size, struct gang_event *ev)
 {
+	/*
+	 * Every field is loaded before ev is written: ev's int stores could
+	 * alias the decoder's offsets, which would be read again after each.
+	 */
 	uint16_t id;
 	memcpy(&id, p + d->type.offset, 2);
+	int32_t pid = (int32_t)native32(&d->pid, p);
 	if (id == d->id_run_core) {
 		if (size < d->rc_end)
 			return -1;
+		int64_t n_runnable = native32(&d->rc_n_runnable, p);
+		int64_t runner_vcpu = d->rc_runner_vcpu.size ? native32(&d->rc_runner_vcpu, p) : 0;
+		int64_t where = native32(&d->rc_where, p), tgid = native32(&d->rc_tgid, p);
 		ev->kind = GANG_EV_RUN_CORE;
-		ev->pid = (int32_t)native32(&d->pid, p);
+		ev->pid = pid;
 		ev->tgid = 0;
-		ev->u.run_core.n_runnable = native32(&d->rc_n_runnable, p);
-		ev->u.run_core.runner_vcpu = d->rc_runner_vcpu.size ? native32(&d->rc_runner_vcpu, p)
-								    : 0;
-		ev->u.run_core.where = native32(&d->rc_where, p);
-		ev->u.run_core.tgid = native32(&d->rc_tgid, p);
+		ev->u.run_core.n_runnable = n_runnable;
+		ev->u.run_core.runner_vcpu = runner_vcpu;
+		ev->u.run_core.where = where;
+		ev->u.run_core.tgid = tgid;
 		return 1;
 	}
 	if (id == d->id_guest_exit) {
 		if (size < d->ge_end)
 			return -1;
+		int64_t vcpu = d->ge_vcpu_id.size ? native32(&d->ge_vcpu_id, p) : GANG_VCPU_UNKNOWN;
+		int64_t trap = native32(&d->ge_trap, p), ceded = p[d->ge_ceded.offset];
 		ev->kind = GANG_EV_GUEST_EXIT;
-		ev->pid = (int32_t)native32(&d->pid, p);
+		ev->pid = pid;
 		ev->tgid = 0;
-		ev->u.guest_exit.vcpu_id = d->ge_vcpu_id.size ? native32(&d->ge_vcpu_id, p)
-							       : GANG_VCPU_UNKNOWN;
-		ev->u.guest_exit.trap = native32(&d->ge_trap, p);
-		ev->u.guest_exit.ceded = p[d->ge_ceded.offset];
+		ev->u.guest_exit.vcpu_id = vcpu;
+		ev->u.guest_exit.trap = trap;
+		ev->u.guest_exit.ceded = ceded;
 		return 1;
 	}
 	return -2;
@@ -176,8 +184,8 @@ static inline int decode_native(struct decoder *d, const unsigned char *p, int s
  * negative (KVM_RUN failed, no exit took place) gets that errno as its
  * reason, not the stale exit_reason.
  */
-static inline int decoder_decode(struct decoder *d, const void *data, int size,
-				 struct gang_event *ev)
+static inline __attribute__((always_inline)) int
+decoder_decode(struct decoder *d, const void *data, int size, struct gang_event *ev)
 {
 	if (size >= d->native_min) {
 		int rc = decode_native(d, data, size, ev);

@@ -76,6 +76,8 @@ struct pattr {
 	 * merge's second look at such a sample needs no parse.
 	 */
 	uint32_t raw_off;
+	/* raw_off, and tid, time and cpu are sampled: the merge's fast path. */
+	bool whole;
 };
 
 struct id_map {
@@ -219,6 +221,7 @@ static int attr_add(struct pd *p, const unsigned char *a, size_t len, uint64_t o
 	t->fixed = at;
 	t->raw_off = t->type == TYPE_TRACEPOINT && st & S_RAW && !(st & (S_READ | S_CALLCHAIN))
 			     ? 8 + (uint32_t)at : 0;
+	t->whole = t->raw_off && t->tid_off >= 0 && t->time_off >= 0 && t->cpu_off >= 0;
 	return 0;
 }
 
@@ -501,36 +504,45 @@ static uint64_t record_payload(const struct pd *p, const unsigned char *rec, uin
 
 /*
  * Moves r to its next event of ours, decoded into *ev; false when the run
- * has none left.  The records were checked by the first pass.
+ * has none left.  The records were checked by the first pass.  swap is a
+ * constant per instantiation; the run's position is kept in a register
+ * (ev's stores could alias it).
  */
-static inline __attribute__((always_inline)) bool run_next(struct pd *p, struct run *r,
-							   struct gang_event *ev)
+static inline __attribute__((always_inline)) bool
+run_next_as(struct pd *p, struct run *r, struct gang_event *ev, const bool swap)
 {
+	size_t pos = r->pos;
+	const size_t end = r->end;
 	/* Runs do not overlap: what a run has read is read by no one again. */
-	if (r->pos - r->given_back >= RUN_DROP_STEP) {
-		drop_range(p, r->given_back, r->pos);
-		r->given_back = r->pos;
+	if (pos - r->given_back >= RUN_DROP_STEP) {
+		drop_range(p, r->given_back, pos);
+		r->given_back = pos;
 	}
-	while (r->pos < r->end) {
-		const unsigned char *rec = p->map + r->pos;
-		uint32_t type = (uint32_t)num(p, rec, 4), size = (uint32_t)num(p, rec + 6, 2);
-		size_t at = r->pos;
+	while (pos < end) {
+		const unsigned char *rec = p->map + pos;
+		uint32_t type = (uint32_t)bcur_load(rec, 4, swap);
+		uint32_t size = (uint32_t)bcur_load(rec + 6, 2, swap);
+		size_t at = pos;
 		if (type != REC_SAMPLE) {
-			r->pos += size + record_payload(p, rec, type, size);
+			pos += size + record_payload(p, rec, type, size);
 			continue;
 		}
-		r->pos += size;
+		pos += size;
 		const struct pattr *a = p->id_pos < 0 ? &p->attrs[0]
-				      : attr_of_id(p, num(p, rec + 8 + 8 * p->id_pos, 8));
-		if (a && a->raw_off) {
+				      : attr_of_id(p, bcur_load(rec + 8 + 8 * p->id_pos, 8, swap));
+		if (a && a->whole) {
 			/* Checked by the first pass: only the offsets to follow. */
 			const unsigned char *q = rec + 8;
-			uint32_t raw = (uint32_t)num(p, rec + a->raw_off, 4);
+			uint32_t raw = (uint32_t)bcur_load(rec + a->raw_off, 4, swap);
+			int cpu = (int)bcur_load(q + a->cpu_off, 4, swap);
+			uint64_t ts = bcur_load(q + a->time_off, 8, swap);
+			int32_t tgid = (int32_t)bcur_load(q + a->tid_off, 4, swap);
 			if (decoder_decode(&p->dec, rec + a->raw_off + 4, (int)raw, ev) <= 0)
 				continue;
-			ev->cpu = a->cpu_off >= 0 ? (int)num(p, q + a->cpu_off, 4) : 0;
-			ev->ts = a->time_off >= 0 ? num(p, q + a->time_off, 8) : 0;
-			ev->tgid = a->tid_off >= 0 ? (int32_t)num(p, q + a->tid_off, 4) : 0;
+			ev->cpu = cpu;
+			ev->ts = ts;
+			ev->tgid = tgid;
+			r->pos = pos;
 			return true;
 		}
 		struct sample_view v = { 0 };
@@ -540,15 +552,17 @@ static inline __attribute__((always_inline)) bool run_next(struct pd *p, struct 
 		ev->cpu = (int)v.cpu;
 		ev->ts = v.ts;
 		ev->tgid = (int32_t)v.pid;
+		r->pos = pos;
 		return true;
 	}
+	r->pos = pos;
 	return false;
 }
 
-/* run_next into the run's own head: where a run starts. */
+/* run_next_as into the run's own head: where a run starts. */
 static bool run_advance(struct pd *p, struct run *r)
 {
-	return run_next(p, r, &r->head);
+	return p->swap ? run_next_as(p, r, &r->head, true) : run_next_as(p, r, &r->head, false);
 }
 
 /*
@@ -560,7 +574,8 @@ static bool run_advance(struct pd *p, struct run *r)
  * backwards), so only the first of each turn can be older than the event
  * fed before it.
  */
-static void q_flush(struct pd *p, uint64_t limit)
+static inline __attribute__((always_inline)) void q_flush_as(struct pd *p, uint64_t limit,
+							     const bool swap)
 {
 	struct tsmerge *m = &p->merge;
 	struct gang_event batch[GANG_FEED_BATCH];
@@ -571,6 +586,8 @@ static void q_flush(struct pd *p, uint64_t limit)
 			p->unordered++;
 		p->fed_any = true;
 		uint64_t last = r->head.ts;
+		/* The runner-up does not move during the turn (in a register: ev's stores). */
+		const struct tsmerge_item bound = m->bound;
 		batch[n++] = r->head;
 		bool more;
 		for (;;) {
@@ -579,13 +596,14 @@ static void q_flush(struct pd *p, uint64_t limit)
 				n = 0;
 			}
 			struct gang_event *ev = &batch[n];
-			if (!(more = run_next(p, r, ev)))
+			if (!(more = run_next_as(p, r, ev, swap)))
 				break;
-			if (ev->ts > limit || !tsmerge_runs_on(m, ev->ts, r->id)) {
+			uint64_t ts = ev->ts;
+			if (ts > limit || !tsmerge_before(&bound, ts, r->id)) {
 				r->head = *ev;
 				break;
 			}
-			last = ev->ts;
+			last = ts;
 			n++;
 		}
 		p->last_fed = last;
@@ -599,6 +617,15 @@ static void q_flush(struct pd *p, uint64_t limit)
 			run_retire(p, r);
 	}
 	gang_feed_many(p->g, batch, n);
+}
+
+/* q_flush_as for the file's byte order. */
+static void q_flush(struct pd *p, uint64_t limit)
+{
+	if (p->swap)
+		q_flush_as(p, limit, true);
+	else
+		q_flush_as(p, limit, false);
 }
 
 /* Where the earliest waiting run resumes (the file before it is done with). */

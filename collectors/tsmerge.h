@@ -60,10 +60,20 @@ static inline uint64_t tsmerge_top_ts(const struct tsmerge *m)
 	return m->heap[0].ts;
 }
 
-/* True while the top source, now at (ts, tie), still comes before every other source. */
+/* True when a record at (ts, tie) comes before the key item. */
+static inline bool tsmerge_before(const struct tsmerge_item *item, uint64_t ts, uint64_t tie)
+{
+	return ts < item->ts || (ts == item->ts && tie < item->tie);
+}
+
+/*
+ * True while the top source, now at (ts, tie), still comes before every
+ * other source.  The runner-up's key moves only with push, update_top and
+ * pop: a reader may copy m->bound for a stretch without them.
+ */
 static inline bool tsmerge_runs_on(const struct tsmerge *m, uint64_t ts, uint64_t tie)
 {
-	return ts < m->bound.ts || (ts == m->bound.ts && tie < m->bound.tie);
+	return tsmerge_before(&m->bound, ts, tie);
 }
 
 #endif
