@@ -415,7 +415,7 @@ static int map_input(const char *path, int *fdp, const unsigned char **map, size
 	return 0;
 }
 
-static int analyze_perf(const char *path, const unsigned char *map, size_t size,
+static int analyze_perf(const char *path, bool file, const unsigned char *map, size_t size,
 			const struct offline_opts *opts, struct gang_result *res,
 			struct offline_info *info, struct ta_err *err)
 {
@@ -423,7 +423,7 @@ static int analyze_perf(const char *path, const unsigned char *map, size_t size,
 	if (opts->buffer && strcmp(opts->buffer, "top"))
 		return err_set(err, EXIT_BAD_INPUT, "%s is a perf.data file, which has no buffer "
 			       "'%s' (-B applies to trace-cmd files)", path, opts->buffer);
-	if (perfdata_analyze(path, map, size, opts->algorithm, res, &pi, err) < 0)
+	if (perfdata_analyze(path, map, size, file, opts->algorithm, res, &pi, err) < 0)
 		return -1;
 	snprintf(info->format, sizeof(info->format), "perf.data%s%s",
 		 pi.pipe_mode ? " (pipe)" : "", pi.big_endian ? " big-endian" : "");
@@ -447,8 +447,9 @@ static int analyze(const char *name, int fd, const unsigned char *map, size_t si
 {
 	memset(res, 0, sizeof(*res));
 	memset(info, 0, sizeof(*info));
-	int rc = perfdata_magic(map, size) ? analyze_perf(name, map, size, opts, res, info, err)
-					   : analyze_tdat(name, fd, map, size, opts, res, info, err);
+	int rc = perfdata_magic(map, size)
+			 ? analyze_perf(name, fd >= 0, map, size, opts, res, info, err)
+			 : analyze_tdat(name, fd, map, size, opts, res, info, err);
 	if (rc == 0 && res->damage[0] && !res->events) {
 		err_set(err, EXIT_BAD_INPUT, "%s: no KVM event could be read from this damaged "
 			"recording: %s", name, res->damage);

@@ -40,6 +40,8 @@ enum {
 };
 
 #define TYPE_TRACEPOINT 2
+/* records_walk's return when a one-pass read meets time going backwards. */
+#define DIRECT_OUT_OF_ORDER (-2)
 #define MAX_ATTRS 65536
 #define MAX_IDS (1u << 20)
 #define MAX_COMMS 65536
@@ -140,6 +142,17 @@ struct pd {
 	struct htab comms;		/* struct comm_entry by pid */
 
 	struct gang_counter *g;
+	/*
+	 * One pass (perfdata_analyze tries it first): every tracepoint sample
+	 * so far came in time order, so the merge would feed them in file
+	 * order, and each is decoded and fed where the walk finds it, into
+	 * batch.  The first sample older than the one before ends the try
+	 * (DIRECT_OUT_OF_ORDER) and the recording is read again the usual way.
+	 */
+	bool direct;
+	bool keep;			/* drop no page (a one-pass try on memory, not a file) */
+	struct gang_event batch[GANG_FEED_BATCH];
+	size_t nbatch;
 	struct tsmerge merge;		/* runs with an event due, by its time */
 	struct run *cur;		/* the run the first pass extends */
 	uint64_t cur_last;		/* time of its last sample */
@@ -480,6 +493,8 @@ sample_quick(struct pd *p, const unsigned char *rec, uint32_t size, struct sampl
 
 static void drop_range(const struct pd *p, size_t from, size_t to)
 {
+	if (p->keep)
+		return;
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t lo = ((uintptr_t)(p->map + from) + pg - 1) & ~(pg - 1);
 	uintptr_t hi = (uintptr_t)(p->map + to) & ~(pg - 1);
@@ -509,6 +524,42 @@ static uint64_t record_payload(const struct pd *p, const unsigned char *rec, uin
  * (ev's stores could alias it).
  */
 static inline __attribute__((always_inline)) bool
+sample_event_as(struct pd *p, const unsigned char *rec, uint32_t size, size_t at,
+		struct gang_event *ev, const bool swap)
+{
+	const struct pattr *a = p->id_pos < 0 ? &p->attrs[0]
+			      : attr_of_id(p, bcur_load(rec + 8 + 8 * p->id_pos, 8, swap));
+	if (a && a->whole) {
+		/* Checked by the first pass: only the offsets to follow. */
+		const unsigned char *q = rec + 8;
+		uint32_t raw = (uint32_t)bcur_load(rec + a->raw_off, 4, swap);
+		int cpu = (int)bcur_load(q + a->cpu_off, 4, swap);
+		uint64_t ts = bcur_load(q + a->time_off, 8, swap);
+		int32_t tgid = (int32_t)bcur_load(q + a->tid_off, 4, swap);
+		if (decoder_decode(&p->dec, rec + a->raw_off + 4, (int)raw, ev) <= 0)
+			return false;
+		ev->cpu = cpu;
+		ev->ts = ts;
+		ev->tgid = tgid;
+		return true;
+	}
+	struct sample_view v = { 0 };
+	if (sample_parse(p, rec, size, at, &v) < 0 || !v.raw ||
+	    decoder_decode(&p->dec, v.raw, (int)v.raw_size, ev) <= 0)
+		return false;
+	ev->cpu = (int)v.cpu;
+	ev->ts = v.ts;
+	ev->tgid = (int32_t)v.pid;
+	return true;
+}
+
+/*
+ * Moves r to its next event of ours, decoded into *ev; false when the run
+ * has none left.  The records were checked by the first pass.  swap is a
+ * constant per instantiation; the run's position is kept in a register
+ * (ev's stores could alias it).
+ */
+static inline __attribute__((always_inline)) bool
 run_next_as(struct pd *p, struct run *r, struct gang_event *ev, const bool swap)
 {
 	size_t pos = r->pos;
@@ -528,35 +579,24 @@ run_next_as(struct pd *p, struct run *r, struct gang_event *ev, const bool swap)
 			continue;
 		}
 		pos += size;
-		const struct pattr *a = p->id_pos < 0 ? &p->attrs[0]
-				      : attr_of_id(p, bcur_load(rec + 8 + 8 * p->id_pos, 8, swap));
-		if (a && a->whole) {
-			/* Checked by the first pass: only the offsets to follow. */
-			const unsigned char *q = rec + 8;
-			uint32_t raw = (uint32_t)bcur_load(rec + a->raw_off, 4, swap);
-			int cpu = (int)bcur_load(q + a->cpu_off, 4, swap);
-			uint64_t ts = bcur_load(q + a->time_off, 8, swap);
-			int32_t tgid = (int32_t)bcur_load(q + a->tid_off, 4, swap);
-			if (decoder_decode(&p->dec, rec + a->raw_off + 4, (int)raw, ev) <= 0)
-				continue;
-			ev->cpu = cpu;
-			ev->ts = ts;
-			ev->tgid = tgid;
+		if (sample_event_as(p, rec, size, at, ev, swap)) {
 			r->pos = pos;
 			return true;
 		}
-		struct sample_view v = { 0 };
-		if (sample_parse(p, rec, size, at, &v) < 0 || !v.raw ||
-		    decoder_decode(&p->dec, v.raw, (int)v.raw_size, ev) <= 0)
-			continue;
-		ev->cpu = (int)v.cpu;
-		ev->ts = v.ts;
-		ev->tgid = (int32_t)v.pid;
-		r->pos = pos;
-		return true;
 	}
 	r->pos = pos;
 	return false;
+}
+
+/* A one-pass read's sample, checked by sample(): decoded and fed (batched). */
+static inline __attribute__((always_inline)) void
+direct_feed_as(struct pd *p, const unsigned char *rec, uint32_t size, size_t at, const bool swap)
+{
+	if (sample_event_as(p, rec, size, at, &p->batch[p->nbatch], swap) &&
+	    ++p->nbatch == GANG_FEED_BATCH) {
+		gang_feed_many(p->g, p->batch, p->nbatch);
+		p->nbatch = 0;
+	}
 }
 
 /* run_next_as into the run's own head: where a run starts. */
@@ -693,6 +733,8 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t 
 		return bad(p, pos, "%s", "a tracepoint sample comes before the event formats");
 	struct run *r = p->cur;
 	if (r && v.ts < p->cur_last) {
+		if (p->direct)
+			return DIRECT_OUT_OF_ORDER;
 		if (!r->in_heap)
 			run_retire(p, r);
 		r = NULL;
@@ -701,6 +743,15 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t 
 		r = p->cur = run_new(p, pos);
 	p->cur_last = v.ts;
 	r->end = next;
+	if (p->direct) {
+		/* Nothing waits: the pages behind are done with (drop_behind). */
+		r->pos = next;
+		if (p->swap)
+			direct_feed_as(p, rec, size, pos, true);
+		else
+			direct_feed_as(p, rec, size, pos, false);
+		return 0;
+	}
 	if (!r->in_heap && run_advance(p, r))
 		run_wait(p, r);
 	if (p->merge.n > PENDING_RUNS)
@@ -746,6 +797,23 @@ lane_as(struct pd *p, struct run *r, size_t pos, size_t end, const bool swap)
 			break;
 		if (!n)
 			lo = ts;
+		if (p->direct && a->whole) {
+			/* What sample_event_as would read again: a, raw and ts are known. */
+			struct gang_event *ev = &p->batch[p->nbatch];
+			int cpu = (int)bcur_load(rec + 8 + a->cpu_off, 4, swap);
+			int32_t tgid = (int32_t)bcur_load(rec + 8 + a->tid_off, 4, swap);
+			if (decoder_decode(&p->dec, rec + a->raw_off + 4, (int)raw, ev) > 0) {
+				ev->cpu = cpu;
+				ev->ts = ts;
+				ev->tgid = tgid;
+				if (++p->nbatch == GANG_FEED_BATCH) {
+					gang_feed_many(p->g, p->batch, p->nbatch);
+					p->nbatch = 0;
+				}
+			}
+		} else if (p->direct) {
+			direct_feed_as(p, rec, size, pos, swap);
+		}
 		last = ts;
 		n++;
 		pos += size;
@@ -763,6 +831,8 @@ lane_as(struct pd *p, struct run *r, size_t pos, size_t end, const bool swap)
 			p->max_ts = last;
 		p->cur_last = last;
 		r->end = pos;
+		if (p->direct)
+			r->pos = pos;
 	}
 	return pos;
 }
@@ -771,7 +841,8 @@ lane_as(struct pd *p, struct run *r, size_t pos, size_t end, const bool swap)
 static size_t samples_lane(struct pd *p, size_t pos, size_t end)
 {
 	struct run *r = p->cur;
-	if (!r || !r->in_heap || !p->ids_sorted || !p->have_dec || !p->dec.type.size)
+	if (!r || (!r->in_heap && !p->direct) || !p->ids_sorted || !p->have_dec ||
+	    !p->dec.type.size)
 		return pos;
 	return p->swap ? lane_as(p, r, pos, end, true) : lane_as(p, r, pos, end, false);
 }
@@ -912,6 +983,7 @@ static void drop_behind(struct pd *p, size_t pos)
 /* Walks the records in [pos, end); pipe mode also finds attrs and formats there. */
 static int records_walk(struct pd *p, size_t pos, size_t end)
 {
+	int rc;
 	while (pos < end) {
 		if (end - pos < 8)
 			return bad(p, pos, "%s", "a record header is cut off");
@@ -925,8 +997,8 @@ static int records_walk(struct pd *p, size_t pos, size_t end)
 		size_t next = pos + size;
 		switch (type) {
 		case REC_SAMPLE:
-			if (sample(p, rec, size, pos, next) < 0)
-				return -1;
+			if ((rc = sample(p, rec, size, pos, next)) < 0)
+				return rc;
 			next = samples_lane(p, next, end);
 			break;
 		case REC_COMM: {
@@ -1144,12 +1216,13 @@ static void damage_notes(const struct pd *p, struct gang_result *res)
 	decoder_note_malformed(p->dec.malformed, res);
 }
 
-int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
-		     enum gang_algorithm algo, struct gang_result *res,
-		     struct perfdata_info *info, struct ta_err *err)
+/* perfdata_analyze, read in one pass (direct) or the usual two. */
+static int analyze(const char *path, const unsigned char *map, size_t size, bool file,
+		   enum gang_algorithm algo, bool direct, struct gang_result *res,
+		   struct perfdata_info *info, struct ta_err *err)
 {
 	struct pd p = { .path = path, .map = map, .size = size, .err = err, .id_pos = -1,
-			.last_config = UINT64_MAX };
+			.last_config = UINT64_MAX, .direct = direct, .keep = direct && !file };
 	htab_init(&p.comms, sizeof(struct comm_entry), sizeof(int32_t));
 	tsmerge_init(&p.merge);
 	memset(res, 0, sizeof(*res));
@@ -1180,6 +1253,7 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 		rc = attrs_check(&p);
 	if (rc == 0) {
 		q_flush(&p, UINT64_MAX);
+		gang_feed_many(p.g, p.batch, p.nbatch);
 		gang_result_get(p.g, res);
 		damage_notes(&p, res);
 		res->records = info->records = p.samples;
@@ -1202,5 +1276,21 @@ int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
 	for (size_t i = 0; i < p.nspare; i++)
 		free(p.spare[i]);
 	tsmerge_release(&p.merge);
+	return rc;
+}
+
+/*
+ * One pass first: recordings whose tracepoint samples are all in time order
+ * (one CPU's, or perf's own ordering) are done in it; the others fail it at
+ * their first step back in time and are read again the usual way, with a
+ * new counter (nothing of the try is kept: same result either way).
+ */
+int perfdata_analyze(const char *path, const unsigned char *map, size_t size, bool file,
+		     enum gang_algorithm algo, struct gang_result *res,
+		     struct perfdata_info *info, struct ta_err *err)
+{
+	int rc = analyze(path, map, size, file, algo, true, res, info, err);
+	if (rc == DIRECT_OUT_OF_ORDER)
+		rc = analyze(path, map, size, file, algo, false, res, info, err);
 	return rc;
 }

@@ -54,9 +54,14 @@ bool perfdata_magic(const unsigned char *head, size_t len);
 /*
  * Analyses the perf.data held in map (size bytes; path for messages) into
  * *res (release with gang_result_release) and *info.  The caller maps the file;
- * this reads it front to back once and drops the pages it has read.
+ * this reads it front to back and drops the pages it has read.  A recording
+ * whose samples are all in time order is read once; any other is read a
+ * second time from the start when the first step back in time shows up, and
+ * so pages dropped in the first read must come back: file says map is a
+ * file's private mapping (they do); when it is other memory, the first read
+ * keeps every page.
  */
-int perfdata_analyze(const char *path, const unsigned char *map, size_t size,
+int perfdata_analyze(const char *path, const unsigned char *map, size_t size, bool file,
 		     enum gang_algorithm algo, struct gang_result *res,
 		     struct perfdata_info *info, struct ta_err *err);
 
