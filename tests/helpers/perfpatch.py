@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes one damaged variant of a perf.data file (file mode, either byte order).
+"""Writes one damaged (or reordered) variant of a perf.data file (file mode, either byte order).
 
 usage: perfpatch.py SRC OUT CASE
   data-beyond     the data section's size runs past the end of the file
@@ -10,6 +10,10 @@ usage: perfpatch.py SRC OUT CASE
   ids-beyond      the first attribute's id list lies past the end of the file
   compressed      the first record becomes PERF_RECORD_COMPRESSED (perf record -z)
   callchain-huge  samples claim CALLCHAIN and a 2^60-entry chain follows the time
+  halves-swapped  not damaged: the longest stretch of samples has its two halves
+                  swapped, split where time moves on (so no tie is reordered):
+                  the same events, no longer in time order in the file; prints
+                  the number of time-ordered runs of samples before and after
 """
 import struct
 import sys
@@ -50,6 +54,37 @@ elif case == "callchain-huge":
         at = attrs_off + i * attr_size + 24
         struct.pack_into(E + "Q", d, at, struct.unpack_from(E + "Q", d, at)[0] | 32)
     struct.pack_into(E + "Q", d, first_sample + 8 + 4 * 8, 1 << 60)
+elif case == "halves-swapped":
+    st = struct.unpack_from(E + "Q", d, attrs_off + 24)[0]
+    time_at = 8 + 8 * (bool(st & 0x10000) + bool(st & 1) + bool(st & 2))
+
+    def ts(pos):
+        return struct.unpack_from(E + "Q", d, pos + time_at)[0]
+
+    def runs():
+        n, last = 0, None
+        for pos, t, _ in records():
+            if t == 9:
+                n += last is None or ts(pos) < last
+                last = ts(pos)
+        return n
+    before = runs()
+    best, cur = [], []
+    for pos, t, size in records():
+        if t == 9:
+            cur.append((pos, size))
+            if len(cur) > len(best):
+                best = list(cur)
+        else:
+            cur = []
+    k = len(best) // 2
+    while 0 < k < len(best) and ts(best[k][0]) <= ts(best[k - 1][0]):
+        k += 1
+    assert 0 < k < len(best), "no stretch of samples to reorder"
+    start, split = best[0][0], best[k][0]
+    end = best[-1][0] + best[-1][1]
+    d[start:end] = d[split:end] + d[start:split]
+    print(before, runs())
 else:
     sys.exit("unknown case " + case)
 open(out, "wb").write(bytes(d))
