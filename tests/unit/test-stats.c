@@ -106,6 +106,22 @@ static void test_median_selected(void **state)
 			assert_memory_equal(x, copy, n * sizeof(*x));
 		}
 	}
+	/* Many short arrays just over the cut, of few distinct values (ties on
+	 * the pivot) and of many: a partition stopping one step early, or the
+	 * lower middle of an even count taken from all but the first of the
+	 * lower half, shows on a few of them only. */
+	for (int trial = 0; trial < 4000; trial++) {
+		size_t n = 33 + (size_t)(trial % 40);
+		uint64_t range = trial % 80 < 40 ? 3 : 1000;
+		for (size_t i = 0; i < n; i++)
+			x[i] = (double)(stats_rng_next(&rng) % range);
+		memcpy(ref, x, n * sizeof(*x));
+		qsort(ref, n, sizeof(*ref), cmp_ref);
+		double want = n % 2 ? ref[n / 2] : (ref[n / 2 - 1] + ref[n / 2]) / 2;
+		if (stats_median(x, n) != want)
+			fail_msg("trial %d: median of %zu values %g, sorted %g", trial, n,
+				 stats_median(x, n), want);
+	}
 }
 
 static void test_t_distribution(void **state)
@@ -312,6 +328,9 @@ static void test_tails(void **state)
 	assert_close(stats_f_upper(0, 3, 4), 1, 0);
 	assert_true(isnan(stats_f_upper(NAN, 1, 2)) && isnan(stats_f_upper(1, 0, 2)) &&
 		    isnan(stats_f_upper(1, 2, 0)));
+	/* Degrees of freedom out of range are no distribution, whatever f. */
+	assert_true(isnan(stats_f_upper(0, 0, 2)) && isnan(stats_f_upper(0, 2, 0)) &&
+		    isnan(stats_f_upper(-1, 2, -1)));
 	/* Binomial: P(X >= 2 | 3, 0.5) = 0.5; P(X >= 3 | 3, 0.2) = 0.008. */
 	assert_close(stats_binomial_upper(2, 3, 0.5), 0.5, 1e-12);
 	assert_close(stats_binomial_upper(3, 3, 0.2), 0.008, 1e-12);
