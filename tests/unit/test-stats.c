@@ -155,6 +155,17 @@ static void test_t_distribution(void **state)
 	double far = stats_t_quantile(1 - ldexp(1, -40), 3);
 	assert_close(stats_t_cdf(-far, 3) / ldexp(1, -40), 1, 1e-9);
 	assert_close(stats_t_quantile(0.5, 7), 0, 0);
+	/* Round trips where the normal start is far off: fractional df below 1
+	 * (tails heavier than Cauchy's), far tails; the tail itself compared. */
+	const double dfs[] = { 0.1, 0.3, 0.5, 1.5, 3 };
+	const double ps[] = { 0.51, 0.75, 0.9, 0.99, 0.999, 1 - 1e-6, 1 - ldexp(1, -30) };
+	for (size_t i = 0; i < sizeof(dfs) / sizeof(*dfs); i++)
+		for (size_t j = 0; j < sizeof(ps) / sizeof(*ps); j++) {
+			double q = stats_t_quantile(ps[j], dfs[i]);
+			if (!(q > 0) || fabs(stats_t_cdf(-q, dfs[i]) / (1 - ps[j]) - 1) > 1e-9)
+				fail_msg("df %g p %.17g: quantile %g, tail there %g", dfs[i], ps[j],
+					 q, stats_t_cdf(-q, dfs[i]));
+		}
 	/* Infinite t (a zero standard error): all or nothing. */
 	assert_close(stats_t_cdf(INFINITY, 3), 1, 0);
 	assert_close(stats_t_cdf(-INFINITY, 3), 0, 0);
