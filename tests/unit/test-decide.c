@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "decide/decide.h"
+#include "decide/decide-int.h"
 #include "decide/input.h"
 #include "decide/stats.h"
 
@@ -1080,6 +1081,38 @@ static void test_outlier_scale_pairs(void **state)
 				 r.outlier_scale, want);
 		decide_result_release(&r);
 	}
+	/* Few distinct values, many equal distances (the median one of them,
+	 * 0 included: runs all alike), or all distinct; 1 to 12 runs per
+	 * configuration. */
+	struct stats_rng rng;
+	stats_rng_seed(&rng, 77);
+	static const double vals[] = { 100, 100, 103, 110, 121, 150 };
+	for (int row = 0; row < 300; row++) {
+		sw_init(&s, 4, 1, 0, true);
+		uint64_t nv = row % 3 == 0 ? 2 : 6;	/* 100 only, or all of them */
+		for (size_t c = 0; c < 4; c++) {
+			int k = 1 + (int)(stats_rng_next(&rng) % 12);
+			sw_runs(&s, c, 0, k, 100, 0, 1);
+			for (size_t i = s.nruns - (size_t)k; i < s.nruns; i++)
+				s.runs[i].value = row % 3 == 2 ? 100 * exp(0.05 * stats_rng_normal(&rng))
+						  : vals[stats_rng_next(&rng) % nv];
+		}
+		size_t n = 0;
+		for (size_t i = 0; i < s.nruns; i++)
+			for (size_t j = i + 1; j < s.nruns; j++)
+				if (s.runs[i].config == s.runs[j].config)
+					d[n++] = fabs(log(s.runs[i].value) - log(s.runs[j].value));
+		if (!n)
+			continue;
+		qsort(d, n, sizeof(*d), cmp_dist);
+		double want = (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2) / 0.9538725524;
+		struct decide_result r;
+		assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+		if (r.outlier_scale != want)
+			fail_msg("few values, row %d: scale %.17g, the pairs' median %.17g", row,
+				 r.outlier_scale, want);
+		decide_result_release(&r);
+	}
 }
 
 /* Outliers: a run 3x off its configuration's others is flagged from 3 runs on; clean runs are not. */
@@ -1885,6 +1918,601 @@ static void test_expected_runs(void **state)
 	assert_true(e1 - e0 >= 3 && e1 - e0 <= 12);
 }
 
+/* ---- edges of the rules: found by mutation testing (make mutate) -------------- */
+
+/* Released results and race steps are empty, not dangling: nothing to free twice. */
+static void test_release(void **state)
+{
+	(void)state;
+	static struct sw s;
+	clear_winner(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	decide_result_release(&r);
+	assert_true(!r.configs && !r.decisions && !r.runs && !r.contention && !r.unsettled);
+	assert_true(r.nconfigs == 0 && r.ndecisions == 0 && r.ncontention == 0);
+	struct decide_race_step st;
+	race_at(&s, 3, 2, 5, &st);
+	assert_true(st.nelims > 0);
+	decide_race_step_release(&st);
+	assert_true(st.elims == NULL && st.nelims == 0 && st.nsurvivors == 0);
+	assert_int_equal(st.leader, DECIDE_NONE);
+}
+
+/*
+ * The engine reads the runs it is given and not one more: the caller's
+ * array may go on.  After d1 and d2 (equivalent, d1 with fewer ganged
+ * exits) comes a run of d1 with a huge gang count and value -- in no
+ * block, then in block 0 -- that nothing may count.
+ */
+static void test_runs_end(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 120.1, 0.002, 20);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].gang = s.runs[i].config == 1 ? 500 + s.runs[i].block
+			       : s.runs[i].config == 2 ? 900 + s.runs[i].block : NAN;
+	for (int block = -1; block <= 0; block++) {
+		s.runs[s.nruns] = (struct decide_run){ .config = 1, .block = block,
+			.status = DECIDE_RUN_OK, .value = 1e12, .gang = 1e12 };
+		struct decide_result r;
+		assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+		assert_int_equal(r.pick, 1);
+		assert_int_equal(r.configs[1].n_ok, 8);
+		assert_int_equal(r.configs[1].noutliers, 0);
+		decide_result_release(&r);
+	}
+}
+
+/* The failure rules hold for the first configuration as for any other (the baseline is d1). */
+static void test_first_config_failing(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 1, true);
+	sw_runs(&s, 0, 0, 8, 120, 0.01, 4);
+	sw_runs(&s, 1, 0, 8, 100, 0.01, 4);
+	for (int b = 0; b < 3; b++)
+		sw_fail(&s, 0, 0, b);	/* 3 of 8: above the default 20 % */
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.configs[0].failing);
+	assert_true(r.configs[0].more_failures);
+	assert_int_equal(r.configs[0].verdict, DECIDE_FAILING);
+	assert_int_equal(r.decisions[0].verdict, DECIDE_FAILING);
+	assert_false(r.configs[1].failing);
+	decide_result_release(&r);
+}
+
+/*
+ * Nothing testable, no baseline: the tentative pick is the best mean log
+ * value, the first configuration's too, and with it alone successful it
+ * is still a pick (one more run each needed).
+ */
+static void test_untestable_first(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 1, 130, 0, 1);
+	sw_runs(&s, 1, 0, 1, 100, 0, 1);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_INSUFFICIENT);
+	assert_int_equal(r.pick, 0);
+	assert_int_equal(r.needed, 1);
+	decide_result_release(&r);
+	sw_fail(&s, 1, 0, 0);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 0);
+	assert_int_equal(r.needed, 1);
+	decide_result_release(&r);
+	/* Means over each configuration's own runs: d1's two runs of 120 at
+	 * level 0 (its single run of 50 at level 1 keeps it untestable) mean
+	 * log 120, below d0's log 130; d0 ran nothing at level 1. */
+	sw_init(&s, 2, 2, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 1, 130, 0, 1);
+	sw_runs(&s, 1, 0, 2, 120, 0, 1);
+	sw_runs(&s, 1, 1, 1, 50, 0, 1);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, DECIDE_NONE);
+	assert_int_equal(r.pick, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * Far units are set aside farthest first also when the units' median is
+ * away from 0: log ratios near 0.3 and three far ones, 1.1 (0.8 away,
+ * first in block order), 1.3 (1.0) and -0.6 (0.9); room for two: 1.3 and
+ * -0.6 go, the mean of the other 8 is 3.2 / 8.
+ */
+static void test_far_units_median(void **state)
+{
+	(void)state;
+	static const double d[] = { 1.1, 0.28, 1.3, 0.29, -0.6, 0.30, 0.31, 0.32, 0.30, 0.30 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 10, 100, 0, 1);
+	sw_runs(&s, 1, 0, 10, 100, 0, 1);
+	for (int b = 0; b < 10; b++)
+		sw_run(&s, 1, 0, b)->value *= exp(d[b]);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_int_equal(c->set_aside, 2);
+	assert_int_equal(c->trimmed, 0);
+	assert_true(fabs(c->est - 3.2 / 8) < 1e-12);
+	decide_result_release(&r);
+}
+
+/* Two better decisions with the very same runs: the earlier in input order is the top and the pick. */
+static void test_top_tie(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.01, 3);
+	sw_runs(&s, 1, 0, 6, 120, 0.01, 3);
+	sw_runs(&s, 2, 0, 6, 120, 0.01, 3);
+	for (int b = 0; b < 6; b++)
+		sw_run(&s, 2, 0, b)->value = sw_run(&s, 1, 0, b)->value;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == r.decisions[2].score);
+	assert_int_equal(r.decisions[2].verdict, DECIDE_BETTER);
+	assert_int_equal(r.top, 1);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.ncandidates, 2);
+	decide_result_release(&r);
+}
+
+/* A configuration not compared (the baseline's own, the first) has an empty comparison. */
+static void test_not_compared_empty(void **state)
+{
+	(void)state;
+	static struct sw s;
+	clear_winner(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.configs[0].vs_baseline;
+	assert_int_equal(r.configs[0].verdict, DECIDE_NOT_COMPARED);
+	assert_false(c->ok);
+	assert_true(isnan(c->est) && isnan(c->lo) && isnan(c->p) && isnan(c->mde));
+	assert_int_equal(c->needed, -1);
+	assert_int_equal(c->pairs, 0);
+	decide_result_release(&r);
+}
+
+/* Without a baseline the cheaper of two equivalent ones is picked, the first decision too. */
+static void test_first_cheaper(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 100, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 120.1, 0.002, 20);
+	s.opt[0].host_cpus = 1;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 2);
+	assert_true(r.decisions[0].equivalent_to_best);
+	assert_int_equal(r.pick, 0);
+	assert_int_equal(r.ncandidates, 2);
+	decide_result_release(&r);
+}
+
+/*
+ * Against the best, the family is every testable decision but the best
+ * (the baseline is not tested, host references never count): d2 and d3
+ * here, so each configuration's p is adjusted times 2.
+ */
+static void test_best_family(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 5, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.02, 1);
+	sw_runs(&s, 1, 0, 5, 130, 0.02, 1);
+	sw_runs(&s, 2, 0, 5, 120, 0.02, 1);
+	sw_runs(&s, 3, 0, 5, 125, 0.02, 1);
+	sw_runs(&s, 4, 0, 5, 500, 0.02, 1);
+	s.opt[4].host_reference = true;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 1);
+	for (size_t c = 2; c <= 3; c++) {
+		assert_true(r.configs[c].p_best > 0 && r.configs[c].p_best < 0.5);
+		assert_true(r.configs[c].p_best_adj == 2 * r.configs[c].p_best);
+	}
+	decide_result_release(&r);
+}
+
+/* The worst objective is untestable when any level is, the first one too. */
+static void test_worst_first_level_untestable(void **state)
+{
+	(void)state;
+	static struct sw s;
+	levels(&s);
+	for (int b = 1; b < 6; b++)
+		sw_run(&s, 1, 0, b)->status = DECIDE_RUN_NONE;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.decisions[1].objective.ok);
+	assert_false(r.decisions[1].testable);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
+	decide_result_release(&r);
+}
+
+/*
+ * Two levels with exactly the same estimate: d1's log ratios {0, L} at
+ * level 0 (2 blocks) and {0, 0, L, L} at level 1 (4 blocks), L = log 4;
+ * both estimates L / 2.  The worst objective keeps the first such level:
+ * t = 1 with 1 df there, p = 1 - 2 atan(1) / pi = 0.5 (at level 1 it
+ * would be 0.5 - 1 / pi, t = sqrt 3 with 3 df).
+ */
+static void test_worst_tie(void **state)
+{
+	(void)state;
+	static struct sw s;
+	static const double d1[2][4] = { { 1, 4 }, { 1, 1, 4, 4 } };
+	sw_init(&s, 2, 2, 0, true);
+	for (size_t l = 0; l < 2; l++)
+		for (int b = 0; b < (l ? 4 : 2); b++) {
+			s.runs[s.nruns++] = (struct decide_run){ .config = l, .block = b,
+				.status = DECIDE_RUN_OK, .value = 1, .gang = NAN };
+			s.runs[s.nruns++] = (struct decide_run){ .config = 2 + l, .block = b,
+				.status = DECIDE_RUN_OK, .value = d1[l][b], .gang = NAN };
+		}
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_true(c->ok);
+	assert_true(c->est == log(4) / 2);
+	assert_true(fabs(c->p - 0.5) < 1e-12);
+	assert_true(fabs(r.configs[3].vs_baseline.p - (0.5 - 1 / M_PI)) < 1e-12);
+	decide_result_release(&r);
+}
+
+/*
+ * What settles a worst objective: the most any level needs, a level
+ * already settled (d1 +30 % at level 0) needing none; in a look that
+ * wants verdicts only, unknown (-1).  d1's +2 % at level 1 under 6 %
+ * spread leaves it undecided.
+ */
+static void test_worst_needed(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 2, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.005, 30);
+	sw_runs(&s, 0, 1, 6, 100, 0.005, 30);
+	sw_runs(&s, 1, 0, 6, 130, 0.005, 30);
+	sw_runs(&s, 1, 1, 6, 102, 0.06, 30);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[2].verdict, DECIDE_BETTER);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_UNDECIDED);
+	int needed = r.decisions[1].objective.needed;
+	assert_true(needed > 0 && needed <= DECIDE_NEEDED_CAP + 1);
+	decide_result_release(&r);
+	s.set.verdicts_only = true;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_UNDECIDED);
+	assert_int_equal(r.decisions[1].objective.needed, -1);
+	decide_result_release(&r);
+}
+
+/* The worst objectives' difference: its p is the largest of the levels' (each a paired test). */
+static void test_span_p(void **state)
+{
+	(void)state;
+	static struct sw s;
+	levels(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 2);
+	const struct decide_cmp *c = &r.decisions[1].vs_best;
+	assert_true(c->ok);
+	assert_true(c->p == fmax(r.configs[2].p_best, r.configs[3].p_best));
+	assert_true(c->p < 1);
+	decide_result_release(&r);
+}
+
+/*
+ * The verdict rule on the interval [lo, hi] (log scale) and the margin
+ * delta, at its boundaries: better needs lo above 0, worse hi below 0,
+ * equivalent both inside (-delta, delta) as gains; no interval, nothing.
+ */
+static void test_verdict_rule(void **state)
+{
+	(void)state;
+	const struct { bool ok; double lo, hi, delta; enum decide_verdict v; } rows[] = {
+		{ true, 0.01, 0.05, 0.10, DECIDE_EQUIVALENT },
+		{ true, -0.01, 0.01, 0.02, DECIDE_EQUIVALENT },
+		{ true, 0.01, 0.05, 0.02, DECIDE_BETTER },
+		{ true, 0, 0.05, 0.02, DECIDE_UNDECIDED },	/* lo at 0: not better */
+		{ true, 0, 0, 0, DECIDE_UNDECIDED },		/* no margin: 0 is neither */
+		{ true, -0.05, 0, 0.02, DECIDE_UNDECIDED },	/* hi at 0: not worse */
+		{ true, -0.05, -0.01, 0.02, DECIDE_WORSE },
+		{ false, 0.01, 0.05, 0.02, DECIDE_INSUFFICIENT },
+		{ true, NAN, 0.05, 0.02, DECIDE_INSUFFICIENT },
+		{ true, 0.01, NAN, 0.02, DECIDE_INSUFFICIENT },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		struct decide_cmp c = { .ok = rows[i].ok, .lo = rows[i].lo, .hi = rows[i].hi,
+					.est = 0.02, .se = 0.01, .df = 5 };
+		enum decide_verdict v = decide_verdict_of(&c, rows[i].delta);
+		if (v != rows[i].v)
+			fail_msg("row %zu: %s, expected %s", i, decide_verdict_name(v),
+				 decide_verdict_name(rows[i].v));
+	}
+}
+
+/*
+ * needed_repetitions never says more than "more than the cap", also when
+ * a unit is 1.5 blocks (boots serving several blocks) and the units at
+ * the cap round up past it; the cap itself is reached in the sweep.
+ */
+static void test_needed_cap_units(void **state)
+{
+	(void)state;
+	struct decide_cmp c = { .ok = true, .units = 10, .pairs = 15, .se = 0.02, .df = 9 };
+	bool cap = false, below = false;
+	for (int i = 0; i <= 1500; i++) {
+		c.est = 2e-5 * i;
+		decide_cmp_at(&c, 0.05);
+		assert_int_equal(decide_verdict_of(&c, 0.02), DECIDE_UNDECIDED);
+		int n = decide_needed(&c, 0.02);
+		if (n < 0 || n > DECIDE_NEEDED_CAP + 1)
+			fail_msg("est %g: needed %d", c.est, n);
+		cap |= n == DECIDE_NEEDED_CAP + 1;
+		below |= n > 0 && n <= DECIDE_NEEDED_CAP;
+	}
+	assert_true(cap && below);
+}
+
+/*
+ * A boot shared by the baseline's runs of blocks 0 and 1 makes them one
+ * unit, the baseline being any configuration (d1 here, configuration 1).
+ */
+static void test_baseline_boots(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 1, true);
+	sw_runs(&s, 0, 0, 5, 110, 0.01, 5);
+	sw_runs(&s, 1, 0, 5, 100, 0.01, 5);
+	sw_run(&s, 1, 0, 0)->boot = 7;
+	sw_run(&s, 1, 0, 1)->boot = 7;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[0].objective.pairs, 5);
+	assert_int_equal(r.decisions[0].objective.units, 4);
+	assert_int_equal(r.configs[1].nboots, 4);
+	decide_result_release(&r);
+}
+
+/* Runs without a boot are a boot each: never one with a recorded boot (boot 1 here). */
+static void test_boot_ids(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 5);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 5);
+	sw_run(&s, 0, 0, 1)->boot = 1;
+	sw_run(&s, 0, 0, 3)->boot = 2;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[0].nboots, 5);
+	assert_int_equal(r.configs[1].nboots, 5);
+	decide_result_release(&r);
+}
+
+/*
+ * Drift by hand over units of unequal size with a run missing: d0's
+ * blocks 0 and 1 share a guest, d1's blocks 3 and 4; d1 has no block 5.
+ * Units {0,1} {2} {3,4} {5}: each configuration's mean removed, the
+ * residuals averaged per block and then per unit, the units' means
+ * regressed on their mean block (2 df: P(|T| > t) = 1 - t / sqrt(2 + t^2),
+ * t(0.975, 2) = 4.302652729911275).
+ */
+static void test_drift_units(void **state)
+{
+	(void)state;
+	static const double y0[6] = { 0.00, 0.02, 0.01, 0.05, 0.04, 0.08 };
+	static const double y1[5] = { 0.10, 0.13, 0.09, 0.12, 0.16 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	for (int b = 0; b < 6; b++) {
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = 100 * exp(y0[b]),
+			.boot = b < 2 ? 50 : 60 + b, .gang = NAN };
+		if (b < 5)
+			s.runs[s.nruns++] = (struct decide_run){ .config = 1, .block = b,
+				.status = DECIDE_RUN_OK, .value = 100 * exp(y1[b]),
+				.boot = b == 3 || b == 4 ? 70 : 80 + b, .gang = NAN };
+	}
+	s.in.nruns = s.nruns;
+	double m0 = 0, m1 = 0, e[6];
+	for (int b = 0; b < 6; b++)
+		m0 += y0[b] / 6;
+	for (int b = 0; b < 5; b++)
+		m1 += y1[b] / 5;
+	for (int b = 0; b < 6; b++)
+		e[b] = b < 5 ? (y0[b] - m0 + y1[b] - m1) / 2 : y0[b] - m0;
+	const double ux[4] = { 0.5, 2, 3.5, 5 };
+	const double uy[4] = { (e[0] + e[1]) / 2, e[2], (e[3] + e[4]) / 2, e[5] };
+	double mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+	for (int u = 0; u < 4; u++) {
+		mx += ux[u] / 4;
+		my += uy[u] / 4;
+	}
+	for (int u = 0; u < 4; u++) {
+		sxx += (ux[u] - mx) * (ux[u] - mx);
+		sxy += (ux[u] - mx) * (uy[u] - my);
+		syy += (uy[u] - my) * (uy[u] - my);
+	}
+	double slope = sxy / sxx, se = sqrt((syy - slope * sxy) / 2 / sxx), t = fabs(slope / se);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_drift *dr = &r.drift;
+	assert_true(dr->tested);
+	assert_int_equal(dr->units, 4);
+	assert_int_equal(dr->n, 11);
+	assert_true(fabs(dr->slope - slope) < 1e-12);
+	assert_true(fabs(dr->p - (1 - t / sqrt(2 + t * t))) < 1e-9);
+	assert_true(fabs(dr->lo - (slope - 4.302652729911275 * se)) < 1e-9);
+	assert_true(fabs(dr->hi - (slope + 4.302652729911275 * se)) < 1e-9);
+	decide_result_release(&r);
+}
+
+/*
+ * A configuration's decision knobs away from their defaults (its cost),
+ * from a stored sweep: the host's recorded default first, else the knob
+ * table's kernel default, the value "default", the table's spellings, an
+ * unknown knob compared as lower-case text (its first 63 characters, as
+ * stored), and an unknown default counted as not default.
+ */
+static void test_knob_defaults(void **state)
+{
+	(void)state;
+	static char long_upper[71], long_lower[71];
+	memset(long_upper, 'A', 70);
+	memset(long_lower, 'a', 70);
+	static const struct {
+		const char *name, *value, *host_default;
+		int nondefault;
+	} rows[] = {
+		{ "subcores_per_core", "1", NULL, 0 },	/* the kernel default */
+		{ "subcores_per_core", "2", NULL, 1 },
+		{ "subcores_per_core", "4", "4", 0 },	/* the host's default wins */
+		{ "subcores_per_core", "1", "4", 1 },
+		{ "ksm", "on", "1", 0 },		/* a spelling of 1 */
+		{ "ksm", "0", NULL, 1 },		/* no default known */
+		{ "thp", "default", NULL, 0 },
+		{ "vendor.knob", "Fast", "fast", 0 },	/* unknown: text, any case */
+		{ "vendor.knob", "fast", "slow", 1 },
+		{ "vendor.knob", "fast", NULL, 1 },
+		{ "vendor.knob", long_upper, long_lower, 0 },
+	};
+	enum { N = sizeof(rows) / sizeof(*rows) };
+	static char keys[N][8];
+	static struct config_setting knob[N], dflt[N];
+	static struct db_results_metric m[N];
+	static struct db_results_run runs[N];
+	static struct db_results_config cf[N];
+	for (size_t i = 0; i < N; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%zu", i);
+		cf[i] = (struct db_results_config){ .id = (int64_t)i + 1, .runs = &runs[i], .nruns = 1 };
+		cf[i].rec.key = cf[i].rec.decision = keys[i];
+		cf[i].rec.environment = "x";
+		cf[i].rec.vcpus = cf[i].rec.sockets = 4;
+		cf[i].rec.dies = cf[i].rec.cores = cf[i].rec.threads = 1;
+		cf[i].rec.pinning_policy = "none";
+		knob[i] = (struct config_setting){ (char *)rows[i].name, (char *)rows[i].value };
+		cf[i].rec.knobs = &knob[i];
+		cf[i].rec.nknobs = 1;
+		if (rows[i].host_default) {
+			dflt[i] = (struct config_setting){ (char *)rows[i].name,
+							   (char *)rows[i].host_default };
+			cf[i].rec.host_defaults = &dflt[i];
+			cf[i].rec.nhost_defaults = 1;
+		}
+		m[i] = (struct db_results_metric){ .name = "ops", .value = 100 };
+		runs[i] = (struct db_results_run){ .status = "ok", .metrics = &m[i], .nmetrics = 1 };
+	}
+	struct db_results res = { .configs = cf, .nconfigs = N };
+	struct decide_sweep sw;
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
+	assert_int_equal(sw.in.ndecisions, N);
+	for (size_t d = 0; d < N; d++) {
+		size_t i = (size_t)atoi(sw.keys[d] + 1);
+		if (sw.decisions[d].nondefault_knobs != rows[i].nondefault)
+			fail_msg("%s=%.20s (host default %.20s): %d non-default, expected %d",
+				 rows[i].name, rows[i].value,
+				 rows[i].host_default ? rows[i].host_default : "-",
+				 sw.decisions[d].nondefault_knobs, rows[i].nondefault);
+	}
+	decide_sweep_release(&sw);
+}
+
+/*
+ * plan's expected runs, replayed by hand: the simulated races it averages
+ * (decision d's runs log-normal about 100 e^(-0.10 d / (D - 1)), sigma
+ * 0.05, drawn block by block in configuration order from one stream
+ * seeded once; the baseline the middle decision; a look after every block;
+ * eliminated decisions run no more; a race ends at its stop; a host
+ * reference's run in every block run), each look by decide_race.
+ */
+static double replay_expected(size_t nd, size_t nl, size_t nref, int first, int max, uint64_t seed,
+			      int nsim)
+{
+	static struct sw s;
+	sw_init(&s, nd, nl, nd / 2, true);
+	struct stats_rng rng;
+	stats_rng_seed(&rng, seed);
+	double total = 0;
+	for (int k = 0; k < nsim; k++) {
+		size_t spent = 0;
+		s.nruns = 0;
+		for (size_t d = 0; d < nd; d++)
+			s.opt[d].elim = (struct decide_stored_elim){ 0 };
+		for (int b = 0; b < max; b++) {
+			spent += nref;
+			for (size_t c = 0; c < nd * nl; c++) {
+				size_t d = c / nl;
+				if (s.opt[d].elim.block)
+					continue;
+				double mu = -0.10 * (double)d / (double)(nd - 1);
+				s.runs[s.nruns++] = (struct decide_run){ .config = c, .block = b,
+					.status = DECIDE_RUN_OK, .gang = NAN,
+					.value = 100 * exp(mu + 0.05 * stats_rng_normal(&rng)) };
+				spent++;
+			}
+			s.in.nruns = s.nruns;
+			struct decide_race_step st;
+			race_at(&s, b + 1, first, max, &st);
+			for (size_t i = 0; i < st.nelims; i++)
+				s.opt[st.elims[i].decision].elim = (struct decide_stored_elim){
+					b + 1, st.elims[i].against, st.elims[i].p };
+			enum decide_stop stop = st.stop;
+			decide_race_step_release(&st);
+			if (stop != DECIDE_GO_ON)
+				break;
+		}
+		total += (double)spent;
+	}
+	return total / nsim;
+}
+
+static void test_expected_runs_replayed(void **state)
+{
+	(void)state;
+	const struct { size_t nd, nl, nref; int first, max; uint64_t seed; } rows[] = {
+		{ 4, 1, 1, 3, 12, 7 },
+		{ 5, 2, 0, 3, 10, 8 },
+		{ 3, 1, 0, 2, 15, 9 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		size_t max;
+		double e = decide_race_expected_runs(rows[i].nd, rows[i].nl, rows[i].nref,
+						     rows[i].first, rows[i].max, 0.02, rows[i].seed,
+						     4, &max);
+		double want = replay_expected(rows[i].nd, rows[i].nl, rows[i].nref, rows[i].first,
+					      rows[i].max, rows[i].seed, 4);
+		if (e != want)
+			fail_msg("row %zu: expected runs %.17g, replayed %.17g", i, e, want);
+		assert_true(e < (double)max);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1918,6 +2546,26 @@ int main(void)
 		cmocka_unit_test(test_zero_spread),
 		cmocka_unit_test(test_needed_cap),
 		cmocka_unit_test(test_expected_runs),
+		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_runs_end),
+		cmocka_unit_test(test_first_config_failing),
+		cmocka_unit_test(test_untestable_first),
+		cmocka_unit_test(test_not_compared_empty),
+		cmocka_unit_test(test_first_cheaper),
+		cmocka_unit_test(test_best_family),
+		cmocka_unit_test(test_worst_first_level_untestable),
+		cmocka_unit_test(test_worst_tie),
+		cmocka_unit_test(test_worst_needed),
+		cmocka_unit_test(test_span_p),
+		cmocka_unit_test(test_verdict_rule),
+		cmocka_unit_test(test_needed_cap_units),
+		cmocka_unit_test(test_baseline_boots),
+		cmocka_unit_test(test_boot_ids),
+		cmocka_unit_test(test_drift_units),
+		cmocka_unit_test(test_knob_defaults),
+		cmocka_unit_test(test_expected_runs_replayed),
+		cmocka_unit_test(test_far_units_median),
+		cmocka_unit_test(test_top_tie),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
