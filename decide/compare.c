@@ -15,7 +15,7 @@ void decide_shift(const double *first, size_t n1, const double *second, size_t n
 {
 	*out = (struct decide_shift){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
 				      .verdict = DECIDE_INSUFFICIENT };
-	double *a = xmalloc((n1 + 1) * sizeof(*a)), *b = xmalloc((n2 + 1) * sizeof(*b));
+	double *a = xmalloc(n1 * sizeof(*a)), *b = xmalloc(n2 * sizeof(*b));
 	bool positive = true;
 	for (size_t i = 0; i < n1; i++) {
 		positive &= first[i] > 0;
