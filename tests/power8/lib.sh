@@ -3,25 +3,22 @@
 # record_beside DAT OUT ERR CMD...: runs CMD (stdout to OUT, stderr to ERR)
 # while trace-cmd records the kvm_hv events and kvm:kvm_userspace_exit into
 # DAT, so that topoadvisor's own counts can be checked against trace-cmd's
-# file of the same events.  Returns CMD's status; prints trace-cmd's.
+# file of the same events.  trace-cmd starts CMD itself, from its child
+# that has just switched tracing on: CMD never runs before trace-cmd
+# records, however slowly trace-cmd sets up on the emulated host (waiting
+# for its "Hit Ctrl^C" line could not tell: that line is buffered until it
+# exits).  Returns CMD's status; prints trace-cmd's.
 record_beside() {
 	dat=$1
 	out=$2
 	err=$3
 	shift 3
-	trace-cmd record -e kvm_hv -e kvm:kvm_userspace_exit -o "$dat" >/tmp/rec.log 2>&1 &
-	rec=$!
-	# trace-cmd has started recording once its per-CPU readers exist.
-	i=0
-	while [ $i -lt 100 ] && ! grep -q "Hit Ctrl" /tmp/rec.log 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	"$@" >"$out" 2>"$err"
-	rc=$?
-	kill -INT $rec
-	wait $rec
+	rm -f /tmp/rec.rc
+	trace-cmd record -e kvm_hv -e kvm:kvm_userspace_exit -o "$dat" \
+		sh -c 'o=$1 e=$2; shift 2; "$@" >"$o" 2>"$e"; echo $? >/tmp/rec.rc' \
+		sh "$out" "$err" "$@" >/tmp/rec.log 2>&1
 	echo "trace-cmd exit $?"
 	tail -n 3 /tmp/rec.log
-	return $rc
+	rc=$(cat /tmp/rec.rc 2>/dev/null) || rc=125
+	return "$rc"
 }
