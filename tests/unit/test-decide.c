@@ -710,6 +710,7 @@ static void test_counts(void **state)
 		{ 0, { 6, 5, 6 }, { 3, 5, 2 }, 1, 18 },
 		{ 4, { 4, 4, 4 }, { 2, 4, 2 }, 0, 12 },
 		{ 3, { 3, 3, 3 }, { 2, 3, 1 }, 0, 9 },
+		{ 1, { 1, 1, 1 }, { 1, 1, 1 }, 0, 3 },	/* the first block only */
 	};
 	for (size_t row = 0; row < sizeof(rows) / sizeof(*rows); row++) {
 		s.set.blocks = rows[row].blocks;
@@ -1473,6 +1474,12 @@ static void test_bad_input(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
 	clear_winner(&s);
 	s.cf[1].decision = 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.cf[0].decision = 3;	/* the first configuration too */
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.cf[0].level = 1;
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
 	clear_winner(&s);
 	s.cf[1].level = 1;	/* one level: 0 only */
@@ -2495,22 +2502,305 @@ static double replay_expected(size_t nd, size_t nl, size_t nref, int first, int 
 static void test_expected_runs_replayed(void **state)
 {
 	(void)state;
-	const struct { size_t nd, nl, nref; int first, max; uint64_t seed; } rows[] = {
-		{ 4, 1, 1, 3, 12, 7 },
-		{ 5, 2, 0, 3, 10, 8 },
-		{ 3, 1, 0, 2, 15, 9 },
+	const struct { size_t nd, nl, nref; int first, max; uint64_t seed; int nsim; } rows[] = {
+		{ 4, 1, 1, 3, 12, 7, 4 },
+		{ 5, 2, 0, 3, 10, 8, 4 },
+		{ 3, 1, 0, 2, 15, 9, 4 },
+		{ 4, 1, 0, 3, 12, 10, 1 },	/* one simulation is one race */
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
 		size_t max;
 		double e = decide_race_expected_runs(rows[i].nd, rows[i].nl, rows[i].nref,
 						     rows[i].first, rows[i].max, 0.02, rows[i].seed,
-						     4, &max);
+						     rows[i].nsim, &max);
 		double want = replay_expected(rows[i].nd, rows[i].nl, rows[i].nref, rows[i].first,
-					      rows[i].max, rows[i].seed, 4);
+					      rows[i].max, rows[i].seed, rows[i].nsim);
 		if (e != want)
 			fail_msg("row %zu: expected runs %.17g, replayed %.17g", i, e, want);
 		assert_true(e < (double)max);
 	}
+}
+
+/*
+ * p adjusted for the family is a probability: capped at 1.  d1's log
+ * ratios to the baseline are +-0.05 in turn (estimate 0, p near 1) in a
+ * family of 2 (d2 is testable too).
+ */
+static void test_p_adj_cap(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 4, 100, 0.01, 2);
+	sw_runs(&s, 1, 0, 4, 100, 0, 2);
+	sw_runs(&s, 2, 0, 4, 120, 0.01, 2);
+	for (int b = 0; b < 4; b++)
+		sw_run(&s, 1, 0, b)->value = sw_run(&s, 0, 0, b)->value * exp(b % 2 ? -0.05 : 0.05);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.m, 2);
+	assert_true(r.decisions[1].objective.p > 0.5);
+	assert_true(r.decisions[1].p_adj == 1);
+	decide_result_release(&r);
+}
+
+/*
+ * Without a baseline the reference is the best mean over all of a
+ * decision's runs (d1: 120, 120 over d0: 130, 100), and nothing is
+ * adjusted (a family of 1, alpha 0.05).
+ */
+static void test_reference_mean(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 2, 100, 0, 1);
+	sw_runs(&s, 1, 0, 2, 120, 0, 1);
+	sw_run(&s, 0, 0, 0)->value = 130;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == 0);
+	assert_true(fabs(r.decisions[0].score - (log(130) + log(100)) / 2 + log(120)) < 1e-12);
+	assert_int_equal(r.m, 1);
+	assert_true(r.objective_alpha == DECIDE_ALPHA);
+	decide_result_release(&r);
+}
+
+/*
+ * Against the best with no other testable decision (d2 ran once): a
+ * family of 1, nothing adjusted.
+ */
+static void test_best_family_empty(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.02, 1);
+	sw_runs(&s, 1, 0, 5, 120, 0.02, 1);
+	sw_runs(&s, 2, 0, 1, 110, 0.02, 1);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 1);
+	assert_false(r.decisions[2].testable);
+	assert_true(r.decisions[2].vs_best.alpha == DECIDE_ALPHA);
+	assert_true(r.configs[0].p_best < 0.5);
+	assert_true(r.configs[0].p_best_adj == r.configs[0].p_best);
+	decide_result_release(&r);
+}
+
+/* Nothing testable, two configurations as good: the earlier one is the tentative pick. */
+static void test_untestable_tie(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 1, 130, 0, 1);
+	sw_runs(&s, 1, 0, 1, 130, 0, 1);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * Host CPUs of a stored configuration (its cost): an explicit pinning's
+ * distinct CPUs, else its vCPUs (pinning CPUs recorded under another
+ * policy do not count).
+ */
+static void test_host_cpus(void **state)
+{
+	(void)state;
+	static char *wide[] = { "0-7", "8-15" }, *overlap[] = { "0-3", "2,8" }, *same[] = { "0-1", "1" };
+	static const struct { const char *policy; char **cpus; size_t n; int vcpus, host; } rows[] = {
+		{ "compact", wide, 2, 4, 4 },
+		{ "explicit", overlap, 2, 2, 5 },
+		{ "explicit", same, 2, 2, 2 },
+		{ "explicit", NULL, 0, 3, 3 },
+		{ "none", NULL, 0, 6, 6 },
+	};
+	enum { N = sizeof(rows) / sizeof(*rows) };
+	static char keys[N][8];
+	static struct db_results_metric m[N];
+	static struct db_results_run runs[N];
+	static struct db_results_config cf[N];
+	for (size_t i = 0; i < N; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%zu", i);
+		cf[i] = (struct db_results_config){ .id = (int64_t)i + 1, .runs = &runs[i], .nruns = 1 };
+		cf[i].rec.key = cf[i].rec.decision = keys[i];
+		cf[i].rec.environment = "x";
+		cf[i].rec.vcpus = cf[i].rec.sockets = rows[i].vcpus;
+		cf[i].rec.dies = cf[i].rec.cores = cf[i].rec.threads = 1;
+		cf[i].rec.pinning_policy = (char *)rows[i].policy;
+		cf[i].rec.pinning_cpus = rows[i].cpus;
+		cf[i].rec.npinning_cpus = rows[i].n;
+		m[i] = (struct db_results_metric){ .name = "ops", .value = 100 };
+		runs[i] = (struct db_results_run){ .status = "ok", .metrics = &m[i], .nmetrics = 1 };
+	}
+	struct db_results res = { .configs = cf, .nconfigs = N };
+	struct decide_sweep sw;
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
+	for (size_t d = 0; d < N; d++) {
+		size_t i = (size_t)atoi(sw.keys[d] + 1);
+		if (sw.decisions[d].host_cpus != rows[i].host)
+			fail_msg("row %zu: %d host CPUs, expected %d", i, sw.decisions[d].host_cpus,
+				 rows[i].host);
+	}
+	decide_sweep_release(&sw);
+	const char *const sets[] = { "0-3", "2,8", "16" };
+	assert_int_equal(decide_cpuset_count(sets, 3), 6);
+	assert_int_equal(decide_cpuset_count(sets, 1), 4);
+	const char *const bad[] = { "0-3", "x" };
+	assert_int_equal(decide_cpuset_count(bad, 2), -1);
+}
+
+/*
+ * A run without a boot is a boot of its own, never one a run recorded:
+ * the baseline's block 0 (no boot) and d1's block 1 (boot 1) stay apart.
+ */
+static void test_own_boots(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 5);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 5);
+	sw_run(&s, 1, 0, 1)->boot = 1;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.units, 5);
+	decide_result_release(&r);
+}
+
+/*
+ * Units joined through a chain of boots: d0's blocks 0-1 (boot 10) and
+ * 2-3 (boot 20), d1's blocks 1-2 (boot 30): one unit {0,1,2,3}, then
+ * {4} and {5}, for the drift as for the comparisons.
+ */
+static void test_boot_chain(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.01, 6);
+	sw_runs(&s, 1, 0, 6, 110, 0.01, 6);
+	for (int b = 0; b < 6; b++) {
+		sw_run(&s, 0, 0, b)->boot = b < 2 ? 10 : b < 4 ? 20 : 40 + b;
+		sw_run(&s, 1, 0, b)->boot = b == 1 || b == 2 ? 30 : 50 + b;
+	}
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.units, 3);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.units, 3);
+	decide_result_release(&r);
+}
+
+/*
+ * A unit where only the baseline failed is d1's best outcome (+inf), trimmed
+ * with the worst: d1's boots serving 2 blocks, log ratios {0.1 (baseline
+ * failed in block 0), 0.02, 0.04, 0.06} by unit: the middle two, 0.05.
+ */
+static void test_baseline_failed_unit(void **state)
+{
+	(void)state;
+	static const double diff[] = { 0.1, 0.1, 0.02, 0.02, 0.04, 0.04, 0.06, 0.06 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0, 1);
+	sw_runs(&s, 1, 0, 8, 100, 0, 1);
+	for (int b = 0; b < 8; b++) {
+		sw_run(&s, 1, 0, b)->value *= exp(diff[b]);
+		sw_run(&s, 1, 0, b)->boot = 1 + b / 2;
+	}
+	sw_fail(&s, 0, 0, 0);
+	s.set.max_failure_rate = 0.5;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_int_equal(c->units, 4);
+	assert_int_equal(c->trimmed, 1);
+	assert_true(fabs(c->est - 0.05) < 1e-12);
+	decide_result_release(&r);
+}
+
+/*
+ * No spread among most units (MAD 0): no unit is far, none set aside --
+ * 10 blocks, 7 log ratios of exactly 0.05, then 0.04, 0.06 and 0.5.
+ */
+static void test_far_units_no_spread(void **state)
+{
+	(void)state;
+	static const double d[] = { 0.05, 0.04, 0.05, 0.05, 0.5, 0.05, 0.06, 0.05, 0.05, 0.05 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 10, 100, 0, 1);
+	sw_runs(&s, 1, 0, 10, 100, 0, 1);
+	for (int b = 0; b < 10; b++)
+		sw_run(&s, 1, 0, b)->value = 100 * exp(d[b]);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.set_aside, 0);
+	assert_int_equal(r.decisions[1].objective.units, 10);
+	decide_result_release(&r);
+}
+
+/*
+ * Only successful runs of configurations with 3 or more are judged: a
+ * failed run's value (far off), and a configuration of 2 runs, get no
+ * deviation and no flag.
+ */
+static void test_outliers_judged(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.01, 7);
+	sw_runs(&s, 1, 0, 6, 110, 0.01, 7);
+	sw_runs(&s, 2, 0, 2, 120, 0.01, 7);
+	sw_run(&s, 1, 0, 3)->value = 1000;
+	sw_fail(&s, 1, 0, 3);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.outlier_scale > 0);
+	size_t measured = 0;
+	for (size_t i = 0; i < s.nruns; i++) {
+		bool judged = s.runs[i].config != 2 && s.runs[i].status == DECIDE_RUN_OK;
+		if (!judged && (r.runs[i].dev != 0 || r.runs[i].outlier))
+			fail_msg("run %zu (configuration %zu): dev %g, not judged", i,
+				 s.runs[i].config, r.runs[i].dev);
+		assert_false(r.runs[i].outlier);
+		measured += judged && r.runs[i].dev != 0;
+	}
+	assert_true(measured >= 8);	/* the others of 6 + 5 judged: not their own medians */
+	assert_int_equal(r.configs[1].noutliers, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * Variance components from one boot that served two runs: within-boot df
+ * 1 is enough.  Log values 0.0, 0.1 (boot 1) and 0.3 (boot 2).
+ */
+static void test_components_one_shared(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 1, 1, DECIDE_NONE, true);
+	const double y[] = { 0, 0.1, 0.3 };
+	for (int b = 0; b < 3; b++)
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = exp(y[b]), .boot = b < 2 ? 1 : 2, .gang = NAN };
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_components *vc = &r.components;
+	/* Boot means 0.05 (2 runs), 0.3; grand mean 0.4 / 3: within SS 0.005 (df 1),
+	 * between SS 2 (0.05 - 0.4/3)^2 + (0.3 - 0.4/3)^2 (df 1). */
+	double g = 0.4 / 3, ssb = 2 * (0.05 - g) * (0.05 - g) + (0.3 - g) * (0.3 - g);
+	assert_true(vc->shared && vc->estimable);
+	assert_true(vc->df1 == 1 && vc->df2 == 1);
+	assert_true(fabs(vc->sd_run - sqrt(0.005)) < 1e-12);
+	assert_true(fabs(vc->f - ssb / 0.005) < 1e-9);
+	decide_result_release(&r);
 }
 
 int main(void)
@@ -2566,6 +2856,17 @@ int main(void)
 		cmocka_unit_test(test_expected_runs_replayed),
 		cmocka_unit_test(test_far_units_median),
 		cmocka_unit_test(test_top_tie),
+		cmocka_unit_test(test_p_adj_cap),
+		cmocka_unit_test(test_reference_mean),
+		cmocka_unit_test(test_best_family_empty),
+		cmocka_unit_test(test_untestable_tie),
+		cmocka_unit_test(test_host_cpus),
+		cmocka_unit_test(test_own_boots),
+		cmocka_unit_test(test_boot_chain),
+		cmocka_unit_test(test_baseline_failed_unit),
+		cmocka_unit_test(test_far_units_no_spread),
+		cmocka_unit_test(test_outliers_judged),
+		cmocka_unit_test(test_components_one_shared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

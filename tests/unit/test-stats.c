@@ -236,6 +236,12 @@ static void test_power(void **state)
 		     (2.228138852 + 0.879057828) * 0.1, 1e-6);
 	assert_true(isnan(stats_min_detectable(NAN, 10, 0.05, 0.8)));
 	assert_true(isnan(stats_min_detectable(0.1, 0, 0.05, 0.8)));
+	/* 1 df (Cauchy: t(p) = tan(pi (p - 1/2))): (12.706204736 + 1.3763819205) * 0.1. */
+	assert_close(stats_min_detectable(0.1, 1, 0.05, 0.8),
+		     (tan(M_PI * 0.475) + tan(M_PI * 0.3)) * 0.1, 1e-9);
+	assert_close(stats_min_detectable(0.1, 0.5, 0.05, 0.8),
+		     (stats_t_quantile(0.975, 0.5) + stats_t_quantile(0.8, 0.5)) * 0.1, 0);
+	assert_true(stats_min_detectable(0.1, 0.5, 0.05, 0.8) > stats_min_detectable(0.1, 1, 0.05, 0.8));
 }
 
 /*
