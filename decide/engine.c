@@ -241,7 +241,7 @@ static void counts(const struct decide_table *t, int blocks, struct decide_resul
 			continue;
 		struct decide_config_out *co = &r->configs[run->config];
 		if (run_ok(run)) {
-			seen[at[run->config] + co->n_ok++] = run->boot > 0 ? run->boot : -(int64_t)i - 1;
+			seen[at[run->config] + co->n_ok++] = run->boot > 0 ? run->boot : ~(int64_t)i;
 		} else if (run->status == DECIDE_RUN_FAILED) {
 			co->n_failed++;
 		} else {
@@ -281,7 +281,7 @@ static bool is_failing(size_t ok, size_t failed, double rate, double max_rate)
 /* More failures than the reference's, as rates. */
 static bool fails_more(double rate, double ref_rate)
 {
-	return rate > 0 && !(rate <= (isnan(ref_rate) ? 0 : ref_rate));
+	return rate > (isnan(ref_rate) ? 0 : ref_rate);	/* a NAN rate: no */
 }
 
 static void failures(const struct decide_input *in, const struct decide_settings *s,

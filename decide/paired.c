@@ -36,7 +36,7 @@ int decide_table_build(const struct decide_input *in, int blocks, struct decide_
 	t->boot = xmalloc(cells * sizeof(*t->boot));
 	for (size_t i = 0; i < cells; i++) {
 		t->lv[i] = NAN;
-		t->boot[i] = -(int64_t)i - 1;	/* a boot of its own */
+		t->boot[i] = ~(int64_t)i;	/* a boot of its own: -i - 1 */
 	}
 	double sign = in->higher_is_better ? 1 : -1;
 	for (size_t i = 0; i < in->nruns; i++) {
@@ -275,9 +275,10 @@ void decide_paired(const struct decide_table *t, const size_t *xs, const size_t 
 				complete = false;
 			} else if (isnan(d)) {
 				sum += 0;
-			} else if (isinf(d)) {
-				low |= d < 0;
-				high |= d > 0;
+			} else if (d == -INFINITY) {
+				low = true;
+			} else if (d == INFINITY) {
+				high = true;
 			} else {
 				sum += d;
 			}

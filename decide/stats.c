@@ -1,7 +1,6 @@
 /* stats: descriptive statistics, tests, log-scale ratios, power and the seeded RNG; see stats.h. */
 #include "stats.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,10 +61,9 @@ double stats_stddev(const double *x, size_t n)
 	return sqrt(ss / (double)(n - 1));
 }
 
-/* Median of an already sorted array. */
+/* Median of an already sorted array, n > 0. */
 static double sorted_median(const double *s, size_t n)
 {
-	assert(n > 0);
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
@@ -272,15 +270,14 @@ static double t_pdf(double t, double df)
 }
 
 /*
- * Solves P(T > t) = 1 - p for p > 1/2 by Newton's method on the upper tail,
- * safeguarded by a bracket [lo, hi] that bisection falls back on.  Working
- * on the tail (not the CDF) keeps precision for p near 1.
+ * Solves P(T > t) = 1 - p for p in (1/2, 1) (stats_t_quantile's cases) by
+ * Newton's method on the upper tail, safeguarded by a bracket [lo, hi] that
+ * bisection falls back on.  Working on the tail (not the CDF) keeps
+ * precision for p near 1.
  */
-/* The t quantile at p in (0.5, 1) by Newton steps kept inside a bracket. */
 static double t_quantile_solve(double p, double df)
 {
 	double target = 1 - p;
-	assert(target > 0 && target < 0.5);
 	double lo = 0, hi = 1;
 	while (t_upper_tail(hi, df) > target && hi < 1e300)
 		hi *= 2;
@@ -373,7 +370,7 @@ static int cmp_ranked(const void *a, const void *b)
 /* Average ranks (1-based) of x into r. */
 static void rank_average(const double *x, size_t n, double *r)
 {
-	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
+	struct ranked *s = xmalloc(n * sizeof(*s));
 	for (size_t i = 0; i < n; i++)
 		s[i] = (struct ranked){ x[i], i };
 	qsort(s, n, sizeof(*s), cmp_ranked);
