@@ -2439,6 +2439,26 @@ static void test_knob_defaults(void **state)
 	struct decide_sweep sw;
 	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
 	assert_int_equal(sw.in.ndecisions, N);
+	decide_sweep_release(&sw);
+	/* More knobs than any table has (a damaged store): the first 32 count. */
+	static struct config_setting many[40];
+	static char names[40][8];
+	for (size_t i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "x.k%zu", i);
+		many[i] = (struct config_setting){ names[i], "on" };
+	}
+	cf[N - 1].rec.knobs = many;
+	cf[N - 1].rec.nknobs = 40;
+	cf[N - 1].rec.nhost_defaults = 0;
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
+	for (size_t d = 0; d < N; d++)
+		if (!strcmp(sw.keys[d], keys[N - 1]))
+			assert_int_equal(sw.decisions[d].nondefault_knobs, 32);
+	decide_sweep_release(&sw);
+	cf[N - 1].rec.knobs = &knob[N - 1];
+	cf[N - 1].rec.nknobs = 1;
+	cf[N - 1].rec.nhost_defaults = 1;
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
 	for (size_t d = 0; d < N; d++) {
 		size_t i = (size_t)atoi(sw.keys[d] + 1);
 		if (sw.decisions[d].nondefault_knobs != rows[i].nondefault)
@@ -2803,6 +2823,211 @@ static void test_components_one_shared(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * Undecided with a baseline: the leader is the contender with the best
+ * score, one without a score (d1, one run) only while none has one.
+ */
+static void test_leader(void **state)
+{
+	(void)state;
+	static struct sw s;
+	two_in_contention(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.ncontention, 2);
+	assert_int_equal(r.leader, r.decisions[1].score > r.decisions[2].score ? 1 : 2);
+	decide_result_release(&r);
+	s.nruns = 0;
+	sw_runs(&s, 0, 0, 5, 100, 0.20, 2);
+	sw_runs(&s, 1, 0, 1, 90, 0.20, 2);
+	sw_runs(&s, 2, 0, 5, 95, 0.20, 2);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
+	assert_true(r.decisions[1].in_contention && r.decisions[2].in_contention);
+	assert_int_equal(r.leader, 2);
+	decide_result_release(&r);
+}
+
+/*
+ * What each contender needs against the pick: its difference to the pick
+ * at alpha / (the pick's family), the same comparison as against the best
+ * when the pick is the best; -1 for those not in contention.  d1 is +20 %
+ * and better; d2 and d3 (+10 %, +5 % under 20 % spread) are in contention.
+ */
+static void test_needed_vs_pick(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 4, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.005, 5);
+	sw_runs(&s, 1, 0, 5, 120, 0.005, 5);
+	sw_runs(&s, 2, 0, 5, 110, 0.2, 5);
+	sw_runs(&s, 3, 0, 5, 105, 0.2, 5);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.best, 1);
+	assert_int_equal(r.ncontention, 2);
+	for (size_t d = 2; d <= 3; d++) {
+		assert_true(r.decisions[d].in_contention);
+		assert_true(r.decisions[d].needed_vs_pick > 0);
+		assert_int_equal(r.decisions[d].needed_vs_pick, r.decisions[d].vs_best.needed);
+	}
+	assert_int_equal(r.decisions[0].needed_vs_pick, -1);
+	assert_int_equal(r.decisions[1].needed_vs_pick, -1);
+	decide_result_release(&r);
+}
+
+/*
+ * Without a baseline, a failing decision is never in contention, however
+ * close to the best its successful runs are; settled, nothing is needed.
+ */
+static void test_no_baseline_failing(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 8, 130, 0.01, 6);
+	sw_runs(&s, 1, 0, 8, 128, 0.2, 6);
+	sw_runs(&s, 2, 0, 8, 100, 0.01, 6);
+	for (int b = 0; b < 3; b++)
+		sw_fail(&s, 1, 0, b);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 0);
+	assert_true(r.decisions[1].failing);
+	assert_false(r.decisions[1].worse_than_best || r.decisions[1].equivalent_to_best);
+	assert_int_equal(r.ncontention, 0);
+	assert_int_equal(r.verdict, DECIDE_BETTER);
+	assert_int_equal(r.pick, 0);
+	assert_int_equal(r.needed, 0);
+	decide_result_release(&r);
+}
+
+/* A successful run without a positive value is no outcome, not a failure: its block is left out. */
+static void test_value_zero(void **state)
+{
+	(void)state;
+	static struct sw s;
+	clear_winner(&s);
+	sw_run(&s, 1, 0, 2)->value = 0;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_int_equal(c->pairs, 4);
+	assert_int_equal(c->trimmed, 0);
+	assert_int_equal(r.decisions[1].n_failed, 0);
+	assert_int_equal(r.configs[1].n_none, 1);
+	decide_result_release(&r);
+}
+
+/*
+ * Drift units are joined by the boots of the runs there are, whichever
+ * configuration's: d0 has no block 3, d1's blocks 3 and 4 share a guest:
+ * units {0} {1} {2} {3,4}.
+ */
+static void test_drift_units_missing(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 8);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 8);
+	sw_run(&s, 0, 0, 3)->status = DECIDE_RUN_NONE;
+	sw_run(&s, 1, 0, 3)->boot = 9;
+	sw_run(&s, 1, 0, 4)->boot = 9;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.units, 4);
+	decide_result_release(&r);
+}
+
+/*
+ * Units whatever order the boots join them in: d0's block 1 and d1's
+ * block 0 share boot 20, d0's block 3 and d1's block 1 boot 30: {0,1,3},
+ * {2}, {4}.
+ */
+static void test_drift_boot_order(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 9);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 9);
+	for (int b = 0; b < 5; b++) {
+		sw_run(&s, 0, 0, b)->boot = b == 1 ? 20 : b == 3 ? 30 : 40 + b;
+		sw_run(&s, 1, 0, b)->boot = b == 0 ? 20 : b == 1 ? 30 : 50 + b;
+	}
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.units, 3);
+	decide_result_release(&r);
+}
+
+/*
+ * A contender only as good as the top (the same estimate, exactly: d1's
+ * log ratios L, L, L, L, d2's 0, 2L, 0, 2L, L = log 2) is not over it: the
+ * top, shown better, stays the recommendation.
+ */
+static void test_contender_level_with_top(void **state)
+{
+	(void)state;
+	static struct sw s;
+	static const double d2[] = { 1, 4, 1, 4 };
+	sw_init(&s, 3, 1, 0, true);
+	for (int b = 0; b < 4; b++) {
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = 1, .gang = NAN };
+		s.runs[s.nruns++] = (struct decide_run){ .config = 1, .block = b,
+			.status = DECIDE_RUN_OK, .value = 2, .gang = NAN };
+		s.runs[s.nruns++] = (struct decide_run){ .config = 2, .block = b,
+			.status = DECIDE_RUN_OK, .value = d2[b], .gang = NAN };
+	}
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == r.decisions[2].score);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_BETTER);
+	assert_int_equal(r.decisions[2].verdict, DECIDE_UNDECIDED);
+	assert_true(r.decisions[2].in_contention);
+	assert_int_equal(r.verdict, DECIDE_BETTER);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.leader, 1);
+	decide_result_release(&r);
+}
+
+/*
+ * Fewer ganged exits decide between equivalent ones when Welch's test on
+ * the runs' counts says so, on exactly those runs: d1 100..107, d2
+ * 110..117 per second (t = -8.7, 14 df).
+ */
+static void test_gang_close(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 120.1, 0.002, 20);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].gang = s.runs[i].config == 1 ? 100 + s.runs[i].block
+			       : s.runs[i].config == 2 ? 110 + s.runs[i].block : NAN;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.ncandidates, 2);
+	assert_int_equal(r.pick, 1);
+	decide_result_release(&r);
+	/* Their counts the other way round: d2. */
+	for (size_t i = 0; i < s.nruns; i++)
+		if (s.runs[i].config)
+			s.runs[i].gang = 217 - s.runs[i].gang;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 2);
+	decide_result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2867,6 +3092,14 @@ int main(void)
 		cmocka_unit_test(test_far_units_no_spread),
 		cmocka_unit_test(test_outliers_judged),
 		cmocka_unit_test(test_components_one_shared),
+		cmocka_unit_test(test_leader),
+		cmocka_unit_test(test_needed_vs_pick),
+		cmocka_unit_test(test_no_baseline_failing),
+		cmocka_unit_test(test_value_zero),
+		cmocka_unit_test(test_drift_units_missing),
+		cmocka_unit_test(test_drift_boot_order),
+		cmocka_unit_test(test_contender_level_with_top),
+		cmocka_unit_test(test_gang_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

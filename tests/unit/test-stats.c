@@ -51,6 +51,13 @@ static void test_summary(void **state)
 	assert_close(s.min, -1.6, 0);
 	assert_close(s.max, 3.7, 0);
 
+	/* A mean of 0 has no coefficient of variation; a mean of 1 has sd / 1. */
+	const double sym[] = { -1, 1 }, one[] = { 0.5, 1.5 };
+	stats_summarize(sym, 2, &s);
+	assert_true(isnan(s.cv));
+	stats_summarize(one, 2, &s);
+	assert_close(s.cv, sqrt(0.5), 1e-15);
+
 	/* One observation: a mean but no spread, no CI. */
 	stats_summarize(sleep1, 1, &s);
 	assert_close(s.mean, 0.7, 0);
@@ -339,6 +346,7 @@ static void test_tails(void **state)
 	assert_close(stats_t_p(-1, 2), 1 - 1 / sqrt(3), 1e-12);
 	assert_close(stats_t_p(INFINITY, 5), 0, 0);
 	assert_true(isnan(stats_t_p(NAN, 5)) && isnan(stats_t_p(1, 0)));
+	assert_true(isnan(stats_t_p(INFINITY, 0)) && isnan(stats_t_p(INFINITY, -1)));
 	/* F(1, 2) = T(2)^2: P(F > f) = P(|T| > sqrt f). */
 	assert_close(stats_f_upper(0.5, 1, 2), 1 - sqrt(0.5) / sqrt(2.5), 1e-12);
 	assert_close(stats_f_upper(4, 1, 2), 1 - 2 / sqrt(6), 1e-12);
