@@ -80,6 +80,12 @@ static int needed_of(const struct decide_settings *s, const struct decide_cmp *c
 	return s->verdicts_only ? -1 : decide_needed(c, s->equivalence);
 }
 
+/* The fewer of two counts. */
+static size_t fewer(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
 /*
  * The worst objective against the baseline from the levels' comparisons
  * lv[0..k) (at alpha): the smallest level estimate, its interval from the
@@ -101,8 +107,8 @@ static void worst_of(const struct decide_cmp *lv, size_t k, double alpha,
 	out->lo = out->hi = out->mde = NAN;
 	out->needed = 0;
 	for (size_t i = 0; i < k; i++) {
-		out->pairs = lv[i].pairs < out->pairs ? lv[i].pairs : out->pairs;
-		out->units = lv[i].units < out->units ? lv[i].units : out->units;
+		out->pairs = fewer(out->pairs, lv[i].pairs);
+		out->units = fewer(out->units, lv[i].units);
 		int need = needed_of(s, &lv[i]);
 		if (need < 0 || out->needed < 0)
 			out->needed = -1;
@@ -138,8 +144,8 @@ static void span_of(const struct decide_cmp *lv, size_t k, double alpha,
 		const struct decide_cmp *c = &lv[i];
 		ok &= c->ok;
 		sum += c->est;
-		out->pairs = c->pairs < out->pairs ? c->pairs : out->pairs;
-		out->units = c->units < out->units ? c->units : out->units;
+		out->pairs = fewer(out->pairs, c->pairs);
+		out->units = fewer(out->units, c->units);
 		if (!c->ok)
 			continue;
 		out->lo = fmin(out->lo, c->lo);	/* NAN from cmp_empty at first */
@@ -649,12 +655,12 @@ static void recommend_with_baseline(const struct decide_table *t, const struct d
 		return;
 	}
 	r->pick = in->baseline;
-	size_t others = 0;
+	bool others = false;
 	for (size_t d = 0; d < in->ndecisions; d++) {
 		struct decide_decision_out *o = &r->decisions[d];
 		if (!is_candidate(in, d))
 			continue;
-		others++;
+		others = true;
 		if (o->verdict == DECIDE_EQUIVALENT || o->verdict == DECIDE_WORSE ||
 		    o->verdict == DECIDE_FAILING)
 			continue;
@@ -759,7 +765,7 @@ int decide_compute(const struct decide_input *in, const struct decide_settings *
 {
 	memset(out, 0, sizeof(*out));
 	struct decide_table t;
-	if (decide_table_build(in, s->blocks, &t) < 0) {
+	if (!decide_table_build(in, s->blocks, &t)) {
 		decide_table_release(&t);
 		return -1;
 	}

@@ -11,25 +11,25 @@
 #include "decide-int.h"
 #include "stats.h"
 
-int decide_table_build(const struct decide_input *in, int blocks, struct decide_table *t)
+bool decide_table_build(const struct decide_input *in, int blocks, struct decide_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->in = in;
 	if (!in->nlevels)
-		return -1;
+		return false;
 	int maxb = -1;
 	for (size_t i = 0; i < in->nruns; i++) {
 		const struct decide_run *r = &in->runs[i];
 		if (r->config >= in->nconfigs || r->block < 0)
-			return -1;
+			return false;
 		if ((blocks <= 0 || r->block < blocks) && r->block > maxb)
 			maxb = r->block;
 	}
 	for (size_t c = 0; c < in->nconfigs; c++)
 		if (in->configs[c].decision >= in->ndecisions || in->configs[c].level >= in->nlevels)
-			return -1;
+			return false;
 	if (in->baseline != DECIDE_NONE && in->baseline >= in->ndecisions)
-		return -1;
+		return false;
 	size_t nb = (size_t)(maxb + 1), cells = in->nconfigs * nb;
 	t->nblocks = nb;
 	t->lv = xmalloc(cells * sizeof(*t->lv));
@@ -62,7 +62,7 @@ int decide_table_build(const struct decide_input *in, int blocks, struct decide_
 		if (*slot == DECIDE_NONE)
 			*slot = c;
 	}
-	return 0;
+	return true;
 }
 
 void decide_table_release(struct decide_table *t)
@@ -414,8 +414,9 @@ int decide_needed(const struct decide_cmp *c, double delta)
 	double per_unit = c->units ? (double)c->pairs / (double)c->units : 1;
 	if (!c->ok) {
 		/* Enough for a test, at the least: two units. */
-		size_t have = c->units < 2 ? c->units : 2;
-		return (int)ceil((double)(2 - have) * per_unit);
+		if (c->units >= 2)
+			return 0;
+		return (int)ceil((double)(2 - c->units) * per_unit);
 	}
 	if (decide_verdict_of(c, delta) != DECIDE_UNDECIDED)
 		return 0;
