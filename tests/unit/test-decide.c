@@ -706,11 +706,11 @@ static void test_counts(void **state)
 	sw_boots(&s, 0, 2);
 	sw_boots(&s, 2, 3);
 	sw_run(&s, 1, 0, 5)->value = 0;
-	const struct { int blocks; size_t ok[3], nboots[3], none1, total; } rows[] = {
-		{ 0, { 6, 5, 6 }, { 3, 5, 2 }, 1, 18 },
-		{ 4, { 4, 4, 4 }, { 2, 4, 2 }, 0, 12 },
-		{ 3, { 3, 3, 3 }, { 2, 3, 1 }, 0, 9 },
-		{ 1, { 1, 1, 1 }, { 1, 1, 1 }, 0, 3 },	/* the first block only */
+	const struct { int blocks; size_t ok[3], nboots[3], none1, total, pairs2; } rows[] = {
+		{ 0, { 6, 5, 6 }, { 3, 5, 2 }, 1, 18, 6 },
+		{ 4, { 4, 4, 4 }, { 2, 4, 2 }, 0, 12, 4 },
+		{ 3, { 3, 3, 3 }, { 2, 3, 1 }, 0, 9, 3 },
+		{ 1, { 1, 1, 1 }, { 1, 1, 1 }, 0, 3, 0 },	/* the first block only: untestable */
 	};
 	for (size_t row = 0; row < sizeof(rows) / sizeof(*rows); row++) {
 		s.set.blocks = rows[row].blocks;
@@ -722,6 +722,11 @@ static void test_counts(void **state)
 		}
 		assert_int_equal(r.configs[1].n_none, rows[row].none1);
 		assert_int_equal(r.runs_total, rows[row].total);
+		/* The comparisons and the outlier flags see the same blocks. */
+		assert_int_equal(r.decisions[2].objective.pairs, rows[row].pairs2);
+		for (size_t i = 0; i < s.nruns; i++)
+			if (rows[row].blocks > 0 && s.runs[i].block >= rows[row].blocks)
+				assert_true(r.runs[i].dev == 0 && !r.runs[i].outlier);
 		decide_result_release(&r);
 	}
 }
@@ -1005,6 +1010,14 @@ static void test_no_baseline_scores(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_true(r.decisions[0].score == 0);
 	assert_true(fabs(r.decisions[2].score - log(125.0 / 130)) < 0.005);
+	decide_result_release(&r);
+	/* ... nor the least: d0 (+20 %, 2 runs) under d2 (+25 %, 6 runs). */
+	s.nruns = 0;
+	sw_runs(&s, 0, 0, 2, 120, 0.001, 6);
+	sw_runs(&s, 1, 0, 6, 100, 0.001, 6);
+	sw_runs(&s, 2, 0, 6, 125, 0.001, 6);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[2].score == 0);
 	decide_result_release(&r);
 	/* Two runs are enough to be the reference. */
 	s.nruns = 0;
@@ -2247,6 +2260,7 @@ static void test_verdict_rule(void **state)
 		{ true, 0, 0, 0, DECIDE_UNDECIDED },		/* no margin: 0 is neither */
 		{ true, -0.05, 0, 0.02, DECIDE_UNDECIDED },	/* hi at 0: not worse */
 		{ true, -0.05, -0.01, 0.02, DECIDE_WORSE },
+		{ true, -0.5, 0.1, 0, DECIDE_UNDECIDED },	/* lo's gain at -delta: not inside */
 		{ false, 0.01, 0.05, 0.02, DECIDE_INSUFFICIENT },
 		{ true, NAN, 0.05, 0.02, DECIDE_INSUFFICIENT },
 		{ true, 0.01, NAN, 0.02, DECIDE_INSUFFICIENT },
@@ -2254,7 +2268,9 @@ static void test_verdict_rule(void **state)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
 		struct decide_cmp c = { .ok = rows[i].ok, .lo = rows[i].lo, .hi = rows[i].hi,
 					.est = 0.02, .se = 0.01, .df = 5 };
-		enum decide_verdict v = decide_verdict_of(&c, rows[i].delta);
+		/* delta 0 with lo -0.5 stands for the margin exactly at lo's loss */
+		double delta = rows[i].lo == -0.5 ? -expm1(-0.5) : rows[i].delta;
+		enum decide_verdict v = decide_verdict_of(&c, delta);
 		if (v != rows[i].v)
 			fail_msg("row %zu: %s, expected %s", i, decide_verdict_name(v),
 				 decide_verdict_name(rows[i].v));
@@ -2941,6 +2957,12 @@ static void test_drift_units_missing(void **state)
 	assert_true(r.drift.tested);
 	assert_int_equal(r.drift.units, 4);
 	decide_result_release(&r);
+	/* d0 without block 1 instead: the same units. */
+	sw_run(&s, 0, 0, 3)->status = DECIDE_RUN_OK;
+	sw_run(&s, 0, 0, 1)->status = DECIDE_RUN_NONE;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.drift.units, 4);
+	decide_result_release(&r);
 }
 
 /*
@@ -3028,6 +3050,197 @@ static void test_gang_close(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * Two levels: the difference of worst objectives is the difference of
+ * the scores; each configuration's p against the best is adjusted for
+ * the family (m = 1: d1) times the levels (2).
+ */
+static void test_span_scores(void **state)
+{
+	(void)state;
+	static struct sw s;
+	levels(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 2);
+	assert_true(r.decisions[1].vs_best.est == r.decisions[1].score - r.decisions[2].score);
+	for (size_t c = 2; c <= 3; c++)
+		assert_true(r.configs[c].p_best_adj == fmin(1, 2 * r.configs[c].p_best));
+	assert_true(r.configs[2].p_best_adj < 1);
+	decide_result_release(&r);
+}
+
+/*
+ * More failures than a baseline configuration that has none to compare
+ * (no run succeeded or failed at that level): any failure is more.
+ */
+static void test_more_failures_no_rate(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 2, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 3);
+	sw_runs(&s, 0, 1, 5, 100, 0.01, 3);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 3);
+	sw_runs(&s, 1, 1, 5, 110, 0.01, 3);
+	for (int b = 0; b < 5; b++)
+		sw_run(&s, 0, 1, b)->status = DECIDE_RUN_NONE;
+	sw_fail(&s, 1, 1, 2);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(isnan(r.configs[1].failure_rate));
+	assert_true(r.configs[3].more_failures);
+	assert_false(r.configs[2].more_failures);
+	decide_result_release(&r);
+}
+
+/*
+ * Configurations' verdicts when the decisions are ordered against a
+ * reference: failing without a baseline, not compared otherwise without
+ * one, insufficient with an untestable baseline.
+ */
+static void test_reference_config_verdicts(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.01, 6);
+	sw_runs(&s, 1, 0, 8, 130, 0.01, 6);
+	sw_runs(&s, 2, 0, 8, 110, 0.01, 6);
+	for (int b = 0; b < 4; b++)
+		sw_fail(&s, 2, 0, b);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[2].verdict, DECIDE_FAILING);
+	assert_int_equal(r.configs[1].verdict, DECIDE_NOT_COMPARED);
+	decide_result_release(&r);
+	s.in.baseline = 0;
+	for (int b = 1; b < 8; b++)
+		sw_run(&s, 0, 0, b)->status = DECIDE_RUN_NONE;	/* one run: untestable */
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.baseline_testable);
+	assert_int_equal(r.configs[2].verdict, DECIDE_INSUFFICIENT);
+	assert_int_equal(r.configs[1].verdict, DECIDE_INSUFFICIENT);
+	decide_result_release(&r);
+}
+
+/* Undecided, two contenders with the very same runs: the earlier leads. */
+static void test_leader_tie(void **state)
+{
+	(void)state;
+	static struct sw s;
+	two_in_contention(&s);
+	for (int b = 0; b < 5; b++)
+		sw_run(&s, 2, 0, b)->value = sw_run(&s, 1, 0, b)->value;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == r.decisions[2].score);
+	assert_int_equal(r.ncontention, 2);
+	assert_int_equal(r.leader, 1);
+	decide_result_release(&r);
+}
+
+/*
+ * With a baseline that is not the first decision, the first decision is a
+ * candidate like any: d0, equivalent to the top (d1) and cheaper, is picked.
+ */
+static void test_first_candidate(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 2, true);
+	sw_runs(&s, 0, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 120.1, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 100, 0.002, 20);
+	s.opt[0].host_cpus = 2;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.top, 1);
+	assert_int_equal(r.ncandidates, 2);
+	assert_int_equal(r.pick, 0);
+	decide_result_release(&r);
+}
+
+/* Nothing beats the baseline, settled: no more blocks needed. */
+static void test_nothing_beats_needed(void **state)
+{
+	(void)state;
+	static struct sw s;
+	worse(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.nothing_beats_baseline);
+	assert_int_equal(r.needed, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * An untestable comparison still has a point estimate: the mean of its
+ * finite units.  d1 failed in 2 of 4 blocks (g = 2 of 4: untestable),
+ * log ratios 0.1 and 0.3 in the others: 0.2.
+ */
+static void test_untestable_estimate(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 4, 100, 0, 1);
+	sw_runs(&s, 1, 0, 4, 100, 0, 1);
+	sw_run(&s, 1, 0, 1)->value *= exp(0.1);
+	sw_run(&s, 1, 0, 3)->value *= exp(0.3);
+	sw_fail(&s, 1, 0, 0);
+	sw_fail(&s, 1, 0, 2);
+	s.set.max_failure_rate = 1;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_false(c->ok);
+	assert_int_equal(c->units, 4);
+	assert_true(fabs(c->est - 0.2) < 1e-12);
+	decide_result_release(&r);
+}
+
+/* One-sided p of "worse" (est < 0): the t tail, or all or nothing without spread. */
+static void test_p_worse(void **state)
+{
+	(void)state;
+	const struct { bool ok; double est, se, df, p; } rows[] = {
+		{ true, 0.1, 0, 4, 1 },
+		{ true, -0.1, 0, 4, 0 },
+		{ true, 0, 0, 4, 1 },
+		{ true, -0.1, 0.1, 1, 0.25 },	/* Cauchy: 1/2 + atan(-1)/pi */
+		{ true, 0.1, 0.1, 2, 0.5 + 1 / (2 * sqrt(3)) },	/* 2 df: 1/2 + t / (2 sqrt(2 + t^2)) */
+		{ false, -0.1, 0.1, 4, NAN },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		struct decide_cmp c = { .ok = rows[i].ok, .est = rows[i].est, .se = rows[i].se,
+					.df = rows[i].df };
+		double p = decide_cmp_p_worse(&c);
+		if (isnan(rows[i].p) ? !isnan(p) : !(fabs(p - rows[i].p) < 1e-12))
+			fail_msg("row %zu: p %.17g, expected %.17g", i, p, rows[i].p);
+	}
+}
+
+/*
+ * needed_repetitions can be exactly the cap (100 blocks, a block a unit),
+ * more than it is CAP + 1.
+ */
+static void test_needed_at_cap(void **state)
+{
+	(void)state;
+	struct decide_cmp c = { .ok = true, .units = 10, .pairs = 10, .se = 0.02, .df = 9 };
+	bool at = false, over = false;
+	for (int i = 0; i <= 3000; i++) {
+		c.est = 1e-5 * i;
+		decide_cmp_at(&c, 0.05);
+		int n = decide_needed(&c, 0.02);
+		assert_true(n >= 0 && n <= DECIDE_NEEDED_CAP + 1);
+		at |= n == DECIDE_NEEDED_CAP;
+		over |= n == DECIDE_NEEDED_CAP + 1;
+	}
+	assert_true(at && over);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3100,6 +3313,15 @@ int main(void)
 		cmocka_unit_test(test_drift_boot_order),
 		cmocka_unit_test(test_contender_level_with_top),
 		cmocka_unit_test(test_gang_close),
+		cmocka_unit_test(test_span_scores),
+		cmocka_unit_test(test_more_failures_no_rate),
+		cmocka_unit_test(test_reference_config_verdicts),
+		cmocka_unit_test(test_leader_tie),
+		cmocka_unit_test(test_first_candidate),
+		cmocka_unit_test(test_nothing_beats_needed),
+		cmocka_unit_test(test_untestable_estimate),
+		cmocka_unit_test(test_p_worse),
+		cmocka_unit_test(test_needed_at_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
