@@ -2397,6 +2397,37 @@ static void test_drift_units(void **state)
 }
 
 /*
+ * n stored configurations, each its own decision "k<i>" at level "x",
+ * one successful run of 100 ops, 4 vCPUs unpinned: tests set the rest.
+ */
+struct stored {
+	char keys[16][8];
+	struct db_results_metric m[16];
+	struct db_results_run runs[16];
+	struct db_results_config cf[16];
+	struct db_results res;
+};
+
+static void stored_init(struct stored *st, size_t n)
+{
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(st->keys[i], sizeof(st->keys[i]), "k%zu", i);
+		st->cf[i] = (struct db_results_config){ .id = (int64_t)i + 1, .runs = &st->runs[i],
+							.nruns = 1 };
+		st->cf[i].rec.key = st->cf[i].rec.decision = st->keys[i];
+		st->cf[i].rec.environment = "x";
+		st->cf[i].rec.vcpus = st->cf[i].rec.sockets = 4;
+		st->cf[i].rec.dies = st->cf[i].rec.cores = st->cf[i].rec.threads = 1;
+		st->cf[i].rec.pinning_policy = "none";
+		st->m[i] = (struct db_results_metric){ .name = "ops", .value = 100 };
+		st->runs[i] = (struct db_results_run){ .status = "ok", .metrics = &st->m[i],
+						       .nmetrics = 1 };
+	}
+	st->res = (struct db_results){ .configs = st->cf, .nconfigs = n };
+}
+
+/*
  * A configuration's decision knobs away from their defaults (its cost),
  * from a stored sweep: the host's recorded default first, else the knob
  * table's kernel default, the value "default", the table's spellings, an
@@ -2426,19 +2457,11 @@ static void test_knob_defaults(void **state)
 		{ "vendor.knob", long_upper, long_lower, 0 },
 	};
 	enum { N = sizeof(rows) / sizeof(*rows) };
-	static char keys[N][8];
 	static struct config_setting knob[N], dflt[N];
-	static struct db_results_metric m[N];
-	static struct db_results_run runs[N];
-	static struct db_results_config cf[N];
+	static struct stored st;
+	stored_init(&st, N);
+	struct db_results_config *cf = st.cf;
 	for (size_t i = 0; i < N; i++) {
-		snprintf(keys[i], sizeof(keys[i]), "k%zu", i);
-		cf[i] = (struct db_results_config){ .id = (int64_t)i + 1, .runs = &runs[i], .nruns = 1 };
-		cf[i].rec.key = cf[i].rec.decision = keys[i];
-		cf[i].rec.environment = "x";
-		cf[i].rec.vcpus = cf[i].rec.sockets = 4;
-		cf[i].rec.dies = cf[i].rec.cores = cf[i].rec.threads = 1;
-		cf[i].rec.pinning_policy = "none";
 		knob[i] = (struct config_setting){ (char *)rows[i].name, (char *)rows[i].value };
 		cf[i].rec.knobs = &knob[i];
 		cf[i].rec.nknobs = 1;
@@ -2448,10 +2471,8 @@ static void test_knob_defaults(void **state)
 			cf[i].rec.host_defaults = &dflt[i];
 			cf[i].rec.nhost_defaults = 1;
 		}
-		m[i] = (struct db_results_metric){ .name = "ops", .value = 100 };
-		runs[i] = (struct db_results_run){ .status = "ok", .metrics = &m[i], .nmetrics = 1 };
 	}
-	struct db_results res = { .configs = cf, .nconfigs = N };
+	struct db_results res = st.res;
 	struct decide_sweep sw;
 	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
 	assert_int_equal(sw.in.ndecisions, N);
@@ -2468,7 +2489,7 @@ static void test_knob_defaults(void **state)
 	cf[N - 1].rec.nhost_defaults = 0;
 	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
 	for (size_t d = 0; d < N; d++)
-		if (!strcmp(sw.keys[d], keys[N - 1]))
+		if (!strcmp(sw.keys[d], st.keys[N - 1]))
 			assert_int_equal(sw.decisions[d].nondefault_knobs, 32);
 	decide_sweep_release(&sw);
 	cf[N - 1].rec.knobs = &knob[N - 1];
@@ -2655,24 +2676,15 @@ static void test_host_cpus(void **state)
 		{ "none", NULL, 0, 6, 6 },
 	};
 	enum { N = sizeof(rows) / sizeof(*rows) };
-	static char keys[N][8];
-	static struct db_results_metric m[N];
-	static struct db_results_run runs[N];
-	static struct db_results_config cf[N];
+	static struct stored st;
+	stored_init(&st, N);
 	for (size_t i = 0; i < N; i++) {
-		snprintf(keys[i], sizeof(keys[i]), "k%zu", i);
-		cf[i] = (struct db_results_config){ .id = (int64_t)i + 1, .runs = &runs[i], .nruns = 1 };
-		cf[i].rec.key = cf[i].rec.decision = keys[i];
-		cf[i].rec.environment = "x";
-		cf[i].rec.vcpus = cf[i].rec.sockets = rows[i].vcpus;
-		cf[i].rec.dies = cf[i].rec.cores = cf[i].rec.threads = 1;
-		cf[i].rec.pinning_policy = (char *)rows[i].policy;
-		cf[i].rec.pinning_cpus = rows[i].cpus;
-		cf[i].rec.npinning_cpus = rows[i].n;
-		m[i] = (struct db_results_metric){ .name = "ops", .value = 100 };
-		runs[i] = (struct db_results_run){ .status = "ok", .metrics = &m[i], .nmetrics = 1 };
+		st.cf[i].rec.vcpus = st.cf[i].rec.sockets = rows[i].vcpus;
+		st.cf[i].rec.pinning_policy = (char *)rows[i].policy;
+		st.cf[i].rec.pinning_cpus = rows[i].cpus;
+		st.cf[i].rec.npinning_cpus = rows[i].n;
 	}
-	struct db_results res = { .configs = cf, .nconfigs = N };
+	struct db_results res = st.res;
 	struct decide_sweep sw;
 	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
 	for (size_t d = 0; d < N; d++) {
@@ -2897,6 +2909,8 @@ static void test_needed_vs_pick(void **state)
 /*
  * Without a baseline, a failing decision is never in contention, however
  * close to the best its successful runs are; settled, nothing is needed.
+ * Its configuration's verdict is failing, the others' not compared; with
+ * an untestable baseline (one run) all are insufficient.
  */
 static void test_no_baseline_failing(void **state)
 {
@@ -2917,6 +2931,16 @@ static void test_no_baseline_failing(void **state)
 	assert_int_equal(r.verdict, DECIDE_BETTER);
 	assert_int_equal(r.pick, 0);
 	assert_int_equal(r.needed, 0);
+	assert_int_equal(r.configs[1].verdict, DECIDE_FAILING);
+	assert_int_equal(r.configs[2].verdict, DECIDE_NOT_COMPARED);
+	decide_result_release(&r);
+	s.in.baseline = 2;
+	for (int b = 1; b < 8; b++)
+		sw_run(&s, 2, 0, b)->status = DECIDE_RUN_NONE;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.baseline_testable);
+	assert_int_equal(r.configs[1].verdict, DECIDE_INSUFFICIENT);
+	assert_int_equal(r.configs[0].verdict, DECIDE_INSUFFICIENT);
 	decide_result_release(&r);
 }
 
@@ -3091,36 +3115,6 @@ static void test_more_failures_no_rate(void **state)
 	assert_true(isnan(r.configs[1].failure_rate));
 	assert_true(r.configs[3].more_failures);
 	assert_false(r.configs[2].more_failures);
-	decide_result_release(&r);
-}
-
-/*
- * Configurations' verdicts when the decisions are ordered against a
- * reference: failing without a baseline, not compared otherwise without
- * one, insufficient with an untestable baseline.
- */
-static void test_reference_config_verdicts(void **state)
-{
-	(void)state;
-	static struct sw s;
-	sw_init(&s, 3, 1, DECIDE_NONE, true);
-	sw_runs(&s, 0, 0, 8, 100, 0.01, 6);
-	sw_runs(&s, 1, 0, 8, 130, 0.01, 6);
-	sw_runs(&s, 2, 0, 8, 110, 0.01, 6);
-	for (int b = 0; b < 4; b++)
-		sw_fail(&s, 2, 0, b);
-	struct decide_result r;
-	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
-	assert_int_equal(r.configs[2].verdict, DECIDE_FAILING);
-	assert_int_equal(r.configs[1].verdict, DECIDE_NOT_COMPARED);
-	decide_result_release(&r);
-	s.in.baseline = 0;
-	for (int b = 1; b < 8; b++)
-		sw_run(&s, 0, 0, b)->status = DECIDE_RUN_NONE;	/* one run: untestable */
-	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
-	assert_false(r.baseline_testable);
-	assert_int_equal(r.configs[2].verdict, DECIDE_INSUFFICIENT);
-	assert_int_equal(r.configs[1].verdict, DECIDE_INSUFFICIENT);
 	decide_result_release(&r);
 }
 
@@ -3315,7 +3309,6 @@ int main(void)
 		cmocka_unit_test(test_gang_close),
 		cmocka_unit_test(test_span_scores),
 		cmocka_unit_test(test_more_failures_no_rate),
-		cmocka_unit_test(test_reference_config_verdicts),
 		cmocka_unit_test(test_leader_tie),
 		cmocka_unit_test(test_first_candidate),
 		cmocka_unit_test(test_nothing_beats_needed),
