@@ -3235,6 +3235,44 @@ static void test_needed_at_cap(void **state)
 	assert_true(at && over);
 }
 
+/*
+ * A decision shown better is a candidate beside the top when their
+ * difference is shown equivalent at DECIDE_ALPHA / m, m the top's family
+ * (d2 and d3 here): d2's paired log ratios to d1 (worked out here) fit
+ * inside +-2 % at alpha 0.1 but not at 0.025, so d2 is not a candidate.
+ */
+static void test_candidate_alpha(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 4, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.002, 13);
+	sw_runs(&s, 1, 0, 8, 120, 0.002, 13);
+	sw_runs(&s, 2, 0, 8, 120.5, 0.015, 13);
+	sw_runs(&s, 3, 0, 8, 110, 0.002, 13);
+	double x[8], mean = 0, ss = 0;
+	for (int b = 0; b < 8; b++) {
+		x[b] = log(sw_run(&s, 2, 0, b)->value) - log(sw_run(&s, 1, 0, b)->value);
+		mean += x[b] / 8;
+	}
+	for (int b = 0; b < 8; b++)
+		ss += (x[b] - mean) * (x[b] - mean);
+	double se = sqrt(ss / 7 / 8);
+	/* t(1 - 0.025/2, 7) = 2.8412, t(1 - 0.1/2, 7) = 1.8946 (tables) */
+	bool at_025 = expm1(mean - 2.841244 * se) > -0.02 && expm1(mean + 2.841244 * se) < 0.02;
+	bool at_10 = expm1(mean - 1.894579 * se) > -0.02 && expm1(mean + 1.894579 * se) < 0.02;
+	assert_false(at_025);
+	assert_true(at_10);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[2].verdict, DECIDE_BETTER);
+	assert_true(r.decisions[3].testable);
+	assert_int_equal(r.top, 1);
+	assert_int_equal(r.ncandidates, 1);
+	assert_int_equal(r.pick, 1);
+	decide_result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3315,6 +3353,7 @@ int main(void)
 		cmocka_unit_test(test_untestable_estimate),
 		cmocka_unit_test(test_p_worse),
 		cmocka_unit_test(test_needed_at_cap),
+		cmocka_unit_test(test_candidate_alpha),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
