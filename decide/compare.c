@@ -15,18 +15,15 @@ void decide_shift(const double *first, size_t n1, const double *second, size_t n
 {
 	*out = (struct decide_shift){ .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN,
 				      .verdict = DECIDE_INSUFFICIENT };
-	double *a = xmalloc((n1 + 1) * sizeof(*a)), *b = xmalloc((n2 + 1) * sizeof(*b));
-	bool positive = true;
-	for (size_t i = 0; i < n1; i++) {
-		positive &= first[i] > 0;
+	/* A value <= 0 (or not finite) has no finite log, which
+	 * stats_trimmed_difference refuses: insufficient. */
+	double *a = xmalloc(n1 * sizeof(*a)), *b = xmalloc(n2 * sizeof(*b));
+	for (size_t i = 0; i < n1; i++)
 		a[i] = log(first[i]);
-	}
-	for (size_t i = 0; i < n2; i++) {
-		positive &= second[i] > 0;
+	for (size_t i = 0; i < n2; i++)
 		b[i] = log(second[i]);
-	}
 	struct stats_location loc;
-	if (positive && stats_trimmed_difference(b, n2, a, n1, DECIDE_TRIM, &loc) == 0) {
+	if (stats_trimmed_difference(b, n2, a, n1, DECIDE_TRIM, &loc) == 0) {
 		struct decide_cmp c = { .ok = true, .est = loc.est, .se = loc.se, .df = loc.df };
 		decide_cmp_at(&c, alpha);
 		out->ratio = exp(c.est);

@@ -80,6 +80,12 @@ static int needed_of(const struct decide_settings *s, const struct decide_cmp *c
 	return s->verdicts_only ? -1 : decide_needed(c, s->equivalence);
 }
 
+/* The fewer of two counts. */
+static size_t fewer(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
 /*
  * The worst objective against the baseline from the levels' comparisons
  * lv[0..k) (at alpha): the smallest level estimate, its interval from the
@@ -101,8 +107,8 @@ static void worst_of(const struct decide_cmp *lv, size_t k, double alpha,
 	out->lo = out->hi = out->mde = NAN;
 	out->needed = 0;
 	for (size_t i = 0; i < k; i++) {
-		out->pairs = lv[i].pairs < out->pairs ? lv[i].pairs : out->pairs;
-		out->units = lv[i].units < out->units ? lv[i].units : out->units;
+		out->pairs = fewer(out->pairs, lv[i].pairs);
+		out->units = fewer(out->units, lv[i].units);
 		int need = needed_of(s, &lv[i]);
 		if (need < 0 || out->needed < 0)
 			out->needed = -1;
@@ -138,8 +144,8 @@ static void span_of(const struct decide_cmp *lv, size_t k, double alpha,
 		const struct decide_cmp *c = &lv[i];
 		ok &= c->ok;
 		sum += c->est;
-		out->pairs = c->pairs < out->pairs ? c->pairs : out->pairs;
-		out->units = c->units < out->units ? c->units : out->units;
+		out->pairs = fewer(out->pairs, c->pairs);
+		out->units = fewer(out->units, c->units);
 		if (!c->ok)
 			continue;
 		out->lo = fmin(out->lo, c->lo);	/* NAN from cmp_empty at first */
@@ -210,28 +216,38 @@ static void difference_cmp(const struct decide_table *t, const struct decide_set
 
 /* ---- counts and failures ------------------------------------------------- */
 
+/* Is the run in a look over the first `blocks` blocks (0: all of them)? */
+static bool in_look(const struct decide_run *run, int blocks)
+{
+	return blocks <= 0 || run->block < blocks;
+}
+
+/* A successful run: it ran and gave a value. */
+static bool run_ok(const struct decide_run *run)
+{
+	return run->status == DECIDE_RUN_OK && run->value > 0;
+}
+
+/* Outcomes and boots per configuration and decision (decide_table_build checked the indices). */
 static void counts(const struct decide_table *t, int blocks, struct decide_result *r)
 {
 	const struct decide_input *in = t->in;
 	/* The OK runs' boots by configuration, in run order (one pass, not one per configuration). */
 	size_t *at = xcalloc(in->nconfigs + 1, sizeof(*at));
-	for (size_t i = 0; i < in->nruns; i++) {
-		const struct decide_run *run = &in->runs[i];
-		if (run->config < in->nconfigs && (blocks <= 0 || run->block < blocks) &&
-		    run->status == DECIDE_RUN_OK && run->value > 0)
-			at[run->config + 1]++;
-	}
+	for (size_t i = 0; i < in->nruns; i++)
+		if (in_look(&in->runs[i], blocks) && run_ok(&in->runs[i]))
+			at[in->runs[i].config + 1]++;
 	for (size_t c = 0; c < in->nconfigs; c++)
 		at[c + 1] += at[c];
-	int64_t *seen = xmalloc((in->nruns + 1) * sizeof(*seen));
-	size_t *group = xmalloc((in->nruns + 1) * sizeof(*group));
+	int64_t *seen = xmalloc(in->nruns * sizeof(*seen));
+	size_t *group = xmalloc(in->nruns * sizeof(*group));
 	for (size_t i = 0; i < in->nruns; i++) {
 		const struct decide_run *run = &in->runs[i];
-		if (run->config >= in->nconfigs || (blocks > 0 && run->block >= blocks))
+		if (!in_look(run, blocks))
 			continue;
 		struct decide_config_out *co = &r->configs[run->config];
-		if (run->status == DECIDE_RUN_OK && run->value > 0) {
-			seen[at[run->config] + co->n_ok++] = run->boot > 0 ? run->boot : -(int64_t)i - 1;
+		if (run_ok(run)) {
+			seen[at[run->config] + co->n_ok++] = run->boot > 0 ? run->boot : ~(int64_t)i;
 		} else if (run->status == DECIDE_RUN_FAILED) {
 			co->n_failed++;
 		} else {
@@ -271,7 +287,7 @@ static bool is_failing(size_t ok, size_t failed, double rate, double max_rate)
 /* More failures than the reference's, as rates. */
 static bool fails_more(double rate, double ref_rate)
 {
-	return rate > 0 && !(rate <= (isnan(ref_rate) ? 0 : ref_rate));
+	return rate > (isnan(ref_rate) ? 0 : ref_rate);	/* a NAN rate: no */
 }
 
 static void failures(const struct decide_input *in, const struct decide_settings *s,
@@ -511,12 +527,12 @@ static void against_best(const struct decide_table *t, const struct decide_setti
 static double *decision_gang(const struct decide_table *t, size_t d, int blocks, size_t *n)
 {
 	const struct decide_input *in = t->in;
-	double *g = xmalloc((in->nruns + 1) * sizeof(*g));
+	double *g = xmalloc(in->nruns * sizeof(*g));
 	*n = 0;
 	for (size_t i = 0; i < in->nruns; i++) {
 		const struct decide_run *run = &in->runs[i];
 		if (in->configs[run->config].decision == d && run->status == DECIDE_RUN_OK &&
-		    isfinite(run->gang) && (blocks <= 0 || run->block < blocks))
+		    isfinite(run->gang) && in_look(run, blocks))
 			g[(*n)++] = run->gang;
 	}
 	return g;
@@ -639,12 +655,12 @@ static void recommend_with_baseline(const struct decide_table *t, const struct d
 		return;
 	}
 	r->pick = in->baseline;
-	size_t others = 0;
+	bool others = false;
 	for (size_t d = 0; d < in->ndecisions; d++) {
 		struct decide_decision_out *o = &r->decisions[d];
 		if (!is_candidate(in, d))
 			continue;
-		others++;
+		others = true;
 		if (o->verdict == DECIDE_EQUIVALENT || o->verdict == DECIDE_WORSE ||
 		    o->verdict == DECIDE_FAILING)
 			continue;
@@ -717,9 +733,11 @@ static void recommend(const struct decide_table *t, const struct decide_settings
 		r->pick = r->best != DECIDE_NONE ? r->best : in->baseline;
 		for (size_t l = 0; l < in->nlevels; l++) {
 			size_t c = decide_table_config(t, in->baseline, l);
-			if (c != DECIDE_NONE && r->configs[c].n_ok < 2 &&
-			    2 - (int)r->configs[c].n_ok > r->needed)
-				r->needed = 2 - (int)r->configs[c].n_ok;
+			if (c == DECIDE_NONE)
+				continue;
+			int short_of = 2 - (int)r->configs[c].n_ok;
+			if (short_of > r->needed)
+				r->needed = short_of;
 		}
 	} else if (in->baseline != DECIDE_NONE) {
 		recommend_with_baseline(t, s, r);
@@ -747,7 +765,7 @@ int decide_compute(const struct decide_input *in, const struct decide_settings *
 {
 	memset(out, 0, sizeof(*out));
 	struct decide_table t;
-	if (decide_table_build(in, s->blocks, &t) < 0) {
+	if (!decide_table_build(in, s->blocks, &t)) {
 		decide_table_release(&t);
 		return -1;
 	}
@@ -755,9 +773,9 @@ int decide_compute(const struct decide_input *in, const struct decide_settings *
 	out->ndecisions = in->ndecisions;
 	out->nruns = in->nruns;
 	out->nlevels = in->nlevels;
-	out->configs = xcalloc(in->nconfigs + 1, sizeof(*out->configs));
-	out->decisions = xcalloc(in->ndecisions + 1, sizeof(*out->decisions));
-	out->runs = xcalloc(in->nruns + 1, sizeof(*out->runs));
+	out->configs = xcalloc(in->nconfigs, sizeof(*out->configs));
+	out->decisions = xcalloc(in->ndecisions, sizeof(*out->decisions));
+	out->runs = xcalloc(in->nruns, sizeof(*out->runs));
 	out->best = out->pick = out->leader = out->top = DECIDE_NONE;
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		cmp_empty(&out->configs[c].vs_baseline);

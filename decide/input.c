@@ -59,17 +59,20 @@ static bool knob_is_default(const struct db_results_config *c, const struct deci
 		return true;
 	if (!dflt)
 		return false;
-	char a[64], b[64];
+	char a[sizeof(k->value)], b[sizeof(k->value)];
 	knob_normalise(k->knob, k->value, a, sizeof(a));
 	knob_normalise(k->knob, dflt, b, sizeof(b));
 	return !strcmp(a, b);
 }
 
+/* The decision knobs of a configuration looked at for its cost. */
+#define KNOBS_MAX 32
+
 /* Decision knobs away from their default. */
 static int nondefault_knobs(const struct db_results_config *c, const struct decide_roles *roles)
 {
-	struct decide_knob k[32];
-	size_t n = decide_config_knobs(c, roles, k, 32);
+	struct decide_knob k[KNOBS_MAX];
+	size_t n = decide_config_knobs(c, roles, k, KNOBS_MAX);
 	int count = 0;
 	for (size_t i = 0; i < n; i++)
 		count += !knob_is_default(c, &k[i]);
@@ -211,8 +214,8 @@ static void runs_build(const struct db_results *res, decide_value_fn value, void
 	size_t n = 0;
 	for (size_t i = 0; i < res->nconfigs; i++)
 		n += res->configs[i].nruns;
-	s->runs = xcalloc(n + 1, sizeof(*s->runs));
-	s->run_of = xcalloc(n + 1, sizeof(*s->run_of));
+	s->runs = xcalloc(n, sizeof(*s->runs));
+	s->run_of = xcalloc(n, sizeof(*s->run_of));
 	size_t k = 0;
 	for (size_t i = 0; i < res->nconfigs; i++)
 		for (size_t j = 0; j < res->configs[i].nruns; j++) {
@@ -242,8 +245,8 @@ void decide_sweep_build(const struct db_results *res, decide_value_fn value, voi
 {
 	memset(out, 0, sizeof(*out));
 	size_t nc = res->nconfigs, nd = 0, nl = 0;
-	out->configs = xcalloc(nc + 1, sizeof(*out->configs));
-	out->decisions = xcalloc(nc + 1, sizeof(*out->decisions));
+	out->configs = xcalloc(nc, sizeof(*out->configs));
+	out->decisions = xcalloc(nc, sizeof(*out->decisions));
 	/* A benchmark on the host is a reference only next to guests. */
 	bool any_guest = false;
 	for (size_t i = 0; i < nc; i++)

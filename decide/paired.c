@@ -11,32 +11,32 @@
 #include "decide-int.h"
 #include "stats.h"
 
-int decide_table_build(const struct decide_input *in, int blocks, struct decide_table *t)
+bool decide_table_build(const struct decide_input *in, int blocks, struct decide_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->in = in;
 	if (!in->nlevels)
-		return -1;
+		return false;
 	int maxb = -1;
 	for (size_t i = 0; i < in->nruns; i++) {
 		const struct decide_run *r = &in->runs[i];
 		if (r->config >= in->nconfigs || r->block < 0)
-			return -1;
+			return false;
 		if ((blocks <= 0 || r->block < blocks) && r->block > maxb)
 			maxb = r->block;
 	}
 	for (size_t c = 0; c < in->nconfigs; c++)
 		if (in->configs[c].decision >= in->ndecisions || in->configs[c].level >= in->nlevels)
-			return -1;
+			return false;
 	if (in->baseline != DECIDE_NONE && in->baseline >= in->ndecisions)
-		return -1;
+		return false;
 	size_t nb = (size_t)(maxb + 1), cells = in->nconfigs * nb;
 	t->nblocks = nb;
-	t->lv = xmalloc((cells + 1) * sizeof(*t->lv));
-	t->boot = xmalloc((cells + 1) * sizeof(*t->boot));
+	t->lv = xmalloc(cells * sizeof(*t->lv));
+	t->boot = xmalloc(cells * sizeof(*t->boot));
 	for (size_t i = 0; i < cells; i++) {
 		t->lv[i] = NAN;
-		t->boot[i] = -(int64_t)i - 1;	/* a boot of its own */
+		t->boot[i] = ~(int64_t)i;	/* a boot of its own: -i - 1 */
 	}
 	double sign = in->higher_is_better ? 1 : -1;
 	for (size_t i = 0; i < in->nruns; i++) {
@@ -54,7 +54,7 @@ int decide_table_build(const struct decide_input *in, int blocks, struct decide_
 			t->boot[cell] = r->boot;
 	}
 	size_t nd = in->ndecisions, nl = in->nlevels;
-	t->cfg_of = xmalloc((nd * nl + 1) * sizeof(*t->cfg_of));
+	t->cfg_of = xmalloc(nd * nl * sizeof(*t->cfg_of));
 	for (size_t i = 0; i < nd * nl; i++)
 		t->cfg_of[i] = DECIDE_NONE;
 	for (size_t c = 0; c < in->nconfigs; c++) {
@@ -62,7 +62,7 @@ int decide_table_build(const struct decide_input *in, int blocks, struct decide_
 		if (*slot == DECIDE_NONE)
 			*slot = c;
 	}
-	return 0;
+	return true;
 }
 
 void decide_table_release(struct decide_table *t)
@@ -158,7 +158,7 @@ size_t decide_boot_groups(const int64_t *ids, size_t n, size_t *group)
 void decide_block_units(const struct decide_table *t, size_t *parent)
 {
 	size_t nb = t->nblocks, nc = t->in->nconfigs, n = 0;
-	struct boot_cell *cells = xmalloc((nb * nc + 1) * sizeof(*cells));
+	struct boot_cell *cells = xmalloc(nb * nc * sizeof(*cells));
 	for (size_t c = 0; c < nc; c++)
 		for (size_t b = 0; b < nb; b++)
 			if (!isnan(t->lv[c * nb + b]))
@@ -176,9 +176,9 @@ void decide_block_units(const struct decide_table *t, size_t *parent)
  */
 static size_t units_collect(const double *v, size_t nv, size_t *parent, double *u)
 {
-	double *sum = xcalloc(nv + 1, sizeof(*sum));
-	size_t *cnt = xcalloc(nv + 1, sizeof(*cnt));
-	unsigned char *inf = xcalloc(nv + 1, 1);	/* 1: -inf seen, 2: +inf seen */
+	double *sum = xcalloc(nv, sizeof(*sum));
+	size_t *cnt = xcalloc(nv, sizeof(*cnt));
+	unsigned char *inf = xcalloc(nv, 1);	/* 1: -inf seen, 2: +inf seen */
 	for (size_t i = 0; i < nv; i++) {
 		size_t root = uf_find(parent, i);
 		if (v[i] == -INFINITY)
@@ -275,9 +275,10 @@ void decide_paired(const struct decide_table *t, const size_t *xs, const size_t 
 				complete = false;
 			} else if (isnan(d)) {
 				sum += 0;
-			} else if (isinf(d)) {
-				low |= d < 0;
-				high |= d > 0;
+			} else if (d == -INFINITY) {
+				low = true;
+			} else if (d == INFINITY) {
+				high = true;
 			} else {
 				sum += d;
 			}
@@ -291,14 +292,15 @@ void decide_paired(const struct decide_table *t, const size_t *xs, const size_t 
 		v[nv++] = low ? -INFINITY : high ? INFINITY : sum / (double)n;
 	}
 	out->pairs = nv;
-	size_t *parent = xmalloc((nv + 1) * sizeof(*parent));
+	size_t *parent = xmalloc(nv * sizeof(*parent));
 	bool joined = units_join(cells, ncells, parent, nv);
-	double *u = xmalloc((nv + 1) * sizeof(*u));
-	/* Every block a unit of its own: the units are the blocks' values
-	 * (+ 0.0 as units_collect's sums have it: no -0). */
-	size_t nu = joined ? units_collect(v, nv, parent, u) : nv;
-	for (size_t i = 0; !joined && i < nv; i++)
-		u[i] = v[i] + 0.0;
+	double *u = xmalloc(nv * sizeof(*u));
+	/* Every block a unit of its own: the units are the blocks' values. */
+	size_t nu = nv;
+	if (joined)
+		nu = units_collect(v, nv, parent, u);
+	else
+		memcpy(u, v, nv * sizeof(*u));
 	out->set_aside = set_far_units_aside(u, &nu);
 	out->units = nu;
 	struct stats_location loc;
@@ -412,8 +414,9 @@ int decide_needed(const struct decide_cmp *c, double delta)
 	double per_unit = c->units ? (double)c->pairs / (double)c->units : 1;
 	if (!c->ok) {
 		/* Enough for a test, at the least: two units. */
-		size_t have = c->units < 2 ? c->units : 2;
-		return (int)ceil((double)(2 - have) * per_unit);
+		if (c->units >= 2)
+			return 0;
+		return (int)ceil((double)(2 - c->units) * per_unit);
 	}
 	if (decide_verdict_of(c, delta) != DECIDE_UNDECIDED)
 		return 0;

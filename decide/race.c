@@ -117,8 +117,9 @@ int decide_race(const struct decide_input *in, const struct decide_settings *s, 
 	decide_table_build(in, blocks, &t);
 	int looks = max_blocks - first_test + 1;
 	double alpha = decide_race_alpha(out->nsurvivors, looks);
+	/* An elimination's p (below alpha) times scale stays below DECIDE_ALPHA: no cap at 1. */
 	double scale = DECIDE_ALPHA / alpha;
-	out->elims = xcalloc(in->ndecisions + 1, sizeof(*out->elims));
+	out->elims = xcalloc(in->ndecisions, sizeof(*out->elims));
 	for (size_t d = 0; d < in->ndecisions; d++) {
 		if (!races(in, d) || d == r.best || d == in->baseline)
 			continue;
@@ -128,18 +129,18 @@ int decide_race(const struct decide_input *in, const struct decide_settings *s, 
 		double ratio, p = decide_race_p(&t, s, d, r.best, &ratio);
 		if (o->n_failed && pf < alpha)
 			out->elims[out->nelims++] = (struct decide_elimination){
-				.decision = d, .against = DECIDE_NONE, .p = fmin(1, pf * scale),
+				.decision = d, .against = DECIDE_NONE, .p = pf * scale,
 				.ratio = NAN };
 		else if (!isnan(p) && p < alpha)
 			out->elims[out->nelims++] = (struct decide_elimination){
-				.decision = d, .against = r.best, .p = fmin(1, p * scale),
+				.decision = d, .against = r.best, .p = p * scale,
 				.ratio = ratio };
 	}
 	decide_table_release(&t);
 	out->nsurvivors -= out->nelims;
 
 	/* The verdict on these blocks, with this look's eliminations standing. */
-	struct decide_option *opts = xmalloc((in->ndecisions + 1) * sizeof(*opts));
+	struct decide_option *opts = xmalloc(in->ndecisions * sizeof(*opts));
 	memcpy(opts, in->decisions, in->ndecisions * sizeof(*opts));
 	for (size_t i = 0; i < out->nelims; i++) {
 		const struct decide_elimination *e = &out->elims[i];
@@ -182,7 +183,7 @@ double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nrefe
 	size_t nconf = ndecisions * nlevels;
 	struct decide_option *opts = xcalloc(ndecisions, sizeof(*opts));
 	struct decide_config *confs = xcalloc(nconf, sizeof(*confs));
-	struct decide_run *runs = xcalloc(nconf * (size_t)max_blocks + 1, sizeof(*runs));
+	struct decide_run *runs = xcalloc(nconf * (size_t)max_blocks, sizeof(*runs));
 	for (size_t c = 0; c < nconf; c++)
 		confs[c] = (struct decide_config){ c / nlevels, c % nlevels };
 	struct decide_settings s;

@@ -121,7 +121,7 @@ static double pair_distance_median(const double *s, const size_t *off, size_t nc
 static double pooled_scale(const struct decide_table *t)
 {
 	size_t nb = t->nblocks, nc = t->in->nconfigs, n = 0;
-	double *s = xmalloc((nc * nb + 1) * sizeof(*s));
+	double *s = xmalloc(nc * nb * sizeof(*s));
 	size_t *off = xmalloc((nc + 1) * sizeof(*off));
 	uint64_t pairs = 0;
 	for (size_t c = 0; c < nc; c++) {
@@ -146,8 +146,8 @@ static void outliers(const struct decide_table *t, struct decide_result *r)
 	size_t nb = t->nblocks;
 	double scale = pooled_scale(t);
 	r->outlier_scale = scale;
-	double *v = xmalloc((nb + 1) * sizeof(*v));
-	double *median = xmalloc((in->nconfigs + 1) * sizeof(*median));
+	double *v = xmalloc(nb * sizeof(*v));
+	double *median = xmalloc(in->nconfigs * sizeof(*median));
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		size_t n = 0;
 		for (size_t b = 0; b < nb; b++)
@@ -180,15 +180,15 @@ struct anova {
 static void anova_config(const struct decide_table *t, size_t c, struct anova *a)
 {
 	size_t nb = t->nblocks, n = 0;
-	int64_t *id = xmalloc((nb + 1) * sizeof(*id));
-	double *y = xmalloc((nb + 1) * sizeof(*y));
+	int64_t *id = xmalloc(nb * sizeof(*id));
+	double *y = xmalloc(nb * sizeof(*y));
 	for (size_t b = 0; b < nb; b++)
 		if (!isnan(y[n] = cell_log(t, c, b)))
 			id[n++] = t->boot[c * nb + b];
-	size_t *group = xmalloc((n + 1) * sizeof(*group));
+	size_t *group = xmalloc(n * sizeof(*group));
 	size_t k = decide_boot_groups(id, n, group);
-	double *sum = xcalloc(k + 1, sizeof(*sum)), *ss = xcalloc(k + 1, sizeof(*ss));
-	size_t *cnt = xcalloc(k + 1, sizeof(*cnt));
+	double *sum = xcalloc(k, sizeof(*sum)), *ss = xcalloc(k, sizeof(*ss));
+	size_t *cnt = xcalloc(k, sizeof(*cnt));
 	double total = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t j = group[i];
@@ -238,7 +238,7 @@ static void components(const struct decide_table *t, struct decide_result *r)
 	vc->sd_boot = vc->sd_run = vc->f = vc->df1 = vc->df2 = vc->p = NAN;
 	vc->optimal_runs_per_boot = NAN;
 	vc->advice = DECIDE_ADVICE_NONE;
-	if (!a.shared || a.dfw < 1 || a.dfb < 1)
+	if (a.dfw < 1 || a.dfb < 1)	/* dfw < 1: no boot served two runs (!shared) */
 		return;
 	vc->estimable = true;
 	double msw = fmax(a.ssw, 0) / a.dfw, msb = a.ssb / a.dfb, n0 = a.n0num / a.dfb;
@@ -331,7 +331,7 @@ static void drift(const struct decide_table *t, struct decide_result *r)
 		double se = sqrt(rss / df / sxx);
 		dr->tested = true;
 		dr->p = se > 0 ? stats_t_p(dr->slope / se, df) : dr->slope == 0 ? 1 : 0;
-		double h = se > 0 ? stats_t_quantile(0.975, df) * se : 0;
+		double h = stats_t_quantile(0.975, df) * se;
 		dr->lo = dr->slope - h;
 		dr->hi = dr->slope + h;
 	}

@@ -1,7 +1,6 @@
 /* stats: descriptive statistics, tests, log-scale ratios, power and the seeded RNG; see stats.h. */
 #include "stats.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +15,9 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Arrays of at most this many are sorted by insertion. */
+#define INSERTION_MAX 32
+
 /*
  * Sorts x ascending, stably, as qsort with cmp_double does; the few units
  * of one comparison (a race's look sorts thousands of such arrays) by
@@ -23,7 +25,7 @@ static int cmp_double(const void *a, const void *b)
  */
 static void sort_doubles(double *x, size_t n)
 {
-	if (n > 32) {
+	if (n > INSERTION_MAX) {
 		qsort(x, n, sizeof(*x), cmp_double);
 		return;
 	}
@@ -52,15 +54,16 @@ double stats_stddev(const double *x, size_t n)
 	if (n < 2)
 		return NAN;
 	double m = stats_mean(x, n), ss = 0;
-	for (size_t i = 0; i < n; i++)
-		ss += (x[i] - m) * (x[i] - m);
+	for (size_t i = 0; i < n; i++) {
+		double d = x[i] - m;
+		ss += d * d;
+	}
 	return sqrt(ss / (double)(n - 1));
 }
 
-/* Median of an already sorted array. */
+/* Median of an already sorted array, n > 0. */
 static double sorted_median(const double *s, size_t n)
 {
-	assert(n > 0);
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
@@ -105,7 +108,7 @@ double stats_median(const double *x, size_t n)
 	double *s = xmalloc(n * sizeof(*s));
 	memcpy(s, x, n * sizeof(*s));
 	double m;
-	if (n <= 32) {
+	if (n <= INSERTION_MAX) {
 		sort_doubles(s, n);
 		m = sorted_median(s, n);
 	} else {
@@ -160,14 +163,14 @@ double stats_normal_quantile(double p)
 {
 	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02,
 		-2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01,
-		2.506628277459239e+00 };
+		2.506628277459239 };
 	static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02,
 		-1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01 };
 	static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01,
-		-2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00,
-		2.938163982698783e+00 };
+		-2.400758277161838, -2.549732539343734, 4.374664141464968,
+		2.938163982698783 };
 	static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01,
-		2.445134137142996e+00, 3.754408661907416e+00 };
+		2.445134137142996, 3.754408661907416 };
 	if (!(p > 0 && p < 1))
 		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
 	double q, r, x;
@@ -267,21 +270,19 @@ static double t_pdf(double t, double df)
 }
 
 /*
- * Solves P(T > t) = 1 - p for p > 1/2 by Newton's method on the upper tail,
- * safeguarded by a bracket [lo, hi] that bisection falls back on.  Working
- * on the tail (not the CDF) keeps precision for p near 1.
+ * Solves P(T > t) = 1 - p for p in (1/2, 1) (stats_t_quantile's cases) by
+ * Newton's method on the upper tail, safeguarded by a bracket [lo, hi] that
+ * bisection falls back on.  Working on the tail (not the CDF) keeps
+ * precision for p near 1.
  */
-/* The t quantile at p in (0.5, 1) by Newton steps kept inside a bracket. */
 static double t_quantile_solve(double p, double df)
 {
 	double target = 1 - p;
-	assert(target > 0 && target < 0.5);
 	double lo = 0, hi = 1;
 	while (t_upper_tail(hi, df) > target && hi < 1e300)
 		hi *= 2;
-	double t = fmin(fmax(stats_normal_quantile(p), lo), hi);
-	if (t <= lo)
-		t = hi / 2;
+	/* p > 1/2: the normal quantile, the start, is above 0 = lo. */
+	double t = fmin(stats_normal_quantile(p), hi);
 	for (int i = 0; i < 300; i++) {
 		double f = t_upper_tail(t, df) - target;
 		if (f > 0)
@@ -369,7 +370,7 @@ static int cmp_ranked(const void *a, const void *b)
 /* Average ranks (1-based) of x into r. */
 static void rank_average(const double *x, size_t n, double *r)
 {
-	struct ranked *s = xmalloc((n ? n : 1) * sizeof(*s));
+	struct ranked *s = xmalloc(n * sizeof(*s));
 	for (size_t i = 0; i < n; i++)
 		s[i] = (struct ranked){ x[i], i };
 	qsort(s, n, sizeof(*s), cmp_ranked);
@@ -395,19 +396,21 @@ double stats_spearman(const double *x, const double *y, size_t n)
 	double mx = stats_mean(rx, n), my = stats_mean(ry, n);
 	double sxy = 0, sxx = 0, syy = 0;
 	for (size_t i = 0; i < n; i++) {
-		sxy += (rx[i] - mx) * (ry[i] - my);
-		sxx += (rx[i] - mx) * (rx[i] - mx);
-		syy += (ry[i] - my) * (ry[i] - my);
+		double dx = rx[i] - mx, dy = ry[i] - my;
+		sxy += dx * dy;
+		sxx += dx * dx;
+		syy += dy * dy;
 	}
 	free(rx);
 	free(ry);
-	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+	/* A constant sample (all ranks equal, every dx or dy exactly 0): 0 / 0, NAN. */
+	return sxy / sqrt(sxx * syy);
 }
 
 double stats_min_detectable(double se, double df, double alpha, double power)
 {
-	if (isnan(se) || !(df > 0))
-		return NAN;
+	if (!(df > 0))
+		return NAN;	/* a NAN se makes a NAN below */
 	if (isinf(df))
 		return (stats_normal_quantile(1 - alpha / 2) + stats_normal_quantile(power)) * se;
 	return (stats_t_quantile(1 - alpha / 2, df) + stats_t_quantile(power, df)) * se;
@@ -462,7 +465,8 @@ static void trimmed_sorted(const double *s, size_t n, size_t g, struct stats_loc
 	double wmean = wsum / (double)n, ss = 0;
 	for (size_t i = 0; i < n; i++) {
 		double w = i < g ? s[g] : i >= n - g ? s[n - g - 1] : s[i];
-		ss += (w - wmean) * (w - wmean);
+		double d = w - wmean;
+		ss += d * d;
 	}
 	out->n = n;
 	out->trimmed = g;

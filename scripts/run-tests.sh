@@ -19,13 +19,22 @@ log_dir=$(mktemp -d /tmp/topoadvisor-tests.XXXXXX)
 mkdir -p "$log_dir/unit" "$log_dir/integration"
 
 # What a suite may not leave behind in the host's tracing: tracefs
-# instances and uprobe events (suites run one at a time, so anything new
-# after a suite is its own).  Empty where tracefs is not mounted.
+# instances and uprobe events.  Suites run one at a time, so what is new
+# after a suite is its own — except on a machine others test on too, so
+# only what can be ours counts: a topoadvisor-PID-N instance whose PID is
+# gone (a live one is a running program's, maybe another tree's), any
+# other instance, and uprobes on this tree's programs.  Empty where tracefs
+# is not mounted.
 tracing_state() {
 	t=/sys/kernel/tracing
 	[ -d "$t/instances" ] || return 0
-	ls "$t/instances" 2>/dev/null | sed 's/^/instance /'
-	sed 's/^/uprobe /' "$t/uprobe_events" 2>/dev/null
+	for i in $(ls "$t/instances" 2>/dev/null); do
+		p=${i#topoadvisor-}
+		p=${p%%-*}
+		case "$i" in topoadvisor-*-*) kill -0 "$p" 2>/dev/null && continue ;; esac
+		echo "instance $i"
+	done
+	grep -F " $top/" "$t/uprobe_events" 2>/dev/null | sed 's/^/uprobe /'
 }
 
 run_one() { # name, command...

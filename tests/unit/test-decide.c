@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "decide/decide.h"
+#include "decide/decide-int.h"
 #include "decide/input.h"
 #include "decide/stats.h"
 
@@ -705,10 +706,11 @@ static void test_counts(void **state)
 	sw_boots(&s, 0, 2);
 	sw_boots(&s, 2, 3);
 	sw_run(&s, 1, 0, 5)->value = 0;
-	const struct { int blocks; size_t ok[3], nboots[3], none1, total; } rows[] = {
-		{ 0, { 6, 5, 6 }, { 3, 5, 2 }, 1, 18 },
-		{ 4, { 4, 4, 4 }, { 2, 4, 2 }, 0, 12 },
-		{ 3, { 3, 3, 3 }, { 2, 3, 1 }, 0, 9 },
+	const struct { int blocks; size_t ok[3], nboots[3], none1, total, pairs2; } rows[] = {
+		{ 0, { 6, 5, 6 }, { 3, 5, 2 }, 1, 18, 6 },
+		{ 4, { 4, 4, 4 }, { 2, 4, 2 }, 0, 12, 4 },
+		{ 3, { 3, 3, 3 }, { 2, 3, 1 }, 0, 9, 3 },
+		{ 1, { 1, 1, 1 }, { 1, 1, 1 }, 0, 3, 0 },	/* the first block only: untestable */
 	};
 	for (size_t row = 0; row < sizeof(rows) / sizeof(*rows); row++) {
 		s.set.blocks = rows[row].blocks;
@@ -720,6 +722,11 @@ static void test_counts(void **state)
 		}
 		assert_int_equal(r.configs[1].n_none, rows[row].none1);
 		assert_int_equal(r.runs_total, rows[row].total);
+		/* The comparisons and the outlier flags see the same blocks. */
+		assert_int_equal(r.decisions[2].objective.pairs, rows[row].pairs2);
+		for (size_t i = 0; i < s.nruns; i++)
+			if (rows[row].blocks > 0 && s.runs[i].block >= rows[row].blocks)
+				assert_true(r.runs[i].dev == 0 && !r.runs[i].outlier);
 		decide_result_release(&r);
 	}
 }
@@ -1004,6 +1011,14 @@ static void test_no_baseline_scores(void **state)
 	assert_true(r.decisions[0].score == 0);
 	assert_true(fabs(r.decisions[2].score - log(125.0 / 130)) < 0.005);
 	decide_result_release(&r);
+	/* ... nor the least: d0 (+20 %, 2 runs) under d2 (+25 %, 6 runs). */
+	s.nruns = 0;
+	sw_runs(&s, 0, 0, 2, 120, 0.001, 6);
+	sw_runs(&s, 1, 0, 6, 100, 0.001, 6);
+	sw_runs(&s, 2, 0, 6, 125, 0.001, 6);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[2].score == 0);
+	decide_result_release(&r);
 	/* Two runs are enough to be the reference. */
 	s.nruns = 0;
 	sw_runs(&s, 0, 0, 5, 100, 0.01, 6);
@@ -1077,6 +1092,38 @@ static void test_outlier_scale_pairs(void **state)
 		assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 		if (r.outlier_scale != want)
 			fail_msg("row %zu: scale %.17g, the pairs' median %.17g", row,
+				 r.outlier_scale, want);
+		decide_result_release(&r);
+	}
+	/* Few distinct values, many equal distances (the median one of them,
+	 * 0 included: runs all alike), or all distinct; 1 to 12 runs per
+	 * configuration. */
+	struct stats_rng rng;
+	stats_rng_seed(&rng, 77);
+	static const double vals[] = { 100, 100, 103, 110, 121, 150 };
+	for (int row = 0; row < 300; row++) {
+		sw_init(&s, 4, 1, 0, true);
+		uint64_t nv = row % 3 == 0 ? 2 : 6;	/* 100 only, or all of them */
+		for (size_t c = 0; c < 4; c++) {
+			int k = 1 + (int)(stats_rng_next(&rng) % 12);
+			sw_runs(&s, c, 0, k, 100, 0, 1);
+			for (size_t i = s.nruns - (size_t)k; i < s.nruns; i++)
+				s.runs[i].value = row % 3 == 2 ? 100 * exp(0.05 * stats_rng_normal(&rng))
+						  : vals[stats_rng_next(&rng) % nv];
+		}
+		size_t n = 0;
+		for (size_t i = 0; i < s.nruns; i++)
+			for (size_t j = i + 1; j < s.nruns; j++)
+				if (s.runs[i].config == s.runs[j].config)
+					d[n++] = fabs(log(s.runs[i].value) - log(s.runs[j].value));
+		if (!n)
+			continue;
+		qsort(d, n, sizeof(*d), cmp_dist);
+		double want = (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2) / 0.9538725524;
+		struct decide_result r;
+		assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+		if (r.outlier_scale != want)
+			fail_msg("few values, row %d: scale %.17g, the pairs' median %.17g", row,
 				 r.outlier_scale, want);
 		decide_result_release(&r);
 	}
@@ -1440,6 +1487,12 @@ static void test_bad_input(void **state)
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
 	clear_winner(&s);
 	s.cf[1].decision = 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.cf[0].decision = 3;	/* the first configuration too */
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	clear_winner(&s);
+	s.cf[0].level = 1;
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
 	clear_winner(&s);
 	s.cf[1].level = 1;	/* one level: 0 only */
@@ -1885,6 +1938,1341 @@ static void test_expected_runs(void **state)
 	assert_true(e1 - e0 >= 3 && e1 - e0 <= 12);
 }
 
+/* ---- edges of the rules: found by mutation testing (make mutate) -------------- */
+
+/* Released results and race steps are empty, not dangling: nothing to free twice. */
+static void test_release(void **state)
+{
+	(void)state;
+	static struct sw s;
+	clear_winner(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	decide_result_release(&r);
+	assert_true(!r.configs && !r.decisions && !r.runs && !r.contention && !r.unsettled);
+	assert_true(r.nconfigs == 0 && r.ndecisions == 0 && r.ncontention == 0);
+	struct decide_race_step st;
+	race_at(&s, 3, 2, 5, &st);
+	assert_true(st.nelims > 0);
+	decide_race_step_release(&st);
+	assert_true(st.elims == NULL && st.nelims == 0 && st.nsurvivors == 0);
+	assert_int_equal(st.leader, DECIDE_NONE);
+}
+
+/*
+ * The engine reads the runs it is given and not one more: the caller's
+ * array may go on.  After d1 and d2 (equivalent, d1 with fewer ganged
+ * exits) comes a run of d1 with a huge gang count and value -- in no
+ * block, then in block 0 -- that nothing may count.
+ */
+static void test_runs_end(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 120.1, 0.002, 20);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].gang = s.runs[i].config == 1 ? 500 + s.runs[i].block
+			       : s.runs[i].config == 2 ? 900 + s.runs[i].block : NAN;
+	for (int block = -1; block <= 0; block++) {
+		s.runs[s.nruns] = (struct decide_run){ .config = 1, .block = block,
+			.status = DECIDE_RUN_OK, .value = 1e12, .gang = 1e12 };
+		struct decide_result r;
+		assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+		assert_int_equal(r.pick, 1);
+		assert_int_equal(r.configs[1].n_ok, 8);
+		assert_int_equal(r.configs[1].noutliers, 0);
+		decide_result_release(&r);
+	}
+}
+
+/* The failure rules hold for the first configuration as for any other (the baseline is d1). */
+static void test_first_config_failing(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 1, true);
+	sw_runs(&s, 0, 0, 8, 120, 0.01, 4);
+	sw_runs(&s, 1, 0, 8, 100, 0.01, 4);
+	for (int b = 0; b < 3; b++)
+		sw_fail(&s, 0, 0, b);	/* 3 of 8: above the default 20 % */
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.configs[0].failing);
+	assert_true(r.configs[0].more_failures);
+	assert_int_equal(r.configs[0].verdict, DECIDE_FAILING);
+	assert_int_equal(r.decisions[0].verdict, DECIDE_FAILING);
+	assert_false(r.configs[1].failing);
+	decide_result_release(&r);
+}
+
+/*
+ * Nothing testable, no baseline: the tentative pick is the best mean log
+ * value, the first configuration's too, and with it alone successful it
+ * is still a pick (one more run each needed).
+ */
+static void test_untestable_first(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 1, 130, 0, 1);
+	sw_runs(&s, 1, 0, 1, 100, 0, 1);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_INSUFFICIENT);
+	assert_int_equal(r.pick, 0);
+	assert_int_equal(r.needed, 1);
+	decide_result_release(&r);
+	sw_fail(&s, 1, 0, 0);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 0);
+	assert_int_equal(r.needed, 1);
+	decide_result_release(&r);
+	/* Means over each configuration's own runs: d1's two runs of 120 at
+	 * level 0 (its single run of 50 at level 1 keeps it untestable) mean
+	 * log 120, below d0's log 130; d0 ran nothing at level 1. */
+	sw_init(&s, 2, 2, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 1, 130, 0, 1);
+	sw_runs(&s, 1, 0, 2, 120, 0, 1);
+	sw_runs(&s, 1, 1, 1, 50, 0, 1);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, DECIDE_NONE);
+	assert_int_equal(r.pick, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * Far units are set aside farthest first also when the units' median is
+ * away from 0: log ratios near 0.3 and three far ones, 1.1 (0.8 away,
+ * first in block order), 1.3 (1.0) and -0.6 (0.9); room for two: 1.3 and
+ * -0.6 go, the mean of the other 8 is 3.2 / 8.
+ */
+static void test_far_units_median(void **state)
+{
+	(void)state;
+	static const double d[] = { 1.1, 0.28, 1.3, 0.29, -0.6, 0.30, 0.31, 0.32, 0.30, 0.30 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 10, 100, 0, 1);
+	sw_runs(&s, 1, 0, 10, 100, 0, 1);
+	for (int b = 0; b < 10; b++)
+		sw_run(&s, 1, 0, b)->value *= exp(d[b]);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_int_equal(c->set_aside, 2);
+	assert_int_equal(c->trimmed, 0);
+	assert_true(fabs(c->est - 3.2 / 8) < 1e-12);
+	decide_result_release(&r);
+}
+
+/* Two better decisions with the very same runs: the earlier in input order is the top and the pick. */
+static void test_top_tie(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.01, 3);
+	sw_runs(&s, 1, 0, 6, 120, 0.01, 3);
+	sw_runs(&s, 2, 0, 6, 120, 0.01, 3);
+	for (int b = 0; b < 6; b++)
+		sw_run(&s, 2, 0, b)->value = sw_run(&s, 1, 0, b)->value;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == r.decisions[2].score);
+	assert_int_equal(r.decisions[2].verdict, DECIDE_BETTER);
+	assert_int_equal(r.top, 1);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.ncandidates, 2);
+	decide_result_release(&r);
+}
+
+/* A configuration not compared (the baseline's own, the first) has an empty comparison. */
+static void test_not_compared_empty(void **state)
+{
+	(void)state;
+	static struct sw s;
+	clear_winner(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.configs[0].vs_baseline;
+	assert_int_equal(r.configs[0].verdict, DECIDE_NOT_COMPARED);
+	assert_false(c->ok);
+	assert_true(isnan(c->est) && isnan(c->lo) && isnan(c->p) && isnan(c->mde));
+	assert_int_equal(c->needed, -1);
+	assert_int_equal(c->pairs, 0);
+	decide_result_release(&r);
+}
+
+/* Without a baseline the cheaper of two equivalent ones is picked, the first decision too. */
+static void test_first_cheaper(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 100, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 120.1, 0.002, 20);
+	s.opt[0].host_cpus = 1;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 2);
+	assert_true(r.decisions[0].equivalent_to_best);
+	assert_int_equal(r.pick, 0);
+	assert_int_equal(r.ncandidates, 2);
+	decide_result_release(&r);
+}
+
+/*
+ * Against the best, the family is every testable decision but the best
+ * (the baseline is not tested, host references never count): d2 and d3
+ * here, so each configuration's p is adjusted times 2.
+ */
+static void test_best_family(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 5, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.02, 1);
+	sw_runs(&s, 1, 0, 5, 130, 0.02, 1);
+	sw_runs(&s, 2, 0, 5, 120, 0.02, 1);
+	sw_runs(&s, 3, 0, 5, 125, 0.02, 1);
+	sw_runs(&s, 4, 0, 5, 500, 0.02, 1);
+	s.opt[4].host_reference = true;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 1);
+	for (size_t c = 2; c <= 3; c++) {
+		assert_true(r.configs[c].p_best > 0 && r.configs[c].p_best < 0.5);
+		assert_true(r.configs[c].p_best_adj == 2 * r.configs[c].p_best);
+	}
+	decide_result_release(&r);
+}
+
+/* The worst objective is untestable when any level is, the first one too. */
+static void test_worst_first_level_untestable(void **state)
+{
+	(void)state;
+	static struct sw s;
+	levels(&s);
+	for (int b = 1; b < 6; b++)
+		sw_run(&s, 1, 0, b)->status = DECIDE_RUN_NONE;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.decisions[1].objective.ok);
+	assert_false(r.decisions[1].testable);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
+	decide_result_release(&r);
+}
+
+/*
+ * Two levels with exactly the same estimate: d1's log ratios {0, L} at
+ * level 0 (2 blocks) and {0, 0, L, L} at level 1 (4 blocks), L = log 4;
+ * both estimates L / 2.  The worst objective keeps the first such level:
+ * t = 1 with 1 df there, p = 1 - 2 atan(1) / pi = 0.5 (at level 1 it
+ * would be 0.5 - 1 / pi, t = sqrt 3 with 3 df).
+ */
+static void test_worst_tie(void **state)
+{
+	(void)state;
+	static struct sw s;
+	static const double d1[2][4] = { { 1, 4 }, { 1, 1, 4, 4 } };
+	sw_init(&s, 2, 2, 0, true);
+	for (size_t l = 0; l < 2; l++)
+		for (int b = 0; b < (l ? 4 : 2); b++) {
+			s.runs[s.nruns++] = (struct decide_run){ .config = l, .block = b,
+				.status = DECIDE_RUN_OK, .value = 1, .gang = NAN };
+			s.runs[s.nruns++] = (struct decide_run){ .config = 2 + l, .block = b,
+				.status = DECIDE_RUN_OK, .value = d1[l][b], .gang = NAN };
+		}
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_true(c->ok);
+	assert_true(c->est == log(4) / 2);
+	assert_true(fabs(c->p - 0.5) < 1e-12);
+	assert_true(fabs(r.configs[3].vs_baseline.p - (0.5 - 1 / M_PI)) < 1e-12);
+	decide_result_release(&r);
+}
+
+/*
+ * What settles a worst objective: the most any level needs, a level
+ * already settled (d1 +30 % at level 0) needing none; in a look that
+ * wants verdicts only, unknown (-1).  d1's +2 % at level 1 under 6 %
+ * spread leaves it undecided.
+ */
+static void test_worst_needed(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 2, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.005, 30);
+	sw_runs(&s, 0, 1, 6, 100, 0.005, 30);
+	sw_runs(&s, 1, 0, 6, 130, 0.005, 30);
+	sw_runs(&s, 1, 1, 6, 102, 0.06, 30);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[2].verdict, DECIDE_BETTER);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_UNDECIDED);
+	int needed = r.decisions[1].objective.needed;
+	assert_true(needed > 0 && needed <= DECIDE_NEEDED_CAP + 1);
+	decide_result_release(&r);
+	s.set.verdicts_only = true;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_UNDECIDED);
+	assert_int_equal(r.decisions[1].objective.needed, -1);
+	decide_result_release(&r);
+}
+
+/* The worst objectives' difference: its p is the largest of the levels' (each a paired test). */
+static void test_span_p(void **state)
+{
+	(void)state;
+	static struct sw s;
+	levels(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 2);
+	const struct decide_cmp *c = &r.decisions[1].vs_best;
+	assert_true(c->ok);
+	assert_true(c->p == fmax(r.configs[2].p_best, r.configs[3].p_best));
+	assert_true(c->p < 1);
+	decide_result_release(&r);
+}
+
+/*
+ * The verdict rule on the interval [lo, hi] (log scale) and the margin
+ * delta, at its boundaries: better needs lo above 0, worse hi below 0,
+ * equivalent both inside (-delta, delta) as gains; no interval, nothing.
+ */
+static void test_verdict_rule(void **state)
+{
+	(void)state;
+	const struct { bool ok; double lo, hi, delta; enum decide_verdict v; } rows[] = {
+		{ true, 0.01, 0.05, 0.10, DECIDE_EQUIVALENT },
+		{ true, -0.01, 0.01, 0.02, DECIDE_EQUIVALENT },
+		{ true, 0.01, 0.05, 0.02, DECIDE_BETTER },
+		{ true, 0, 0.05, 0.02, DECIDE_UNDECIDED },	/* lo at 0: not better */
+		{ true, 0, 0, 0, DECIDE_UNDECIDED },		/* no margin: 0 is neither */
+		{ true, -0.05, 0, 0.02, DECIDE_UNDECIDED },	/* hi at 0: not worse */
+		{ true, -0.05, -0.01, 0.02, DECIDE_WORSE },
+		{ true, -0.5, 0.1, 0, DECIDE_UNDECIDED },	/* lo's gain at -delta: not inside */
+		{ false, 0.01, 0.05, 0.02, DECIDE_INSUFFICIENT },
+		{ true, NAN, 0.05, 0.02, DECIDE_INSUFFICIENT },
+		{ true, 0.01, NAN, 0.02, DECIDE_INSUFFICIENT },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		struct decide_cmp c = { .ok = rows[i].ok, .lo = rows[i].lo, .hi = rows[i].hi,
+					.est = 0.02, .se = 0.01, .df = 5 };
+		/* delta 0 with lo -0.5 stands for the margin exactly at lo's loss */
+		double delta = rows[i].lo == -0.5 ? -expm1(-0.5) : rows[i].delta;
+		enum decide_verdict v = decide_verdict_of(&c, delta);
+		if (v != rows[i].v)
+			fail_msg("row %zu: %s, expected %s", i, decide_verdict_name(v),
+				 decide_verdict_name(rows[i].v));
+	}
+}
+
+/*
+ * needed_repetitions never says more than "more than the cap", also when
+ * a unit is 1.5 blocks (boots serving several blocks) and the units at
+ * the cap round up past it; the cap itself is reached in the sweep.
+ */
+static void test_needed_cap_units(void **state)
+{
+	(void)state;
+	struct decide_cmp c = { .ok = true, .units = 10, .pairs = 15, .se = 0.02, .df = 9 };
+	bool cap = false, below = false;
+	for (int i = 0; i <= 1500; i++) {
+		c.est = 2e-5 * i;
+		decide_cmp_at(&c, 0.05);
+		assert_int_equal(decide_verdict_of(&c, 0.02), DECIDE_UNDECIDED);
+		int n = decide_needed(&c, 0.02);
+		if (n < 0 || n > DECIDE_NEEDED_CAP + 1)
+			fail_msg("est %g: needed %d", c.est, n);
+		cap |= n == DECIDE_NEEDED_CAP + 1;
+		below |= n > 0 && n <= DECIDE_NEEDED_CAP;
+	}
+	assert_true(cap && below);
+}
+
+/*
+ * A boot shared by the baseline's runs of blocks 0 and 1 makes them one
+ * unit, the baseline being any configuration (d1 here, configuration 1).
+ */
+static void test_baseline_boots(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 1, true);
+	sw_runs(&s, 0, 0, 5, 110, 0.01, 5);
+	sw_runs(&s, 1, 0, 5, 100, 0.01, 5);
+	sw_run(&s, 1, 0, 0)->boot = 7;
+	sw_run(&s, 1, 0, 1)->boot = 7;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[0].objective.pairs, 5);
+	assert_int_equal(r.decisions[0].objective.units, 4);
+	assert_int_equal(r.configs[1].nboots, 4);
+	decide_result_release(&r);
+}
+
+/* Runs without a boot are a boot each: never one with a recorded boot (boot 1 here). */
+static void test_boot_ids(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 5);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 5);
+	sw_run(&s, 0, 0, 1)->boot = 1;
+	sw_run(&s, 0, 0, 3)->boot = 2;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[0].nboots, 5);
+	assert_int_equal(r.configs[1].nboots, 5);
+	decide_result_release(&r);
+}
+
+/*
+ * Drift by hand over units of unequal size with a run missing: d0's
+ * blocks 0 and 1 share a guest, d1's blocks 3 and 4; d1 has no block 5.
+ * Units {0,1} {2} {3,4} {5}: each configuration's mean removed, the
+ * residuals averaged per block and then per unit, the units' means
+ * regressed on their mean block (2 df: P(|T| > t) = 1 - t / sqrt(2 + t^2),
+ * t(0.975, 2) = 4.302652729911275).
+ */
+static void test_drift_units(void **state)
+{
+	(void)state;
+	static const double y0[6] = { 0.00, 0.02, 0.01, 0.05, 0.04, 0.08 };
+	static const double y1[5] = { 0.10, 0.13, 0.09, 0.12, 0.16 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	for (int b = 0; b < 6; b++) {
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = 100 * exp(y0[b]),
+			.boot = b < 2 ? 50 : 60 + b, .gang = NAN };
+		if (b < 5)
+			s.runs[s.nruns++] = (struct decide_run){ .config = 1, .block = b,
+				.status = DECIDE_RUN_OK, .value = 100 * exp(y1[b]),
+				.boot = b == 3 || b == 4 ? 70 : 80 + b, .gang = NAN };
+	}
+	s.in.nruns = s.nruns;
+	double m0 = 0, m1 = 0, e[6];
+	for (int b = 0; b < 6; b++)
+		m0 += y0[b] / 6;
+	for (int b = 0; b < 5; b++)
+		m1 += y1[b] / 5;
+	for (int b = 0; b < 6; b++)
+		e[b] = b < 5 ? (y0[b] - m0 + y1[b] - m1) / 2 : y0[b] - m0;
+	const double ux[4] = { 0.5, 2, 3.5, 5 };
+	const double uy[4] = { (e[0] + e[1]) / 2, e[2], (e[3] + e[4]) / 2, e[5] };
+	double mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+	for (int u = 0; u < 4; u++) {
+		mx += ux[u] / 4;
+		my += uy[u] / 4;
+	}
+	for (int u = 0; u < 4; u++) {
+		sxx += (ux[u] - mx) * (ux[u] - mx);
+		sxy += (ux[u] - mx) * (uy[u] - my);
+		syy += (uy[u] - my) * (uy[u] - my);
+	}
+	double slope = sxy / sxx, se = sqrt((syy - slope * sxy) / 2 / sxx), t = fabs(slope / se);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_drift *dr = &r.drift;
+	assert_true(dr->tested);
+	assert_int_equal(dr->units, 4);
+	assert_int_equal(dr->n, 11);
+	assert_true(fabs(dr->slope - slope) < 1e-12);
+	assert_true(fabs(dr->p - (1 - t / sqrt(2 + t * t))) < 1e-9);
+	assert_true(fabs(dr->lo - (slope - 4.302652729911275 * se)) < 1e-9);
+	assert_true(fabs(dr->hi - (slope + 4.302652729911275 * se)) < 1e-9);
+	decide_result_release(&r);
+}
+
+/*
+ * n stored configurations, each its own decision "k<i>" at level "x",
+ * one successful run of 100 ops, 4 vCPUs unpinned: tests set the rest.
+ */
+struct stored {
+	char keys[16][8];
+	struct db_results_metric m[16];
+	struct db_results_run runs[16];
+	struct db_results_config cf[16];
+	struct db_results res;
+};
+
+static void stored_init(struct stored *st, size_t n)
+{
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(st->keys[i], sizeof(st->keys[i]), "k%zu", i);
+		st->cf[i] = (struct db_results_config){ .id = (int64_t)i + 1, .runs = &st->runs[i],
+							.nruns = 1 };
+		st->cf[i].rec.key = st->cf[i].rec.decision = st->keys[i];
+		st->cf[i].rec.environment = "x";
+		st->cf[i].rec.vcpus = st->cf[i].rec.sockets = 4;
+		st->cf[i].rec.dies = st->cf[i].rec.cores = st->cf[i].rec.threads = 1;
+		st->cf[i].rec.pinning_policy = "none";
+		st->m[i] = (struct db_results_metric){ .name = "ops", .value = 100 };
+		st->runs[i] = (struct db_results_run){ .status = "ok", .metrics = &st->m[i],
+						       .nmetrics = 1 };
+	}
+	st->res = (struct db_results){ .configs = st->cf, .nconfigs = n };
+}
+
+/*
+ * A configuration's decision knobs away from their defaults (its cost),
+ * from a stored sweep: the host's recorded default first, else the knob
+ * table's kernel default, the value "default", the table's spellings, an
+ * unknown knob compared as lower-case text (its first 63 characters, as
+ * stored), and an unknown default counted as not default.
+ */
+static void test_knob_defaults(void **state)
+{
+	(void)state;
+	static char long_upper[71], long_lower[71];
+	memset(long_upper, 'A', 70);
+	memset(long_lower, 'a', 70);
+	static const struct {
+		const char *name, *value, *host_default;
+		int nondefault;
+	} rows[] = {
+		{ "subcores_per_core", "1", NULL, 0 },	/* the kernel default */
+		{ "subcores_per_core", "2", NULL, 1 },
+		{ "subcores_per_core", "4", "4", 0 },	/* the host's default wins */
+		{ "subcores_per_core", "1", "4", 1 },
+		{ "ksm", "on", "1", 0 },		/* a spelling of 1 */
+		{ "ksm", "0", NULL, 1 },		/* no default known */
+		{ "thp", "default", NULL, 0 },
+		{ "vendor.knob", "Fast", "fast", 0 },	/* unknown: text, any case */
+		{ "vendor.knob", "fast", "slow", 1 },
+		{ "vendor.knob", "fast", NULL, 1 },
+		{ "vendor.knob", long_upper, long_lower, 0 },
+	};
+	enum { N = sizeof(rows) / sizeof(*rows) };
+	static struct config_setting knob[N], dflt[N];
+	static struct stored st;
+	stored_init(&st, N);
+	struct db_results_config *cf = st.cf;
+	for (size_t i = 0; i < N; i++) {
+		knob[i] = (struct config_setting){ (char *)rows[i].name, (char *)rows[i].value };
+		cf[i].rec.knobs = &knob[i];
+		cf[i].rec.nknobs = 1;
+		if (rows[i].host_default) {
+			dflt[i] = (struct config_setting){ (char *)rows[i].name,
+							   (char *)rows[i].host_default };
+			cf[i].rec.host_defaults = &dflt[i];
+			cf[i].rec.nhost_defaults = 1;
+		}
+	}
+	struct db_results res = st.res;
+	struct decide_sweep sw;
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
+	assert_int_equal(sw.in.ndecisions, N);
+	decide_sweep_release(&sw);
+	/* More knobs than any table has (a damaged store): the first 32 count. */
+	static struct config_setting many[40];
+	static char names[40][8];
+	for (size_t i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "x.k%zu", i);
+		many[i] = (struct config_setting){ names[i], "on" };
+	}
+	cf[N - 1].rec.knobs = many;
+	cf[N - 1].rec.nknobs = 40;
+	cf[N - 1].rec.nhost_defaults = 0;
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
+	for (size_t d = 0; d < N; d++)
+		if (!strcmp(sw.keys[d], st.keys[N - 1]))
+			assert_int_equal(sw.decisions[d].nondefault_knobs, 32);
+	decide_sweep_release(&sw);
+	cf[N - 1].rec.knobs = &knob[N - 1];
+	cf[N - 1].rec.nknobs = 1;
+	cf[N - 1].rec.nhost_defaults = 1;
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
+	for (size_t d = 0; d < N; d++) {
+		size_t i = (size_t)atoi(sw.keys[d] + 1);
+		if (sw.decisions[d].nondefault_knobs != rows[i].nondefault)
+			fail_msg("%s=%.20s (host default %.20s): %d non-default, expected %d",
+				 rows[i].name, rows[i].value,
+				 rows[i].host_default ? rows[i].host_default : "-",
+				 sw.decisions[d].nondefault_knobs, rows[i].nondefault);
+	}
+	decide_sweep_release(&sw);
+}
+
+/*
+ * plan's expected runs, replayed by hand: the simulated races it averages
+ * (decision d's runs log-normal about 100 e^(-0.10 d / (D - 1)), sigma
+ * 0.05, drawn block by block in configuration order from one stream
+ * seeded once; the baseline the middle decision; a look after every block;
+ * eliminated decisions run no more; a race ends at its stop; a host
+ * reference's run in every block run), each look by decide_race.
+ */
+static double replay_expected(size_t nd, size_t nl, size_t nref, int first, int max, uint64_t seed,
+			      int nsim)
+{
+	static struct sw s;
+	sw_init(&s, nd, nl, nd / 2, true);
+	struct stats_rng rng;
+	stats_rng_seed(&rng, seed);
+	double total = 0;
+	for (int k = 0; k < nsim; k++) {
+		size_t spent = 0;
+		s.nruns = 0;
+		for (size_t d = 0; d < nd; d++)
+			s.opt[d].elim = (struct decide_stored_elim){ 0 };
+		for (int b = 0; b < max; b++) {
+			spent += nref;
+			for (size_t c = 0; c < nd * nl; c++) {
+				size_t d = c / nl;
+				if (s.opt[d].elim.block)
+					continue;
+				double mu = -0.10 * (double)d / (double)(nd - 1);
+				s.runs[s.nruns++] = (struct decide_run){ .config = c, .block = b,
+					.status = DECIDE_RUN_OK, .gang = NAN,
+					.value = 100 * exp(mu + 0.05 * stats_rng_normal(&rng)) };
+				spent++;
+			}
+			s.in.nruns = s.nruns;
+			struct decide_race_step st;
+			race_at(&s, b + 1, first, max, &st);
+			for (size_t i = 0; i < st.nelims; i++)
+				s.opt[st.elims[i].decision].elim = (struct decide_stored_elim){
+					b + 1, st.elims[i].against, st.elims[i].p };
+			enum decide_stop stop = st.stop;
+			decide_race_step_release(&st);
+			if (stop != DECIDE_GO_ON)
+				break;
+		}
+		total += (double)spent;
+	}
+	return total / nsim;
+}
+
+static void test_expected_runs_replayed(void **state)
+{
+	(void)state;
+	const struct { size_t nd, nl, nref; int first, max; uint64_t seed; int nsim; } rows[] = {
+		{ 4, 1, 1, 3, 12, 7, 4 },
+		{ 5, 2, 0, 3, 10, 8, 4 },
+		{ 3, 1, 0, 2, 15, 9, 4 },
+		{ 4, 1, 0, 3, 12, 10, 1 },	/* one simulation is one race */
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		size_t max;
+		double e = decide_race_expected_runs(rows[i].nd, rows[i].nl, rows[i].nref,
+						     rows[i].first, rows[i].max, 0.02, rows[i].seed,
+						     rows[i].nsim, &max);
+		double want = replay_expected(rows[i].nd, rows[i].nl, rows[i].nref, rows[i].first,
+					      rows[i].max, rows[i].seed, rows[i].nsim);
+		if (e != want)
+			fail_msg("row %zu: expected runs %.17g, replayed %.17g", i, e, want);
+		assert_true(e < (double)max);
+	}
+}
+
+/*
+ * p adjusted for the family is a probability: capped at 1.  d1's log
+ * ratios to the baseline are +-0.05 in turn (estimate 0, p near 1) in a
+ * family of 2 (d2 is testable too).
+ */
+static void test_p_adj_cap(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 4, 100, 0.01, 2);
+	sw_runs(&s, 1, 0, 4, 100, 0, 2);
+	sw_runs(&s, 2, 0, 4, 120, 0.01, 2);
+	for (int b = 0; b < 4; b++)
+		sw_run(&s, 1, 0, b)->value = sw_run(&s, 0, 0, b)->value * exp(b % 2 ? -0.05 : 0.05);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.m, 2);
+	assert_true(r.decisions[1].objective.p > 0.5);
+	assert_true(r.decisions[1].p_adj == 1);
+	decide_result_release(&r);
+}
+
+/*
+ * Without a baseline the reference is the best mean over all of a
+ * decision's runs (d1: 120, 120 over d0: 130, 100), and nothing is
+ * adjusted (a family of 1, alpha 0.05).
+ */
+static void test_reference_mean(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 2, 100, 0, 1);
+	sw_runs(&s, 1, 0, 2, 120, 0, 1);
+	sw_run(&s, 0, 0, 0)->value = 130;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == 0);
+	assert_true(fabs(r.decisions[0].score - (log(130) + log(100)) / 2 + log(120)) < 1e-12);
+	assert_int_equal(r.m, 1);
+	assert_true(r.objective_alpha == DECIDE_ALPHA);
+	decide_result_release(&r);
+}
+
+/*
+ * Against the best with no other testable decision (d2 ran once): a
+ * family of 1, nothing adjusted.
+ */
+static void test_best_family_empty(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.02, 1);
+	sw_runs(&s, 1, 0, 5, 120, 0.02, 1);
+	sw_runs(&s, 2, 0, 1, 110, 0.02, 1);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 1);
+	assert_false(r.decisions[2].testable);
+	assert_true(r.decisions[2].vs_best.alpha == DECIDE_ALPHA);
+	assert_true(r.configs[0].p_best < 0.5);
+	assert_true(r.configs[0].p_best_adj == r.configs[0].p_best);
+	decide_result_release(&r);
+}
+
+/* Nothing testable, two configurations as good: the earlier one is the tentative pick. */
+static void test_untestable_tie(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 1, 130, 0, 1);
+	sw_runs(&s, 1, 0, 1, 130, 0, 1);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * Host CPUs of a stored configuration (its cost): an explicit pinning's
+ * distinct CPUs, else its vCPUs (pinning CPUs recorded under another
+ * policy do not count).
+ */
+static void test_host_cpus(void **state)
+{
+	(void)state;
+	static char *wide[] = { "0-7", "8-15" }, *overlap[] = { "0-3", "2,8" }, *same[] = { "0-1", "1" };
+	static const struct { const char *policy; char **cpus; size_t n; int vcpus, host; } rows[] = {
+		{ "compact", wide, 2, 4, 4 },
+		{ "explicit", overlap, 2, 2, 5 },
+		{ "explicit", same, 2, 2, 2 },
+		{ "explicit", NULL, 0, 3, 3 },
+		{ "none", NULL, 0, 6, 6 },
+	};
+	enum { N = sizeof(rows) / sizeof(*rows) };
+	static struct stored st;
+	stored_init(&st, N);
+	for (size_t i = 0; i < N; i++) {
+		st.cf[i].rec.vcpus = st.cf[i].rec.sockets = rows[i].vcpus;
+		st.cf[i].rec.pinning_policy = (char *)rows[i].policy;
+		st.cf[i].rec.pinning_cpus = rows[i].cpus;
+		st.cf[i].rec.npinning_cpus = rows[i].n;
+	}
+	struct db_results res = st.res;
+	struct decide_sweep sw;
+	decide_sweep_build(&res, ops_of, NULL, true, NULL, &sw);
+	for (size_t d = 0; d < N; d++) {
+		size_t i = (size_t)atoi(sw.keys[d] + 1);
+		if (sw.decisions[d].host_cpus != rows[i].host)
+			fail_msg("row %zu: %d host CPUs, expected %d", i, sw.decisions[d].host_cpus,
+				 rows[i].host);
+	}
+	decide_sweep_release(&sw);
+	const char *const sets[] = { "0-3", "2,8", "16" };
+	assert_int_equal(decide_cpuset_count(sets, 3), 6);
+	assert_int_equal(decide_cpuset_count(sets, 1), 4);
+	const char *const bad[] = { "0-3", "x" };
+	assert_int_equal(decide_cpuset_count(bad, 2), -1);
+}
+
+/*
+ * A run without a boot is a boot of its own, never one a run recorded:
+ * the baseline's block 0 (no boot) and d1's block 1 (boot 1) stay apart.
+ */
+static void test_own_boots(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 5);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 5);
+	sw_run(&s, 1, 0, 1)->boot = 1;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.units, 5);
+	decide_result_release(&r);
+}
+
+/*
+ * Units joined through a chain of boots: d0's blocks 0-1 (boot 10) and
+ * 2-3 (boot 20), d1's blocks 1-2 (boot 30): one unit {0,1,2,3}, then
+ * {4} and {5}, for the drift as for the comparisons.
+ */
+static void test_boot_chain(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.01, 6);
+	sw_runs(&s, 1, 0, 6, 110, 0.01, 6);
+	for (int b = 0; b < 6; b++) {
+		sw_run(&s, 0, 0, b)->boot = b < 2 ? 10 : b < 4 ? 20 : 40 + b;
+		sw_run(&s, 1, 0, b)->boot = b == 1 || b == 2 ? 30 : 50 + b;
+	}
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.units, 3);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.units, 3);
+	decide_result_release(&r);
+}
+
+/*
+ * A unit where only the baseline failed is d1's best outcome (+inf), trimmed
+ * with the worst: d1's boots serving 2 blocks, log ratios {0.1 (baseline
+ * failed in block 0), 0.02, 0.04, 0.06} by unit: the middle two, 0.05.
+ */
+static void test_baseline_failed_unit(void **state)
+{
+	(void)state;
+	static const double diff[] = { 0.1, 0.1, 0.02, 0.02, 0.04, 0.04, 0.06, 0.06 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0, 1);
+	sw_runs(&s, 1, 0, 8, 100, 0, 1);
+	for (int b = 0; b < 8; b++) {
+		sw_run(&s, 1, 0, b)->value *= exp(diff[b]);
+		sw_run(&s, 1, 0, b)->boot = 1 + b / 2;
+	}
+	sw_fail(&s, 0, 0, 0);
+	s.set.max_failure_rate = 0.5;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_int_equal(c->units, 4);
+	assert_int_equal(c->trimmed, 1);
+	assert_true(fabs(c->est - 0.05) < 1e-12);
+	decide_result_release(&r);
+}
+
+/*
+ * No spread among most units (MAD 0): no unit is far, none set aside --
+ * 10 blocks, 7 log ratios of exactly 0.05, then 0.04, 0.06 and 0.5.
+ */
+static void test_far_units_no_spread(void **state)
+{
+	(void)state;
+	static const double d[] = { 0.05, 0.04, 0.05, 0.05, 0.5, 0.05, 0.06, 0.05, 0.05, 0.05 };
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 10, 100, 0, 1);
+	sw_runs(&s, 1, 0, 10, 100, 0, 1);
+	for (int b = 0; b < 10; b++)
+		sw_run(&s, 1, 0, b)->value = 100 * exp(d[b]);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].objective.set_aside, 0);
+	assert_int_equal(r.decisions[1].objective.units, 10);
+	decide_result_release(&r);
+}
+
+/*
+ * Only successful runs of configurations with 3 or more are judged: a
+ * failed run's value (far off), and a configuration of 2 runs, get no
+ * deviation and no flag.
+ */
+static void test_outliers_judged(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 6, 100, 0.01, 7);
+	sw_runs(&s, 1, 0, 6, 110, 0.01, 7);
+	sw_runs(&s, 2, 0, 2, 120, 0.01, 7);
+	sw_run(&s, 1, 0, 3)->value = 1000;
+	sw_fail(&s, 1, 0, 3);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.outlier_scale > 0);
+	size_t measured = 0;
+	for (size_t i = 0; i < s.nruns; i++) {
+		bool judged = s.runs[i].config != 2 && s.runs[i].status == DECIDE_RUN_OK;
+		if (!judged && (r.runs[i].dev != 0 || r.runs[i].outlier))
+			fail_msg("run %zu (configuration %zu): dev %g, not judged", i,
+				 s.runs[i].config, r.runs[i].dev);
+		assert_false(r.runs[i].outlier);
+		measured += judged && r.runs[i].dev != 0;
+	}
+	assert_true(measured >= 8);	/* the others of 6 + 5 judged: not their own medians */
+	assert_int_equal(r.configs[1].noutliers, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * Variance components from one boot that served two runs: within-boot df
+ * 1 is enough.  Log values 0.0, 0.1 (boot 1) and 0.3 (boot 2).
+ */
+static void test_components_one_shared(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 1, 1, DECIDE_NONE, true);
+	const double y[] = { 0, 0.1, 0.3 };
+	for (int b = 0; b < 3; b++)
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = exp(y[b]), .boot = b < 2 ? 1 : 2, .gang = NAN };
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_components *vc = &r.components;
+	/* Boot means 0.05 (2 runs), 0.3; grand mean 0.4 / 3: within SS 0.005 (df 1),
+	 * between SS 2 (0.05 - 0.4/3)^2 + (0.3 - 0.4/3)^2 (df 1). */
+	double g = 0.4 / 3, ssb = 2 * (0.05 - g) * (0.05 - g) + (0.3 - g) * (0.3 - g);
+	assert_true(vc->shared && vc->estimable);
+	assert_true(vc->df1 == 1 && vc->df2 == 1);
+	assert_true(fabs(vc->sd_run - sqrt(0.005)) < 1e-12);
+	assert_true(fabs(vc->f - ssb / 0.005) < 1e-9);
+	decide_result_release(&r);
+}
+
+/*
+ * Undecided with a baseline: the leader is the contender with the best
+ * score, one without a score (d1, one run) only while none has one.
+ */
+static void test_leader(void **state)
+{
+	(void)state;
+	static struct sw s;
+	two_in_contention(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.ncontention, 2);
+	assert_int_equal(r.leader, r.decisions[1].score > r.decisions[2].score ? 1 : 2);
+	decide_result_release(&r);
+	s.nruns = 0;
+	sw_runs(&s, 0, 0, 5, 100, 0.20, 2);
+	sw_runs(&s, 1, 0, 1, 90, 0.20, 2);
+	sw_runs(&s, 2, 0, 5, 95, 0.20, 2);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
+	assert_true(r.decisions[1].in_contention && r.decisions[2].in_contention);
+	assert_int_equal(r.leader, 2);
+	decide_result_release(&r);
+}
+
+/*
+ * What each contender needs against the pick: its difference to the pick
+ * at alpha / (the pick's family), the same comparison as against the best
+ * when the pick is the best; -1 for those not in contention.  d1 is +20 %
+ * and better; d2 and d3 (+10 %, +5 % under 20 % spread) are in contention.
+ */
+static void test_needed_vs_pick(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 4, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.005, 5);
+	sw_runs(&s, 1, 0, 5, 120, 0.005, 5);
+	sw_runs(&s, 2, 0, 5, 110, 0.2, 5);
+	sw_runs(&s, 3, 0, 5, 105, 0.2, 5);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.best, 1);
+	assert_int_equal(r.ncontention, 2);
+	for (size_t d = 2; d <= 3; d++) {
+		assert_true(r.decisions[d].in_contention);
+		assert_true(r.decisions[d].needed_vs_pick > 0);
+		assert_int_equal(r.decisions[d].needed_vs_pick, r.decisions[d].vs_best.needed);
+	}
+	assert_int_equal(r.decisions[0].needed_vs_pick, -1);
+	assert_int_equal(r.decisions[1].needed_vs_pick, -1);
+	decide_result_release(&r);
+}
+
+/*
+ * Without a baseline, a failing decision is never in contention, however
+ * close to the best its successful runs are; settled, nothing is needed.
+ * Its configuration's verdict is failing, the others' not compared; with
+ * an untestable baseline (one run) all are insufficient.
+ */
+static void test_no_baseline_failing(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 8, 130, 0.01, 6);
+	sw_runs(&s, 1, 0, 8, 128, 0.2, 6);
+	sw_runs(&s, 2, 0, 8, 100, 0.01, 6);
+	for (int b = 0; b < 3; b++)
+		sw_fail(&s, 1, 0, b);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 0);
+	assert_true(r.decisions[1].failing);
+	assert_false(r.decisions[1].worse_than_best || r.decisions[1].equivalent_to_best);
+	assert_int_equal(r.ncontention, 0);
+	assert_int_equal(r.verdict, DECIDE_BETTER);
+	assert_int_equal(r.pick, 0);
+	assert_int_equal(r.needed, 0);
+	assert_int_equal(r.configs[1].verdict, DECIDE_FAILING);
+	assert_int_equal(r.configs[2].verdict, DECIDE_NOT_COMPARED);
+	decide_result_release(&r);
+	s.in.baseline = 2;
+	for (int b = 1; b < 8; b++)
+		sw_run(&s, 2, 0, b)->status = DECIDE_RUN_NONE;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_false(r.baseline_testable);
+	assert_int_equal(r.configs[1].verdict, DECIDE_INSUFFICIENT);
+	assert_int_equal(r.configs[0].verdict, DECIDE_INSUFFICIENT);
+	decide_result_release(&r);
+}
+
+/* A successful run without a positive value is no outcome, not a failure: its block is left out. */
+static void test_value_zero(void **state)
+{
+	(void)state;
+	static struct sw s;
+	clear_winner(&s);
+	sw_run(&s, 1, 0, 2)->value = 0;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_int_equal(c->pairs, 4);
+	assert_int_equal(c->trimmed, 0);
+	assert_int_equal(r.decisions[1].n_failed, 0);
+	assert_int_equal(r.configs[1].n_none, 1);
+	decide_result_release(&r);
+}
+
+/*
+ * Drift units are joined by the boots of the runs there are, whichever
+ * configuration's: d0 has no block 3, d1's blocks 3 and 4 share a guest:
+ * units {0} {1} {2} {3,4}.
+ */
+static void test_drift_units_missing(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 8);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 8);
+	sw_run(&s, 0, 0, 3)->status = DECIDE_RUN_NONE;
+	sw_run(&s, 1, 0, 3)->boot = 9;
+	sw_run(&s, 1, 0, 4)->boot = 9;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.units, 4);
+	decide_result_release(&r);
+	/* d0 without block 1 instead: the same units. */
+	sw_run(&s, 0, 0, 3)->status = DECIDE_RUN_OK;
+	sw_run(&s, 0, 0, 1)->status = DECIDE_RUN_NONE;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.drift.units, 4);
+	decide_result_release(&r);
+}
+
+/*
+ * Units whatever order the boots join them in: d0's block 1 and d1's
+ * block 0 share boot 20, d0's block 3 and d1's block 1 boot 30: {0,1,3},
+ * {2}, {4}.
+ */
+static void test_drift_boot_order(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 9);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 9);
+	for (int b = 0; b < 5; b++) {
+		sw_run(&s, 0, 0, b)->boot = b == 1 ? 20 : b == 3 ? 30 : 40 + b;
+		sw_run(&s, 1, 0, b)->boot = b == 0 ? 20 : b == 1 ? 30 : 50 + b;
+	}
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.drift.tested);
+	assert_int_equal(r.drift.units, 3);
+	decide_result_release(&r);
+}
+
+/*
+ * A contender only as good as the top (the same estimate, exactly: d1's
+ * log ratios L, L, L, L, d2's 0, 2L, 0, 2L, L = log 2) is not over it: the
+ * top, shown better, stays the recommendation.
+ */
+static void test_contender_level_with_top(void **state)
+{
+	(void)state;
+	static struct sw s;
+	static const double d2[] = { 1, 4, 1, 4 };
+	sw_init(&s, 3, 1, 0, true);
+	for (int b = 0; b < 4; b++) {
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = 1, .gang = NAN };
+		s.runs[s.nruns++] = (struct decide_run){ .config = 1, .block = b,
+			.status = DECIDE_RUN_OK, .value = 2, .gang = NAN };
+		s.runs[s.nruns++] = (struct decide_run){ .config = 2, .block = b,
+			.status = DECIDE_RUN_OK, .value = d2[b], .gang = NAN };
+	}
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == r.decisions[2].score);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_BETTER);
+	assert_int_equal(r.decisions[2].verdict, DECIDE_UNDECIDED);
+	assert_true(r.decisions[2].in_contention);
+	assert_int_equal(r.verdict, DECIDE_BETTER);
+	assert_int_equal(r.pick, 1);
+	assert_int_equal(r.leader, 1);
+	decide_result_release(&r);
+}
+
+/*
+ * Fewer ganged exits decide between equivalent ones when Welch's test on
+ * the runs' counts says so, on exactly those runs: d1 100..107, d2
+ * 110..117 per second (t = -8.7, 14 df).
+ */
+static void test_gang_close(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 120.1, 0.002, 20);
+	for (size_t i = 0; i < s.nruns; i++)
+		s.runs[i].gang = s.runs[i].config == 1 ? 100 + s.runs[i].block
+			       : s.runs[i].config == 2 ? 110 + s.runs[i].block : NAN;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.ncandidates, 2);
+	assert_int_equal(r.pick, 1);
+	decide_result_release(&r);
+	/* Their counts the other way round: d2. */
+	for (size_t i = 0; i < s.nruns; i++)
+		if (s.runs[i].config)
+			s.runs[i].gang = 217 - s.runs[i].gang;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.pick, 2);
+	decide_result_release(&r);
+}
+
+/*
+ * Two levels: the difference of worst objectives is the difference of
+ * the scores; each configuration's p against the best is adjusted for
+ * the family (m = 1: d1) times the levels (2).
+ */
+static void test_span_scores(void **state)
+{
+	(void)state;
+	static struct sw s;
+	levels(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 2);
+	assert_true(r.decisions[1].vs_best.est == r.decisions[1].score - r.decisions[2].score);
+	for (size_t c = 2; c <= 3; c++)
+		assert_true(r.configs[c].p_best_adj == fmin(1, 2 * r.configs[c].p_best));
+	assert_true(r.configs[2].p_best_adj < 1);
+	decide_result_release(&r);
+}
+
+/*
+ * More failures than a baseline configuration that has none to compare
+ * (no run succeeded or failed at that level): any failure is more.
+ */
+static void test_more_failures_no_rate(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 2, 0, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 3);
+	sw_runs(&s, 0, 1, 5, 100, 0.01, 3);
+	sw_runs(&s, 1, 0, 5, 110, 0.01, 3);
+	sw_runs(&s, 1, 1, 5, 110, 0.01, 3);
+	for (int b = 0; b < 5; b++)
+		sw_run(&s, 0, 1, b)->status = DECIDE_RUN_NONE;
+	sw_fail(&s, 1, 1, 2);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(isnan(r.configs[1].failure_rate));
+	assert_true(r.configs[3].more_failures);
+	assert_false(r.configs[2].more_failures);
+	decide_result_release(&r);
+}
+
+/* Undecided, two contenders with the very same runs: the earlier leads. */
+static void test_leader_tie(void **state)
+{
+	(void)state;
+	static struct sw s;
+	two_in_contention(&s);
+	for (int b = 0; b < 5; b++)
+		sw_run(&s, 2, 0, b)->value = sw_run(&s, 1, 0, b)->value;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].score == r.decisions[2].score);
+	assert_int_equal(r.ncontention, 2);
+	assert_int_equal(r.leader, 1);
+	decide_result_release(&r);
+}
+
+/*
+ * With a baseline that is not the first decision, the first decision is a
+ * candidate like any: d0, equivalent to the top (d1) and cheaper, is picked.
+ */
+static void test_first_candidate(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 2, true);
+	sw_runs(&s, 0, 0, 8, 120, 0.002, 20);
+	sw_runs(&s, 1, 0, 8, 120.1, 0.002, 20);
+	sw_runs(&s, 2, 0, 8, 100, 0.002, 20);
+	s.opt[0].host_cpus = 2;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.top, 1);
+	assert_int_equal(r.ncandidates, 2);
+	assert_int_equal(r.pick, 0);
+	decide_result_release(&r);
+}
+
+/* Nothing beats the baseline, settled: no more blocks needed. */
+static void test_nothing_beats_needed(void **state)
+{
+	(void)state;
+	static struct sw s;
+	worse(&s);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.nothing_beats_baseline);
+	assert_int_equal(r.needed, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * An untestable comparison still has a point estimate: the mean of its
+ * finite units.  d1 failed in 2 of 4 blocks (g = 2 of 4: untestable),
+ * log ratios 0.1 and 0.3 in the others: 0.2.
+ */
+static void test_untestable_estimate(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 1, 0, true);
+	sw_runs(&s, 0, 0, 4, 100, 0, 1);
+	sw_runs(&s, 1, 0, 4, 100, 0, 1);
+	sw_run(&s, 1, 0, 1)->value *= exp(0.1);
+	sw_run(&s, 1, 0, 3)->value *= exp(0.3);
+	sw_fail(&s, 1, 0, 0);
+	sw_fail(&s, 1, 0, 2);
+	s.set.max_failure_rate = 1;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_false(c->ok);
+	assert_int_equal(c->units, 4);
+	assert_true(fabs(c->est - 0.2) < 1e-12);
+	decide_result_release(&r);
+}
+
+/* One-sided p of "worse" (est < 0): the t tail, or all or nothing without spread. */
+static void test_p_worse(void **state)
+{
+	(void)state;
+	const struct { bool ok; double est, se, df, p; } rows[] = {
+		{ true, 0.1, 0, 4, 1 },
+		{ true, -0.1, 0, 4, 0 },
+		{ true, 0, 0, 4, 1 },
+		{ true, -0.1, 0.1, 1, 0.25 },	/* Cauchy: 1/2 + atan(-1)/pi */
+		{ true, 0.1, 0.1, 2, 0.5 + 1 / (2 * sqrt(3)) },	/* 2 df: 1/2 + t / (2 sqrt(2 + t^2)) */
+		{ false, -0.1, 0.1, 4, NAN },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		struct decide_cmp c = { .ok = rows[i].ok, .est = rows[i].est, .se = rows[i].se,
+					.df = rows[i].df };
+		double p = decide_cmp_p_worse(&c);
+		if (isnan(rows[i].p) ? !isnan(p) : !(fabs(p - rows[i].p) < 1e-12))
+			fail_msg("row %zu: p %.17g, expected %.17g", i, p, rows[i].p);
+	}
+}
+
+/*
+ * needed_repetitions can be exactly the cap (100 blocks, a block a unit),
+ * more than it is CAP + 1.
+ */
+static void test_needed_at_cap(void **state)
+{
+	(void)state;
+	struct decide_cmp c = { .ok = true, .units = 10, .pairs = 10, .se = 0.02, .df = 9 };
+	bool at = false, over = false;
+	for (int i = 0; i <= 3000; i++) {
+		c.est = 1e-5 * i;
+		decide_cmp_at(&c, 0.05);
+		int n = decide_needed(&c, 0.02);
+		assert_true(n >= 0 && n <= DECIDE_NEEDED_CAP + 1);
+		at |= n == DECIDE_NEEDED_CAP;
+		over |= n == DECIDE_NEEDED_CAP + 1;
+	}
+	assert_true(at && over);
+}
+
+/*
+ * A decision shown better is a candidate beside the top when their
+ * difference is shown equivalent at DECIDE_ALPHA / m, m the top's family
+ * (d2 and d3 here): d2's paired log ratios to d1 (worked out here) fit
+ * inside +-2 % at alpha 0.1 but not at 0.025, so d2 is not a candidate.
+ */
+static void test_candidate_alpha(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 4, 1, 0, true);
+	sw_runs(&s, 0, 0, 8, 100, 0.002, 13);
+	sw_runs(&s, 1, 0, 8, 120, 0.002, 13);
+	sw_runs(&s, 2, 0, 8, 120.5, 0.015, 13);
+	sw_runs(&s, 3, 0, 8, 110, 0.002, 13);
+	double x[8], mean = 0, ss = 0;
+	for (int b = 0; b < 8; b++) {
+		x[b] = log(sw_run(&s, 2, 0, b)->value) - log(sw_run(&s, 1, 0, b)->value);
+		mean += x[b] / 8;
+	}
+	for (int b = 0; b < 8; b++)
+		ss += (x[b] - mean) * (x[b] - mean);
+	double se = sqrt(ss / 7 / 8);
+	/* t(1 - 0.025/2, 7) = 2.8412, t(1 - 0.1/2, 7) = 1.8946 (tables) */
+	bool at_025 = expm1(mean - 2.841244 * se) > -0.02 && expm1(mean + 2.841244 * se) < 0.02;
+	bool at_10 = expm1(mean - 1.894579 * se) > -0.02 && expm1(mean + 1.894579 * se) < 0.02;
+	assert_false(at_025);
+	assert_true(at_10);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.decisions[2].verdict, DECIDE_BETTER);
+	assert_true(r.decisions[3].testable);
+	assert_int_equal(r.top, 1);
+	assert_int_equal(r.ncandidates, 1);
+	assert_int_equal(r.pick, 1);
+	decide_result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1918,6 +3306,54 @@ int main(void)
 		cmocka_unit_test(test_zero_spread),
 		cmocka_unit_test(test_needed_cap),
 		cmocka_unit_test(test_expected_runs),
+		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_runs_end),
+		cmocka_unit_test(test_first_config_failing),
+		cmocka_unit_test(test_untestable_first),
+		cmocka_unit_test(test_not_compared_empty),
+		cmocka_unit_test(test_first_cheaper),
+		cmocka_unit_test(test_best_family),
+		cmocka_unit_test(test_worst_first_level_untestable),
+		cmocka_unit_test(test_worst_tie),
+		cmocka_unit_test(test_worst_needed),
+		cmocka_unit_test(test_span_p),
+		cmocka_unit_test(test_verdict_rule),
+		cmocka_unit_test(test_needed_cap_units),
+		cmocka_unit_test(test_baseline_boots),
+		cmocka_unit_test(test_boot_ids),
+		cmocka_unit_test(test_drift_units),
+		cmocka_unit_test(test_knob_defaults),
+		cmocka_unit_test(test_expected_runs_replayed),
+		cmocka_unit_test(test_far_units_median),
+		cmocka_unit_test(test_top_tie),
+		cmocka_unit_test(test_p_adj_cap),
+		cmocka_unit_test(test_reference_mean),
+		cmocka_unit_test(test_best_family_empty),
+		cmocka_unit_test(test_untestable_tie),
+		cmocka_unit_test(test_host_cpus),
+		cmocka_unit_test(test_own_boots),
+		cmocka_unit_test(test_boot_chain),
+		cmocka_unit_test(test_baseline_failed_unit),
+		cmocka_unit_test(test_far_units_no_spread),
+		cmocka_unit_test(test_outliers_judged),
+		cmocka_unit_test(test_components_one_shared),
+		cmocka_unit_test(test_leader),
+		cmocka_unit_test(test_needed_vs_pick),
+		cmocka_unit_test(test_no_baseline_failing),
+		cmocka_unit_test(test_value_zero),
+		cmocka_unit_test(test_drift_units_missing),
+		cmocka_unit_test(test_drift_boot_order),
+		cmocka_unit_test(test_contender_level_with_top),
+		cmocka_unit_test(test_gang_close),
+		cmocka_unit_test(test_span_scores),
+		cmocka_unit_test(test_more_failures_no_rate),
+		cmocka_unit_test(test_leader_tie),
+		cmocka_unit_test(test_first_candidate),
+		cmocka_unit_test(test_nothing_beats_needed),
+		cmocka_unit_test(test_untestable_estimate),
+		cmocka_unit_test(test_p_worse),
+		cmocka_unit_test(test_needed_at_cap),
+		cmocka_unit_test(test_candidate_alpha),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,13 @@ static void test_summary(void **state)
 	assert_close(s.min, -1.6, 0);
 	assert_close(s.max, 3.7, 0);
 
+	/* A mean of 0 has no coefficient of variation; a mean of 1 has sd / 1. */
+	const double sym[] = { -1, 1 }, one[] = { 0.5, 1.5 };
+	stats_summarize(sym, 2, &s);
+	assert_true(isnan(s.cv));
+	stats_summarize(one, 2, &s);
+	assert_close(s.cv, sqrt(0.5), 1e-15);
+
 	/* One observation: a mean but no spread, no CI. */
 	stats_summarize(sleep1, 1, &s);
 	assert_close(s.mean, 0.7, 0);
@@ -106,6 +113,22 @@ static void test_median_selected(void **state)
 			assert_memory_equal(x, copy, n * sizeof(*x));
 		}
 	}
+	/* Many short arrays just over the cut, of few distinct values (ties on
+	 * the pivot) and of many: a partition stopping one step early, or the
+	 * lower middle of an even count taken from all but the first of the
+	 * lower half, shows on a few of them only. */
+	for (int trial = 0; trial < 4000; trial++) {
+		size_t n = 33 + (size_t)(trial % 40);
+		uint64_t range = trial % 80 < 40 ? 3 : 1000;
+		for (size_t i = 0; i < n; i++)
+			x[i] = (double)(stats_rng_next(&rng) % range);
+		memcpy(ref, x, n * sizeof(*x));
+		qsort(ref, n, sizeof(*ref), cmp_ref);
+		double want = n % 2 ? ref[n / 2] : (ref[n / 2 - 1] + ref[n / 2]) / 2;
+		if (stats_median(x, n) != want)
+			fail_msg("trial %d: median of %zu values %g, sorted %g", trial, n,
+				 stats_median(x, n), want);
+	}
 }
 
 static void test_t_distribution(void **state)
@@ -139,6 +162,17 @@ static void test_t_distribution(void **state)
 	double far = stats_t_quantile(1 - ldexp(1, -40), 3);
 	assert_close(stats_t_cdf(-far, 3) / ldexp(1, -40), 1, 1e-9);
 	assert_close(stats_t_quantile(0.5, 7), 0, 0);
+	/* Round trips where the normal start is far off: fractional df below 1
+	 * (tails heavier than Cauchy's), far tails; the tail itself compared. */
+	const double dfs[] = { 0.1, 0.3, 0.5, 1.5, 3 };
+	const double ps[] = { 0.51, 0.75, 0.9, 0.99, 0.999, 1 - 1e-6, 1 - ldexp(1, -30) };
+	for (size_t i = 0; i < sizeof(dfs) / sizeof(*dfs); i++)
+		for (size_t j = 0; j < sizeof(ps) / sizeof(*ps); j++) {
+			double q = stats_t_quantile(ps[j], dfs[i]);
+			if (!(q > 0) || fabs(stats_t_cdf(-q, dfs[i]) / (1 - ps[j]) - 1) > 1e-9)
+				fail_msg("df %g p %.17g: quantile %g, tail there %g", dfs[i], ps[j],
+					 q, stats_t_cdf(-q, dfs[i]));
+		}
 	/* Infinite t (a zero standard error): all or nothing. */
 	assert_close(stats_t_cdf(INFINITY, 3), 1, 0);
 	assert_close(stats_t_cdf(-INFINITY, 3), 0, 0);
@@ -209,6 +243,12 @@ static void test_power(void **state)
 		     (2.228138852 + 0.879057828) * 0.1, 1e-6);
 	assert_true(isnan(stats_min_detectable(NAN, 10, 0.05, 0.8)));
 	assert_true(isnan(stats_min_detectable(0.1, 0, 0.05, 0.8)));
+	/* 1 df (Cauchy: t(p) = tan(pi (p - 1/2))): (12.706204736 + 1.3763819205) * 0.1. */
+	assert_close(stats_min_detectable(0.1, 1, 0.05, 0.8),
+		     (tan(M_PI * 0.475) + tan(M_PI * 0.3)) * 0.1, 1e-9);
+	assert_close(stats_min_detectable(0.1, 0.5, 0.05, 0.8),
+		     (stats_t_quantile(0.975, 0.5) + stats_t_quantile(0.8, 0.5)) * 0.1, 0);
+	assert_true(stats_min_detectable(0.1, 0.5, 0.05, 0.8) > stats_min_detectable(0.1, 1, 0.05, 0.8));
 }
 
 /*
@@ -306,12 +346,16 @@ static void test_tails(void **state)
 	assert_close(stats_t_p(-1, 2), 1 - 1 / sqrt(3), 1e-12);
 	assert_close(stats_t_p(INFINITY, 5), 0, 0);
 	assert_true(isnan(stats_t_p(NAN, 5)) && isnan(stats_t_p(1, 0)));
+	assert_true(isnan(stats_t_p(INFINITY, 0)) && isnan(stats_t_p(INFINITY, -1)));
 	/* F(1, 2) = T(2)^2: P(F > f) = P(|T| > sqrt f). */
 	assert_close(stats_f_upper(0.5, 1, 2), 1 - sqrt(0.5) / sqrt(2.5), 1e-12);
 	assert_close(stats_f_upper(4, 1, 2), 1 - 2 / sqrt(6), 1e-12);
 	assert_close(stats_f_upper(0, 3, 4), 1, 0);
 	assert_true(isnan(stats_f_upper(NAN, 1, 2)) && isnan(stats_f_upper(1, 0, 2)) &&
 		    isnan(stats_f_upper(1, 2, 0)));
+	/* Degrees of freedom out of range are no distribution, whatever f. */
+	assert_true(isnan(stats_f_upper(0, 0, 2)) && isnan(stats_f_upper(0, 2, 0)) &&
+		    isnan(stats_f_upper(-1, 2, -1)));
 	/* Binomial: P(X >= 2 | 3, 0.5) = 0.5; P(X >= 3 | 3, 0.2) = 0.008. */
 	assert_close(stats_binomial_upper(2, 3, 0.5), 0.5, 1e-12);
 	assert_close(stats_binomial_upper(3, 3, 0.2), 0.008, 1e-12);
