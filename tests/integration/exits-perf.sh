@@ -96,11 +96,12 @@ runs=$(python3 "$TA_TOP/tests/helpers/perfpatch.py" "$WORK/one.data" "$WORK/two.
 [ "$runs" = "1 2" ] || ta_fail "runs of samples in time order, before and after the swap: $runs"
 for algo in vcore seed; do
 	for f in one two; do
-		"$TA" --json exits --algorithm $algo "$WORK/$f.data" 2>"$WORK/err" |
-			grep -v '"source"' >"$WORK/$f.json" || ta_fail "exits $f.data: $(cat "$WORK/err")"
+		"$TA" --json exits --algorithm $algo "$WORK/$f.data" >"$WORK/$f.out" 2>"$WORK/err" ||
+			ta_fail "exits $f.data: $(cat "$WORK/err")"
+		grep -v '"source"' "$WORK/$f.out" >"$WORK/$f.json"
 	done
-	cmp -s "$WORK/one.json" "$WORK/two.json" ||
-		ta_fail "one pass and two give different $algo counts: $(diff "$WORK/one.json" "$WORK/two.json")"
+	cmp -s "$WORK/one.json" "$WORK/two.json" || ta_fail "one pass and two give different" \
+		"$algo counts: $(diff "$WORK/one.json" "$WORK/two.json")"
 done
 ta_json_check "$WORK/one.json" "assert j['events'] == 20000 and j['lost_events'] == 0, j['events']"
 seed_compare "$WORK/two.data"
