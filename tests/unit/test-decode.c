@@ -75,7 +75,7 @@ static void check_run_core(bool big)
 	put(rec + 20, 7, 4, big);
 	put(rec + 24, 1, 4, big);
 	put(rec + 28, 999, 4, big);
-	struct gang_event ev;
+	struct gang_event ev = { 0 };
 	assert_int_equal(decoder_decode(&d, rec, sizeof(rec), &ev), 1);
 	assert_int_equal(ev.kind, GANG_EV_RUN_CORE);
 	assert_int_equal(ev.pid, 4321);
@@ -184,7 +184,7 @@ static void test_x86_userspace_errno(void **state)
 	put(rec, 1413, 2, false);
 	put(rec + 4, 108, 4, false);
 	put(rec + 8, 2, 4, false);		/* KVM_EXIT_IO */
-	struct gang_event ev;
+	struct gang_event ev = { 0 };
 	assert_int_equal(decoder_decode(&d, rec, sizeof(rec), &ev), 1);
 	assert_int_equal(ev.kind, GANG_EV_USERSPACE_EXIT);
 	assert_int_equal(ev.u.userspace_exit.reason, 2);
