@@ -2401,7 +2401,7 @@ static void test_drift_units(void **state)
  * one successful run of 100 ops, 4 vCPUs unpinned: tests set the rest.
  */
 struct stored {
-	char keys[16][8];
+	char keys[16][24];
 	struct db_results_metric m[16];
 	struct db_results_run runs[16];
 	struct db_results_config cf[16];
