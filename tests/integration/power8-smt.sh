@@ -82,10 +82,40 @@ cp "$TA_TOP/tests/power8/smt.sh" "$tmp/in/run.sh"
 cp "$TA_TOP/tests/power8/lib.sh" "$xb/topoadvisor" "$xb/tests/kvmppc-guest" "$tmp/in/"
 echo 3 >"$tmp/in/seconds"
 printf '%s\n' "spin-idle spin idle" "spin-spin spin spin" "spin-hcall spin hcall" >"$tmp/in/modes"
-boot --machine powernv8 --qemu "$q10" --smp 2,cores=1,threads=2 --kernel smt --timeout 300 \
-	"$tmp/in" "$tmp/p8" || fail "the POWER8 host did not come back"
+# QEMU's second hardware thread now and then stops running (seen in about
+# a few boots in twenty on a loaded box): the whole emulated host stops writing,
+# or a vCPU told to spin never advances its counter in 3 s (it counts ~1e8
+# when it runs).  Neither is the code under test (a spinning guest loop
+# cannot be held by a tracer), so such a boot is repeated, up to 3 times,
+# saying why; every other failure fails at once.
 o=$tmp/p8
-sed 's/^/    p8| /' "$o/run.log"
+attempt=1
+while :; do
+	rm -rf "$o"
+	if boot --machine powernv8 --qemu "$q10" --smp 2,cores=1,threads=2 --kernel smt \
+		--timeout 300 "$tmp/in" "$o"; then
+		sed 's/^/    p8| /' "$o/run.log"
+		why=$(python3 - "$o" <<'PY'
+import json, os, sys
+for m in ("spin-idle", "spin-spin", "spin-hcall"):
+    try:
+        prog = json.loads(open(os.path.join(sys.argv[1], m + ".live")).readline())
+    except (OSError, ValueError):
+        continue    # no program line: smt_check.py says what is wrong
+    dead = [v["vcpu"] for v in prog["vcpus"] if v["behaviour"] == "spin" and v["counter"] == 0]
+    if dead:
+        print(f"{m}: spinning vCPU {dead} never advanced (QEMU did not run its thread)")
+        break
+PY
+)
+		[ -z "$why" ] && break
+	else
+		why="the emulated host stopped writing (no output within 300 s)"
+	fi
+	[ $attempt -lt 3 ] || fail "the emulated POWER8 stalled in 3 boots; the last: $why"
+	echo "boot $attempt: $why: booting again"
+	attempt=$((attempt + 1))
+done
 stamp "powernv8 threads=2 boot and run"
 [ "$(cat "$o/rc")" = 0 ] || fail "smt.sh exited $(cat "$o/rc")"
 [ -s "$o/modules.log" ] && fail "insmod kvm/kvm-hv: $(cat "$o/modules.log")"
