@@ -77,7 +77,7 @@ else
 Q := @
 endif
 
-.PHONY: all deps check unit integration bench bench-advisor demo install clean guest-image \
+.PHONY: all deps check check-power8-smt unit integration bench bench-advisor demo install clean guest-image \
 	cross-ppc64el fuzz fuzzer mutate print-cflags
 
 all: $(BIN)
@@ -205,6 +205,13 @@ deps:
 check: deps
 	$(MAKE) $(BUILD)/$(BIN) $(BUILD)/$(CORE) units fuzzer
 	@scripts/run-tests.sh $(BUILD)
+
+# The emulated POWER8 with running secondary threads (issue 24's test): out of
+# `make check` because QEMU's second thread stalls in many boots there
+# (docs/power-host.md), which would make the whole suite's result chance.
+check-power8-smt: deps
+	$(MAKE) $(BUILD)/$(BIN) $(BUILD)/$(CORE) units
+	@TA_POWER8_SMT=1 scripts/run-tests.sh $(BUILD) integration/power8-smt
 
 units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(TRUTH_BENCH) $(BENCH_BINS) $(EBIZZY)
 
