@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../collectors/live.h"
 #include "../experiments/controller.h"
 #include "../experiments/dispatch.h"
 #include "../experiments/hostlock.h"
@@ -37,11 +36,9 @@ int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *
 	if (lock->survivor_cgroup)
 		warn_emit("processes of %s left by an earlier sweep survive SIGKILL (stuck in "
 			  "the kernel?); check its cgroup.procs", lock->survivor_cgroup);
-	/* And its trace instances (named for a pid that is gone), whatever the command. */
-	int instances = geteuid() == 0 ? live_cleanup_stale() : 0;
-	if (instances > 0 && !ctx->quiet)
-		fprintf(stderr, "removed %d trace instance%s left by an earlier sweep\n", instances,
-			instances == 1 ? "" : "s");
+	if (lock->stale_instances > 0 && !ctx->quiet)
+		fprintf(stderr, "removed %d trace instance%s left by an earlier sweep\n",
+			lock->stale_instances, lock->stale_instances == 1 ? "" : "s");
 	return 0;
 }
 

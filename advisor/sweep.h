@@ -26,8 +26,8 @@ int sweep_race_first_test(const struct sweep_config *cfg);
 
 /*
  * Takes the host lock (hostlock.h), saying on stderr what processes of an
- * earlier, killed sweep it ended; as root it also removes that sweep's
- * trace instances (live_cleanup_stale()).  run, resume, rerun and
+ * earlier, killed sweep it ended and how many of its trace instances it
+ * removed (both done by hostlock_acquire()).  run, resume, rerun and
  * restore-host take it before they open the database, so no two
  * controllers ever migrate one at once.
  */

@@ -926,9 +926,6 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	/* What a crashed controller left: runs marked running, knobs changed. */
 	if (db_runs_mark_stale(db, exp_id, "the controller stopped during this run", err) < 0)
 		goto out;
-	/* Before the knobs: a resume refused over a knob still tidies tracefs. */
-	if (geteuid() == 0 && live_cleanup_stale() > 0 && !opts->quiet)
-		fprintf(stderr, "removed trace instances left by an earlier sweep\n");
 	if (restore_knobs(&c, err) < 0) {
 		err_prefix(err, "restoring host knobs left changed by an earlier sweep");
 		goto out;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../collectors/live.h"
 #include "../util/procgroup.h"
 #include "../util/proctree.h"
 #include "../util/safefile.h"
@@ -195,6 +196,9 @@ int hostlock_acquire(struct hostlock *lk, const char *path, struct ta_err *err)
 	if (read_content(fd, &content) == 0)
 		end_leftovers(lk, content.buf);
 	strbuf_release(&content);
+	/* Its trace instances are named for a pid that is gone. */
+	if (geteuid() == 0)
+		lk->stale_instances = live_cleanup_stale();
 	for (size_t i = 0; i < ntrees; i++)
 		free(trees[i].cgroup);
 	free(trees);

@@ -47,6 +47,7 @@ struct hostlock {
 	int fd;		/* -1 when not held */
 	char *path;
 	int leftovers;		/* processes of an earlier holder ended on acquiring */
+	int stale_instances;	/* trace instances of dead holders removed on acquiring */
 	struct strbuf leftover_names;	/* "sleep(1234), sh(1233)" */
 	int survivor_group;	/* a group of theirs that survived SIGKILL, else 0 */
 	char *survivor_cgroup;	/* a cgroup of theirs whose processes survived, or NULL */
@@ -58,7 +59,9 @@ const char *hostlock_path(void);
 /*
  * Takes the lock at path (NULL: hostlock_path()) and ends the process
  * trees an earlier holder recorded and left running (counted in
- * lk->leftovers).  Fails (EXIT_FAILURE_RUN) without waiting when another
+ * lk->leftovers); as root also removes the tracefs instances a killed
+ * controller left (live_cleanup_stale(), counted in lk->stale_instances),
+ * so every holder tidies tracefs, also one that then refuses to go on.  Fails (EXIT_FAILURE_RUN) without waiting when another
  * process holds it, naming that process, and when the file is not one we
  * may use (see above), saying what to do.
  */

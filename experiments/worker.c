@@ -336,6 +336,9 @@ int worker_run_block(const char *request, const struct worker_opts *o,
 		fprintf(stderr, "ended %d process%s an earlier worker on %s left: %s\n",
 			lock.leftovers, lock.leftovers == 1 ? "" : "es", node,
 			strbuf_str(&lock.leftover_names));
+	if (lock.stale_instances && !o->quiet)
+		fprintf(stderr, "removed %d trace instance%s an earlier worker on %s left\n",
+			lock.stale_instances, lock.stale_instances == 1 ? "" : "s", node);
 	if (restore_leftovers(strbuf_str(&dir), root, node, o, err) < 0)
 		goto out;
 	if (!o->quiet)
