@@ -87,8 +87,8 @@ printf '%s\n' "spin-idle spin idle" "spin-spin spin spin" "spin-hcall spin hcall
 # machine (docs/power-host.md): the whole emulated host stops writing (in
 # spin+hcall, mostly), or a vCPU never advances its counter in 3 s (one
 # told to spin counts ~1e8 when it runs, an idle one ~1e5 wake-ups, one
-# making hypercalls ~100).  On one CPU no boot stopped, and one in eight
-# had a vCPU 1 that never ran.
+# making hypercalls ~100).  On one CPU no boot stopped, and two in
+# thirteen had a vCPU 1 that never ran.
 # Should one still stall - neither is the code under test (a spinning
 # guest loop cannot be held by a tracer) - the boot is repeated, up to 5
 # times, saying why; a host whose console has not grown for 75 s after
