@@ -20,7 +20,8 @@
 #       Prints the image directory.
 #   scripts/power8-host.sh boot [--machine powernv8|powernv9] [--qemu BIN]
 #                               [--smp SPEC] [--kernel stock|smt]
-#                               [--timeout SECS] IN_DIR OUT_DIR
+#                               [--timeout SECS] [--silent SECS]
+#                               [--one-host-cpu] IN_DIR OUT_DIR
 #       boots the image with IN_DIR's files at /in (an uncompressed cpio
 #       appended to base.cpio, so the cached image is never rebuilt for
 #       new test programs), runs `sh /in/run.sh` as root in /out, then
@@ -31,7 +32,15 @@
 #       (qemu is killed at the timeout, default 600 s).  --kernel smt boots
 #       vmlinux-smt (with --smp ...,threads=2 or more and QEMU 10: vcores
 #       whose secondary threads run); it fails with the patcher's reason
-#       where there is none.
+#       where there is none.  --silent SECS also fails (and kills qemu)
+#       once the kernel has started and the console has not grown for
+#       SECS: an emulated host that stopped (docs/power-host.md).
+#       --one-host-cpu runs QEMU on one host CPU: with threads > 1 its
+#       vCPU threads running truly in parallel stall the emulated POWER8
+#       in many boots; on one CPU they did not (docs/power-host.md).
+#       For diagnosing the emulator: TA_POWER8_LOGLEVEL (the kernel's
+#       console loglevel, default 1) and TA_POWER8_MONITOR=SOCKET (QEMU's
+#       human monitor on that unix socket, e.g. for `info registers -a`).
 # Inside: PATH has /in first; /sys/kernel/tracing is mounted; kvm and kvm_hv
 # are loaded (their insmod output is in /out/modules.log).
 set -eu
@@ -213,15 +222,19 @@ boot_once() {
 	# The disk /out comes back on: a raw tar written by the host's init.
 	rm -f "$tmpd/out.img"
 	truncate -s 256M "$tmpd/out.img"
+	monitor=none
+	[ -n "${TA_POWER8_MONITOR:-}" ] && monitor="unix:$TA_POWER8_MONITOR,server,nowait"
 	# -smp/threads and the machine decide which vcores KVM can form.
-	"$qemu" -M "$machine" -m 2G -smp "$smp" -display none -monitor none -net none \
+	$pin "$qemu" -M "$machine" -m 2G -smp "$smp" -display none -monitor "$monitor" -net none \
 		-serial "file:$log" -no-reboot \
 		-drive "file=$tmpd/out.img,format=raw,if=none,id=out" \
 		-device virtio-blk-pci,drive=out,bus=pcie.0 \
 		-kernel "$out/$kernel" -initrd "$tmpd/initrd" \
-		-append "console=hvc0 loglevel=1 rdinit=/init" >"$tmpd/qemu.log" 2>&1 &
+		-append "console=hvc0 loglevel=${TA_POWER8_LOGLEVEL:-1} rdinit=/init" >"$tmpd/qemu.log" 2>&1 &
 	qpid=$!
 	waited=0
+	last_size=-1
+	quiet=0
 	boot_result=timeout
 	while kill -0 "$qpid" 2>/dev/null; do
 		if grep -q '^@@OUT-' "$log" 2>/dev/null; then
@@ -235,6 +248,21 @@ boot_once() {
 			break
 		fi
 		[ $waited -ge "$timeout" ] && break
+		# --silent: the kernel has started and the console has not grown
+		# for that long.
+		if [ "$silent" -gt 0 ] && grep -q 'INIT: Starting kernel' "$log" 2>/dev/null; then
+			size=$(wc -c <"$log")
+			if [ "$size" != "$last_size" ]; then
+				last_size=$size
+				quiet=0
+			else
+				quiet=$((quiet + 1))
+				if [ $quiet -ge "$silent" ]; then
+					boot_result=silent
+					break
+				fi
+			fi
+		fi
 		sleep 1
 		waited=$((waited + 1))
 	done
@@ -252,6 +280,8 @@ boot() {
 	qemu=qemu-system-ppc64
 	smp=1
 	timeout=600
+	silent=0
+	one_cpu=0
 	kernel=vmlinux
 	while [ $# -gt 2 ]; do
 		case "$1" in
@@ -266,6 +296,8 @@ boot() {
 			esac
 			shift 2 ;;
 		--timeout) timeout=$2; shift 2 ;;
+		--silent) silent=$2; shift 2 ;;
+		--one-host-cpu) one_cpu=1; shift ;;
 		*) die "unknown option $1" ;;
 		esac
 	done
@@ -278,6 +310,17 @@ boot() {
 		die "no $out/$kernel: run $0 image first"
 	fi
 	[ -f "$in/run.sh" ] || die "$in/run.sh missing"
+	# --one-host-cpu: every QEMU thread on the first CPU this script may
+	# use (docs/power-host.md, "When the emulated POWER8 stalls").
+	pin=""
+	if [ "$one_cpu" = 1 ]; then
+		command -v taskset >/dev/null || die "--one-host-cpu needs taskset (util-linux)"
+		cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+		case "$cpu" in
+		''|*[!0-9]*) die "--one-host-cpu: cannot read this process's CPUs: $(taskset -pc $$ 2>&1)" ;;
+		esac
+		pin="taskset -c $cpu"
+	fi
 	mkdir -p "$dest"
 	tmpd=$(mktemp -d /tmp/power8-boot.XXXXXX)
 	qpid=""
@@ -304,6 +347,9 @@ boot() {
 				die "the $machine host's firmware hung in all 3 boots (skiboot waiting for a CPU job; consoles: $dest/console.hung-*.log)"
 			echo "power8-host: boot $attempt: the firmware hung waiting for a CPU job (QEMU's second thread never ran it; console kept in $dest/console.hung-$attempt.log): booting again" >&2
 			attempt=$((attempt + 1)) ;;
+		silent)
+			tail -n 5 "$log" >&2
+			die "the $machine host stopped writing: its console did not grow for ${silent}s after the kernel started (console: $log)" ;;
 		*)
 			sed 's/^/qemu: /' "$tmpd/qemu.log" >&2
 			tail -n 20 "$log" >&2

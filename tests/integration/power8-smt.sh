@@ -25,7 +25,6 @@
 # tests/power8/host-lib.sh), where QEMU 10 cannot be had, or where the
 # kernel does not take the patch.
 . "$TA_TOP/tests/lib.sh"
-[ "${TA_POWER8_SMT:-0}" = 1 ] || skip "the emulated POWER8's second thread stalls in many boots (QEMU: a vCPU never runs, or the host stops writing; docs/power-host.md), so make check's result would be chance: run 'make check-power8-smt'"
 ta_tmpdir
 . "$TA_TOP/tests/power8/host-lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd not installed (scripts/deps.sh)"
@@ -83,18 +82,25 @@ cp "$TA_TOP/tests/power8/smt.sh" "$tmp/in/run.sh"
 cp "$TA_TOP/tests/power8/lib.sh" "$xb/topoadvisor" "$xb/tests/kvmppc-guest" "$tmp/in/"
 echo 3 >"$tmp/in/seconds"
 printf '%s\n' "spin-idle spin idle" "spin-spin spin spin" "spin-hcall spin hcall" >"$tmp/in/modes"
-# QEMU's second hardware thread now and then stops running (seen in about
-# a few boots in twenty on a loaded box): the whole emulated host stops writing,
-# or a vCPU told to spin never advances its counter in 3 s (it counts ~1e8
-# when it runs).  Neither is the code under test (a spinning guest loop
-# cannot be held by a tracer), so such a boot is repeated, up to 5 times,
-# saying why; every other failure fails at once.
+# QEMU runs on one host CPU (--one-host-cpu): with its two vCPU threads
+# truly in parallel the emulated POWER8 stalled in most boots on a quiet
+# machine (docs/power-host.md): the whole emulated host stops writing (in
+# spin+hcall, mostly), or a vCPU never advances its counter in 3 s (one
+# told to spin counts ~1e8 when it runs, an idle one ~1e5 wake-ups, one
+# making hypercalls ~100).  On one CPU no boot stopped, and two in
+# thirteen had a vCPU 1 that never ran.
+# Should one still stall - neither is the code under test (a spinning
+# guest loop cannot be held by a tracer) - the boot is repeated, up to 5
+# times, saying why; a host whose console has not grown for 75 s after
+# its kernel started is taken for stopped (a whole good boot takes
+# 30-75 s).  Every other failure fails at once.
 o=$tmp/p8
 attempt=1
 while :; do
 	rm -rf "$o"
-	if boot --machine powernv8 --qemu "$q10" --smp 2,cores=1,threads=2 --kernel smt \
-		--timeout 300 "$tmp/in" "$o"; then
+	if boot --machine powernv8 --qemu "$q10" --smp 2,cores=1,threads=2 --kernel smt --one-host-cpu \
+		--timeout 400 --silent 75 "$tmp/in" "$o" 2>"$tmp/boot.err"; then
+		cat "$tmp/boot.err"
 		sed 's/^/    p8| /' "$o/run.log"
 		why=$(python3 - "$o" <<'PY'
 import json, os, sys
@@ -103,15 +109,16 @@ for m in ("spin-idle", "spin-spin", "spin-hcall"):
         prog = json.loads(open(os.path.join(sys.argv[1], m + ".live")).readline())
     except (OSError, ValueError):
         continue    # no program line: smt_check.py says what is wrong
-    dead = [v["vcpu"] for v in prog["vcpus"] if v["behaviour"] == "spin" and v["counter"] == 0]
+    dead = [v["vcpu"] for v in prog["vcpus"] if v["counter"] == 0]
     if dead:
-        print(f"{m}: spinning vCPU {dead} never advanced (QEMU did not run its thread)")
+        print(f"{m}: vCPU {dead} never advanced (QEMU did not run its thread)")
         break
 PY
 )
 		[ -z "$why" ] && break
 	else
-		why="the emulated host stopped writing (no output within 300 s)"
+		cat "$tmp/boot.err"
+		why=$(tail -n 1 "$tmp/boot.err")
 	fi
 	[ $attempt -lt 5 ] || fail "the emulated POWER8 stalled in 5 boots; the last: $why"
 	echo "boot $attempt: $why: booting again"

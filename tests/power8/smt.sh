@@ -32,10 +32,33 @@ mount --bind /tmp/empty /proc/kallsyms
 while read -r name behaviours; do
 	[ -n "$name" ] || continue
 	echo "== $name: $behaviours"
+	# A program still running 20 s after its SECS has a vCPU thread stuck
+	# in the kernel: say where (its threads' kernel stacks, the blocked
+	# tasks) while the host can still write.
+	(
+		sleep $((secs + 20))
+		{
+			echo "== $name: still running after $((secs + 20)) s"
+			for d in /proc/[0-9]*; do
+				[ "$(cat "$d/comm" 2>/dev/null)" = kvmppc-guest ] || continue
+				for t in "$d"/task/*; do
+					echo "-- task ${t##*/} $(grep '^State' "$t/status") wchan $(cat "$t/wchan")"
+					cat "$t/stack"
+				done
+			done
+			echo w >/proc/sysrq-trigger
+			dmesg | tail -n 60
+		} >"/out/$name.stuck" 2>&1
+		cat "/out/$name.stuck"
+	) &
+	watchdog=$!
 	# shellcheck disable=SC2086
 	record_beside "/out/$name.dat" "$name.live" "$name.err" \
 		/in/topoadvisor trace --json -- /in/kvmppc-guest -s "$secs" $behaviours
 	echo "trace exit $?"
+	kill "$watchdog" 2>/dev/null
+	wait "$watchdog" 2>/dev/null
+	[ -s "/out/$name.stuck" ] || rm -f "/out/$name.stuck"
 	head -n 1 "$name.live"
 	tail -n 3 "$name.err"
 done </in/modes
@@ -45,3 +68,7 @@ for f in /sys/kernel/tracing/events/kvm_hv/*/format /sys/kernel/tracing/events/k
 	e=${f%/format}
 	cp "$f" "formats/${e##*/}.format"
 done
+
+# The host kernel's log: KVM says there when it cannot grab a secondary
+# thread ("couldn't grab cpu") or one does not come back ("seems to be stuck").
+dmesg >dmesg.txt 2>&1
