@@ -470,9 +470,9 @@ sample_parse(struct pd *p, const unsigned char *rec, uint32_t size, uint64_t off
 static inline __attribute__((always_inline)) bool
 sample_quick(struct pd *p, const unsigned char *rec, uint32_t size, struct sample_view *v)
 {
-	const struct pattr *a = &p->attrs[0];
-	if (!p->ids_sorted)
-		return false;
+	if (!p->ids_sorted || !p->nattrs)
+		return false;	/* (no attribute yet: sample_parse says so) */
+	const struct pattr *a = p->attrs;
 	if (p->id_pos >= 0) {
 		if (size < 16 + 8 * (uint32_t)p->id_pos ||
 		    !(a = attr_of_id(p, num(p, rec + 8 + 8 * p->id_pos, 8))))
@@ -854,6 +854,8 @@ static size_t samples_lane(struct pd *p, size_t pos, size_t end)
  */
 static const struct pattr *trailer_attr(struct pd *p, const unsigned char *rec, uint32_t size)
 {
+	if (!p->nattrs)
+		return NULL;	/* a pipe-mode record before any HEADER_ATTR */
 	if (p->nattrs == 1)
 		return &p->attrs[0];
 	uint64_t st = p->attrs[0].sample_type;
