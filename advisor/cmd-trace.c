@@ -77,8 +77,12 @@ static void sleep_for(double secs)
 /*
  * Runs argv[0..argc) to completion; returns its wait status, or -1 (err set).
  * The option parser compacts argv in place, so it is not NULL-terminated.
+ * The command's name as it ended is read while it is a zombie and given to
+ * the session (live_name): the reader may meet its records only after it
+ * is reaped, when /proc cannot say and the kernel's saved_cmdlines may
+ * still hold our own name, which it had before exec.
  */
-static int run_command(int argc, char **argv, struct ta_err *err)
+static int run_command(int argc, char **argv, struct live_session *s, struct ta_err *err)
 {
 	pid_t pid;
 	char **args = xcalloc(argc + 1, sizeof(*args));
@@ -94,7 +98,8 @@ static int run_command(int argc, char **argv, struct ta_err *err)
 		return err_set(err, EXIT_BAD_INPUT, "cannot run '%s': %s", argv[0], strerror(rc));
 	int status = 0;
 	bool forwarded = false;
-	while (waitpid(pid, &status, 0) < 0) {
+	siginfo_t info;
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0) {
 		if (errno != EINTR)
 			return err_set(err, EXIT_FAILURE_RUN, "waiting for '%s': %s", argv[0],
 				       strerror(errno));
@@ -103,6 +108,20 @@ static int run_command(int argc, char **argv, struct ta_err *err)
 			forwarded = true;
 		}
 	}
+	char path[64], comm[32];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			live_name(s, (int32_t)pid, comm);
+		}
+		fclose(f);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return err_set(err, EXIT_FAILURE_RUN, "waiting for '%s': %s", argv[0],
+				       strerror(errno));
 	return status;
 }
 
@@ -144,7 +163,7 @@ static int cmd_trace_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 
 	int status = 0;
 	if (argc > 0) {
-		status = run_command(argc, argv, &err);
+		status = run_command(argc, argv, s, &err);
 		if (status < 0) {
 			live_abort(s);
 			return cmd_fail(&err);

@@ -89,6 +89,8 @@ struct live_session {
 	struct tsmerge merge;		/* the CPU queues with records, in time order */
 	struct comm_entry *comms;
 	size_t ncomms;
+	struct comm_entry *named;	/* live_name(): what the caller knows */
+	size_t nnamed;
 	pthread_t thread;
 	bool thread_running;
 	bool stop;			/* set by live_stop under lock, wakes the thread */
@@ -515,6 +517,7 @@ static void session_free(struct live_session *s)
 	free(s->tgids);
 	htab_release(&s->tc);
 	tsmerge_release(&s->merge);
+	free(s->named);
 	free(s->comms);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
@@ -715,6 +718,16 @@ static void result_comms(struct live_session *s, struct gang_result *r)
 			len = cmdlines && n > 0 ? (size_t)n : 0;
 			loaded = true;
 		}
+		/* The caller's name (the process as it ended) before the kernel's:
+		 * saved_cmdlines may still hold the name it had before exec. */
+		const char *known = NULL;
+		for (size_t j = 0; j < s->nnamed && !known; j++)
+			if (s->named[j].tgid == c->tgid)
+				known = s->named[j].comm;
+		if (known) {
+			snprintf(c->comm, sizeof(c->comm), "%s", known);
+			continue;
+		}
 		char buf[sizeof(c->comm)];
 		const char *name = saved_comm(cmdlines, len, c->tgid, buf, sizeof(buf));
 		if (!name)
@@ -728,6 +741,16 @@ static void result_comms(struct live_session *s, struct gang_result *r)
 			if (s->comms[k].tgid == r->procs[i].tgid)
 				snprintf(r->procs[i].comm, sizeof(r->procs[i].comm), "%s",
 					 s->comms[k].comm);
+}
+
+void live_name(struct live_session *s, int32_t pid, const char *comm)
+{
+	if (pid <= 0 || !comm || !comm[0])
+		return;
+	s->named = xrealloc(s->named, (s->nnamed + 1) * sizeof(*s->named));
+	struct comm_entry *c = &s->named[s->nnamed++];
+	c->tgid = c->pid = pid;
+	snprintf(c->comm, sizeof(c->comm), "%s", comm);
 }
 
 int live_stop(struct live_session *s, struct gang_result *res, struct ta_err *err)
