@@ -108,16 +108,7 @@ static int run_command(int argc, char **argv, struct live_session *s, struct ta_
 			forwarded = true;
 		}
 	}
-	char path[64], comm[32];
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f)) {
-			comm[strcspn(comm, "\n")] = '\0';
-			live_name(s, (int32_t)pid, comm);
-		}
-		fclose(f);
-	}
+	live_name(s, (int32_t)pid);	/* a zombie now: its name as it ended */
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return err_set(err, EXIT_FAILURE_RUN, "waiting for '%s': %s", argv[0],

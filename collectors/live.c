@@ -712,12 +712,6 @@ static void result_comms(struct live_session *s, struct gang_result *r)
 		struct comm_entry *c = &s->comms[k];
 		if (c->comm[0])
 			continue;
-		if (!loaded) {
-			int n = 0;
-			cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", &n);
-			len = cmdlines && n > 0 ? (size_t)n : 0;
-			loaded = true;
-		}
 		/* The caller's name (the process as it ended) before the kernel's:
 		 * saved_cmdlines may still hold the name it had before exec. */
 		const char *known = NULL;
@@ -727,6 +721,12 @@ static void result_comms(struct live_session *s, struct gang_result *r)
 		if (known) {
 			snprintf(c->comm, sizeof(c->comm), "%s", known);
 			continue;
+		}
+		if (!loaded) {
+			int n = 0;
+			cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", &n);
+			len = cmdlines && n > 0 ? (size_t)n : 0;
+			loaded = true;
 		}
 		char buf[sizeof(c->comm)];
 		const char *name = saved_comm(cmdlines, len, c->tgid, buf, sizeof(buf));
@@ -743,9 +743,10 @@ static void result_comms(struct live_session *s, struct gang_result *r)
 					 s->comms[k].comm);
 }
 
-void live_name(struct live_session *s, int32_t pid, const char *comm)
+void live_name(struct live_session *s, int32_t pid)
 {
-	if (pid <= 0 || !comm || !comm[0])
+	char comm[sizeof(s->named->comm)];
+	if (pid <= 0 || !read_comm(pid, comm, sizeof(comm)))
 		return;
 	s->named = xrealloc(s->named, (s->nnamed + 1) * sizeof(*s->named));
 	struct comm_entry *c = &s->named[s->nnamed++];

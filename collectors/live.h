@@ -86,13 +86,13 @@ void live_abort(struct live_session *s);
 int live_cleanup_stale(void);
 
 /*
- * Names process pid comm in the result should the reader meet its records
- * only after it is gone (/proc can no longer say): `trace -- CMD` reads its
- * child's name while the child is a zombie.  Preferred to the kernel's
- * saved_cmdlines, which may still hold the name the process had before
- * exec (the tracer's own, for a child of ours).
+ * Keeps process pid's name as /proc says it now, for the result should the
+ * reader meet its records only after it is gone: `trace -- CMD` calls it
+ * while its child is a zombie.  Preferred to the kernel's saved_cmdlines,
+ * which may still hold the name the process had before exec (the
+ * tracer's own, for a child of ours).
  */
-void live_name(struct live_session *s, int32_t pid, const char *comm);
+void live_name(struct live_session *s, int32_t pid);
 
 /* The instance's name (for messages and tests). */
 const char *live_instance_name(const struct live_session *s);

@@ -61,9 +61,10 @@ const char *hostlock_path(void);
  * trees an earlier holder recorded and left running (counted in
  * lk->leftovers); as root also removes the tracefs instances a killed
  * controller left (live_cleanup_stale(), counted in lk->stale_instances),
- * so every holder tidies tracefs, also one that then refuses to go on.  Fails (EXIT_FAILURE_RUN) without waiting when another
- * process holds it, naming that process, and when the file is not one we
- * may use (see above), saying what to do.
+ * so every holder tidies tracefs, also one that then refuses to go on.
+ * Fails (EXIT_FAILURE_RUN) without waiting when another process holds it,
+ * naming that process, and when the file is not one we may use (see
+ * above), saying what to do.
  */
 int hostlock_acquire(struct hostlock *lk, const char *path, struct ta_err *err);
 /* Whether this process holds a host lock. */
