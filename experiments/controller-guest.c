@@ -431,9 +431,14 @@ int ctl_guest_server_start(struct ctl *c, char *const argv[], const char *vcpus,
 	return guestbg_start(c->guest->g->dom, vcpus, argv, &c->guest->server, err);
 }
 
-int ctl_guest_load_check(struct ctl *c, struct ta_err *err)
+int ctl_guest_load_stop(struct ctl *c, struct strbuf *ended, struct ta_err *err)
 {
-	return c->guest ? guestbg_check(c->guest->g->dom, &c->guest->load, err) : 0;
+	struct guest_state *gs = c->guest;
+	if (!gs || guestbg_stop(gs->g->dom, &gs->load, 2000, ended, err) == 0)
+		return 0;
+	/* Something may still run in it: never measure in this guest again. */
+	ctl_guest_down(c);
+	return -1;
 }
 
 int ctl_guest_bg_stop(struct ctl *c, struct ta_err *err)
@@ -442,8 +447,8 @@ int ctl_guest_bg_stop(struct ctl *c, struct ta_err *err)
 	if (!gs)
 		return 0;
 	struct ta_err e1 = { 0 }, e2 = { 0 };
-	int r1 = guestbg_stop(gs->g->dom, &gs->server, 2000, &e1);
-	int r2 = guestbg_stop(gs->g->dom, &gs->load, 2000, &e2);
+	int r1 = guestbg_stop(gs->g->dom, &gs->server, 2000, NULL, &e1);
+	int r2 = guestbg_stop(gs->g->dom, &gs->load, 2000, NULL, &e2);
 	if (r1 == 0 && r2 == 0)
 		return 0;
 	/* Something may still run in it: never measure in this guest again. */

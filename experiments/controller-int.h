@@ -68,7 +68,12 @@ int ctl_guest_exec(struct ctl *c, char *const argv[], int timeout_s, double expe
 int ctl_guest_load_start(struct ctl *c, const struct noise *n, struct ta_err *err);
 int ctl_guest_server_start(struct ctl *c, char *const argv[], const char *vcpus,
 			   struct ta_err *err);
-int ctl_guest_load_check(struct ctl *c, struct ta_err *err);
+/*
+ * Stops the in-guest load right after the benchmark, checking in the same
+ * agent call that it ran until then: `ended` names what had ended.  -1 when
+ * it would not stop (the guest is destroyed).
+ */
+int ctl_guest_load_stop(struct ctl *c, struct strbuf *ended, struct ta_err *err);
 int ctl_guest_bg_stop(struct ctl *c, struct ta_err *err);
 void ctl_guest_stats_begin(struct ctl *c);
 void ctl_guest_stats_end(struct ctl *c, struct run_record *rec);

@@ -756,7 +756,10 @@ static void run_bench_judge(struct ctl *c, const struct cmd_output *bench,
 	}
 }
 
-/* Step: the noise load must have run for the whole benchmark. */
+/*
+ * Step: the noise load must have run for the whole benchmark.  An in-guest
+ * load is stopped here too, in the agent call that checks it.
+ */
 static void run_noise_check(struct ctl *c, const struct plan_config *pc,
 			    struct run_record *rec, const struct run_live *live)
 {
@@ -764,9 +767,15 @@ static void run_noise_check(struct ctl *c, const struct plan_config *pc,
 	if (live->noise && noise_check(live->noise, &err) < 0)
 		runrec_fail(rec, "noise '%s' stopped during the run: %s", pc->noise->name,
 			    err.msg);
-	if (in_guest(c, pc) && pc->noise->vcpus && ctl_guest_load_check(c, &err) < 0)
-		runrec_fail(rec, "noise '%s' stopped during the run: %s", pc->noise->name,
-			    err.msg);
+	if (in_guest(c, pc) && pc->noise->vcpus) {
+		struct strbuf ended = STRBUF_INIT;
+		if (ctl_guest_load_stop(c, &ended, &err) < 0)
+			runrec_fail(rec, "%s", err.msg);
+		if (ended.len)
+			runrec_fail(rec, "noise '%s' stopped during the run: ended in the guest "
+				    "(pid: its stderr): %s", pc->noise->name, strbuf_str(&ended));
+		strbuf_release(&ended);
+	}
 }
 
 /*

@@ -122,54 +122,48 @@ int guestbg_start_noise(virDomainPtr dom, enum noise_kind kind, const char *vcpu
 	return rc;
 }
 
-/*
- * Runs script with `lead` (if any) and bg's "PID ERRFILE" pairs; a non-zero
- * exit fails with "<what>: <the script's output>".
- */
-static int run_on_procs(virDomainPtr dom, const char *script, const char *lead,
-			const struct guestbg *bg, const char *what, struct ta_err *err)
-{
-	const char **args = xcalloc(2 * bg->n + 2, sizeof(*args));
-	size_t n = 0;
-	if (lead)
-		args[n++] = lead;
-	for (size_t i = 0; i < bg->n; i++) {
-		args[n++] = bg->v[i].pid;
-		args[n++] = bg->v[i].errfile;
-	}
-	struct agent_result res;
-	int rc = run_script(dom, script, args, n, &res, err);
-	free(args);
-	if (rc < 0)
-		return -1;
-	if (res.exitcode != 0) {
-		struct strbuf sb = STRBUF_INIT;
-		agent_excerpt(&res, &sb);
-		err_set(err, EXIT_FAILURE_RUN, "%s: %s", what, strbuf_str(&sb));
-		strbuf_release(&sb);
-		rc = -1;
-	}
-	agent_result_release(&res);
-	return rc;
-}
-
-int guestbg_check(virDomainPtr dom, const struct guestbg *bg, struct ta_err *err)
-{
-	if (!bg->n)
-		return 0;
-	return run_on_procs(dom, GUESTBG_CHECK_SCRIPT, NULL, bg,
-			    "ended in the guest (pid: its stderr)", err);
-}
-
-int guestbg_stop(virDomainPtr dom, struct guestbg *bg, int grace_ms, struct ta_err *err)
+int guestbg_stop(virDomainPtr dom, struct guestbg *bg, int grace_ms, struct strbuf *ended,
+		 struct ta_err *err)
 {
 	if (!bg->n)
 		return 0;
 	char tenths[16];
 	snprintf(tenths, sizeof(tenths), "%d", grace_ms > 0 ? (grace_ms + 99) / 100 : 0);
-	int rc = run_on_procs(dom, GUESTBG_STOP_SCRIPT, tenths, bg,
-			      "stopping background processes in the guest", err);
+	const char **args = xcalloc(2 * bg->n + 2, sizeof(*args));
+	size_t n = 0;
+	args[n++] = tenths;
+	for (size_t i = 0; i < bg->n; i++) {
+		args[n++] = bg->v[i].pid;
+		args[n++] = bg->v[i].errfile;
+	}
+	struct agent_result res;
+	int rc = run_script(dom, GUESTBG_STOP_SCRIPT, args, n, &res, err);
+	free(args);
 	guestbg_release(bg);
+	if (rc < 0)
+		return -1;
+	if (ended) {
+		/* "PID: stderr" lines, the last one's newline dropped. */
+		const char *o = res.out ? res.out : "";
+		size_t len = strlen(o);
+		while (len && (o[len - 1] == '\n' || o[len - 1] == ' '))
+			len--;
+		for (size_t i = 0; i < len; i++) {
+			if (o[i] == '\n')
+				strbuf_addstr(ended, "; ");
+			else
+				strbuf_addch(ended, o[i]);
+		}
+	}
+	if (res.exitcode != 0) {
+		struct strbuf sb = STRBUF_INIT;
+		agent_excerpt(&res, &sb);
+		err_set(err, EXIT_FAILURE_RUN, "stopping background processes in the guest: %s",
+			strbuf_str(&sb));
+		strbuf_release(&sb);
+		rc = -1;
+	}
+	agent_result_release(&res);
 	return rc;
 }
 

@@ -12,8 +12,10 @@
  * program name without "/" is looked up in the guest's PATH first, because
  * busybox's taskset would otherwise run its own applet of that name (its
  * `ping`, which has no -f, instead of iputils' /usr/bin/ping).  The
- * script waits a moment and fails, quoting that stderr, when the process
- * is already gone (a program that does not exist, a bad option).
+ * script waits 0.1 s and fails, quoting that stderr, when the process is
+ * already gone (a program that does not exist, a bad option); one that
+ * fails later is caught when it is stopped after the benchmark (the run
+ * fails then, quoting the same stderr).
  *
  * GUESTBG_STOP_SCRIPT sends SIGTERM to every group, waits up to the grace
  * period, then SIGKILL, and succeeds only when no process of any group is
@@ -31,6 +33,7 @@
 #include <libvirt/libvirt.h>
 
 #include "../util/err.h"
+#include "../util/strbuf.h"
 #include "config.h"
 
 /*
@@ -57,7 +60,7 @@
 	"\tfi\n" \
 	"\tprocs=\"$procs $!:$err\"\n" \
 	"done\n" \
-	"sleep 0.3\n" \
+	"sleep 0.1\n" \
 	"bad=\n" \
 	"for pe in $procs; do\n" \
 	"\ts=$(cat /proc/${pe%%:*}/stat 2>/dev/null) && s=${s##*) } && [ \"${s%% *}\" != Z ] ||\n" \
@@ -92,29 +95,22 @@
 	"}\n"
 
 /*
- * sh -c GUESTBG_CHECK_SCRIPT sh PID ERRFILE [PID ERRFILE...]: exits 0 when
- * every PID is still running, else prints "PID: <its stderr>" for each one
- * that is gone and exits 1.  (The stop script, below, uses GUESTBG_ALIVE_FN.)
- */
-#define GUESTBG_CHECK_SCRIPT \
-	"rc=0\n" \
-	"while [ $# -ge 2 ]; do\n" \
-	"\ts=$(cat /proc/$1/stat 2>/dev/null) && s=${s##*) } && [ \"${s%% *}\" != Z ] ||\n" \
-	"\t\t{ echo \"$1: $(tail -c 300 \"$2\" 2>/dev/null | tr '\\n' ' ')\"; rc=1; }\n" \
-	"\tshift 2\n" \
-	"done\n" \
-	"exit $rc\n"
-
-/*
- * sh -c GUESTBG_STOP_SCRIPT sh TENTHS PID ERRFILE [PID ERRFILE...]: SIGTERM
- * to each group, SIGKILL after TENTHS tenths of a second, removes the
- * stderr files; exits 0 when nothing is left, else 1 with a count.
+ * sh -c GUESTBG_STOP_SCRIPT sh TENTHS PID ERRFILE [PID ERRFILE...]: first
+ * prints "PID: <its stderr>" on stdout for each PID that had ended already
+ * (a load that should have run to this point: its check, in the same agent
+ * call), then SIGTERM to each group, SIGKILL after TENTHS tenths of a
+ * second, removes the stderr files; exits 0 when nothing is left, else 1
+ * with a count on stderr.
  */
 #define GUESTBG_STOP_SCRIPT \
 	GUESTBG_ALIVE_FN \
 	"tenths=$1; shift\n" \
 	"groups=\n" \
-	"while [ $# -ge 2 ]; do groups=\"$groups $1\"; rm -f \"$2\"; shift 2; done\n" \
+	"while [ $# -ge 2 ]; do\n" \
+	"\ts=$(cat /proc/$1/stat 2>/dev/null) && s=${s##*) } && [ \"${s%% *}\" != Z ] ||\n" \
+	"\t\techo \"$1: $(tail -c 300 \"$2\" 2>/dev/null | tr '\\n' ' ')\"\n" \
+	"\tgroups=\"$groups $1\"; rm -f \"$2\"; shift 2\n" \
+	"done\n" \
 	"for g in $groups; do kill -TERM -$g 2>/dev/null; done\n" \
 	"i=0\n" \
 	"while [ \"$(alive)\" -gt 0 ] && [ $i -lt $tenths ]; do sleep 0.1; i=$((i + 1)); done\n" \
@@ -158,16 +154,16 @@ int guestbg_start(virDomainPtr dom, const char *sets, char *const argv[], struct
 int guestbg_start_noise(virDomainPtr dom, enum noise_kind kind, const char *vcpus, int threads,
 			char *const argv[], struct guestbg *bg, struct ta_err *err);
 
-/* 0 while every process of bg still runs; -1 naming the ones that ended (and their stderr). */
-int guestbg_check(virDomainPtr dom, const struct guestbg *bg, struct ta_err *err);
-
 /*
  * Stops every process group of bg (SIGTERM, SIGKILL after grace_ms) and
- * checks that none is left.  Empties bg, also on failure.  -1 when
- * something survived or the agent failed: the caller must not reuse the
- * guest then.
+ * checks that none is left, in one agent call.  Empties bg, also on
+ * failure.  -1 when something survived or the agent failed: the caller
+ * must not reuse the guest then.  `ended` (NULL: not wanted) gets, for each
+ * process that had ended before the stop, "PID: <its stderr>" (lines
+ * joined by "; "): a load that should have run until now did not.
  */
-int guestbg_stop(virDomainPtr dom, struct guestbg *bg, int grace_ms, struct ta_err *err);
+int guestbg_stop(virDomainPtr dom, struct guestbg *bg, int grace_ms, struct strbuf *ended,
+		 struct ta_err *err);
 
 /* Gives back what bg holds, leaving it empty, without touching the guest (it is being destroyed). */
 void guestbg_release(struct guestbg *bg);
