@@ -225,6 +225,150 @@ static void slot_destroy(struct ctl *c, size_t slot)
 }
 
 /*
+ * A guest booted together with an earlier run of its block, for the first
+ * run of its reuse group there (the run it counts as booted for), and
+ * suspended until that run takes it.
+ */
+struct preboot {
+	size_t group;
+	int block;
+	struct guest_state *gs;	/* NULL: its boot failed (error) */
+	char *xml;
+	char *error;
+};
+
+/* Destroys the guests booted ahead that no run took (a new block, a knob that needs no guests). */
+static void preboot_clear(struct ctl *c)
+{
+	for (size_t i = 0; i < c->npreboot; i++) {
+		destroy(c->preboot[i].gs);
+		free(c->preboot[i].xml);
+		free(c->preboot[i].error);
+	}
+	free(c->preboot);
+	c->preboot = NULL;
+	c->npreboot = 0;
+}
+
+/* Removes the entry for (group, block) from the list into *out; false if none. */
+static bool preboot_take(struct ctl *c, size_t group, int block, struct preboot *out)
+{
+	for (size_t i = 0; i < c->npreboot; i++) {
+		if (c->preboot[i].group == group && c->preboot[i].block == block) {
+			*out = c->preboot[i];
+			c->preboot[i] = c->preboot[--c->npreboot];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The runs after the current one in its block that will boot a guest
+ * into a slot left empty (evicting no kept guest, and with no knob change
+ * before them that needs no guests running): their configurations and run
+ * ids, so that their guests boot now, together with the current run's,
+ * instead of one after another between measurements.  Looked ahead on a
+ * copy of the reuse cache, the way reuse_boots counts a plan's boots, so
+ * the boots are the same ones, only earlier; and no more guests than the
+ * cache's capacity ever exist.
+ */
+static size_t preboot_plan(struct ctl *c, int block, const struct plan_config **pcs,
+			   int64_t *runs, size_t max)
+{
+	struct reuse_cache sim;
+	reuse_cache_copy(&sim, &c->cache);
+	const char **applied = c->applied;
+	size_t n = 0;
+	for (size_t i = 0; i < c->nahead && n < max && c->ahead[i].repetition == block; i++) {
+		const struct plan_config *pc = ctl_config_by_key(c->plan, c->ahead[i].key);
+		if (!pc)
+			break;
+		if (reuse_knobs_clear_guests(c->plan, applied, pc->knob_values))
+			break;
+		applied = pc->knob_values;
+		size_t group = reuse_group(c->plan, pc->rec.index);
+		if (group == REUSE_NO_GROUP)
+			continue;
+		bool hit, evict;
+		reuse_cache_take(&sim, group, block, c->cfg->reuse_runs, &hit, &evict);
+		if (!hit && !evict) {
+			pcs[n] = pc;
+			runs[n++] = c->ahead[i].run_id;
+		}
+	}
+	reuse_cache_release(&sim);
+	return n;
+}
+
+/*
+ * Boots the current run's guest (pc, run_id) and, at the same time, the
+ * block's later guests preboot_plan finds; those wait suspended in
+ * c->preboot.  Returns the current run's guest (NULL on failure, err set).
+ * No measurement runs meanwhile: every other kept guest is suspended.
+ */
+static struct guest_state *boot_block(struct ctl *c, const struct plan_config *pc,
+				      int64_t run_id, int block, struct strbuf *xml,
+				      struct ta_err *err)
+{
+	const struct plan_config *more[16];
+	int64_t more_runs[16];
+	size_t nmore = c->cfg->reuse_guest
+		? preboot_plan(c, block, more, more_runs, sizeof(more) / sizeof(more[0])) : 0;
+	char *name = guest_name_new(c->cfg->name_prefix);
+	int rc = build_xml(c, pc, name, run_id, xml, err);
+	free(name);
+	struct guest *g = rc < 0 ? NULL : guest_start(conn, strbuf_str(xml), err);
+	if (!g)
+		return NULL;
+	struct guest *mg[16];
+	struct preboot *pb = xcalloc(nmore ? nmore : 1, sizeof(*pb));
+	for (size_t i = 0; i < nmore; i++) {
+		struct strbuf mx = STRBUF_INIT;
+		struct ta_err merr = { 0 };
+		name = guest_name_new(c->cfg->name_prefix);
+		rc = build_xml(c, more[i], name, more_runs[i], &mx, &merr);
+		free(name);
+		mg[i] = rc < 0 ? NULL : guest_start(conn, strbuf_str(&mx), &merr);
+		pb[i].group = reuse_group(c->plan, more[i]->rec.index);
+		pb[i].block = block;
+		pb[i].xml = strbuf_detach(&mx);
+		if (!mg[i])
+			pb[i].error = xstrdup(merr.msg);
+	}
+	int ms = c->cfg->boot_timeout * 1000;
+	struct guest_state *gs = NULL;
+	if (guest_wait_agent(g, ms, NULL, err) == 0) {
+		gs = xcalloc(1, sizeof(*gs));
+		gs->g = g;
+	}
+	for (size_t i = 0; i < nmore; i++) {
+		struct ta_err merr = { 0 };
+		if (!mg[i])
+			continue;
+		if (guest_wait_agent(mg[i], ms, NULL, &merr) < 0) {
+			pb[i].error = xstrdup(merr.msg);
+			continue;
+		}
+		pb[i].gs = xcalloc(1, sizeof(*pb[i].gs));
+		pb[i].gs->g = mg[i];
+		/* Paused until its run: it must not load the measured guest. */
+		if (virDomainSuspend(mg[i]->dom) < 0) {
+			destroy(pb[i].gs);
+			pb[i].gs = NULL;
+			pb[i].error = xstrdup("suspending the guest booted ahead failed");
+			continue;
+		}
+		pb[i].gs->suspended = true;
+	}
+	c->preboot = xrealloc(c->preboot, (c->npreboot + nmore + 1) * sizeof(*c->preboot));
+	for (size_t i = 0; i < nmore; i++)
+		c->preboot[c->npreboot++] = pb[i];
+	free(pb);
+	return gs;
+}
+
+/*
  * Reads the topology the guest sees, compares it with the request, and
  * keeps the result with the guest for the runs that reuse it.
  */
@@ -294,6 +438,12 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, in
 	if (!c->cfg->reuse_guest) {
 		ctl_guest_down_all(c);
 	} else {
+		/* Guests booted ahead for a block that is over were not taken. */
+		for (size_t i = 0; i < c->npreboot; i++)
+			if (c->preboot[i].block != block) {
+				preboot_clear(c);
+				break;
+			}
 		size_t group = reuse_group(c->plan, pc->rec.index);
 		if (c->guest && c->cache.group[c->guest_slot] != group)
 			ctl_guest_park(c);
@@ -325,7 +475,30 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, in
 		}
 	}
 	struct strbuf xml = STRBUF_INIT;
-	struct guest_state *gs = boot(c, pc, run_id, &xml, err);
+	struct guest_state *gs;
+	struct preboot pre;
+	if (c->cfg->reuse_guest &&
+	    preboot_take(c, reuse_group(c->plan, pc->rec.index), block, &pre)) {
+		/* Booted with an earlier run of this block. */
+		strbuf_addstr(&xml, pre.xml);
+		free(pre.xml);
+		gs = pre.gs;
+		if (!gs)
+			err_set(err, EXIT_FAILURE_RUN, "%s", pre.error);
+		else if (virDomainResume(gs->g->dom) < 0) {
+			virErrorPtr e = virGetLastError();
+			err_set(err, EXIT_FAILURE_RUN, "resuming the guest booted for this run "
+				"failed: %s", e && e->message ? e->message : "?");
+			destroy(gs);
+			gs = NULL;
+		} else {
+			gs->suspended = false;
+		}
+		free(pre.error);
+	} else {
+		gs = c->cfg->reuse_guest ? boot_block(c, pc, run_id, block, &xml, err)
+					 : boot(c, pc, run_id, &xml, err);
+	}
 	runrec_artifact(rec, "domain.xml", xml.buf, xml.len);
 	strbuf_release(&xml);
 	if (!gs) {
@@ -349,6 +522,7 @@ void ctl_guest_down(struct ctl *c)
 
 void ctl_guest_down_all(struct ctl *c)
 {
+	preboot_clear(c);
 	for (size_t i = 0; c->kept && i < c->cache.cap; i++)
 		slot_destroy(c, i);
 	c->guest = NULL;

@@ -13,6 +13,8 @@
 #include "runrec.h"
 
 struct guest_state;	/* controller-guest.c */
+struct preboot;		/* controller-guest.c */
+struct db_run_todo;
 
 struct ctl {
 	struct db *db;
@@ -31,7 +33,18 @@ struct ctl {
 	struct reuse_cache sessions;
 	int64_t *session_boot;
 	bool trace_host_runs;		/* trace benchmarks run on the host (root only) */
+	/* The runs after the current one, in order (for booting a block's
+	 * guests together) */
+	const struct db_run_todo *ahead;
+	size_t nahead;
+	/* Guests booted with an earlier run of their block for a later run
+	 * (controller-guest.c), not yet in the reuse cache */
+	struct preboot *preboot;
+	size_t npreboot;
 };
+
+/* The plan's configuration with that key, or NULL. */
+const struct plan_config *ctl_config_by_key(const struct plan *p, const char *key);
 
 /* Output of one command, wherever it ran. */
 struct cmd_output {

@@ -866,7 +866,7 @@ out:
 
 /* ---- the sweep -------------------------------------------------------- */
 
-static const struct plan_config *config_by_key(const struct plan *p, const char *key)
+const struct plan_config *ctl_config_by_key(const struct plan *p, const char *key)
 {
 	for (size_t i = 0; i < p->nconfigs; i++)
 		if (!strcmp(p->configs[i].rec.key, key))
@@ -976,7 +976,9 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		runrec_init(&rec, t->run_id);
 		runrec_step(&rec, NULL, mono_now_s());
 		progress_run_begin(&prog, t->key, t->repetition);
-		const struct plan_config *pc = config_by_key(plan, t->key);
+		const struct plan_config *pc = ctl_config_by_key(plan, t->key);
+		c.ahead = todo + i + 1;
+		c.nahead = ntodo - i - 1;
 		if (db_run_mark_running(db, t->run_id, err) < 0)
 			goto out;
 		if (!pc)

@@ -132,16 +132,7 @@ int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
 	return rc;
 }
 
-/* Destroys a domain we created, whatever state it is in. */
-static void dom_destroy_quietly(virDomainPtr dom)
-{
-	if (virDomainIsActive(dom) == 1)
-		virDomainDestroy(dom);
-	virDomainFree(dom);
-}
-
-struct guest *guest_boot(virConnectPtr conn, const char *xml, int timeout_ms,
-			 const char *console_log, struct ta_err *err)
+struct guest *guest_start(virConnectPtr conn, const char *xml, struct ta_err *err)
 {
 	double t0 = mono_now_s();
 	virDomainPtr dom = virDomainCreateXML(conn, xml, VIR_DOMAIN_NONE);
@@ -149,43 +140,65 @@ struct guest *guest_boot(virConnectPtr conn, const char *xml, int timeout_ms,
 		err_set(err, EXIT_FAILURE_RUN, "starting the guest failed: %s", lv_msg());
 		return NULL;
 	}
-	const char *name = virDomainGetName(dom);
+	struct guest *g = xcalloc(1, sizeof(*g));
+	g->conn = conn;
+	g->dom = dom;
+	g->name = xstrdup(virDomainGetName(dom));
+	g->started = t0;
+	return g;
+}
+
+/* Frees g without touching its domain (it is gone or destroyed already). */
+static void guest_free(struct guest *g)
+{
+	virDomainFree(g->dom);
+	free(g->name);
+	free(g);
+}
+
+int guest_wait_agent(struct guest *g, int timeout_ms, const char *console_log,
+		     struct ta_err *err)
+{
 	struct ta_err last = { 0 };
 	bool up = timeout_ms <= 0;
 	while (!up) {
 		/* A transient domain that powered off, crashed or rebooted (all
 		 * "destroy") is gone: no point waiting for its agent. */
-		if (virDomainIsActive(dom) != 1) {
+		if (virDomainIsActive(g->dom) != 1) {
 			err_set(err, EXIT_FAILURE_RUN,
 				"guest %s stopped before its agent answered (kernel panic or no "
-				"init?)%s%s", name, console_log ? "; its console is in " : "",
+				"init?)%s%s", g->name, console_log ? "; its console is in " : "",
 				console_log ? console_log : "");
-			virDomainFree(dom);
-			return NULL;
+			guest_free(g);
+			return -1;
 		}
-		if (agent_ping(dom, &last) == 0) {
+		if (agent_ping(g->dom, &last) == 0) {
 			up = true;
 			break;
 		}
-		if ((mono_now_s() - t0) * 1000 >= timeout_ms)
+		if ((mono_now_s() - g->started) * 1000 >= timeout_ms)
 			break;
 		mono_sleep_ms(GUEST_POLL_MS);
 	}
 	if (!up) {
 		err_set(err, EXIT_FAILURE_RUN,
 			"guest %s did not boot: no guest agent after %.1f s (last: %s); check the "
-			"kernel, initrd and that qemu-ga runs in the guest%s%s", name,
+			"kernel, initrd and that qemu-ga runs in the guest%s%s", g->name,
 			timeout_ms / 1000.0, last.msg[0] ? last.msg : "no answer",
 			console_log ? "; console: " : "", console_log ? console_log : "");
-		dom_destroy_quietly(dom);
-		return NULL;
+		struct ta_err derr = { 0 };
+		guest_destroy(g, &derr);
+		return -1;
 	}
-	struct guest *g = xcalloc(1, sizeof(*g));
-	g->conn = conn;
-	g->dom = dom;
-	g->name = xstrdup(name);
-	g->boot_seconds = mono_now_s() - t0;
-	return g;
+	g->boot_seconds = mono_now_s() - g->started;
+	return 0;
+}
+
+struct guest *guest_boot(virConnectPtr conn, const char *xml, int timeout_ms,
+			 const char *console_log, struct ta_err *err)
+{
+	struct guest *g = guest_start(conn, xml, err);
+	return g && guest_wait_agent(g, timeout_ms, console_log, err) == 0 ? g : NULL;
 }
 
 int guest_qemu_pid(const struct guest *g)
@@ -211,9 +224,7 @@ int guest_destroy(struct guest *g, struct ta_err *err)
 	if (virDomainIsActive(g->dom) == 1 && virDomainDestroy(g->dom) < 0 &&
 	    virDomainIsActive(g->dom) == 1)
 		rc = err_set(err, EXIT_FAILURE_RUN, "destroying %s: %s", g->name, lv_msg());
-	virDomainFree(g->dom);
-	free(g->name);
-	free(g);
+	guest_free(g);
 	return rc;
 }
 

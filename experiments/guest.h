@@ -33,6 +33,7 @@ struct guest {
 	virDomainPtr dom;
 	char *name;
 	double boot_seconds;	/* create -> agent answered */
+	double started;		/* when it was created (mono_now_s) */
 };
 
 /*
@@ -60,6 +61,16 @@ int guest_leftovers_destroy(virConnectPtr conn, const char *prefix, int *n,
  */
 struct guest *guest_boot(virConnectPtr conn, const char *xml, int timeout_ms,
 			 const char *console_log, struct ta_err *err);
+
+/*
+ * guest_boot in two halves, so that several guests boot at once: start
+ * creates the domain and returns at once; wait_agent waits until
+ * timeout_ms after the start for its agent (0: not at all) and sets
+ * boot_seconds, or destroys the domain, frees g and fails.
+ */
+struct guest *guest_start(virConnectPtr conn, const char *xml, struct ta_err *err);
+int guest_wait_agent(struct guest *g, int timeout_ms, const char *console_log,
+		     struct ta_err *err);
 
 /* Destroys the domain (if still running) and frees g.  NULL is fine. */
 int guest_destroy(struct guest *g, struct ta_err *err);

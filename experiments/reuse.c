@@ -72,6 +72,15 @@ void reuse_cache_release(struct reuse_cache *rc)
 	memset(rc, 0, sizeof(*rc));
 }
 
+void reuse_cache_copy(struct reuse_cache *dst, const struct reuse_cache *src)
+{
+	reuse_cache_init(dst, src->cap);
+	memcpy(dst->group, src->group, src->cap * sizeof(*dst->group));
+	memcpy(dst->used, src->used, src->cap * sizeof(*dst->used));
+	memcpy(dst->first, src->first, src->cap * sizeof(*dst->first));
+	dst->clock = src->clock;
+}
+
 size_t reuse_cache_take(struct reuse_cache *rc, size_t group, int block, int runs, bool *hit,
 			bool *evict)
 {

@@ -69,6 +69,8 @@ struct reuse_cache {
 
 void reuse_cache_init(struct reuse_cache *rc, size_t cap);
 void reuse_cache_release(struct reuse_cache *rc);
+/* dst becomes an independent copy of src (to look ahead without changing it). */
+void reuse_cache_copy(struct reuse_cache *dst, const struct reuse_cache *src);
 
 /*
  * The slot for a run of `group` in block `block`: *hit when a guest of that

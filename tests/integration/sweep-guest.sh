@@ -1,8 +1,9 @@
 #!/bin/sh
 # Sweeps in real TCG guests: a small sweep checked run by run (shape seen by
 # the guest, metrics, vCPU times, the domain XML kept), a guest that cannot
-# boot (failed with the cause, no domain left), and a controller killed with
-# SIGKILL mid-run whose leftover guest `resume` destroys.
+# boot (failed with the cause, no domain left), a controller killed with
+# SIGKILL mid-run whose leftover guest `resume` destroys, and a block's
+# guests booting together.
 . "$TA_TOP/tests/lib.sh"
 guest_sweep_setup tasweeptest-
 
@@ -133,4 +134,35 @@ grep -q "destroyed 1 guest left by an earlier sweep" "$tmp/out" || fail "resume 
 	fail "resume did not finish the killed run"
 [ "$(ours)" = 0 ] || fail "domains left after resume"
 [ "$(ls "$inst" | grep -c "^topoadvisor-$pid-")" = 0 ] || fail "resume left the dead controller's trace instance"
+
+# guest.reuse, two shapes per block: the block's second guest boots together
+# with the first, so both exist while the first run measures (the second one
+# suspended); it still counts as booted for its own run (runs.boot, its
+# boot_seconds and domain.xml), and the sweep makes the same 4 boots.
+# (Domains are counted before the runs, so a second domain seen while no
+# run has ended yet existed during the first run.)
+sed 's/, host_baseline: true//; s/guest: {runner: agent, boot_timeout: 60}/guest: {runner: agent, boot_timeout: 60, reuse: true}/; s/repetitions: 1/repetitions: 2/' \
+	"$tmp/sweep.yaml" >"$tmp/together.yaml"
+exp=$(( $(q "SELECT MAX(id) FROM experiments") + 1 ))
+"$TOPOADVISOR" --db "$db" -q run "$tmp/together.yaml" >/dev/null 2>"$tmp/err" &
+pid=$!
+both=0
+while kill -0 $pid 2>/dev/null; do
+	n=$(ours)
+	[ "$n" = 2 ] && [ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+		WHERE c.experiment_id = $exp AND r.status <> 'planned' AND r.status <> 'running'" 2>/dev/null)" = 0 ] &&
+		both=1
+	sleep 0.1
+done
+wait $pid || { cat "$tmp/err"; fail "the reuse sweep of two shapes exited $?"; }
+[ $both = 1 ] || fail "the block's second guest did not boot during its first run"
+[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+	WHERE c.experiment_id = $exp AND r.status = 'ok' AND r.boot = r.id AND r.topology_ok = 1")" = 4 ] ||
+	fail "runs booted for: $(q "SELECT r.id, r.boot, r.status, r.error FROM runs r JOIN configurations c
+		ON c.id = r.configuration_id WHERE c.experiment_id = $exp")"
+for what in "metrics WHERE name = 'boot_seconds'" "artifacts WHERE name = 'domain.xml'"; do
+	[ "$(q "SELECT COUNT(*) FROM $what AND run_id IN (SELECT r.id FROM runs r JOIN configurations c
+		ON c.id = r.configuration_id WHERE c.experiment_id = $exp)")" = 4 ] || fail "not 4 of $what"
+done
+[ "$(ours)" = 0 ] || fail "domains left after the reuse sweep"
 pass

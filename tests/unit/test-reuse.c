@@ -222,6 +222,23 @@ static void test_cache(void **state)
 	reuse_cache_drop(&rc, s0);
 	assert_int_equal(reuse_cache_take(&rc, 40, 3, 2, &hit, &evict), s0);
 	assert_false(evict);
+
+	/* A copy answers as the original would and leaves it unchanged. */
+	struct reuse_cache cp;
+	reuse_cache_copy(&cp, &rc);
+	assert_int_equal(reuse_cache_take(&cp, 40, 3, 2, &hit, &evict), s0);
+	assert_true(hit);
+	assert_int_equal(reuse_cache_take(&cp, 50, 3, 2, &hit, &evict), s1);
+	assert_true(evict);
+	assert_int_equal(reuse_cache_take(&cp, 60, 3, 2, &hit, &evict), s0);
+	assert_true(evict);
+	reuse_cache_release(&cp);
+	/* In the original 30 (in s1) is still kept and 40 the most recent. */
+	assert_int_equal(reuse_cache_take(&rc, 30, 3, 2, &hit, &evict), s1);
+	assert_false(hit);		/* booted for block 1: used up by block 3 */
+	assert_true(evict);
+	assert_int_equal(reuse_cache_take(&rc, 40, 3, 2, &hit, &evict), s0);
+	assert_true(hit);
 	reuse_cache_release(&rc);
 }
 
