@@ -137,6 +137,7 @@ static void plan_factor_lines(struct strbuf *out, const struct sweep_config *cfg
 /* The guest runs of a plan and the boots they make (all 0 for a host runner). */
 struct plan_boots {
 	size_t guest_runs, boots, groups, capacity;
+	size_t ahead;		/* boots that start with an earlier one of their block */
 };
 
 static void plan_boots_count(const struct plan *p, struct plan_boots *b)
@@ -150,7 +151,7 @@ static void plan_boots_count(const struct plan *p, struct plan_boots *b)
 	b->boots = b->guest_runs;
 	if (cfg->reuse_guest && b->guest_runs) {
 		b->capacity = reuse_capacity(p, host_mem_available_mib());
-		b->boots = reuse_boots(p, b->capacity);
+		b->boots = reuse_boots(p, b->capacity, &b->ahead);
 		b->groups = reuse_groups(p);
 	}
 }
@@ -184,7 +185,8 @@ static void history_load(const char *path)
 static void plan_estimate_of(const struct plan *p, const struct plan_boots *b,
 			     struct plan_estimate *e)
 {
-	plan_estimate(p, p->nruns - b->guest_runs, b->boots, b->guest_runs - b->boots, &history, e);
+	plan_estimate(p, p->nruns - b->guest_runs, b->boots - b->ahead, b->ahead,
+		      b->guest_runs - b->boots, &history, e);
 }
 
 /* The sweep's estimated wall time on this host. */
@@ -200,7 +202,10 @@ static void figure_text(struct strbuf *out, const char *what, const struct plan_
 			const char *sign, const char *unit)
 {
 	strbuf_addf(out, "\n  %s: %s%.3g s", what, sign, f->seconds);
-	if (f->samples)
+	if (f->beyond_boot)
+		strbuf_addf(out, " (what %zu stored runs that booted spent beyond their boot)",
+			    f->samples);
+	else if (f->samples)
 		strbuf_addf(out, " (mean of %zu stored %s)", f->samples, unit);
 	else
 		strbuf_addstr(out, " (built in)");
@@ -237,6 +242,9 @@ static void plan_estimate_text(struct strbuf *out, const struct plan *p,
 			    cfg->bench.duration);
 	if (e->boot_runs)
 		figure_text(out, "per run that boots its guest", &e->boot, "+", "runs");
+	if (e->ahead_runs)
+		figure_text(out, "per run whose guest boots with an earlier one of its block",
+			    &e->ahead, "+", "runs");
 	if (e->reused_runs)
 		figure_text(out, "per run in a reused guest", &e->reused, "+", "runs");
 	if (e->host_runs)
@@ -401,6 +409,7 @@ static void plan_json(struct strbuf *out, const struct plan *p, const struct spr
 	json_key(&w, "experiments"); json_uint(&w, e.experiments);
 	const struct { const char *name; const struct plan_figure *f; size_t runs; } figs[] = {
 		{ "window", &e.window, p->nruns }, { "boot_run", &e.boot, e.boot_runs },
+		{ "ahead_run", &e.ahead, e.ahead_runs },
 		{ "reused_run", &e.reused, e.reused_runs }, { "host_run", &e.host, e.host_runs },
 		{ "sweep", &e.sweep, 1 },
 	};

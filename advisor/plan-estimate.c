@@ -22,9 +22,9 @@ static void samples_add(struct samples *s, double x)
 /* The mean of s (a sweep takes the sum of its runs) with at least min samples, else the built-in figure. */
 static struct plan_figure figure(struct samples *s, size_t min, double builtin)
 {
-	struct plan_figure f = { builtin, 0 };
+	struct plan_figure f = { builtin, 0, false };
 	if (s->n >= min)
-		f = (struct plan_figure){ stats_mean(s->v, s->n), s->n };
+		f = (struct plan_figure){ stats_mean(s->v, s->n), s->n, false };
 	free(s->v);
 	*s = (struct samples){ 0 };
 	return f;
@@ -48,10 +48,14 @@ static bool same_benchmark(const struct sweep_config *s, const struct sweep_conf
 	       s->arch == cfg->arch && s->domain_type == cfg->domain_type;
 }
 
-enum { KIND_HOST, KIND_BOOT, KIND_REUSED, NKINDS };
+enum { KIND_HOST, KIND_BOOT, KIND_AHEAD, KIND_REUSED, NKINDS };
+
+/* Clock steps between the mono clock of boot_seconds and the stored timestamps. */
+#define BOOT_INSIDE_SLACK_S 0.05
 
 struct learned {
 	struct samples overhead[NKINDS];
+	struct samples after_boot;	/* booting runs' overhead beyond their boot */
 	struct samples same_window;	/* windows of runs of the same benchmark */
 	struct samples excess;		/* window minus the configured duration */
 	struct samples sweep;		/* wall minus runs, sweeps of the plan's runner */
@@ -81,9 +85,12 @@ static void learn_experiment(const struct db_timing_experiment *e,
 	size_t host = 0;
 	for (size_t i = 0; i < e->nruns; i++) {
 		const struct db_timing_run *r = &e->runs[i];
-		int kind = r->host ? KIND_HOST : r->booted ? KIND_BOOT : KIND_REUSED;
 		double over = r->span - r->window;
+		int kind = r->host ? KIND_HOST : !r->booted ? KIND_REUSED
+			 : over + BOOT_INSIDE_SLACK_S >= r->boot_seconds ? KIND_BOOT : KIND_AHEAD;
 		samples_add(&l->overhead[kind], over > 0 ? over : 0);
+		if (kind == KIND_BOOT)
+			samples_add(&l->after_boot, over > r->boot_seconds ? over - r->boot_seconds : 0);
 		span += r->span;
 		host += r->host;
 		if (r->host != plan_host)
@@ -104,8 +111,9 @@ static void learn_experiment(const struct db_timing_experiment *e,
 	config_free(s);
 }
 
-void plan_estimate(const struct plan *p, size_t host_runs, size_t boot_runs, size_t reused_runs,
-		   const struct db_timing *history, struct plan_estimate *out)
+void plan_estimate(const struct plan *p, size_t host_runs, size_t boot_runs, size_t ahead_runs,
+		   size_t reused_runs, const struct db_timing *history,
+		   struct plan_estimate *out)
 {
 	const struct sweep_config *cfg = p->cfg;
 	struct learned l = { 0 };
@@ -116,11 +124,23 @@ void plan_estimate(const struct plan *p, size_t host_runs, size_t boot_runs, siz
 	out->experiments = l.experiments;
 	out->host_runs = host_runs;
 	out->boot_runs = boot_runs;
+	out->ahead_runs = ahead_runs;
 	out->reused_runs = reused_runs;
 	size_t min = PLAN_ESTIMATE_MIN_SAMPLES;
 	out->host = figure(&l.overhead[KIND_HOST], min, PLAN_HOST_RUN_OVERHEAD_SECONDS);
 	out->boot = figure(&l.overhead[KIND_BOOT], min, PLAN_BOOT_RUN_OVERHEAD_SECONDS);
-	out->reused = figure(&l.overhead[KIND_REUSED], min, PLAN_REUSED_RUN_OVERHEAD_SECONDS);
+	/* Without runs of their own kind: what booting runs did besides booting. */
+	struct plan_figure beyond = { PLAN_REUSED_RUN_OVERHEAD_SECONDS, 0, false };
+	if (l.after_boot.n >= min)
+		beyond = (struct plan_figure){ stats_mean(l.after_boot.v, l.after_boot.n),
+					       l.after_boot.n, true };
+	free(l.after_boot.v);
+	out->ahead = figure(&l.overhead[KIND_AHEAD], min, 0);
+	if (!out->ahead.samples)
+		out->ahead = beyond;
+	out->reused = figure(&l.overhead[KIND_REUSED], min, 0);
+	if (!out->reused.samples)
+		out->reused = beyond;
 	out->sweep = figure(&l.sweep, 1, 0);	/* one sweep already sums many runs */
 	struct plan_figure excess = figure(&l.excess, min, 0);
 	out->window = figure(&l.same_window, min, 0);
@@ -130,11 +150,12 @@ void plan_estimate(const struct plan *p, size_t host_runs, size_t boot_runs, siz
 			out->window = excess;
 			out->window.seconds += cfg->bench.duration;
 		} else {
-			out->window = (struct plan_figure){ cfg->bench.timeout, 0 };
+			out->window = (struct plan_figure){ cfg->bench.timeout, 0, false };
 			out->upper_bound = true;
 		}
 	}
 	out->seconds = out->sweep.seconds + (double)p->nruns * out->window.seconds +
 		       (double)host_runs * out->host.seconds + (double)boot_runs * out->boot.seconds +
+		       (double)ahead_runs * out->ahead.seconds +
 		       (double)reused_runs * out->reused.seconds;
 }

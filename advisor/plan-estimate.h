@@ -8,9 +8,17 @@
  * where a run's overhead depends on what it does around its benchmark:
  * a host run (guest.runner: host, a host reference), a guest run that
  * boots its guest (every run without guest.reuse, the first of each kept
- * guest with it: boot, topology check, noise, teardown), and a run in a
- * reused guest.  Each figure is the mean over the stored runs of that
- * kind (a sweep takes the sum of its runs, outliers included); the window
+ * guest with it: boot, topology check, noise, teardown), a run whose guest
+ * booted ahead, together with an earlier run's of its block (guest.reuse;
+ * experiments/reuse.h reuse_ahead: its boot cost it no wait), and a run in
+ * a reused guest.  Each figure is the mean over the stored runs of that
+ * kind (a sweep takes the sum of its runs, outliers included).  A stored
+ * run that booted waited for its boot when its time outside the window is
+ * at least its boot_seconds (the boot lies inside it), else its guest
+ * booted ahead.  Where fewer than PLAN_ESTIMATE_MIN_SAMPLES runs of the
+ * reused or booted-ahead kind are stored, what the booting runs spent
+ * outside their window beyond the boot serves for both (a topology check,
+ * the noise loads' start and stop: what such a run still does).  The window
  * is the mean window of stored runs of the same benchmark (kind, argv,
  * duration, runner, architecture and domain type), else the configured
  * duration plus the mean amount by which stored windows of a benchmark of
@@ -45,25 +53,28 @@
 struct plan_figure {
 	double seconds;
 	size_t samples;		/* stored runs (or sweeps) it was learned from; 0: built in */
+	bool beyond_boot;	/* learned from booting runs' time beyond their boot */
 };
 
 struct plan_estimate {
 	double seconds;		/* the sweep's wall time */
 	bool upper_bound;	/* the window is the timeout: nothing said how long it takes */
-	size_t host_runs, boot_runs, reused_runs;
+	size_t host_runs, boot_runs, ahead_runs, reused_runs;
 	struct plan_figure window;	/* per run */
 	bool window_same_benchmark;	/* learned from runs of this very benchmark */
-	struct plan_figure host, boot, reused;	/* run overheads */
+	struct plan_figure host, boot, ahead, reused;	/* run overheads */
 	struct plan_figure sweep;	/* once per sweep */
 	size_t experiments;	/* stored sweeps read */
 };
 
 /*
  * Estimates plan p's wall time with host_runs runs on the host, boot_runs
- * guest runs that boot and reused_runs in a reused guest, from history
+ * guest runs that wait for their boot, ahead_runs whose guest boots ahead
+ * with an earlier one and reused_runs in a reused guest, from history
  * (NULL or empty: the built-in figures).
  */
-void plan_estimate(const struct plan *p, size_t host_runs, size_t boot_runs, size_t reused_runs,
-		   const struct db_timing *history, struct plan_estimate *out);
+void plan_estimate(const struct plan *p, size_t host_runs, size_t boot_runs, size_t ahead_runs,
+		   size_t reused_runs, const struct db_timing *history,
+		   struct plan_estimate *out);
 
 #endif

@@ -112,7 +112,7 @@ int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
 			fprintf(stderr, "guest.reuse: one guest per shape and pinning for %d "
 				"block%s, up to %zu kept (suspended while another runs); %zu boots "
 				"if no run fails\n", cfg->reuse_runs, cfg->reuse_runs == 1 ? "" : "s",
-				cap, reuse_boots(c->plan, cap));
+				cap, reuse_boots(c->plan, cap, NULL));
 	}
 	reuse_cache_init(&c->cache, cap);
 	c->kept = xcalloc(cap, sizeof(*c->kept));
@@ -264,41 +264,28 @@ static bool preboot_take(struct ctl *c, size_t group, int block, struct preboot 
 }
 
 /*
- * The runs after the current one in its block that will boot a guest
- * into a slot left empty (evicting no kept guest, and with no knob change
- * before them that needs no guests running): their configurations and run
- * ids, so that their guests boot now, together with the current run's,
- * instead of one after another between measurements.  Looked ahead on a
- * copy of the reuse cache, the way reuse_boots counts a plan's boots, so
- * the boots are the same ones, only earlier; and no more guests than the
- * cache's capacity ever exist.
+ * The runs after the current one in its block whose guests can boot now,
+ * together with the current run's (reuse_ahead): their configurations
+ * and run ids, at most max.
  */
 static size_t preboot_plan(struct ctl *c, int block, const struct plan_config **pcs,
 			   int64_t *runs, size_t max)
 {
-	struct reuse_cache sim;
-	reuse_cache_copy(&sim, &c->cache);
-	const char **applied = c->applied;
 	size_t n = 0;
-	for (size_t i = 0; i < c->nahead && n < max && c->ahead[i].repetition == block; i++) {
-		const struct plan_config *pc = ctl_config_by_key(c->plan, c->ahead[i].key);
-		if (!pc)
-			break;
-		if (reuse_knobs_clear_guests(c->plan, applied, pc->knob_values))
-			break;
-		applied = pc->knob_values;
-		size_t group = reuse_group(c->plan, pc->rec.index);
-		if (group == REUSE_NO_GROUP)
-			continue;
-		bool hit, evict;
-		reuse_cache_take(&sim, group, block, c->cfg->reuse_runs, &hit, &evict);
-		if (!hit && !evict) {
-			pcs[n] = pc;
-			runs[n++] = c->ahead[i].run_id;
-		}
+	while (n < c->nahead && c->ahead[n].repetition == block)
+		n++;
+	const struct plan_config **next = xcalloc(n + 1, sizeof(*next));
+	for (size_t i = 0; i < n; i++)
+		next[i] = ctl_config_by_key(c->plan, c->ahead[i].key);
+	size_t *idx = xcalloc(max, sizeof(*idx));
+	size_t k = reuse_ahead(c->plan, &c->cache, block, c->applied, next, n, idx, max);
+	for (size_t i = 0; i < k; i++) {
+		pcs[i] = next[idx[i]];
+		runs[i] = c->ahead[idx[i]].run_id;
 	}
-	reuse_cache_release(&sim);
-	return n;
+	free(idx);
+	free(next);
+	return k;
 }
 
 /*
@@ -324,6 +311,14 @@ static struct guest_state *boot_block(struct ctl *c, const struct plan_config *p
 	struct guest *mg[16];
 	struct preboot *pb = xcalloc(nmore ? nmore : 1, sizeof(*pb));
 	for (size_t i = 0; i < nmore; i++) {
+		/* Its group's guest whose blocks are used up goes first: no more
+		 * guests than the cache's capacity (its slot stays taken until the
+		 * run's own take finds it used up, as without booting ahead). */
+		size_t old = reuse_cache_slot(&c->cache, reuse_group(c->plan, more[i]->rec.index));
+		if (old != REUSE_NO_GROUP && c->kept[old] && c->kept[old] != c->guest) {
+			destroy(c->kept[old]);
+			c->kept[old] = NULL;
+		}
 		struct strbuf mx = STRBUF_INIT;
 		struct ta_err merr = { 0 };
 		name = guest_name_new(c->cfg->name_prefix);

@@ -72,6 +72,14 @@ void reuse_cache_release(struct reuse_cache *rc)
 	memset(rc, 0, sizeof(*rc));
 }
 
+size_t reuse_cache_slot(const struct reuse_cache *rc, size_t group)
+{
+	for (size_t i = 0; i < rc->cap; i++)
+		if (rc->group[i] == group)
+			return i;
+	return REUSE_NO_GROUP;
+}
+
 void reuse_cache_copy(struct reuse_cache *dst, const struct reuse_cache *src)
 {
 	reuse_cache_init(dst, src->cap);
@@ -128,9 +136,52 @@ bool reuse_knobs_clear_guests(const struct plan *p, const char **from, const cha
 	return false;
 }
 
-size_t reuse_boots(const struct plan *p, size_t capacity)
+size_t reuse_ahead(const struct plan *p, const struct reuse_cache *rc, int block,
+		   const char **applied, const struct plan_config *const *next, size_t n,
+		   size_t *out, size_t max)
+{
+	struct reuse_cache sim;
+	reuse_cache_copy(&sim, rc);
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < max && next[i]; i++) {
+		const struct plan_config *c = next[i];
+		if (reuse_knobs_clear_guests(p, applied, c->knob_values))
+			break;
+		applied = c->knob_values;
+		size_t g = reuse_group(p, c->rec.index);
+		if (g == REUSE_NO_GROUP)
+			continue;
+		/* A boot that replaces its own group's used-up guest needs no room
+		 * either: that guest can serve no later block. */
+		bool had = reuse_cache_slot(&sim, g) != REUSE_NO_GROUP;
+		bool hit, evict;
+		reuse_cache_take(&sim, g, block, p->cfg->reuse_runs, &hit, &evict);
+		if (!hit && (!evict || had))
+			out[k++] = i;
+	}
+	reuse_cache_release(&sim);
+	return k;
+}
+
+/* Whether (group, block) is among the n pending boots; removes it if so. */
+static bool pending_take(size_t *group, int *block, size_t *n, size_t g, int b)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (group[i] == g && block[i] == b) {
+			(*n)--;
+			group[i] = group[*n];
+			block[i] = block[*n];
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t reuse_boots(const struct plan *p, size_t capacity, size_t *ahead)
 {
 	size_t boots = 0;
+	if (ahead)
+		*ahead = 0;
 	if (p->cfg->runner != RUNNER_AGENT)
 		return 0;
 	if (!p->cfg->reuse_guest) {
@@ -141,19 +192,51 @@ size_t reuse_boots(const struct plan *p, size_t capacity)
 	struct reuse_cache rc;
 	reuse_cache_init(&rc, capacity);
 	const char **applied = NULL;
+	/* The boots started ahead with an earlier one of their block, as the controller does. */
+	size_t *pgroup = xcalloc(rc.cap + 1, sizeof(*pgroup)), npending = 0;
+	int *pblock = xcalloc(rc.cap + 1, sizeof(*pblock));
+	const struct plan_config **next = xcalloc(p->nruns + 1, sizeof(*next));
+	size_t *idx = xcalloc(rc.cap + 1, sizeof(*idx));
 	for (size_t i = 0; i < p->nruns; i++) {
 		const struct plan_config *c = &p->configs[p->runs[i].config];
-		if (reuse_knobs_clear_guests(p, applied, c->knob_values))
+		int block = p->runs[i].repetition;
+		if (reuse_knobs_clear_guests(p, applied, c->knob_values)) {
 			for (size_t s = 0; s < rc.cap; s++)
 				reuse_cache_drop(&rc, s);
+			npending = 0;
+		}
 		applied = c->knob_values;
+		for (size_t j = 0; j < npending; j++)
+			if (pblock[j] != block) {
+				npending = 0;
+				break;
+			}
 		size_t g = reuse_group(p, c->rec.index);
 		if (g == REUSE_NO_GROUP)
 			continue;
 		bool hit, evict;
-		reuse_cache_take(&rc, g, p->runs[i].repetition, p->cfg->reuse_runs, &hit, &evict);
-		boots += !hit;
+		reuse_cache_take(&rc, g, block, p->cfg->reuse_runs, &hit, &evict);
+		if (hit)
+			continue;
+		boots++;
+		if (pending_take(pgroup, pblock, &npending, g, block)) {
+			if (ahead)
+				(*ahead)++;
+			continue;
+		}
+		size_t n = 0;
+		for (size_t j = i + 1; j < p->nruns && p->runs[j].repetition == block; j++)
+			next[n++] = &p->configs[p->runs[j].config];
+		size_t k = reuse_ahead(p, &rc, block, applied, next, n, idx, rc.cap - npending);
+		for (size_t j = 0; j < k; j++) {
+			pgroup[npending] = reuse_group(p, next[idx[j]]->rec.index);
+			pblock[npending++] = block;
+		}
 	}
+	free(pgroup);
+	free(pblock);
+	free(next);
+	free(idx);
 	reuse_cache_release(&rc);
 	return boots;
 }

@@ -69,6 +69,8 @@ struct reuse_cache {
 
 void reuse_cache_init(struct reuse_cache *rc, size_t cap);
 void reuse_cache_release(struct reuse_cache *rc);
+/* The slot holding group's guest, or REUSE_NO_GROUP. */
+size_t reuse_cache_slot(const struct reuse_cache *rc, size_t group);
 /* dst becomes an independent copy of src (to look ahead without changing it). */
 void reuse_cache_copy(struct reuse_cache *dst, const struct reuse_cache *src);
 
@@ -91,9 +93,28 @@ void reuse_cache_drop(struct reuse_cache *rc, size_t slot);
 bool reuse_knobs_clear_guests(const struct plan *p, const char **from, const char **to);
 
 /*
+ * The boots that start together with a run's boot (guest.reuse): of the
+ * runs after it in its block, whose configurations are next[0..n) in order
+ * (a NULL ends them), those that will boot a guest into a slot left empty,
+ * or held by their own group's guest whose blocks are used up (it serves
+ * no later block: the caller may destroy it now) — evicting no guest that
+ * still serves — with no knob change before them that needs no guests
+ * (starting from the knob values `applied`).  Looked ahead on a copy
+ * of rc, the cache after the run's own take, so these are the boots the
+ * sweep makes anyway, only earlier, and no more guests exist than rc's
+ * capacity.  Their indexes into next go to out (at most max); returns how
+ * many.
+ */
+size_t reuse_ahead(const struct plan *p, const struct reuse_cache *rc, int block,
+		   const char **applied, const struct plan_config *const *next, size_t n,
+		   size_t *out, size_t max);
+
+/*
  * Boots the sweep makes in plan order if every run succeeds: with
  * cfg->reuse_guest and `capacity` kept guests, else one per guest run.
+ * *ahead (may be NULL) gets how many of them start together with an
+ * earlier boot of their block (reuse_ahead), so cost no wait of their own.
  */
-size_t reuse_boots(const struct plan *p, size_t capacity);
+size_t reuse_boots(const struct plan *p, size_t capacity, size_t *ahead);
 
 #endif

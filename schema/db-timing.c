@@ -32,7 +32,8 @@ static int read_runs(struct db *db, struct db_timing_experiment *e, size_t sampl
 				       err);
 	sqlite3_stmt *st = cst ? db_prepare(db,
 		"SELECT json_extract(r.host_state, '$.runner') = 'host', "
-		"EXISTS (SELECT 1 FROM metrics b WHERE b.run_id = r.id AND b.name = 'boot_seconds'), "
+		"(SELECT b.value FROM metrics b WHERE b.run_id = r.id AND b.name = 'boot_seconds' "
+		"LIMIT 1), "
 		"(julianday(r.finished_at) - julianday(r.started_at)) * 86400.0, w.value "
 		"FROM runs r JOIN metrics w ON w.run_id = r.id AND w.name = 'benchmark_seconds' "
 		"WHERE r.configuration_id = ? AND r.status = 'ok' AND r.started_at IS NOT NULL "
@@ -59,7 +60,8 @@ static int read_runs(struct db *db, struct db_timing_experiment *e, size_t sampl
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			struct db_timing_run *r = &e->runs[e->nruns++];
 			r->host = sqlite3_column_int(st, 0) == 1;
-			r->booted = sqlite3_column_int(st, 1) == 1;
+			r->booted = sqlite3_column_type(st, 1) != SQLITE_NULL;
+			r->boot_seconds = r->booted ? sqlite3_column_double(st, 1) : 0;
 			r->span = sqlite3_column_double(st, 2);
 			r->window = sqlite3_column_double(st, 3);
 		}

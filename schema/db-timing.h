@@ -8,7 +8,7 @@
  * benchmark, its duration), and a sample of its successful runs: how long
  * each took (started_at .. finished_at), its benchmark window
  * (benchmark_seconds), whether it ran on the host, and whether it booted
- * its guest (a boot_seconds metric).  Reads only what schema 1 already had,
+ * its guest (a boot_seconds metric, read with its value).  Reads only what schema 1 already had,
  * so a database of any version serves; costs a bounded number of rows
  * however big the store is.
  */
@@ -25,6 +25,7 @@ struct db_timing_run {
 	bool host;		/* ran on the host (guest.runner: host, a host reference) */
 	bool booted;		/* booted its guest (the first run of a reused guest, or any
 				   run without guest.reuse) */
+	double boot_seconds;	/* its boot_seconds; 0 when it did not boot */
 	double span;		/* seconds from started_at to finished_at */
 	double window;		/* the benchmark window, seconds (benchmark_seconds) */
 };

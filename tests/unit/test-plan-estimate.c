@@ -3,7 +3,10 @@
  * cases: built-in figures without history; a window learned only from runs
  * of the same benchmark, an overrun only from benchmarks of the same kind
  * (a command's only from the same command); each overhead learned from its
- * own kind of run once there are enough of them; the sweep overhead from
+ * own kind of run once there are enough of them (a booted run that spent
+ * less than its boot outside its window booted ahead), else reused and
+ * booted-ahead runs from what booting runs spent beyond their boot; the
+ * sweep overhead from
  * sweeps of the same runner; the timeout as an upper bound when nothing
  * says how long the benchmark takes.
  */
@@ -48,17 +51,21 @@ struct stored {
 	double span, window;
 	size_t nboot;		/* of them, the first nboot booted (guests) */
 	double boot_span;
+	double boot_s;		/* their boot_seconds */
+	size_t nahead;		/* of the nboot, the last nahead took ahead_span */
+	double ahead_span;
 };
 
 struct estimate_case {
 	const char *what;
 	const char *plan_yaml;	/* the sweep planned */
-	size_t nruns, host_runs, boot_runs, reused_runs;
+	size_t nruns, host_runs, boot_runs, ahead_runs, reused_runs;
 	struct stored history[1];
 	size_t nhistory;
 	double seconds;		/* expected */
 	bool upper_bound;
 	size_t window_samples, boot_samples, reused_samples, host_samples, sweep_samples;
+	size_t ahead_samples;
 	bool same_benchmark;
 };
 
@@ -103,7 +110,7 @@ static const struct estimate_case cases[] = {
 			 .window = 5.5, .nboot = 3, .boot_span = 15.5 } }, .nhistory = 1,
 	  /* window 3 + 0.5; boot 10, reused 1; sweep 100 - 10 x mean span (9.2) = 8 */
 	  .seconds = 6 * 3.5 + 2 * 10 + 4 * 1 + 8, .window_samples = 10, .boot_samples = 3,
-	  .reused_samples = 7, .sweep_samples = 1 },
+	  .reused_samples = 7, .sweep_samples = 1, .ahead_samples = 3 },
 	{ .what = "one boot stored: the boot figure stays built in", .plan_yaml = GUEST_EBIZZY,
 	  .nruns = 6, .boot_runs = 2, .reused_runs = 4,
 	  .history = { { GUEST_EBIZZY, .wall = 40, .nran = 5, .n = 5, .span = 4.0, .window = 3.2,
@@ -111,6 +118,24 @@ static const struct estimate_case cases[] = {
 	  /* window 3.2 (same); reused 0.8; sweep 40 - 5 x 5.64 = 11.8 */
 	  .seconds = 6 * 3.2 + 2 * PLAN_BOOT_RUN_OVERHEAD_SECONDS + 4 * 0.8 + 11.8,
 	  .window_samples = 5, .reused_samples = 4, .sweep_samples = 1, .same_benchmark = true },
+	{ .what = "reused and booted-ahead runs, none stored: what booting runs did beyond their boot",
+	  .plan_yaml = GUEST_EBIZZY, .nruns = 6, .boot_runs = 1, .ahead_runs = 1,
+	  .reused_runs = 4,
+	  .history = { { GUEST_EBIZZY, .wall = 45, .nran = 4, .n = 4, .window = 3.2,
+			 .nboot = 4, .boot_span = 10, .boot_s = 6 } }, .nhistory = 1,
+	  /* window 3.2; boot 6.8, of it 6 the boot: 0.8 for the others; sweep 45 - 40 */
+	  .seconds = 6 * 3.2 + 6.8 + 0.8 + 4 * 0.8 + 5, .window_samples = 4, .boot_samples = 4,
+	  .ahead_samples = 4, .reused_samples = 4, .sweep_samples = 1, .same_benchmark = true },
+	{ .what = "a booted run that spent less than its boot outside its window booted ahead",
+	  .plan_yaml = GUEST_EBIZZY, .nruns = 8, .boot_runs = 2, .ahead_runs = 2,
+	  .reused_runs = 4,
+	  .history = { { GUEST_EBIZZY, .wall = 40, .nran = 6, .n = 6, .span = 3.3, .window = 3.2,
+			 .nboot = 4, .boot_span = 10, .boot_s = 6, .nahead = 2,
+			 .ahead_span = 4 } }, .nhistory = 1,
+	  /* boot 6.8, ahead 0.8, reused 0.1; sweep 40 - (2 x 10 + 2 x 4 + 2 x 3.3) */
+	  .seconds = 8 * 3.2 + 2 * 6.8 + 2 * 0.8 + 4 * 0.1 + 5.4, .window_samples = 6,
+	  .boot_samples = 2, .ahead_samples = 2, .reused_samples = 2, .sweep_samples = 1,
+	  .same_benchmark = true },
 	{ .what = "a host sweep teaches a guest sweep only its host figure",
 	  .plan_yaml = GUEST_EBIZZY, .nruns = 6, .boot_runs = 2, .reused_runs = 4,
 	  .history = { { HOST_CMD, .wall = 2.0, .nran = 50, .n = 40, .host = true, .span = 0.03,
@@ -136,7 +161,10 @@ static void check_case(const struct estimate_case *c)
 		for (size_t k = 0; k < s->n; k++)
 			runs[i][k] = (struct db_timing_run){
 				.host = s->host, .booted = k < s->nboot,
-				.span = k < s->nboot ? s->boot_span : s->span, .window = s->window };
+				.boot_seconds = k < s->nboot ? s->boot_s : 0,
+				.span = k + s->nahead >= s->nboot && k < s->nboot ? s->ahead_span
+					: k < s->nboot ? s->boot_span : s->span,
+				.window = s->window };
 		ex[i] = (struct db_timing_experiment){ .id = (int64_t)i + 1,
 			.config_yaml = (char *)s->yaml, .wall = s->wall, .nran = s->nran,
 			.nfailed = s->nfailed, .failed_span = s->failed_span,
@@ -145,18 +173,19 @@ static void check_case(const struct estimate_case *c)
 	hist.v = ex;
 	hist.n = c->nhistory;
 	struct plan_estimate e;
-	plan_estimate(&p, c->host_runs, c->boot_runs, c->reused_runs, &hist, &e);
+	plan_estimate(&p, c->host_runs, c->boot_runs, c->ahead_runs, c->reused_runs, &hist, &e);
 	if (fabs(e.seconds - c->seconds) > 1e-6 * (1 + c->seconds))
 		fail_msg("%s: %.6f s, expected %.6f", c->what, e.seconds, c->seconds);
 	assert_int_equal(e.upper_bound, c->upper_bound);
 	assert_int_equal(e.experiments, c->nhistory);
 	assert_int_equal(e.window_same_benchmark, c->same_benchmark);
 	size_t got[] = { e.window.samples, e.boot.samples, e.reused.samples, e.host.samples,
-			 e.sweep.samples };
+			 e.sweep.samples, e.ahead.samples };
 	size_t want[] = { c->window_samples, c->boot_samples, c->reused_samples,
-			  c->host_samples, c->sweep_samples };
-	static const char *const names[] = { "window", "boot", "reused", "host", "sweep" };
-	for (size_t i = 0; i < 5; i++)
+			  c->host_samples, c->sweep_samples, c->ahead_samples };
+	static const char *const names[] = { "window", "boot", "reused", "host", "sweep",
+					     "ahead" };
+	for (size_t i = 0; i < 6; i++)
 		if (got[i] != want[i])
 			fail_msg("%s: %s learned from %zu, expected %zu", c->what, names[i], got[i],
 				 want[i]);
@@ -184,7 +213,7 @@ static void test_unparsable_history(void **state)
 					   .wall = 20, .nran = 4, .runs = runs, .nruns = 4 };
 	struct db_timing hist = { &ex, 1 };
 	struct plan_estimate e;
-	plan_estimate(&p, 0, 0, 4, &hist, &e);
+	plan_estimate(&p, 0, 0, 0, 4, &hist, &e);
 	assert_int_equal(e.reused.samples, 4);
 	assert_true(fabs(e.reused.seconds - 2) < 1e-9);
 	assert_int_equal(e.window.samples, 0);

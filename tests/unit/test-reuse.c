@@ -100,24 +100,35 @@ static void test_boots(void **state)
 	}
 	assert_int_equal(guest_runs, 18);
 	assert_true(changes > 3);	/* the order really interleaves */
-	assert_int_equal(reuse_boots(p, 3), 3);
-	assert_int_equal(reuse_boots(p, 8), 3);
-	assert_int_equal(reuse_boots(p, 1), changes);
-	size_t two = reuse_boots(p, 2);
+	/* The first boot of block 0 starts the other two groups' with it. */
+	size_t ahead = 9;
+	assert_int_equal(reuse_boots(p, 3, &ahead), 3);
+	assert_int_equal(ahead, 2);
+	assert_int_equal(reuse_boots(p, 8, &ahead), 3);
+	assert_int_equal(ahead, 2);
+	/* Room for one guest: every boot evicts, none can start early. */
+	assert_int_equal(reuse_boots(p, 1, &ahead), changes);
+	assert_int_equal(ahead, 0);
+	size_t two = reuse_boots(p, 2, &ahead);
 	assert_true(two >= 3 && two <= changes);
+	assert_true(ahead < two);
 	unload(&f);
 
 	/* guest.reuse_runs (default 1): a boot serves at most that many blocks. */
 	load(&f, SWEEP("reuse: true"), &x86_host);
 	assert_int_equal(f.cfg->reuse_runs, 1);
-	assert_int_equal(reuse_boots(f.plan, 3), 9);	/* 3 groups x 3 blocks */
+	assert_int_equal(reuse_boots(f.plan, 3, &ahead), 9);	/* 3 groups x 3 blocks */
+	assert_int_equal(ahead, 6);	/* per block, 2 with its first */
+	assert_int_equal(reuse_boots(f.plan, 3, NULL), 9);
 	unload(&f);
 	load(&f, SWEEP("reuse: true, reuse_runs: 2"), &x86_host);
-	assert_int_equal(reuse_boots(f.plan, 3), 6);	/* blocks 0-1, then 2 */
+	assert_int_equal(reuse_boots(f.plan, 3, &ahead), 6);	/* blocks 0-1, then 2 */
+	assert_int_equal(ahead, 4);
 	unload(&f);
 
 	load(&f, SWEEP("reuse: false"), &x86_host);
-	assert_int_equal(reuse_boots(f.plan, 3), 18);
+	assert_int_equal(reuse_boots(f.plan, 3, &ahead), 18);
+	assert_int_equal(ahead, 0);		/* every run boots and destroys its own */
 	unload(&f);
 }
 
@@ -182,7 +193,9 @@ static void test_knob_change_clears(void **state)
 		sub = v;
 	}
 	assert_true(changes >= 2);
-	assert_int_equal(reuse_boots(p, 4), changes);
+	size_t ahead = 9;
+	assert_int_equal(reuse_boots(p, 4, &ahead), changes);
+	assert_int_equal(ahead, 0);		/* one group: nothing to boot beside it */
 	assert_true(reuse_knobs_clear_guests(p, NULL, p->configs[0].knob_values));
 	assert_false(reuse_knobs_clear_guests(p, p->configs[0].knob_values,
 					      p->configs[0].knob_values));
