@@ -45,9 +45,11 @@
 #define GUESTBG_START_SCRIPT \
 	"sets=$1; shift\n" \
 	"case $1 in */*) ;; *)\n" \
-	"\tfor d in $(echo \"$PATH\" | tr : ' '); do\n" \
+	"\tIFS=:\n" \
+	"\tfor d in $PATH; do\n" \
 	"\t\t[ -x \"$d/$1\" ] && { p=$d/$1; shift; set -- \"$p\" \"$@\"; break; }\n" \
-	"\tdone;;\n" \
+	"\tdone\n" \
+	"\tunset IFS;;\n" \
 	"esac\n" \
 	"n=0 procs=\n" \
 	"for cpus in $sets; do\n" \
@@ -63,7 +65,7 @@
 	"sleep 0.1\n" \
 	"bad=\n" \
 	"for pe in $procs; do\n" \
-	"\ts=$(cat /proc/${pe%%:*}/stat 2>/dev/null) && s=${s##*) } && [ \"${s%% *}\" != Z ] ||\n" \
+	"\t{ read -r s </proc/${pe%%:*}/stat; } 2>/dev/null && s=${s##*) } && [ \"${s%% *}\" != Z ] ||\n" \
 	"\t\tbad=\"$bad $pe\"\n" \
 	"done\n" \
 	"if [ -n \"$bad\" ]; then\n" \
@@ -74,8 +76,9 @@
 	"for pe in $procs; do echo \"${pe%%:*} ${pe#*:}\"; done\n"
 
 /*
- * The shell function alive: prints how many live (non-zombie) processes
- * are in the process groups listed in $groups; `kill -0` answers the
+ * The shell function alive: sets n to how many live (non-zombie) processes
+ * are in the process groups listed in $groups (a variable, not output: a
+ * command substitution forks, slow under TCG); `kill -0` answers the
  * common case (no group left at all) without reading every /proc entry,
  * which costs seconds in a busy TCG guest.
  */
@@ -83,7 +86,7 @@
 	"alive() {\n" \
 	"\tn=0\n" \
 	"\tfor g in $groups; do kill -0 -$g 2>/dev/null && n=1; done\n" \
-	"\t[ $n -eq 0 ] && { echo 0; return; }\n" \
+	"\t[ $n -eq 0 ] && return\n" \
 	"\tn=0\n" \
 	"\tfor f in /proc/[0-9]*/stat; do\n" \
 	"\t\t{ read -r l <\"$f\"; } 2>/dev/null || continue\n" \
@@ -91,15 +94,15 @@
 	"\t\t[ \"$1\" = Z ] && continue\n" \
 	"\t\tfor g in $groups; do [ \"$3\" = \"$g\" ] && n=$((n + 1)); done\n" \
 	"\tdone\n" \
-	"\techo $n\n" \
 	"}\n"
 
 /*
  * sh -c GUESTBG_STOP_SCRIPT sh TENTHS PID ERRFILE [PID ERRFILE...]: first
  * prints "PID: <its stderr>" on stdout for each PID that had ended already
  * (a load that should have run to this point: its check, in the same agent
- * call), then SIGTERM to each group, SIGKILL after TENTHS tenths of a
- * second, removes the stderr files; exits 0 when nothing is left, else 1
+ * call), then SIGTERM to each group (looking every 20 ms whether they
+ * are gone), SIGKILL after TENTHS tenths of a second, removes the stderr
+ * files; exits 0 when nothing is left, else 1
  * with a count on stderr.
  */
 #define GUESTBG_STOP_SCRIPT \
@@ -107,20 +110,21 @@
 	"tenths=$1; shift\n" \
 	"groups=\n" \
 	"while [ $# -ge 2 ]; do\n" \
-	"\ts=$(cat /proc/$1/stat 2>/dev/null) && s=${s##*) } && [ \"${s%% *}\" != Z ] ||\n" \
+	"\t{ read -r s </proc/$1/stat; } 2>/dev/null && s=${s##*) } && [ \"${s%% *}\" != Z ] ||\n" \
 	"\t\techo \"$1: $(tail -c 300 \"$2\" 2>/dev/null | tr '\\n' ' ')\"\n" \
 	"\tgroups=\"$groups $1\"; rm -f \"$2\"; shift 2\n" \
 	"done\n" \
 	"for g in $groups; do kill -TERM -$g 2>/dev/null; done\n" \
 	"i=0\n" \
-	"while [ \"$(alive)\" -gt 0 ] && [ $i -lt $tenths ]; do sleep 0.1; i=$((i + 1)); done\n" \
-	"if [ \"$(alive)\" -gt 0 ]; then\n" \
+	"alive\n" \
+	"while [ $n -gt 0 ] && [ $i -lt $((tenths * 5)) ]; do sleep 0.02; i=$((i + 1)); alive; done\n" \
+	"if [ $n -gt 0 ]; then\n" \
 	"\tfor g in $groups; do kill -KILL -$g 2>/dev/null; done\n" \
 	"\ti=0\n" \
-	"\twhile [ \"$(alive)\" -gt 0 ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done\n" \
+	"\talive\n" \
+	"\twhile [ $n -gt 0 ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); alive; done\n" \
 	"fi\n" \
-	"n=$(alive)\n" \
-	"[ \"$n\" -eq 0 ] || { echo \"$n processes survive SIGKILL\" >&2; exit 1; }\n"
+	"[ $n -eq 0 ] || { echo \"$n processes survive SIGKILL\" >&2; exit 1; }\n"
 
 /* The busy loop a spin load runs in the guest (one per vCPU). */
 #define GUESTBG_SPIN_ARGV { "sh", "-c", "while :; do :; done", NULL }
