@@ -38,9 +38,9 @@ libpcre2-dev"
 # here.  The image copies busybox, qemu-ga, the benchmarks (stress-ng,
 # sysbench, redis) and iputils' ping (`ping -f`, the demo's noise load:
 # busybox's ping has no flood mode) from the host's packages, and cpio packs
-# it.
+# it.  tini reaps the QEMU processes libvirtd leaves (scripts/libvirtd-start.sh).
 demo="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86
-libvirt-daemon-system libvirt-daemon-system-sysv
+libvirt-daemon-system libvirt-daemon-system-sysv tini
 cpio busybox-static qemu-guest-agent stress-ng sysbench redis-server redis-tools iputils-ping"
 
 # Tests: cmocka, the sqlite3 shell, trace-cmd (offline fixtures), chromium
