@@ -100,9 +100,8 @@
  * sh -c GUESTBG_STOP_SCRIPT sh TENTHS PID ERRFILE [PID ERRFILE...]: first
  * prints "PID: <its stderr>" on stdout for each PID that had ended already
  * (a load that should have run to this point: its check, in the same agent
- * call), then SIGTERM to each group (looking every 20 ms whether they
- * are gone), SIGKILL after TENTHS tenths of a second, removes the stderr
- * files; exits 0 when nothing is left, else 1
+ * call), then SIGTERM to each group, SIGKILL after TENTHS tenths of a
+ * second, removes the stderr files; exits 0 when nothing is left, else 1
  * with a count on stderr.
  */
 #define GUESTBG_STOP_SCRIPT \
@@ -117,7 +116,7 @@
 	"for g in $groups; do kill -TERM -$g 2>/dev/null; done\n" \
 	"i=0\n" \
 	"alive\n" \
-	"while [ $n -gt 0 ] && [ $i -lt $((tenths * 5)) ]; do sleep 0.02; i=$((i + 1)); alive; done\n" \
+	"while [ $n -gt 0 ] && [ $i -lt $tenths ]; do sleep 0.1; i=$((i + 1)); alive; done\n" \
 	"if [ $n -gt 0 ]; then\n" \
 	"\tfor g in $groups; do kill -KILL -$g 2>/dev/null; done\n" \
 	"\ti=0\n" \
