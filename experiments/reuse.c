@@ -163,14 +163,12 @@ size_t reuse_ahead(const struct plan *p, const struct reuse_cache *rc, int block
 	return k;
 }
 
-/* Whether (group, block) is among the n pending boots; removes it if so. */
-static bool pending_take(size_t *group, int *block, size_t *n, size_t g, int b)
+/* Whether group is among the n pending boots; removes it if so. */
+static bool pending_take(size_t *group, size_t *n, size_t g)
 {
 	for (size_t i = 0; i < *n; i++) {
-		if (group[i] == g && block[i] == b) {
-			(*n)--;
-			group[i] = group[*n];
-			block[i] = block[*n];
+		if (group[i] == g) {
+			group[i] = group[--*n];
 			return true;
 		}
 	}
@@ -192,9 +190,10 @@ size_t reuse_boots(const struct plan *p, size_t capacity, size_t *ahead)
 	struct reuse_cache rc;
 	reuse_cache_init(&rc, capacity);
 	const char **applied = NULL;
-	/* The boots started ahead with an earlier one of their block, as the controller does. */
+	/* The groups whose boot started ahead with an earlier one of block
+	 * pblock, as the controller does. */
 	size_t *pgroup = xcalloc(rc.cap + 1, sizeof(*pgroup)), npending = 0;
-	int *pblock = xcalloc(rc.cap + 1, sizeof(*pblock));
+	int pblock = -1;
 	const struct plan_config **next = xcalloc(p->nruns + 1, sizeof(*next));
 	size_t *idx = xcalloc(rc.cap + 1, sizeof(*idx));
 	for (size_t i = 0; i < p->nruns; i++) {
@@ -206,11 +205,8 @@ size_t reuse_boots(const struct plan *p, size_t capacity, size_t *ahead)
 			npending = 0;
 		}
 		applied = c->knob_values;
-		for (size_t j = 0; j < npending; j++)
-			if (pblock[j] != block) {
-				npending = 0;
-				break;
-			}
+		if (pblock != block)
+			npending = 0;
 		size_t g = reuse_group(p, c->rec.index);
 		if (g == REUSE_NO_GROUP)
 			continue;
@@ -219,7 +215,7 @@ size_t reuse_boots(const struct plan *p, size_t capacity, size_t *ahead)
 		if (hit)
 			continue;
 		boots++;
-		if (pending_take(pgroup, pblock, &npending, g, block)) {
+		if (pending_take(pgroup, &npending, g)) {
 			if (ahead)
 				(*ahead)++;
 			continue;
@@ -228,13 +224,11 @@ size_t reuse_boots(const struct plan *p, size_t capacity, size_t *ahead)
 		for (size_t j = i + 1; j < p->nruns && p->runs[j].repetition == block; j++)
 			next[n++] = &p->configs[p->runs[j].config];
 		size_t k = reuse_ahead(p, &rc, block, applied, next, n, idx, rc.cap - npending);
-		for (size_t j = 0; j < k; j++) {
-			pgroup[npending] = reuse_group(p, next[idx[j]]->rec.index);
-			pblock[npending++] = block;
-		}
+		for (size_t j = 0; j < k; j++)
+			pgroup[npending++] = reuse_group(p, next[idx[j]]->rec.index);
+		pblock = block;
 	}
 	free(pgroup);
-	free(pblock);
 	free(next);
 	free(idx);
 	reuse_cache_release(&rc);
