@@ -130,11 +130,8 @@ void plan_estimate(const struct plan *p, size_t host_runs, size_t boot_runs, siz
 	out->host = figure(&l.overhead[KIND_HOST], min, PLAN_HOST_RUN_OVERHEAD_SECONDS);
 	out->boot = figure(&l.overhead[KIND_BOOT], min, PLAN_BOOT_RUN_OVERHEAD_SECONDS);
 	/* Without runs of their own kind: what booting runs did besides booting. */
-	struct plan_figure beyond = { PLAN_REUSED_RUN_OVERHEAD_SECONDS, 0, false };
-	if (l.after_boot.n >= min)
-		beyond = (struct plan_figure){ stats_mean(l.after_boot.v, l.after_boot.n),
-					       l.after_boot.n, true };
-	free(l.after_boot.v);
+	struct plan_figure beyond = figure(&l.after_boot, min, PLAN_REUSED_RUN_OVERHEAD_SECONDS);
+	beyond.beyond_boot = beyond.samples > 0;
 	out->ahead = figure(&l.overhead[KIND_AHEAD], min, 0);
 	if (!out->ahead.samples)
 		out->ahead = beyond;
