@@ -268,9 +268,10 @@ static void plan_boots_line(struct strbuf *out, const struct plan *p,
 	}
 	size_t cap = b->capacity, boots = b->boots, groups = b->groups;
 	strbuf_addf(out, "\nGuest boots: %zu for %zu guest runs if none fails (guest.reuse: "
-		    "%zu shape/pinning groups, each boot serving at most %d block%s, up to %zu guests "
-		    "kept, idle ones suspended", boots, guest_runs, groups, p->cfg->reuse_runs,
-		    p->cfg->reuse_runs == 1 ? "" : "s", cap);
+		    "%zu group%s by %s, each boot serving at most %d block%s, up to %zu guests "
+		    "kept, idle ones suspended", boots, guest_runs, groups, groups == 1 ? "" : "s",
+		    p->live_pin ? "shape (each run's pinning applied live)" : "shape and pinning",
+		    p->cfg->reuse_runs, p->cfg->reuse_runs == 1 ? "" : "s", cap);
 	if (boots > groups)
 		strbuf_addstr(out, "; more boots than groups because each serves guest.reuse_runs "
 			      "blocks, host knobs that need no guests change, or memory keeps "

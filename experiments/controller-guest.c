@@ -12,6 +12,7 @@
 
 #include "../collectors/guesttopo.h"
 #include "../collectors/vcpustats.h"
+#include "../util/cpuset.h"
 #include "../util/json.h"
 #include "../util/warn.h"
 #include "agent.h"
@@ -29,6 +30,10 @@ struct guest_state {
 	bool have_before;
 	bool suspended;			/* kept for reuse while another guest runs */
 	int64_t boot;			/* the run it was booted for: its runs' runs.boot */
+	/* Live pinning (plan->live_pin): the pinning its vCPUs have now (NULL:
+	 * as booted, unpinned) and its boot run's (its stored domain.xml). */
+	const struct pinning *pinning, *boot_pinning;
+	bool emulator_pinned;
 	struct guestbg load, server;	/* this run's in-guest noise and server */
 	/* What the topology check after boot saw, for the runs that reuse it. */
 	char *topology;			/* JSON; NULL: not read */
@@ -109,9 +114,11 @@ int ctl_guest_start_sweep(struct ctl *c, struct ta_err *err)
 	if (cfg->reuse_guest) {
 		cap = reuse_capacity(c->plan, host_mem_available_mib());
 		if (!c->opts->quiet)
-			fprintf(stderr, "guest.reuse: one guest per shape and pinning for %d "
+			fprintf(stderr, "guest.reuse: one guest per shape%s for %d "
 				"block%s, up to %zu kept (suspended while another runs); %zu boots "
-				"if no run fails\n", cfg->reuse_runs, cfg->reuse_runs == 1 ? "" : "s",
+				"if no run fails\n", c->plan->live_pin ? " (booted unpinned, each "
+				"run's pinning applied live: one NUMA node)" : " and pinning",
+				cfg->reuse_runs, cfg->reuse_runs == 1 ? "" : "s",
 				cap, reuse_boots(c->plan, cap, NULL));
 	}
 	reuse_cache_init(&c->cache, cap);
@@ -148,16 +155,17 @@ void ctl_guest_end_sweep(struct ctl *c)
 	conn = NULL;
 }
 
-/* Builds the domain XML for configuration pc (vcpus = 1..: a noise guest uses pc's shape too). */
-static int build_xml(struct ctl *c, const struct plan_config *pc, const char *name,
-		     int64_t run_id, struct strbuf *xml, struct ta_err *err)
+/* The domain request for configuration pc (a noise guest uses pc's shape too). */
+static void request_fill(struct ctl *c, const struct plan_config *pc, const char *name,
+			 int64_t run_id, struct domain_request *req, char *kernel, char *initrd,
+			 size_t n)
 {
 	const struct sweep_config *cfg = c->cfg;
-	char dir[512], kernel[600], initrd[600];
+	char dir[512];
 	image_dir(dir, sizeof(dir));
-	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", dir);
-	snprintf(initrd, sizeof(initrd), "%s/initrd", dir);
-	struct domain_request req = {
+	snprintf(kernel, n, "%s/vmlinuz", dir);
+	snprintf(initrd, n, "%s/initrd", dir);
+	*req = (struct domain_request){
 		.name = name,
 		.arch = guest_arch(cfg),
 		.type = resolved_type,
@@ -179,14 +187,77 @@ static int build_xml(struct ctl *c, const struct plan_config *pc, const char *na
 		.experiment_id = c->exp_id,
 		.run_id = run_id,
 	};
-	return domain_xml_build(&req, xml, err);
+}
+
+/*
+ * The domain XML for configuration pc: into *xml the domain as its run
+ * measures in it, pinned (what the run stores as domain.xml); into *boot,
+ * when not NULL, what libvirt boots: the same, unpinned with live pinning
+ * (plan->live_pin), the run's pins then applied by apply_pins.
+ */
+static int build_xml(struct ctl *c, const struct plan_config *pc, const char *name,
+		     int64_t run_id, struct strbuf *xml, struct strbuf *boot, struct ta_err *err)
+{
+	char kernel[600], initrd[600];
+	struct domain_request req;
+	request_fill(c, pc, name, run_id, &req, kernel, initrd, sizeof(kernel));
+	if (domain_xml_build(&req, xml, err) < 0)
+		return -1;
+	if (!boot)
+		return 0;
+	if (!c->plan->live_pin) {
+		strbuf_add(boot, xml->buf, xml->len);
+		return 0;
+	}
+	req.pin = PIN_NONE;
+	req.vcpu_cpus = NULL;
+	req.nvcpu_cpus = 0;
+	req.emulator_cpus = NULL;
+	return domain_xml_build(&req, boot, err);
+}
+
+/* One vCPU (vcpu >= 0) or the emulator (-1) allowed on the host CPUs in cpus (NULL: all online). */
+static int pin_one(virDomainPtr dom, int vcpu, const char *cpus, struct ta_err *err)
+{
+	int ncpus = 0;
+	for (size_t i = 0; i < nhost_cpus; i++)
+		if (host_cpus[i].cpu + 1 > ncpus)
+			ncpus = host_cpus[i].cpu + 1;
+	struct cpuset cs = { 0 };
+	if (cpus) {
+		if (cpuset_parse(cpus, &cs, err) < 0)
+			return -1;
+		if (cpuset_last(&cs) + 1 > ncpus)
+			ncpus = cpuset_last(&cs) + 1;
+	}
+	int maplen = VIR_CPU_MAPLEN(ncpus);
+	unsigned char *map = xcalloc((size_t)maplen, 1);
+	if (cpus)
+		for (size_t i = 0; i < cs.n; i++)
+			VIR_USE_CPU(map, cs.cpus[i]);
+	else
+		for (size_t i = 0; i < nhost_cpus; i++)
+			VIR_USE_CPU(map, host_cpus[i].cpu);
+	int rc = vcpu >= 0
+		? virDomainPinVcpuFlags(dom, (unsigned)vcpu, map, maplen, VIR_DOMAIN_AFFECT_LIVE)
+		: virDomainPinEmulator(dom, map, maplen, VIR_DOMAIN_AFFECT_LIVE);
+	free(map);
+	cpuset_release(&cs);
+	if (rc < 0) {
+		virErrorPtr e = virGetLastError();
+		char what[32];
+		snprintf(what, sizeof(what), vcpu >= 0 ? "vCPU %d" : "the emulator", vcpu);
+		return err_set(err, EXIT_FAILURE_RUN, "pinning %s to host CPUs %s: %s", what,
+			       cpus ? cpus : "(all)", e && e->message ? e->message : "?");
+	}
+	return 0;
 }
 
 static struct guest_state *boot(struct ctl *c, const struct plan_config *pc, int64_t run_id,
 				struct strbuf *xml, struct ta_err *err)
 {
 	char *name = guest_name_new(c->cfg->name_prefix);
-	int rc = build_xml(c, pc, name, run_id, xml, err);
+	int rc = build_xml(c, pc, name, run_id, xml, NULL, err);
 	struct guest *g = rc < 0 ? NULL
 		: guest_boot(conn, strbuf_str(xml), c->cfg->boot_timeout * 1000, NULL, err);
 	free(name);
@@ -210,6 +281,38 @@ static void destroy(struct guest_state *gs)
 	guestbg_release(&gs->server);
 	free(gs->topology);
 	free(gs);
+}
+
+/*
+ * Live pinning (plan->live_pin): gives the guest's vCPUs and emulator the
+ * pins of pc's pinning (all online host CPUs where it has none) unless
+ * they have them already.  Before a run measures; a paused guest takes
+ * them too.
+ */
+static int apply_pins(struct ctl *c, struct guest_state *gs, const struct plan_config *pc,
+		      struct ta_err *err)
+{
+	if (!c->plan->live_pin || gs->pinning == pc->pinning)
+		return 0;
+	char kernel[600], initrd[600];
+	struct domain_request req;
+	request_fill(c, pc, gs->g->name, gs->boot, &req, kernel, initrd, sizeof(kernel));
+	struct domain_pins pins;
+	if (domain_pins_compute(&req, &pins, err) < 0)
+		return -1;
+	int rc = 0;
+	/* Booted unpinned and pinned to nothing: nothing to change. */
+	if (pins.nvcpu || gs->pinning)
+		for (int i = 0; rc == 0 && i < pc->rec.vcpus; i++)
+			rc = pin_one(gs->g->dom, i, pins.nvcpu ? pins.vcpu[i] : NULL, err);
+	if (rc == 0 && (pins.emulator || gs->emulator_pinned))
+		rc = pin_one(gs->g->dom, -1, pins.emulator, err);
+	if (rc == 0) {
+		gs->pinning = pc->pinning;
+		gs->emulator_pinned = pins.emulator != NULL;
+	}
+	domain_pins_release(&pins);
+	return rc;
 }
 
 /* Destroys the guest kept in slot (the current one too, if it is that). */
@@ -303,9 +406,11 @@ static struct guest_state *boot_block(struct ctl *c, const struct plan_config *p
 	size_t nmore = c->cfg->reuse_guest
 		? preboot_plan(c, block, more, more_runs, sizeof(more) / sizeof(more[0])) : 0;
 	char *name = guest_name_new(c->cfg->name_prefix);
-	int rc = build_xml(c, pc, name, run_id, xml, err);
+	struct strbuf bx = STRBUF_INIT;
+	int rc = build_xml(c, pc, name, run_id, xml, &bx, err);
 	free(name);
-	struct guest *g = rc < 0 ? NULL : guest_start(conn, strbuf_str(xml), err);
+	struct guest *g = rc < 0 ? NULL : guest_start(conn, strbuf_str(&bx), err);
+	strbuf_release(&bx);
 	if (!g)
 		return NULL;
 	struct guest *mg[16];
@@ -319,12 +424,13 @@ static struct guest_state *boot_block(struct ctl *c, const struct plan_config *p
 			destroy(c->kept[old]);
 			c->kept[old] = NULL;
 		}
-		struct strbuf mx = STRBUF_INIT;
+		struct strbuf mx = STRBUF_INIT, mbx = STRBUF_INIT;
 		struct ta_err merr = { 0 };
 		name = guest_name_new(c->cfg->name_prefix);
-		rc = build_xml(c, more[i], name, more_runs[i], &mx, &merr);
+		rc = build_xml(c, more[i], name, more_runs[i], &mx, &mbx, &merr);
 		free(name);
-		mg[i] = rc < 0 ? NULL : guest_start(conn, strbuf_str(&mx), &merr);
+		mg[i] = rc < 0 ? NULL : guest_start(conn, strbuf_str(&mbx), &merr);
+		strbuf_release(&mbx);
 		pb[i].group = reuse_group(c->plan, more[i]->rec.index);
 		pb[i].block = block;
 		pb[i].xml = strbuf_detach(&mx);
@@ -426,6 +532,29 @@ static void recheck_topology(struct ctl *c, const struct plan_config *pc,
 	rec->topology_ok = gs->topology_ok;
 }
 
+/*
+ * The current guest (gs, in c->guest_slot) takes pc's pins (apply_pins);
+ * a run in a guest booted for another pinning stores the domain XML it
+ * measures in (its boot run's, with its own pins).  On failure the guest
+ * is destroyed: its pins are unknown.
+ */
+static int pins_take(struct ctl *c, struct guest_state *gs, const struct plan_config *pc,
+		     struct run_record *rec, struct ta_err *err)
+{
+	if (apply_pins(c, gs, pc, err) < 0) {
+		slot_destroy(c, c->guest_slot);
+		return -1;
+	}
+	if (c->plan->live_pin && pc->pinning != gs->boot_pinning) {
+		struct strbuf xml = STRBUF_INIT;
+		struct ta_err xerr = { 0 };
+		if (build_xml(c, pc, gs->g->name, gs->boot, &xml, NULL, &xerr) == 0)
+			runrec_artifact(rec, "domain.xml", xml.buf, xml.len);
+		strbuf_release(&xml);
+	}
+	return 0;
+}
+
 int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, int block,
 		 struct run_record *rec, struct ta_err *err)
 {
@@ -445,6 +574,9 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, in
 		bool hit, evict;
 		slot = reuse_cache_take(&c->cache, group, block, c->cfg->reuse_runs, &hit, &evict);
 		if (evict) {
+			/* It may be the current guest (its group's, blocks used up). */
+			if (c->guest == c->kept[slot])
+				c->guest = NULL;
 			destroy(c->kept[slot]);
 			c->kept[slot] = NULL;
 		}
@@ -465,6 +597,8 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, in
 			c->guest = gs;
 			c->guest_slot = slot;
 			rec->boot = gs->boot;
+			if (pins_take(c, gs, pc, rec, err) < 0)
+				return -1;
 			recheck_topology(c, pc, rec);
 			return 0;
 		}
@@ -504,7 +638,10 @@ int ctl_guest_up(struct ctl *c, const struct plan_config *pc, int64_t run_id, in
 	c->guest = gs;
 	c->guest_slot = slot;
 	gs->boot = rec->boot = run_id;
+	gs->boot_pinning = pc->pinning;
 	runrec_metric(rec, "boot_seconds", gs->g->boot_seconds, "s", METRIC_DIR_NONE);
+	if (pins_take(c, gs, pc, rec, err) < 0)
+		return -1;
 	check_topology(c, pc, rec);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * host_facts_read: the few facts about this host that plan needs (the
- * architecture, online CPUs, threads per core, free memory).  Kept apart from plan.c so
+ * architecture, online CPUs, threads per core, NUMA nodes, free memory).
+ * Kept apart from plan.c so
  * plan stays pure; the full probe is `topoadvisor probe`.
  */
 #include <stdio.h>
@@ -70,4 +71,5 @@ void host_facts_read(struct host_facts *h)
 	count_cpulist("/sys/devices/system/cpu/possible", &h->possible_cpus);
 	h->threads_per_core =
 		count_cpulist("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", NULL);
+	h->numa_nodes = count_cpulist("/sys/devices/system/node/online", NULL);
 }

@@ -588,6 +588,8 @@ struct plan *plan_expand(const struct sweep_config *cfg, const struct host_facts
 	p->cfg = cfg;
 	p->seed = seed;
 	p->cross_host = cfg->arch != ARCH_HOST && cfg->arch != host->arch;
+	p->live_pin = cfg->runner == RUNNER_AGENT && cfg->reuse_guest && !p->cross_host &&
+		      host->numa_nodes == 1;
 	struct expansion x = { .p = p, .seen = g_hash_table_new_full(g_str_hash, g_str_equal,
 								     g_free, NULL) };
 

@@ -25,6 +25,7 @@ struct host_facts {
 	int online_cpus;	/* 0: unknown */
 	int possible_cpus;	/* CPU ids are 0..possible_cpus-1; 0: unknown */
 	int threads_per_core;	/* 0: unknown */
+	int numa_nodes;		/* online NUMA nodes; 0: unknown */
 };
 
 /*
@@ -62,6 +63,12 @@ struct plan {
 	size_t nruns;
 	uint64_t seed;
 	bool cross_host;	/* planned for another architecture: host checks skipped */
+	/*
+	 * Guests boot unpinned and take each run's pinning live (guest.reuse on
+	 * a host of one NUMA node, where pins cannot change where the guest's
+	 * memory lies): one guest then serves every pinning of its shape.
+	 */
+	bool live_pin;
 };
 
 /*

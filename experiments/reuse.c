@@ -10,9 +10,10 @@
 #include "../model/knob-table.h"
 #include "../util/strbuf.h"
 
-static bool same_domain(const struct plan_config *a, const struct plan_config *b)
+static bool same_domain(const struct plan *p, const struct plan_config *a,
+			const struct plan_config *b)
 {
-	return a->pinning == b->pinning && a->rec.vcpus == b->rec.vcpus &&
+	return (p->live_pin || a->pinning == b->pinning) && a->rec.vcpus == b->rec.vcpus &&
 	       a->shape.sockets == b->shape.sockets && a->shape.dies == b->shape.dies &&
 	       a->shape.cores == b->shape.cores && a->shape.threads == b->shape.threads;
 }
@@ -23,7 +24,7 @@ size_t reuse_group(const struct plan *p, size_t config)
 	if (c->rec.host_reference)
 		return REUSE_NO_GROUP;
 	for (size_t i = 0; i < config; i++)
-		if (!p->configs[i].rec.host_reference && same_domain(&p->configs[i], c))
+		if (!p->configs[i].rec.host_reference && same_domain(p, &p->configs[i], c))
 			return i;
 	return config;
 }

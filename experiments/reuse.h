@@ -6,7 +6,12 @@
  * domain XML); noise loads and host knobs are per run, started and stopped
  * around each benchmark.  So configurations with the same shape and
  * pinning form one *reuse group* and share a guest across repetitions and
- * across noise loads, for at most guest.reuse_runs consecutive blocks: then
+ * across noise loads.  On a host of one NUMA node the pinning is per run
+ * too (plan->live_pin): the guest boots unpinned and every run applies
+ * its vCPU and emulator pins live before it measures — the vCPU threads'
+ * affinity is all a pin changes there, since all memory is on the one
+ * node — so the group is the shape alone.  A group's guest serves at most
+ * guest.reuse_runs consecutive blocks: then
  * a fresh boot, so that boots, not only runs, are replicated (runs of one
  * boot share its placement and are no independent replicates: the
  * advisor's paired comparisons pool the blocks one boot served, see
@@ -39,7 +44,8 @@
 
 /*
  * The group of configuration `config`: the index of the first
- * configuration with the same shape and pinning.
+ * configuration with the same shape and pinning (the same shape with
+ * p->live_pin).
  */
 size_t reuse_group(const struct plan *p, size_t config);
 /* How many groups the plan has (guests a reusing sweep needs at once). */

@@ -2,8 +2,9 @@
 # Sweeps in real TCG guests: a small sweep checked run by run (shape seen by
 # the guest, metrics, vCPU times, the domain XML kept), a guest that cannot
 # boot (failed with the cause, no domain left), a controller killed with
-# SIGKILL mid-run whose leftover guest `resume` destroys, and a block's
-# guests booting together.
+# SIGKILL mid-run whose leftover guest `resume` destroys, a block's
+# guests booting together, and one guest serving two pinnings (live
+# pinning) until its kernel breaks.
 . "$TA_TOP/tests/lib.sh"
 guest_sweep_setup tasweeptest-
 
@@ -165,4 +166,63 @@ for what in "metrics WHERE name = 'boot_seconds'" "artifacts WHERE name = 'domai
 		ON c.id = r.configuration_id WHERE c.experiment_id = $exp)")" = 4 ] || fail "not 4 of $what"
 done
 [ "$(ours)" = 0 ] || fail "domains left after the reuse sweep"
+
+# Live pinning (guest.reuse on this host of one NUMA node): one guest
+# serves both pinnings of its shape in a block, booted unpinned, each run's
+# pins applied before it measures; a run in the guest booted for the other
+# pinning stores the domain XML it measured in.  Then the kernel turns
+# unbootable (during the second run, which boots nothing): the next
+# block's boots fail, each run failing with its cause (the second one used
+# to crash the controller on the guest its group's failed boot had
+# destroyed), and nothing is left.
+if [ "$(cat /sys/devices/system/node/online 2>/dev/null)" = 0 ]; then
+	mkdir -m 0755 "$tmp/swapcache" "$tmp/swapcache/guest-x86_64"
+	img=${TOPOADVISOR_CACHE:-/var/cache/topoadvisor}/guest-x86_64
+	cp "$img/vmlinuz" "$img/initrd" "$tmp/swapcache/guest-x86_64/"
+	chmod 0644 "$tmp/swapcache/guest-x86_64/"*
+	sed 's/, host_baseline: true//; s/guest: {runner: agent, boot_timeout: 60}/guest: {runner: agent, boot_timeout: 60, reuse: true}/;
+	     s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]\npinning: [none, {name: cpu1, vcpus: ["1", "1"]}]/; s/repetitions: 1/repetitions: 2/' \
+		"$tmp/sweep.yaml" >"$tmp/livepin.yaml"
+	ta plan "$tmp/livepin.yaml" >"$tmp/plan" 2>&1 || fail "plan of the live-pinned sweep: $(cat "$tmp/plan")"
+	grep -q "^Guest boots: 2 for 4 guest runs.*1 group by shape (each run's pinning applied live)" "$tmp/plan" ||
+		fail "plan of the live-pinned sweep: $(cat "$tmp/plan")"
+	exp=$(( $(q "SELECT MAX(id) FROM experiments") + 1 ))
+	runq() { q "SELECT $1 FROM runs r JOIN configurations c ON c.id = r.configuration_id
+		WHERE c.experiment_id = $exp ORDER BY r.order_index" 2>/dev/null | tr '\n' ' '; }
+	TOPOADVISOR_CACHE=$tmp/swapcache "$TOPOADVISOR" --db "$db" -q run "$tmp/livepin.yaml" >/dev/null 2>"$tmp/err" &
+	pid=$!
+	swapped=0
+	while kill -0 $pid 2>/dev/null; do
+		[ "$(runq r.status)" = "ok running planned planned " ] || { sleep 0.1; continue; }
+		if [ $swapped = 0 ]; then
+			head -c 65536 /dev/urandom >"$tmp/swapcache/guest-x86_64/vmlinuz"
+			swapped=1
+		fi
+		# The last affinity seen while the second run still ran.
+		for d in $(virsh -q -c qemu:///system list --name | grep "^$prefix"); do
+			virsh -c qemu:///system vcpuinfo "$d" --pretty 2>/dev/null | awk '/^CPU Affinity:/ { print $3 }'
+		done >"$tmp/aff.now"
+		[ "$(runq r.status)" = "ok running planned planned " ] && mv "$tmp/aff.now" "$tmp/aff"
+		sleep 0.2
+	done
+	wait $pid
+	rc=$?
+	[ $rc -eq 1 ] || { cat "$tmp/err"; fail "the live-pinned sweep whose kernel broke exited $rc"; }
+	[ -s "$tmp/aff" ] || fail "the second run was never seen running"
+	[ "$(sort -u "$tmp/aff" | tr '\n' ' ')" = "1 " ] || fail "the second run's vCPUs may run on: $(cat "$tmp/aff")"
+	first=$(q "SELECT MIN(r.id) FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $exp")
+	[ "$(runq "c.key || ' ' || r.status || ' ' || COALESCE(r.boot = $first, 0)")" = \
+		"1x2x1/pin=none/noise=none ok 1 1x2x1/pin=cpu1/noise=none ok 1 1x2x1/pin=none/noise=none failed 0 1x2x1/pin=cpu1/noise=none failed 0 " ] ||
+		fail "live-pinned runs: $(runq "c.key, r.status, r.boot, r.error")"
+	[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
+		WHERE c.experiment_id = $exp AND r.error LIKE 'guest: %'")" = 2 ] || fail "the failed boots: $(runq r.error)"
+	q "SELECT CAST(a.content AS TEXT) FROM artifacts a JOIN runs r ON r.id = a.run_id JOIN configurations c
+		ON c.id = r.configuration_id WHERE c.experiment_id = $exp AND c.key LIKE '%pin=cpu1%'
+		AND a.name = 'domain.xml'" >"$tmp/pinned.xml"
+	grep -q "<vcpupin vcpu=.1. cpuset=.1./>" "$tmp/pinned.xml" ||
+		fail "the re-pinned run's domain.xml: $(cat "$tmp/pinned.xml")"
+	[ "$(ours)" = 0 ] || fail "domains left after the live-pinned sweep"
+else
+	echo "sweep-guest: the live pinning case needs one NUMA node; this host has $(cat /sys/devices/system/node/online 2>/dev/null)"
+fi
 pass

@@ -20,8 +20,8 @@
 #include "schema/db-plan.h"
 #include "schema/db-results.h"
 
-static const struct host_facts x86_host = { ARCH_X86_64, 2, 2, 1 };
-static const struct host_facts big_ppc_host = { ARCH_PPC64, 160, 160, 8 };
+static const struct host_facts x86_host = { ARCH_X86_64, 2, 2, 1, 0 };
+static const struct host_facts big_ppc_host = { ARCH_PPC64, 160, 160, 8, 0 };
 
 static struct sweep_config *parse(const char *yaml)
 {
@@ -396,7 +396,7 @@ static void test_host_references(void **state)
 		"pinning: [none, compact]\nhost: {ksm: [0, 1]}\n"
 		"noise: [none, {kind: spin, cpus: '1'}]\n" BENCH
 		"baseline: {topology: 1x2x1, pinning: compact, ksm: 1, noise: none}\n");
-	struct host_facts big = { ARCH_X86_64, 8, 8, 2 };
+	struct host_facts big = { ARCH_X86_64, 8, 8, 2, 0 };
 	struct plan *p = expand_ok(cfg, &big, 1);
 	/* 2 shapes x 2 pinnings x 2 ksm x 2 noise = 16 guests, + 2 host references */
 	assert_int_equal(p->nconfigs, 18);

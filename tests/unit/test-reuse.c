@@ -18,8 +18,8 @@
 #include "experiments/reuse.h"
 #include "util/strbuf.h"
 
-static const struct host_facts x86_host = { ARCH_X86_64, 2, 2, 1 };
-static const struct host_facts power8_host = { ARCH_PPC64, 160, 160, 8 };
+static const struct host_facts x86_host = { ARCH_X86_64, 2, 2, 1, 0 };
+static const struct host_facts power8_host = { ARCH_PPC64, 160, 160, 8, 0 };
 
 struct fixture {
 	struct sweep_config *cfg;
@@ -130,6 +130,61 @@ static void test_boots(void **state)
 	assert_int_equal(reuse_boots(f.plan, 3, &ahead), 18);
 	assert_int_equal(ahead, 0);		/* every run boots and destroys its own */
 	unload(&f);
+}
+
+/*
+ * Live pinning (plan->live_pin): on a host of one NUMA node a reusing
+ * sweep's guests boot unpinned and take each run's pins, so one guest
+ * serves every pinning of its shape; anywhere else (several nodes or
+ * unknown, no reuse, the host runner, another architecture's guests) the
+ * pinning stays part of the group.
+ */
+static void test_live_pin(void **state)
+{
+	static const struct {
+		const char *guest;
+		int nodes;
+		const char *arch;	/* libvirt.arch, NULL: the host's */
+		bool live;
+		size_t groups, boots;
+	} cases[] = {
+		{ "runner: agent, reuse: true", 1, NULL, true, 2, 6 },
+		{ "runner: agent, reuse: true", 0, NULL, false, 4, 12 },
+		{ "runner: agent, reuse: true", 2, NULL, false, 4, 12 },
+		{ "runner: agent, reuse: true, reuse_runs: 3", 1, NULL, true, 2, 2 },
+		{ "runner: agent, reuse: false", 1, NULL, false, 4, 24 },
+		{ "runner: host, reuse: true", 1, NULL, false, 4, 0 },
+		{ "runner: agent, reuse: true", 1, "ppc64", false, 4, 12 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct host_facts h = { ARCH_X86_64, 2, 2, 1, cases[k].nodes };
+		char yaml[1024];
+		snprintf(yaml, sizeof(yaml), "name: r\n%s%s%s"
+			 "guest: {%s}\n"
+			 "topology: [1x2x1, 1x1x2]\n"
+			 "pinning: [none, {name: one, vcpus: [\"0\", \"0\"]}]\n"
+			 "noise: [none, {kind: spin, vcpus: \"1\"}]\n"
+			 "benchmark: {kind: stress-ng, duration: 2}\n"
+			 "repetitions: 3\n", cases[k].arch ? "libvirt: {arch: " : "",
+			 cases[k].arch ? cases[k].arch : "", cases[k].arch ? "}\n" : "",
+			 cases[k].guest);
+		struct fixture f;
+		load(&f, yaml, &h);
+		const struct plan *p = f.plan;
+		if (p->live_pin != cases[k].live || reuse_groups(p) != cases[k].groups)
+			fail_msg("case %zu: live_pin %d, %zu groups", k, p->live_pin, reuse_groups(p));
+		size_t a = config_of(p, "1x2x1/pin=none/noise=none");
+		size_t b = config_of(p, "1x2x1/pin=one/noise=spin");
+		size_t c = config_of(p, "1x1x2/pin=one/noise=spin");
+		if (strstr(cases[k].guest, "agent")) {
+			assert_true(reuse_group(p, a) != reuse_group(p, c));
+			assert_int_equal(reuse_group(p, a) == reuse_group(p, b), cases[k].live);
+		}
+		size_t boots = strstr(cases[k].guest, "host") ? 0 : reuse_boots(p, 4, NULL);
+		if (boots != cases[k].boots)
+			fail_msg("case %zu: %zu boots, expected %zu", k, boots, cases[k].boots);
+		unload(&f);
+	}
 }
 
 /* reuse_runs counts blocks from the boot's own, and only with reuse. */
@@ -260,6 +315,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_boots),
+		cmocka_unit_test(test_live_pin),
 		cmocka_unit_test(test_reuse_runs),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_knob_change_clears),
