@@ -5,7 +5,7 @@
  * its stderr, stop names a load that had ended and gets rid of one that
  * ignores SIGTERM and of the children it started.  This test process is a
  * child subreaper, so the loads' orphans are reaped here and no zombie is
- * left behind.  The real guest path is tests/integration/workloads-guest.sh.
+ * left behind.  The real guest path is tests/integration/workloads-ebizzy.sh.
  */
 #include <setjmp.h>
 #include <stdarg.h>
