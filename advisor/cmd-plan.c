@@ -384,6 +384,7 @@ static void plan_json(struct strbuf *out, const struct plan *p, const struct spr
 	struct plan_boots b;
 	plan_boots_count(p, &b);
 	json_key(&w, "guest_boots"); json_uint(&w, b.boots);
+	json_key(&w, "live_pin"); json_bool(&w, p->live_pin);
 	json_key(&w, "order");
 	json_str(&w, cfg->order == ORDER_RANDOMIZED ? "randomized" : "sequential");
 	json_key(&w, "seed");

@@ -186,6 +186,8 @@ if [ "$(cat /sys/devices/system/node/online 2>/dev/null)" = 0 ]; then
 	ta plan "$tmp/livepin.yaml" >"$tmp/plan" 2>&1 || fail "plan of the live-pinned sweep: $(cat "$tmp/plan")"
 	grep -q "^Guest boots: 2 for 4 guest runs.*1 group by shape (each run's pinning applied live)" "$tmp/plan" ||
 		fail "plan of the live-pinned sweep: $(cat "$tmp/plan")"
+	[ "$(ta --json plan "$tmp/livepin.yaml" | python3 -c 'import json, sys; j = json.load(sys.stdin)
+print(j["guest_boots"], j["live_pin"])')" = "2 True" ] || fail "plan --json of the live-pinned sweep"
 	exp=$(( $(q "SELECT MAX(id) FROM experiments") + 1 ))
 	runq() { q "SELECT $1 FROM runs r JOIN configurations c ON c.id = r.configuration_id
 		WHERE c.experiment_id = $exp ORDER BY r.order_index" 2>/dev/null | tr '\n' ' '; }
