@@ -169,19 +169,20 @@ done
 
 # Live pinning (guest.reuse on this host of one NUMA node): one guest
 # serves both pinnings of its shape in a block, booted unpinned, each run's
-# pins applied before it measures; a run in the guest booted for the other
-# pinning stores the domain XML it measured in.  Then the kernel turns
-# unbootable (during the second run, which boots nothing): the next
-# block's boots fail, each run failing with its cause (the second one used
-# to crash the controller on the guest its group's failed boot had
-# destroyed), and nothing is left.
+# pins applied before it measures (compact: each vCPU to a CPU of its own,
+# the emulator to all here; cpu1: the vCPUs to CPU 1, the emulator to CPU
+# 0); a run in the guest booted for the other pinning stores the domain
+# XML it measured in.  Then the kernel turns unbootable (during the second
+# run, which boots nothing): the next block's boots fail, each run failing
+# with its cause (the second one used to crash the controller on the guest
+# its group's failed boot had destroyed), and nothing is left.
 if [ "$(cat /sys/devices/system/node/online 2>/dev/null)" = 0 ]; then
 	mkdir -m 0755 "$tmp/swapcache" "$tmp/swapcache/guest-x86_64"
 	img=${TOPOADVISOR_CACHE:-/var/cache/topoadvisor}/guest-x86_64
 	cp "$img/vmlinuz" "$img/initrd" "$tmp/swapcache/guest-x86_64/"
 	chmod 0644 "$tmp/swapcache/guest-x86_64/"*
 	sed 's/, host_baseline: true//; s/guest: {runner: agent, boot_timeout: 60}/guest: {runner: agent, boot_timeout: 60, reuse: true}/;
-	     s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]\npinning: [none, {name: cpu1, vcpus: ["1", "1"]}]/; s/repetitions: 1/repetitions: 2/' \
+	     s/topology: \[1x2x1, 1x1x2\]/topology: [1x2x1]\npinning: [compact, {name: cpu1, vcpus: ["1", "1"], emulator: "0"}]/; s/repetitions: 1/repetitions: 2/' \
 		"$tmp/sweep.yaml" >"$tmp/livepin.yaml"
 	ta plan "$tmp/livepin.yaml" >"$tmp/plan" 2>&1 || fail "plan of the live-pinned sweep: $(cat "$tmp/plan")"
 	grep -q "^Guest boots: 2 for 4 guest runs.*1 group by shape (each run's pinning applied live)" "$tmp/plan" ||
@@ -203,6 +204,7 @@ print(j["guest_boots"], j["live_pin"])')" = "2 True" ] || fail "plan --json of t
 		# The last affinity seen while the second run still ran.
 		for d in $(virsh -q -c qemu:///system list --name | grep "^$prefix"); do
 			virsh -c qemu:///system vcpuinfo "$d" --pretty 2>/dev/null | awk '/^CPU Affinity:/ { print $3 }'
+			virsh -c qemu:///system emulatorpin "$d" 2>/dev/null | awk '$1 == "*:" { print "emulator", $2 }'
 		done >"$tmp/aff.now"
 		[ "$(runq r.status)" = "ok running planned planned " ] && mv "$tmp/aff.now" "$tmp/aff"
 		sleep 0.2
@@ -211,17 +213,18 @@ print(j["guest_boots"], j["live_pin"])')" = "2 True" ] || fail "plan --json of t
 	rc=$?
 	[ $rc -eq 1 ] || { cat "$tmp/err"; fail "the live-pinned sweep whose kernel broke exited $rc"; }
 	[ -s "$tmp/aff" ] || fail "the second run was never seen running"
-	[ "$(sort -u "$tmp/aff" | tr '\n' ' ')" = "1 " ] || fail "the second run's vCPUs may run on: $(cat "$tmp/aff")"
+	[ "$(sort -u "$tmp/aff" | tr '\n' ' ')" = "1 emulator 0 " ] ||
+		fail "the second run's vCPUs and emulator may run on: $(cat "$tmp/aff")"
 	first=$(q "SELECT MIN(r.id) FROM runs r JOIN configurations c ON c.id = r.configuration_id WHERE c.experiment_id = $exp")
 	[ "$(runq "c.key || ' ' || r.status || ' ' || COALESCE(r.boot = $first, 0)")" = \
-		"1x2x1/pin=none/noise=none ok 1 1x2x1/pin=cpu1/noise=none ok 1 1x2x1/pin=none/noise=none failed 0 1x2x1/pin=cpu1/noise=none failed 0 " ] ||
+		"1x2x1/pin=compact/noise=none ok 1 1x2x1/pin=cpu1/noise=none ok 1 1x2x1/pin=compact/noise=none failed 0 1x2x1/pin=cpu1/noise=none failed 0 " ] ||
 		fail "live-pinned runs: $(runq "c.key, r.status, r.boot, r.error")"
 	[ "$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
 		WHERE c.experiment_id = $exp AND r.error LIKE 'guest: %'")" = 2 ] || fail "the failed boots: $(runq r.error)"
 	q "SELECT CAST(a.content AS TEXT) FROM artifacts a JOIN runs r ON r.id = a.run_id JOIN configurations c
 		ON c.id = r.configuration_id WHERE c.experiment_id = $exp AND c.key LIKE '%pin=cpu1%'
 		AND a.name = 'domain.xml'" >"$tmp/pinned.xml"
-	grep -q "<vcpupin vcpu=.1. cpuset=.1./>" "$tmp/pinned.xml" ||
+	grep -q "<vcpupin vcpu=.1. cpuset=.1./>" "$tmp/pinned.xml" && grep -q "<emulatorpin cpuset=.0./>" "$tmp/pinned.xml" ||
 		fail "the re-pinned run's domain.xml: $(cat "$tmp/pinned.xml")"
 	[ "$(ours)" = 0 ] || fail "domains left after the live-pinned sweep"
 else
