@@ -168,7 +168,8 @@ ta exits "$TA_TOP/tests/fixtures/real/svm/trace.dat" >"$tmp/out" || fail "exits 
 grep -q "not applicable.*trace-cmd record -e kvm_hv, or perf record" "$tmp/out" || fail "not applicable: $(head -n 3 "$tmp/out")"
 
 # --- a guest sweep by a user libvirt does not let in: refused up front ---
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$TOPOADVISOR-core"; then
 	chmod 711 "$tmp"
 	mkdir "$tmp/nobody" && chmod 777 "$tmp/nobody"
 	printf 'name: g\ntopology: [1x1x1]\ncollect: {gang_exits: false, exit_reasons: false}\nbenchmark: {kind: command, argv: [echo, "x 1"], parse: "x (?<x>[0-9]+)", metric: x}\n' \
@@ -182,6 +183,6 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 	[ "$(sqlite3 "$tmp/nobody/t.db" "SELECT COUNT(*) FROM experiments" 2>/dev/null || echo 0)" = 0 ] ||
 		fail "a refused guest sweep stored an experiment"
 else
-	echo "not checked: a guest sweep as another user (needs root, setpriv and user nobody)"
+	echo "not checked: a guest sweep as another user (needs root, setpriv, user nobody, and a checkout nobody can reach)"
 fi
 pass
