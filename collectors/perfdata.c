@@ -362,6 +362,25 @@ static struct run *run_new(struct pd *p, size_t pos)
 
 /* --- records --------------------------------------------------------- */
 
+/*
+ * The walks go through the file's records in order, but each record's
+ * place follows from the size in the one before, so the CPU loads them one
+ * after another and waits for memory at every cache line the hardware
+ * prefetcher has not fetched yet (it stops at each 4 KiB page).  Asking
+ * for the lines a page ahead hides that wait: 25-30 % of `exits` on a
+ * 78 k-event perf.data read after another program filled the caches
+ * (README, "Performance").  Two lines, as a sample of a tracepoint takes
+ * up to 128 bytes; a prefetch is a hint and never faults, past the end of
+ * the mapping or on a page not mapped yet.
+ */
+#define PREFETCH_AHEAD 4096
+
+static inline __attribute__((always_inline)) void prefetch_ahead(const unsigned char *rec)
+{
+	__builtin_prefetch(rec + PREFETCH_AHEAD);
+	__builtin_prefetch(rec + PREFETCH_AHEAD + 64);
+}
+
 static void comm_set(struct pd *p, int32_t pid, const char *comm)
 {
 	if (pid <= 0)
@@ -571,6 +590,7 @@ run_next_as(struct pd *p, struct run *r, struct gang_event *ev, const bool swap)
 	}
 	while (pos < end) {
 		const unsigned char *rec = p->map + pos;
+		prefetch_ahead(rec);
 		uint32_t type = (uint32_t)bcur_load(rec, 4, swap);
 		uint32_t size = (uint32_t)bcur_load(rec + 6, 2, swap);
 		size_t at = pos;
@@ -778,6 +798,7 @@ lane_as(struct pd *p, struct run *r, size_t pos, size_t end, const bool swap)
 	uint64_t last = p->cur_last, lo = 0, n = 0;
 	while (pos < end && end - pos >= 8 && pos < stop) {
 		const unsigned char *rec = p->map + pos;
+		prefetch_ahead(rec);
 		uint32_t size = (uint32_t)bcur_load(rec + 6, 2, swap);
 		if (bcur_load(rec, 4, swap) != REC_SAMPLE || size < 16 || size > end - pos)
 			break;
