@@ -25,8 +25,10 @@ profile=${1:-check}
 
 # Build: compiler, pkg-config and the -dev packages of every library we link
 # (libzstd: the offline trace reader decompresses trace-cmd v7 chunks itself;
-# libpcre2-dev: the command benchmark's parse regex).
-build="gcc make pkg-config libc6-dev
+# libpcre2-dev: the command benchmark's parse regex; musl-tools: the front,
+# topoadvisor itself, is linked against musl, whose start-up costs no CPUID
+# traps: Makefile, FRONT_LIBC).
+build="gcc make pkg-config libc6-dev musl-tools
 libvirt-dev libtracefs-dev libtraceevent-dev libtracecmd-dev
 libsqlite3-dev libyaml-dev libxml2-dev libglib2.0-dev libzstd-dev libjson-c-dev
 libpcre2-dev"
