@@ -173,6 +173,13 @@ static int stream_fill(struct reader *rd, struct cpu_stream *s)
 			page = (unsigned char *)s->src + s->pos;
 			len = s->len - s->pos < ps ? (uint32_t)(s->len - s->pos) : ps;
 			s->pos += len;
+			/*
+			 * The next page's first lines, asked for while this one is
+			 * walked: the hardware prefetcher stops at the page's end.
+			 * A hint, which never faults.
+			 */
+			__builtin_prefetch(page + ps);
+			__builtin_prefetch(page + ps + 64);
 		}
 		int rc = page_reader_attach(&s->pr, page, len);
 		if (rc < 0)
