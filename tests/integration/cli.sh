@@ -72,4 +72,23 @@ grep -q 'runs *4: 1 ok, 1 failed, 1 interrupted, 1 pending' "$tmp/out" || fail "
 	fail "show --json failures"
 [ "$(sqlite3 :memory: "SELECT readfile('$tmp/json') ->> '\$.configurations[0].factors.topology'")" = 1x2x1 ] ||
 	fail "show --json factors"
+
+# The front program (Makefile, FRONT_LIBC): a static PIE unless built with
+# the sanitizers (their runtimes are shared libraries), and never one that
+# needs musl's loader, which a musl-gcc -static-pie link makes.
+command -v readelf >/dev/null || skip "readelf missing: the front's ELF checks need binutils"
+interp=$(readelf -l "$TOPOADVISOR" | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+case $interp in
+*ld-musl*) fail "the front needs musl's dynamic loader ($interp): not a static program" ;;
+esac
+case $TA_BUILD in
+*-san) ;;
+*)	[ -z "$interp" ] || fail "the front is not static: it asks for $interp"
+	readelf -h "$TOPOADVISOR" | grep -q 'Type: *DYN' ||
+		fail "the front is not position-independent (its address would not be randomized)" ;;
+esac
+# It runs with an empty environment, and hands every other command to the core.
+env -i "$TOPOADVISOR" --version | grep -Eq '^topoadvisor [0-9]' || fail "--version with no environment"
+env -i "$TOPOADVISOR" list --help | grep -q "usage: topoadvisor list" ||
+	fail "the front does not hand list to the core with no environment"
 pass
