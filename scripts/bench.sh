@@ -22,8 +22,9 @@
 #     and the shared libraries each program loads.
 #  4. Peak RSS of `exits` on 20 M events in every format: trace.dat v6,
 #     v7 zstd, perf.data (target <= 100 MB each).
-#  5. Live: `topoadvisor trace -- fakehv bench`, three times: events/s and
-#     loss (target >= 2 M events/s with zero loss, on the median).
+#  5. Live: `topoadvisor trace -- fakehv bench`, three times with the
+#     emitter paced at 2.5 M events/s: events/s and loss (target >= 2 M
+#     events/s with zero loss, on the median); then three flat out, shown.
 # BENCH_PAIRS scales the number of pairs (default 1: 3 for the slow peers,
 # 7 for the fast ones).  Exit 1 when a target is missed.
 set -u
@@ -187,52 +188,68 @@ rss "trace.dat v7 zstd" "$WORK/big7z.dat"
 perf_record "$WORK/big.data" "$BIG_ITER"
 rss "perf.data" "$WORK/big.data"
 
-# Live.  The emitter is the limit on this host: a NOP5 uprobe hit costs it
-# ~0.85 us of kernel time, so two emitter threads top out near 2.3 M events/s
-# with nobody reading.  Three times that ceiling and a live session (the
-# host's own noise moves single runs by +-10 %): each session must lose
-# nothing, and the median rate is held to the target.  The reader's CPU time
-# comes from /proc/PPID/stat, read by the traced shell.
+# Live.  Three sessions with the emitter paced at LIVE_RATE (2.5 M events/s,
+# the target's 2 M and a quarter: fakehv bench's RATE), interleaved with the
+# same paced emitter alone: each session must lose nothing and the median
+# rate is held to the target.  Then three with the emitter flat out, shown:
+# where a uprobe hit on the NOP5 site is cheap (~0.25 us on 6.18, ~0.85 us
+# on the kernels of 1 Dec), two emitter threads make 6-8 M events/s, three
+# times the target, and keep both CPUs busy, so the reader can fall behind
+# when this shared host takes a CPU away.  The reader's CPU time comes from
+# /proc/PPID/stat, read by the traced shell.
+LIVE_RATE=${BENCH_LIVE_RATE:-2500000}
 BI=ta-bench-$$
 ta_track_instance $BI
 mkdir $TRACEFS/instances/$BI || ta_fail "cannot make instance $BI"
-alone=""
-for i in 1 2 3; do	# interleaved, so the host's drift hits both alike
-	echo 1 >$TRACEFS/instances/$BI/events/kvm_hv/enable
-	t0=$(now); "$FAKEHV" bench $ITER 2; t1=$(now)
-	echo 0 >$TRACEFS/instances/$BI/events/kvm_hv/enable
-	alone="$alone $(rate $EVENTS "$(secs "$t0" "$t1")")"
-	"$TOPOADVISOR" --json trace -- sh -c "'$FAKEHV' bench $ITER 2 && cat /proc/\$PPID/stat >'$WORK/reader.$i'" \
-		>"$WORK/live.$i.json" || ta_fail "live trace failed"
-done
-rmdir $TRACEFS/instances/$BI
-echo "emitter alone (2 threads, no reader):$alone M events/s"
-python3 - "$WORK" $EVENTS "$(getconf CLK_TCK)" $alone <<'PY' || fail=1
+# live_runs TAG RATE: three sessions (and the emitter alone before each).
+live_runs() {
+	alone=""
+	for i in 1 2 3; do	# interleaved, so the host's drift hits both alike
+		echo 1 >$TRACEFS/instances/$BI/events/kvm_hv/enable
+		t0=$(now); "$FAKEHV" bench $ITER 2 $2; t1=$(now)
+		echo 0 >$TRACEFS/instances/$BI/events/kvm_hv/enable
+		alone="$alone $(rate $EVENTS "$(secs "$t0" "$t1")")"
+		"$TOPOADVISOR" --json trace -- sh -c "'$FAKEHV' bench $ITER 2 $2 && cat /proc/\$PPID/stat >'$WORK/reader.$1.$i'" \
+			>"$WORK/live.$1.$i.json" || ta_fail "live trace failed"
+	done
+}
+# live_judge TAG WHAT JUDGED: the three sessions' figures (judged: loss and rate).
+live_judge() {
+	python3 - "$WORK" "$1" "$2" "$3" $EVENTS "$(getconf CLK_TCK)" $alone <<'PY'
 import json, statistics, sys
-work, want, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-alone = statistics.median(float(a) for a in sys.argv[4:])
-rates, bad = [], False
+work, tag, what, judged, want, hz = sys.argv[1], sys.argv[2], sys.argv[3], \
+    sys.argv[4] == "1", int(sys.argv[5]), int(sys.argv[6])
+alone = statistics.median(float(a) for a in sys.argv[7:])
+rates, lost, bad = [], 0, False
 for i in (1, 2, 3):
-    j = json.load(open("%s/live.%d.json" % (work, i)))
-    st = open("%s/reader.%d" % (work, i)).read().rsplit(")", 1)[1].split()
+    j = json.load(open("%s/live.%s.%d.json" % (work, tag, i)))
+    st = open("%s/reader.%s.%d" % (work, tag, i)).read().rsplit(")", 1)[1].split()
     cpu = (int(st[11]) + int(st[12])) / hz
     r = j["events"] / j["span_seconds"]
     rates.append(r)
+    lost += j["lost_events"]
     complete = j["events"] + j["lost_events"] == want
     bad |= j["lost_events"] != 0 or not complete
-    print("live run %d: %.2f M events/s over %.2f s, %d events, %d lost%s; reader %.2f CPU s "
-          "(%.1f M events per CPU-second)" % (
-        i, r / 1e6, j["span_seconds"], j["events"], j["lost_events"],
+    print("live %s, run %d: %.2f M events/s over %.2f s, %d events, %d lost%s; reader %.2f "
+          "CPU s (%.1f M events per CPU-second)" % (
+        what, i, r / 1e6, j["span_seconds"], j["events"], j["lost_events"],
         "" if complete else " (expected %d in all)" % want, cpu,
         j["events"] / cpu / 1e6 if cpu else float("inf")))
 med = statistics.median(rates)
-print("live: median %.2f M events/s with zero loss (%.2f-%.2f); the emitter alone "
-      "made a median %.2f: tracing costs it %.0f %%" % (
-    med / 1e6, min(rates) / 1e6, max(rates) / 1e6, alone, 100 * (1 - med / 1e6 / alone)))
-if bad or med < 2e6:
-    print("  below target: live >= 2 M events/s with zero loss")
-    sys.exit(1)
+print("live %s: median %.2f M events/s (%.2f-%.2f), %d lost in all; the emitter alone made "
+      "a median %.2f: tracing costs it %.0f %%%s" % (
+    what, med / 1e6, min(rates) / 1e6, max(rates) / 1e6, lost, alone,
+    100 * (1 - med / 1e6 / alone),
+    (", target >= 2 M events/s with zero loss: %s" % ("MISSED" if bad or med < 2e6 else "met"))
+    if judged else " (shown)"))
+sys.exit(1 if judged and (bad or med < 2e6) else 0)
 PY
+}
+live_runs paced "$LIVE_RATE"
+live_judge paced "paced at $(rate "$LIVE_RATE" 1) M events/s" 1 || fail=1
+live_runs flat 0
+live_judge flat "flat out" 0
+rmdir $TRACEFS/instances/$BI
 # The smallest default buffer (1 MiB per CPU, on hosts with 256+ CPUs) at the
 # same rate: shown, not judged (the target is about the default).
 "$TOPOADVISOR" --json trace --buffer-kib 1024 -- "$FAKEHV" bench $ITER 2 >"$WORK/live.small.json" \

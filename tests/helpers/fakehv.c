@@ -11,8 +11,10 @@
  *   fakehv probes-create	create both uprobe events (libtracefs)
  *   fakehv probes-remove	remove them (idempotent; used by trap handlers)
  *   fakehv run SCENARIO [REPS]	fire a scripted sequence REPS times
- *   fakehv bench ITERATIONS [THREADS]  tight loop: 4 events per iteration,
- *				shared by THREADS runner threads (default 1)
+ *   fakehv bench ITERATIONS [THREADS [RATE]]  tight loop: 4 events per
+ *				iteration, shared by THREADS runner threads
+ *				(default 1); RATE > 0: at most RATE events per
+ *				second in all (paced chunk by chunk)
  *   fakehv offsets		print the probe sites' file offsets
  *
  * Scenarios and their answers (per repetition; T = this process's pid):
@@ -37,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -301,6 +304,23 @@ static int run_reasons(void)
 #define BENCH_CHUNK 1024
 
 static long bench_total, bench_next;
+static double bench_rate;		/* events per second, 0: as fast as it goes */
+static struct timespec bench_start;
+
+/* A paced bench: sleeps until the chunk starting at iteration lo is due. */
+static void bench_pace(long lo)
+{
+	double due = 4.0 * (double)lo / bench_rate;
+	struct timespec t = bench_start;
+	t.tv_sec += (time_t)due;
+	t.tv_nsec += (long)((due - (double)(time_t)due) * 1e9);
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
 
 static void *bench_loop(void *arg)
 {
@@ -309,6 +329,8 @@ static void *bench_loop(void *arg)
 		long lo = __atomic_fetch_add(&bench_next, BENCH_CHUNK, __ATOMIC_RELAXED);
 		if (lo >= bench_total)
 			return NULL;
+		if (bench_rate > 0)
+			bench_pace(lo);
 		long hi = lo + BENCH_CHUNK < bench_total ? lo + BENCH_CHUNK : bench_total;
 		for (long i = lo; i < hi; i++) {
 			run_core(3, 0, 0, self_tgid);
@@ -320,12 +342,14 @@ static void *bench_loop(void *arg)
 }
 
 /* THREADS runner threads of one emulated VM, ITERATIONS shared among them. */
-static int bench(long iterations, int threads)
+static int bench(long iterations, int threads, double rate)
 {
 	pthread_t th[64];
-	if (threads < 1 || threads > 64 || iterations < 0)
+	if (threads < 1 || threads > 64 || iterations < 0 || !(rate >= 0))
 		return 2;
 	bench_total = iterations;
+	bench_rate = rate;
+	clock_gettime(CLOCK_MONOTONIC, &bench_start);
 	for (int t = 0; t < threads; t++)
 		if (pthread_create(&th[t], NULL, bench_loop, NULL))
 			return 1;
@@ -348,8 +372,9 @@ int main(int argc, char **argv)
 		       site_offset(fakehv_run_core_site), site_offset(fakehv_guest_exit_site));
 		return 0;
 	}
-	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "bench"))
-		return bench(atol(argv[2]), argc == 4 ? atoi(argv[3]) : 1);
+	if (argc >= 3 && argc <= 5 && !strcmp(argv[1], "bench"))
+		return bench(atol(argv[2]), argc >= 4 ? atoi(argv[3]) : 1,
+			     argc == 5 ? atof(argv[4]) : 0);
 	if (argc >= 3 && !strcmp(argv[1], "run")) {
 		static const struct { const char *name; struct script s; } scripts[] = {
 			{ "one-vcore", SCRIPT(one_vcore) },
@@ -370,6 +395,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "usage: fakehv probes-create | probes-remove | offsets |\n"
 			"       run one-vcore|overlap-reset|overlap-share|two-vms|bailout|"
-			"negative|reasons [REPS] | bench ITERATIONS [THREADS]\n");
+			"negative|reasons [REPS] | bench ITERATIONS [THREADS [RATE]]\n");
 	return 2;
 }
