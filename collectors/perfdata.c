@@ -130,6 +130,8 @@ struct pd {
 	struct id_map *ids;
 	size_t nids;
 	bool ids_sorted;
+	/* Every sample the lanes take is of a whole attribute (lane_native). */
+	bool lanes_whole;
 	struct id_cache {
 		uint64_t id;
 		const struct pattr *attr;
@@ -280,8 +282,14 @@ static int attrs_settle(struct pd *p, uint64_t off)
 		if (p->attrs[i].sample_type != p->attrs[0].sample_type ||
 		    p->attrs[i].read_format != p->attrs[0].read_format)
 			alike = false;
-	if (alike)
+	if (alike) {
+		p->lanes_whole = p->nattrs && p->attrs[0].whole;
 		return 0;
+	}
+	p->lanes_whole = true;
+	for (size_t i = 0; i < p->nattrs; i++)
+		if (p->attrs[i].type == TYPE_TRACEPOINT && !p->attrs[i].whole)
+			p->lanes_whole = false;
 	int pos = attr_id_pos(&p->attrs[0]);
 	for (size_t i = 1; i < p->nattrs && pos >= 0; i++)
 		if (attr_id_pos(&p->attrs[i]) != pos)
@@ -780,6 +788,31 @@ static int sample(struct pd *p, const unsigned char *rec, uint32_t size, size_t 
 }
 
 /*
+ * What a lane of n samples (times lo to last, in order) that stopped at pos
+ * moves: the statistics and the run's end.
+ */
+static inline __attribute__((always_inline)) void
+lane_done(struct pd *p, struct run *r, size_t pos, uint64_t n, uint64_t lo, uint64_t last)
+{
+	if (!n)
+		return;
+	p->samples += n;
+	p->since_round += n;
+	/* Time order: the lane's first time is its least, its last its greatest. */
+	if (!p->have_ts || lo < p->first_ts)
+		p->first_ts = lo;
+	if (!p->have_ts || last > p->last_ts)
+		p->last_ts = last;
+	p->have_ts = true;
+	if (last > p->max_ts)
+		p->max_ts = last;
+	p->cur_last = last;
+	r->end = pos;
+	if (p->direct)
+		r->pos = pos;
+}
+
+/*
  * The first pass over the samples that follow one sample() took, in the
  * run it extended (r, already waiting in the merge): while the records are
  * samples of a tracepoint of a fixed layout (raw_off) with a time, holding
@@ -839,32 +872,133 @@ lane_as(struct pd *p, struct run *r, size_t pos, size_t end, const bool swap)
 		n++;
 		pos += size;
 	}
-	if (n) {
-		p->samples += n;
-		p->since_round += n;
-		/* Time order: the lane's first time is its least, its last its greatest. */
-		if (!p->have_ts || lo < p->first_ts)
-			p->first_ts = lo;
-		if (!p->have_ts || last > p->last_ts)
-			p->last_ts = last;
-		p->have_ts = true;
-		if (last > p->max_ts)
-			p->max_ts = last;
-		p->cur_last = last;
-		r->end = pos;
-		if (p->direct)
-			r->pos = pos;
-	}
+	lane_done(p, r, pos, n, lo, last);
 	return pos;
 }
 
-/* lane_as for the file's byte order, where a lane can be: see there. */
+/* An attribute as lane_native holds it. */
+struct lane_attr {
+	uint64_t id;		/* the sample id that names it */
+	uint64_t config;	/* its tracepoint's ID */
+	uint32_t raw_off;	/* where the raw size lies, from the record's start */
+	uint32_t time_off, cpu_off, tid_off;	/* the same for TIME, CPU and TID */
+};
+
+static void lane_attr_set(struct lane_attr *la, const struct pattr *a, uint64_t id)
+{
+	*la = (struct lane_attr){ .id = id, .config = a->config, .raw_off = a->raw_off,
+				  .time_off = 8 + (uint32_t)a->time_off,
+				  .cpu_off = 8 + (uint32_t)a->cpu_off,
+				  .tid_off = 8 + (uint32_t)a->tid_off };
+}
+
+/*
+ * lane_as for a one-pass read in our byte order whose attributes are all
+ * whole and whose common_type is an unsigned 2-byte field (what perf writes
+ * on every host): the same checks, the same events fed, with what lane_as
+ * reads from p and from the attributes for each sample held in locals
+ * instead - the attributes of the last two sample ids (our two events take
+ * turns), a copy of the decoder (the batch's stores cannot alias it), the
+ * batch's count: `exits` on a 78 k-event perf.data 16.5 M -> 13.2 M
+ * instructions, 8 % less CPU (README, "Benchmarks").
+ */
+static size_t lane_native(struct pd *p, struct run *r, size_t pos, size_t end)
+{
+	const size_t stop = p->drop_checked + DROP_STEP;
+	const unsigned char *const map = p->map;
+	const int id_pos = p->id_pos;
+	struct decoder dec = p->dec;
+	const uint32_t type_off = (uint32_t)dec.type.offset, type_end = type_off + 2;
+	struct gang_event *const batch = p->batch;
+	size_t nb = p->nbatch;
+	struct lane_attr la[2];
+	unsigned have = 0, victim = 0;	/* bit i: la[i] holds an attribute */
+	if (id_pos < 0) {
+		lane_attr_set(&la[0], &p->attrs[0], 0);
+		have = 1;
+	}
+	uint64_t last = p->cur_last, lo = 0, n = 0;
+	/* pos < end, end - pos >= 8 and pos < stop, in one comparison. */
+	const size_t limit = end < 8 ? 0 : end - 7 < stop ? end - 7 : stop;
+	while (pos < limit) {
+		const unsigned char *rec = map + pos;
+		prefetch_ahead(rec);
+		uint32_t type;
+		uint16_t size16;
+		memcpy(&type, rec, 4);
+		memcpy(&size16, rec + 6, 2);
+		uint32_t size = size16;
+		if (type != REC_SAMPLE || size < 16 || size > end - pos)
+			break;
+		const struct lane_attr *a = &la[0];
+		if (id_pos >= 0) {
+			uint64_t id;
+			if (size < 16 + 8 * (uint32_t)id_pos)
+				break;
+			memcpy(&id, rec + 8 + 8 * id_pos, 8);
+			if (!(have & 1) || la[0].id != id) {
+				if ((have & 2) && la[1].id == id) {
+					a = &la[1];
+				} else {
+					const struct pattr *pa = attr_of_id(p, id);
+					if (!pa || !pa->whole)
+						break;
+					lane_attr_set(&la[victim], pa, id);
+					have |= 1u << victim;
+					a = &la[victim];
+					victim ^= 1;
+				}
+			}
+		}
+		if (size < a->raw_off + 4)
+			break;
+		uint32_t raw;
+		uint16_t id16;
+		uint64_t ts;
+		memcpy(&raw, rec + a->raw_off, 4);
+		if (raw != size - a->raw_off - 4 || raw < type_end)
+			break;
+		memcpy(&id16, rec + a->raw_off + 4 + type_off, 2);
+		if (id16 != a->config)
+			break;
+		memcpy(&ts, rec + a->time_off, 8);
+		if (ts < last)
+			break;
+		if (!n)
+			lo = ts;
+		int32_t cpu, tgid;
+		memcpy(&cpu, rec + a->cpu_off, 4);
+		memcpy(&tgid, rec + a->tid_off, 4);
+		struct gang_event *ev = &batch[nb];
+		if (decoder_decode(&dec, rec + a->raw_off + 4, (int)raw, ev) > 0) {
+			ev->cpu = cpu;
+			ev->ts = ts;
+			ev->tgid = tgid;
+			if (++nb == GANG_FEED_BATCH) {
+				gang_feed_many(p->g, batch, nb);
+				nb = 0;
+			}
+		}
+		last = ts;
+		n++;
+		pos += size;
+	}
+	p->nbatch = nb;
+	p->dec.malformed = dec.malformed;
+	lane_done(p, r, pos, n, lo, last);
+	return pos;
+}
+
+/* lane_as for the file's byte order (or lane_native), where a lane can be: see there. */
 static size_t samples_lane(struct pd *p, size_t pos, size_t end)
 {
 	struct run *r = p->cur;
 	if (!r || (!r->in_heap && !p->direct) || !p->ids_sorted || !p->have_dec ||
 	    !p->dec.type.size)
 		return pos;
+	if (p->direct && !p->swap && p->lanes_whole && p->dec.type.size == 2 &&
+	    !p->dec.type.shift)
+		return lane_native(p, r, pos, end);
 	return p->swap ? lane_as(p, r, pos, end, true) : lane_as(p, r, pos, end, false);
 }
 
