@@ -174,7 +174,8 @@ HOT void reason_add(struct gang_counter *g, enum exit_source src, int64_t code, 
 	reason_miss(g, h, &k);
 }
 
-HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev)
+HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev,
+		       const enum gang_algorithm algo)
 {
 	int32_t tgid = (int32_t)ev->u.run_core.tgid;
 	bool is_exit = ev->u.run_core.where != 0;	/* as the seed: 0 Enter, else Exit */
@@ -190,7 +191,7 @@ HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev)
 		r->in_run = true;
 		r->cedes = 0;
 		/* Seed rule: reset the tgid's cedes; learn pid -> tgid once. */
-		if (g->algo == GANG_ALGO_SEED) {
+		if (algo == GANG_ALGO_SEED) {
 			p->seed_known = true;
 			p->seed_cedes = 0;
 			if (!r->seed_known) {
@@ -203,19 +204,20 @@ HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev)
 
 	if (r->in_run && !new_runner) {
 		p->p.core_runs++;
-		if (g->algo == GANG_ALGO_VCORE && ev->u.run_core.n_runnable - r->cedes > 1)
+		if (algo == GANG_ALGO_VCORE && ev->u.run_core.n_runnable - r->cedes > 1)
 			p->p.gang_exits++;
 	} else {
 		p->p.bailouts++;
 	}
-	if (g->algo == GANG_ALGO_SEED && p->seed_known &&
+	if (algo == GANG_ALGO_SEED && p->seed_known &&
 	    ev->u.run_core.n_runnable - p->seed_cedes > 1)
 		p->p.gang_exits++;
 	r->in_run = false;
 	r->tgid = tgid;
 }
 
-HOT void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev)
+HOT void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev,
+			 const enum gang_algorithm algo)
 {
 	struct runner *r = runner_find(g, ev->pid);
 	int32_t tgid = r ? r->tgid : 0;
@@ -227,7 +229,7 @@ HOT void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev)
 		p->p.cedes++;
 	if (r && r->in_run && ceded)
 		r->cedes++;
-	if (g->algo == GANG_ALGO_SEED && r && r->seed_known && ceded) {
+	if (algo == GANG_ALGO_SEED && r && r->seed_known && ceded) {
 		/* The seed adds the ceded value to the pid's first tgid. */
 		struct proc_state *sp = proc_get(g, r->seed_tgid);
 		sp->seed_cedes += ev->u.guest_exit.ceded;
@@ -263,21 +265,17 @@ HOT void feed_userspace_exit(struct gang_counter *g, const struct gang_event *ev
 		   ev->u.userspace_exit.vcpu_id);
 }
 
-void gang_feed_many(struct gang_counter *g, const struct gang_event *evs, size_t n)
+/* The events of gang_feed_many, for one rule (a constant: its branches fold). */
+HOT void feed_many_as(struct gang_counter *g, const struct gang_event *evs, size_t n,
+		      const enum gang_algorithm algo)
 {
-	if (!n)
-		return;
-	if (g->events == 0)
-		g->first_ts = evs[0].ts;
-	g->events += n;
-	g->last_ts = evs[n - 1].ts;
 	for (const struct gang_event *ev = evs; ev < evs + n; ev++) {
 		switch (ev->kind) {
 		case GANG_EV_RUN_CORE:
-			feed_run_core(g, ev);
+			feed_run_core(g, ev, algo);
 			break;
 		case GANG_EV_GUEST_EXIT:
-			feed_guest_exit(g, ev);
+			feed_guest_exit(g, ev, algo);
 			break;
 		case GANG_EV_KVM_EXIT:
 			proc_get(g, event_tgid(ev))->p.guest_exits++;
@@ -289,6 +287,20 @@ void gang_feed_many(struct gang_counter *g, const struct gang_event *evs, size_t
 			break;
 		}
 	}
+}
+
+void gang_feed_many(struct gang_counter *g, const struct gang_event *evs, size_t n)
+{
+	if (!n)
+		return;
+	if (g->events == 0)
+		g->first_ts = evs[0].ts;
+	g->events += n;
+	g->last_ts = evs[n - 1].ts;
+	if (g->algo == GANG_ALGO_SEED)
+		feed_many_as(g, evs, n, GANG_ALGO_SEED);
+	else
+		feed_many_as(g, evs, n, GANG_ALGO_VCORE);
 }
 
 void gang_feed(struct gang_counter *g, const struct gang_event *ev)
