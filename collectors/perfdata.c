@@ -377,7 +377,7 @@ static struct run *run_new(struct pd *p, size_t pos)
  * prefetcher has not fetched yet (it stops at each 4 KiB page).  Asking
  * for the lines a page ahead hides that wait: 25-30 % of `exits` on a
  * 78 k-event perf.data read after another program filled the caches
- * (README, "Performance").  Two lines, as a sample of a tracepoint takes
+ * (README, "Benchmarks").  Two lines, as a sample of a tracepoint takes
  * up to 128 bytes; a prefetch is a hint and never faults, past the end of
  * the mapping or on a page not mapped yet.
  */
