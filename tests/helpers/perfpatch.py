@@ -10,6 +10,11 @@ usage: perfpatch.py SRC OUT CASE
   ids-beyond      the first attribute's id list lies past the end of the file
   compressed      the first record becomes PERF_RECORD_COMPRESSED (perf record -z)
   callchain-huge  samples claim CALLCHAIN and a 2^60-entry chain follows the time
+  raw-short-mid   the raw size of the middle sample of those that follow a
+                  sample (inside a stretch of samples: the first pass's lanes)
+                  is one byte short of what its record holds
+  type-mid        that sample's raw record names tracepoint ID 0xfffe, which
+                  no attribute records
   halves-swapped  not damaged: the longest stretch of samples has its two halves
                   swapped, split where time moves on (so no tie is reordered):
                   the same events, no longer in time order in the file; prints
@@ -45,6 +50,17 @@ elif case == "no-tracing":
 elif case == "raw-huge":
     # IDENTIFIER IP TID TIME CPU PERIOD, then the raw size (see mkpowertrace.py)
     struct.pack_into(E + "I", d, first_sample + 8 + 6 * 8, 0xfffffff0)
+elif case in ("raw-short-mid", "type-mid"):
+    inner, prev = [], None
+    for pos, t, _ in records():
+        if t == 9 and prev == 9:
+            inner.append(pos)
+        prev = t
+    raw_at = inner[len(inner) // 2] + 8 + 6 * 8     # as raw-huge's
+    if case == "raw-short-mid":
+        struct.pack_into(E + "I", d, raw_at, struct.unpack_from(E + "I", d, raw_at)[0] - 1)
+    else:
+        struct.pack_into(E + "H", d, raw_at + 4, 0xfffe)     # common_type leads the record
 elif case == "ids-beyond":
     struct.pack_into(E + "Q", d, attrs_off + attr_size - 16, len(d) + 4096)
 elif case == "compressed":

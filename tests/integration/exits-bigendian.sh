@@ -105,6 +105,25 @@ head -c 304 "$WORK/bep.perf" >"$WORK/cut.perf"
 [ $? -eq 2 ] || fail "a pipe recording cut before its formats should exit 2"
 echo "ok: damaged perf.data refused with what and where"
 
+# Damage inside a stretch of samples, where the first pass's lanes run
+# (these files' samples are in two rounds, so the merge reads them; a
+# time-ordered one: exits-perf.sh): the file is read, its counts flagged as
+# lower bounds with the damage named; the sample of no recorded tracepoint
+# is not counted.
+for src in be.perf le.perf; do
+	"$TA" --json exits "$WORK/$src" >"$WORK/whole.json" || fail "exits $src"
+	for case in "raw-short-mid:impossible type or size:0" "type-mid:no recorded tracepoint:1"; do
+		c=${case%%:*} rest=${case#*:}
+		python3 "$TA_TOP/tests/helpers/perfpatch.py" "$WORK/$src" "$WORK/h.perf" "$c" ||
+			fail "perfpatch $c"
+		"$TA" --json exits "$WORK/h.perf" >"$WORK/h.json" 2>"$WORK/err" ||
+			fail "$src $c: exit $?: $(cat "$WORK/err")"
+		python3 "$TA_TOP/tests/helpers/damagecheck.py" "$WORK/whole.json" "$WORK/h.json" \
+			"$src $c" "${rest%:*}" "${rest##*:}" || fail "$src $c"
+	done
+done
+echo "ok: damage inside a stretch of samples flagged and named"
+
 # An x86 host's file: kvm:kvm_exit (VMX and SVM) and kvm:kvm_userspace_exit.
 gen "$WORK/x86.dat" --x86
 "$TA" --json exits "$WORK/x86.dat" >"$WORK/x86.json" || fail "exits x86 failed"

@@ -108,6 +108,20 @@ done
 ta_json_check "$WORK/one.json" "assert j['events'] > 0 and j['events'] + j['lost_events'] >= 20000, j"
 seed_compare "$WORK/two.data" 1
 echo "ok: one pass (time-ordered samples) and two (reordered) agree"
+# Damage in the middle of the one-pass read's stretch of samples (its lane
+# for the host's byte order): read, counts flagged, the damage named, the
+# sample of no recorded tracepoint not counted.
+"$TA" --json exits "$WORK/one.data" >"$WORK/whole.json" || ta_fail "exits one.data"
+for case in "raw-short-mid:impossible type or size:0" "type-mid:no recorded tracepoint:1"; do
+	c=${case%%:*} rest=${case#*:}
+	python3 "$TA_TOP/tests/helpers/perfpatch.py" "$WORK/one.data" "$WORK/h.data" "$c" ||
+		ta_fail "perfpatch $c"
+	"$TA" --json exits "$WORK/h.data" >"$WORK/h.json" 2>"$WORK/err" ||
+		ta_fail "one.data $c: exit $?: $(cat "$WORK/err")"
+	python3 "$TA_TOP/tests/helpers/damagecheck.py" "$WORK/whole.json" "$WORK/h.json" \
+		"one.data $c" "${rest%:*}" "${rest##*:}" || ta_fail "one.data $c"
+done
+echo "ok: damage inside the one-pass read's samples flagged and named"
 
 "$TA" exits "$WORK/f.data" | grep -q "GANG/S" || ta_fail "no text report for perf.data"
 "$TA" exits -B foo "$WORK/f.data" >/dev/null 2>"$WORK/err"
