@@ -116,16 +116,24 @@ $(BIN): $(BUILD)/$(BIN) $(BUILD)/$(CORE)
 $(BUILD)/$(CORE): $(MAIN_OBJ) $(BUILD)/libtopoadvisor.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The front's C library as of the last link: a new choice relinks it.
+FRONT_STAMP := $(BUILD)/.front-libc-$(FRONT_LIBC)
+$(FRONT_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/.front-libc-*
+	@touch $@
+
 ifeq ($(FRONT)$(FRONT_LIBC),1musl)
 # Linked by hand: musl-gcc's specs make -static-pie a dynamic program.
-$(BUILD)/$(BIN): $(FRONT_MUSL_OBJS)
+$(BUILD)/$(BIN): $(FRONT_MUSL_OBJS) $(FRONT_STAMP)
 	$(CC) $(LDFLAGS) -static-pie -nostdlib -o $@ $(MUSL_LIBDIR)/rcrt1.o $(MUSL_LIBDIR)/crti.o \
-		$(shell $(CC) -print-file-name=crtbeginS.o) $^ $(ZSTD_STATIC) $(MUSL_LIBDIR)/libc.a \
-		$(shell $(CC) -print-libgcc-file-name) $(shell $(CC) -print-file-name=crtendS.o) \
-		$(MUSL_LIBDIR)/crtn.o
+		$(shell $(CC) -print-file-name=crtbeginS.o) $(FRONT_MUSL_OBJS) $(ZSTD_STATIC) \
+		$(MUSL_LIBDIR)/libc.a $(shell $(CC) -print-libgcc-file-name) \
+		$(shell $(CC) -print-file-name=crtendS.o) $(MUSL_LIBDIR)/crtn.o
 else ifeq ($(FRONT),1)
-$(BUILD)/$(BIN): $(FRONT_OBJ) $(BUILD)/libtopoadvisor.a
-	$(CC) $(LDFLAGS) $(if $(filter 1,$(SAN)),,$(FRONT_STATIC)) -o $@ $^ $(FRONT_LIBS)
+$(BUILD)/$(BIN): $(FRONT_OBJ) $(BUILD)/libtopoadvisor.a $(FRONT_STAMP)
+	$(CC) $(LDFLAGS) $(if $(filter 1,$(SAN)),,$(FRONT_STATIC)) -o $@ $(FRONT_OBJ) \
+		$(BUILD)/libtopoadvisor.a $(FRONT_LIBS)
 else
 $(BUILD)/$(BIN): $(MAIN_OBJ) $(BUILD)/libtopoadvisor.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
