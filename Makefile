@@ -195,6 +195,14 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/libtopoadvisor.a
 	@$(if $(Q),echo "  HELPER  $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtopoadvisor.a $(LDLIBS)
 
+# The cost of reading a file at all (`make bench` times it next to `exits`
+# --algorithm seed): static, with the front's C library, so that starting it
+# costs what starting the front does.
+$(BUILD)/tests/helpers/readfloor: tests/helpers/readfloor.c $(FRONT_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HELPER  $@")
+	$(Q)$(if $(filter musl,$(FRONT_LIBC)),$(MUSL_CC),$(CC)) $(WARN) -O2 -static -o $@ $<
+
 # The ebizzy stand-in the guest image carries (scripts/guest-image.sh builds
 # its own static copy); built here too so the parser tests run it on the host.
 EBIZZY := $(BUILD)/guest-tools/ebizzy
@@ -273,7 +281,8 @@ units: $(UNIT_BINS) $(FAKEHV) $(KVMX86) $(HELPER_BINS) $(TRUTH_BENCH) $(BENCH_BI
 # (scripts/bench-sweeps.sh); all run, any failing fails.
 bench: deps
 	$(MAKE) $(BIN) $(FAKEHV) $(TCREAD) $(BUILD)/tests/helpers/cputime \
-		$(BUILD)/tests/helpers/zstdfloor $(BUILD)/tests/helpers/mkstore
+		$(BUILD)/tests/helpers/zstdfloor $(BUILD)/tests/helpers/readfloor \
+		$(BUILD)/tests/helpers/mkstore
 	@rc=0; scripts/bench.sh || rc=1; scripts/bench-slurm.sh || rc=1; \
 		scripts/bench-sweeps.sh || rc=1; exit $$rc
 

@@ -14,8 +14,10 @@
 #     cross-checked first against an awk doing the same per-vcore counting.
 #  2. perf.data, the seed's workflow: `exits --algorithm seed` against the
 #     seed's script, ported to Python 3, under `perf script -s`, on the same
-#     78 k-event recording (target >= 100x, same gang-exit counts); the same
-#     on 2 M events, shown.
+#     78 k-event recording (target >= 100x, same gang-exit counts), then
+#     what reading that file at all makes against the same script
+#     (tests/helpers/readfloor: mapped, one load per cache line), shown as
+#     the bound of that figure; the same on 2 M events, shown.
 #  3. Start-up: `exits` on a 78 k-event default (zstd) recording that
 #     carries the full kallsyms section (target <= 10 ms CPU in all), the
 #     cost of `topoadvisor --version` and of `topoadvisor-core --version`,
@@ -39,7 +41,8 @@ SCALE=${BENCH_PAIRS:-1}
 command -v trace-cmd >/dev/null || ta_skip "trace-cmd not installed"
 CPUTIME=$TA_BUILD/tests/helpers/cputime
 FLOOR=$TA_BUILD/tests/helpers/zstdfloor
-[ -x "$CPUTIME" ] && [ -x "$FLOOR" ] || ta_skip "bench helpers not built (make bench builds them)"
+READFLOOR=$TA_BUILD/tests/helpers/readfloor
+[ -x "$CPUTIME" ] && [ -x "$FLOOR" ] && [ -x "$READFLOOR" ] || ta_skip "bench helpers not built (make bench builds them)"
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
@@ -127,7 +130,7 @@ read -r t kb <"$WORK/tc.time"
 echo "  libtracecmd reading the same file: $t s, $((kb / 1024)) MB RSS"
 
 # 2. perf.data: the seed's script against --algorithm seed.
-seed_pairs() { # FILE EVENTS OP TARGET
+seed_pairs() { # FILE EVENTS OP TARGET PAIRS
 	perf script -i "$1" -s "$TA_TOP/tests/helpers/gang-exits-seed.py" >"$WORK/seed.out" 2>/dev/null ||
 		ta_fail "the seed script failed"
 	"$TOPOADVISOR" --json exits --algorithm seed "$1" >"$WORK/ours.json" || ta_fail "exits failed"
@@ -141,16 +144,24 @@ print("  perf.data: %d events, %d lost; the seed script and --algorithm seed agr
     j["events"], j["lost_events"], theirs == ours))
 sys.exit(0 if theirs == ours else 1)
 PY
-	pairs 3 "$2 events of perf.data, exits --algorithm seed against the seed's perf script" \
+	pairs "$5" "$2 events of perf.data, exits --algorithm seed against the seed's perf script" \
 		"$3" "$4" -- "$TOPOADVISOR" exits --algorithm seed "$1" \
+		-- perf script -i "$1" -s "$TA_TOP/tests/helpers/gang-exits-seed.py"
+}
+# What reading the file at all makes against the same script: the most any
+# reader of it could make here (README, "Benchmarks").
+read_floor() { # FILE EVENTS PAIRS
+	pairs "$3" "$2 events of perf.data, the file alone (readfloor: mapped, one load per cache line, nothing else) against the seed's perf script" \
+		info 0 -- "$READFLOOR" "$1" \
 		-- perf script -i "$1" -s "$TA_TOP/tests/helpers/gang-exits-seed.py"
 }
 if perf version --build-options 2>/dev/null | grep -q 'libpython: *\[ on'; then
 	echo "bench: perf record of 78 k and 2 M events (the seed's recipe, -m 64M)..."
 	perf_record "$WORK/seed-small.data" 19500
 	perf_record "$WORK/seed.data" 500000
-	seed_pairs "$WORK/seed-small.data" "78 k" ">=" 100
-	seed_pairs "$WORK/seed.data" "2 M" info 0
+	seed_pairs "$WORK/seed-small.data" "78 k" ">=" 100 7
+	read_floor "$WORK/seed-small.data" "78 k" 7
+	seed_pairs "$WORK/seed.data" "2 M" info 0 3
 else
 	echo "perf.data: this perf is built without Python scripting (perf version --build-options): seed script not run"
 fi
