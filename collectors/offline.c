@@ -16,6 +16,7 @@
 #include "../util/strbuf.h"
 #include "decode.h"
 #include "evfmt.h"
+#include "gang-feed.h"
 #include "perfdata.h"
 #include "tdat.h"
 #include "tsmerge.h"
@@ -231,15 +232,18 @@ static void stream_close(struct cpu_stream *s)
 /*
  * Feeds every record of the buffer, in timestamp order across CPUs (ties:
  * the lower CPU stream first).  The stream that is due runs on for as long
- * as its records come before every other stream's next one.
+ * as its records come before every other stream's next one.  Each event
+ * goes to the counter where it is decoded, its code inlined (gang-feed.h),
+ * the loop instantiated per rule.
  */
-static int reader_run(struct reader *rd)
+static inline __attribute__((always_inline)) int reader_run_as(struct reader *rd,
+								const enum gang_algorithm algo)
 {
 	for (int i = 0; i < rd->ncpus; i++)
 		if (rd->cpus[i].pr.ev)
 			tsmerge_push(&rd->merge, (uint32_t)i, rd->cpus[i].pr.ts, (uint64_t)i);
-	struct gang_event batch[GANG_FEED_BATCH];
-	size_t nbatch = 0;
+	struct gang_counter *const g = rd->g;
+	uint64_t fed = 0, fed_first = 0, fed_last = 0;
 	while (rd->merge.n) {
 		uint32_t i = (uint32_t)tsmerge_top(&rd->merge);
 		struct cpu_stream *s = &rd->cpus[i];
@@ -255,18 +259,18 @@ static int reader_run(struct reader *rd)
 			back += ts < last;
 			late += ts > late_after;
 			last = ts;
-			struct gang_event *ev = &batch[nbatch];
-			if (decoder_decode(rd->dec, s->pr.ev, size, ev) > 0) {
-				ev->cpu = s->cpu;
-				ev->ts = ts;
-				if (++nbatch == GANG_FEED_BATCH) {
-					gang_feed_many(rd->g, batch, nbatch);
-					nbatch = 0;
-				}
+			struct gang_event ev;
+			if (decoder_decode(rd->dec, s->pr.ev, size, &ev) > 0) {
+				ev.cpu = s->cpu;
+				ev.ts = ts;
+				gang_feed_inline(g, &ev, algo);
+				if (!fed++)
+					fed_first = ts;
+				fed_last = ts;
 			}
 			more = page_reader_next(&s->pr) ? 1 : stream_fill(rd, s);
 			if (more < 0)
-				return -1;
+				return -1;	/* the counter goes with the error */
 		} while (more && tsmerge_runs_on(&rd->merge, s->pr.ts, i));
 		s->records += n;
 		s->backwards += back;
@@ -277,8 +281,16 @@ static int reader_run(struct reader *rd)
 		else
 			tsmerge_pop(&rd->merge);
 	}
-	gang_feed_many(rd->g, batch, nbatch);
+	if (fed)
+		gang_fed(g, fed, fed_first, fed_last);
 	return 0;
+}
+
+/* reader_run_as for the counter's rule. */
+static int reader_run(struct reader *rd)
+{
+	return gang_rule(rd->g) == GANG_ALGO_SEED ? reader_run_as(rd, GANG_ALGO_SEED)
+						  : reader_run_as(rd, GANG_ALGO_VCORE);
 }
 
 struct buffer_result {
