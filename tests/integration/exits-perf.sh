@@ -108,6 +108,18 @@ done
 ta_json_check "$WORK/one.json" "assert j['events'] > 0 and j['events'] + j['lost_events'] >= 20000, j"
 seed_compare "$WORK/two.data" 1
 echo "ok: one pass (time-ordered samples) and two (reordered) agree"
+# The scenarios on one CPU: in time order, read in one pass (the lane feeds
+# the counter per rule), where the two rules differ; and reordered, in two.
+precord "$WORK/c0.data" taskset -c 0 "$WORK/workload"
+runs=$(python3 "$TA_TOP/tests/helpers/perfpatch.py" "$WORK/c0.data" "$WORK/c0two.data" \
+	halves-swapped) || ta_fail "perfpatch halves-swapped c0.data"
+[ "$runs" = "1 2" ] || ta_fail "c0.data: runs of samples in time order, before and after the swap: $runs"
+for f in c0 c0two; do
+	check "$WORK/$f.data" vcore
+	check "$WORK/$f.data" seed
+	seed_compare "$WORK/$f.data"
+done
+echo "ok: the scenarios on one CPU, one pass and two (both rules, seed script agrees)"
 # Damage in the middle of the one-pass read's stretch of samples (its lane
 # for the host's byte order): read, counts flagged, the damage named, the
 # sample of no recorded tracepoint not counted.
