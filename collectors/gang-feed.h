@@ -256,6 +256,12 @@ static inline enum gang_algorithm gang_rule(const struct gang_counter *g)
 	return g->algo;
 }
 
+/* The events fed so far. */
+static inline uint64_t gang_events(const struct gang_counter *g)
+{
+	return g->events;
+}
+
 /* After a reader fed n > 0 events with gang_feed_inline, first_ts and last_ts the first's and last's. */
 static inline void gang_fed(struct gang_counter *g, uint64_t n, uint64_t first_ts, uint64_t last_ts)
 {

@@ -904,7 +904,8 @@ static void lane_attr_set(struct lane_attr *la, const struct pattr *a, uint64_t 
  * where it is decoded, the counter's code inlined (gang-feed.h) and the
  * loop instantiated per rule, instead of in batches of 64: the counting
  * now runs while the walk waits for the recording's memory, 13.1 M -> 10.9
- * M instructions and 12-14 % less CPU (README, "Benchmarks").
+ * M instructions and 12-14 % less CPU; no time kept per sample for the
+ * file's or the counter's first (see below): 10.4 M (README, "Benchmarks").
  */
 static inline __attribute__((always_inline)) size_t
 lane_native_as(struct pd *p, struct run *r, size_t pos, size_t end, const enum gang_algorithm algo)
@@ -919,14 +920,23 @@ lane_native_as(struct pd *p, struct run *r, size_t pos, size_t end, const enum g
 		gang_feed_many(g, p->batch, p->nbatch);
 		p->nbatch = 0;
 	}
-	uint64_t fed = 0, fed_first = 0, fed_last = 0;
+	/*
+	 * Neither the first time of the file nor the counter's first event can
+	 * be in the lane (sample() just took a timed sample, the counter has
+	 * events, and every time here is at least cur_last): no sample's time
+	 * is kept for them.  Otherwise sample() takes the records.
+	 */
+	if (!p->have_ts || p->cur_last < p->first_ts || !gang_events(g))
+		return pos;
+	uint64_t fed = 0, fed_last = 0;
 	struct lane_attr la[2];
 	unsigned have = 0, victim = 0;	/* bit i: la[i] holds an attribute */
 	if (id_pos < 0) {
 		lane_attr_set(&la[0], &p->attrs[0], 0);
 		have = 1;
 	}
-	uint64_t last = p->cur_last, lo = 0, n = 0;
+	const uint64_t lo = p->cur_last;	/* for lane_done: no earlier than first_ts */
+	uint64_t last = lo, n = 0;
 	/* pos < end, end - pos >= 8 and pos < stop, in one comparison. */
 	const size_t limit = end < 8 ? 0 : end - 7 < stop ? end - 7 : stop;
 	while (pos < limit) {
@@ -973,8 +983,6 @@ lane_native_as(struct pd *p, struct run *r, size_t pos, size_t end, const enum g
 		memcpy(&ts, rec + a->time_off, 8);
 		if (ts < last)
 			break;
-		if (!n)
-			lo = ts;
 		int32_t cpu, tgid;
 		memcpy(&cpu, rec + a->cpu_off, 4);
 		memcpy(&tgid, rec + a->tid_off, 4);
@@ -984,16 +992,15 @@ lane_native_as(struct pd *p, struct run *r, size_t pos, size_t end, const enum g
 			ev.ts = ts;
 			ev.tgid = tgid;
 			gang_feed_inline(g, &ev, algo);
-			if (!fed++)
-				fed_first = ts;
+			fed++;
 			fed_last = ts;
 		}
 		last = ts;
 		n++;
 		pos += size;
 	}
-	if (fed)
-		gang_fed(g, fed, fed_first, fed_last);
+	if (fed)	/* the counter had events: lo is not its first time */
+		gang_fed(g, fed, lo, fed_last);
 	p->dec.malformed = dec.malformed;
 	lane_done(p, r, pos, n, lo, last);
 	return pos;
