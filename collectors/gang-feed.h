@@ -3,8 +3,9 @@
  * reader's hot loop that feeds events where it decodes them (perfdata.c's
  * one-pass lane): with the counter's code inlined into that loop, the
  * counting runs while the loop waits for the recording's memory, where a
- * batch handed over every 64 events ran apart from it.  Nothing outside
- * the counter may touch these structures but through gang_feed_inline.
+ * batch handed over every 64 events ran apart from it.  A reader uses
+ * only the functions named gang_*: gang_feed_inline, gang_fed, gang_rule,
+ * gang_events; the structures are the counter's.
  */
 #ifndef TA_GANG_FEED_H
 #define TA_GANG_FEED_H
@@ -134,7 +135,7 @@ GANG_HOT void reason_add(struct gang_counter *g, enum exit_source src, int64_t c
 }
 
 GANG_HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev,
-		       const enum gang_algorithm algo)
+			    const enum gang_algorithm algo)
 {
 	int32_t tgid = (int32_t)ev->u.run_core.tgid;
 	bool is_exit = ev->u.run_core.where != 0;	/* as the seed: 0 Enter, else Exit */
@@ -176,7 +177,7 @@ GANG_HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev,
 }
 
 GANG_HOT void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev,
-			 const enum gang_algorithm algo)
+			      const enum gang_algorithm algo)
 {
 	struct runner *r = runner_find(g, ev->pid);
 	int32_t tgid = r ? r->tgid : 0;
@@ -230,7 +231,7 @@ GANG_HOT void feed_userspace_exit(struct gang_counter *g, const struct gang_even
  * batch it holds first: the counter takes events in order.
  */
 GANG_HOT void gang_feed_inline(struct gang_counter *g, const struct gang_event *ev,
-			  const enum gang_algorithm algo)
+			       const enum gang_algorithm algo)
 {
 	switch (ev->kind) {
 	case GANG_EV_RUN_CORE:
@@ -262,7 +263,10 @@ static inline uint64_t gang_events(const struct gang_counter *g)
 	return g->events;
 }
 
-/* After a reader fed n > 0 events with gang_feed_inline, first_ts and last_ts the first's and last's. */
+/*
+ * After n > 0 events were fed (with gang_feed_inline, or by gang_feed_many):
+ * first_ts and last_ts are the first's and the last's.
+ */
 static inline void gang_fed(struct gang_counter *g, uint64_t n, uint64_t first_ts, uint64_t last_ts)
 {
 	if (g->events == 0)

@@ -77,10 +77,7 @@ void gang_feed_many(struct gang_counter *g, const struct gang_event *evs, size_t
 {
 	if (!n)
 		return;
-	if (g->events == 0)
-		g->first_ts = evs[0].ts;
-	g->events += n;
-	g->last_ts = evs[n - 1].ts;
+	gang_fed(g, n, evs[0].ts, evs[n - 1].ts);
 	if (g->algo == GANG_ALGO_SEED)
 		feed_many_as(g, evs, n, GANG_ALGO_SEED);
 	else
