@@ -290,6 +290,8 @@ static void decision_fill(struct rank_result *r, struct rank_decision *dec, size
 	dec->failure_rate = x->failure_rate;
 	dec->failing = x->failing;
 	dec->more_failures = x->more_failures;
+	dec->failing_level = x->failing_level;
+	dec->failures_p = x->failures_p;
 	dec->in_contention = x->in_contention;
 	dec->needed_vs_pick = x->needed_vs_pick;
 	dec->eliminated_block = x->elim.block;
@@ -403,9 +405,12 @@ static double composite_value(const struct db_results_run *run, void *ctx)
 	return used ? exp(logsum / (double)used) : NAN;
 }
 
-/* The engine on another value of the same runs: each configuration against the baseline. */
-static void engine_other(const struct rank_result *r, decide_value_fn fn, void *ctx, bool hib,
-			 struct decide_sweep *s, struct decide_result *out)
+/*
+ * The engine on another value of the same runs: each configuration against
+ * the baseline.  -1 when the engine refuses them (out empty, s released).
+ */
+static int engine_other(const struct rank_result *r, decide_value_fn fn, void *ctx, bool hib,
+			struct decide_sweep *s, struct decide_result *out)
 {
 	struct decide_settings st;
 	decide_settings_init(&st);
@@ -413,7 +418,11 @@ static void engine_other(const struct rank_result *r, decide_value_fn fn, void *
 	st.equivalence = r->equivalence;
 	st.max_failure_rate = r->max_failure_rate;
 	decide_sweep_build(r->res, fn, ctx, hib, &r->roles, s);
-	decide_compute(&s->in, &st, out);
+	if (decide_compute(&s->in, &st, out) < 0) {
+		decide_sweep_release(s);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -437,10 +446,16 @@ static void composite_compute(struct rank_result *r)
 		free(hib);
 		return;
 	}
-	r->composite_family = "redis";
 	struct decide_sweep s;
 	struct decide_result x;
-	engine_other(r, composite_value, &ct, true, &s, &x);
+	/* The same runs as the primary metric's: a refusal here is not expected,
+	 * and shows as no composite rather than as zeroed ratios. */
+	if (engine_other(r, composite_value, &ct, true, &s, &x) < 0) {
+		free(ct.tests);
+		free(hib);
+		return;
+	}
+	r->composite_family = "redis";
 	for (size_t i = 0; i < r->nentries; i++) {
 		struct rank_entry *e = &r->entries[i];
 		const struct decide_cmp *c = &x.configs[e->index].vs_baseline;
@@ -455,7 +470,14 @@ static void composite_compute(struct rank_result *r)
 	decide_result_release(&x);
 	decide_sweep_release(&s);
 	for (size_t j = 0; j < ct.n; j++) {
-		engine_other(r, metric_value, (void *)ct.tests[j], hib[j], &s, &x);
+		if (engine_other(r, metric_value, (void *)ct.tests[j], hib[j], &s, &x) < 0) {
+			for (size_t i = 0; i < r->nentries; i++)
+				r->entries[i].tests[j] = (struct rank_test_ratio){
+					.name = ct.tests[j], .higher_is_better = hib[j], .mean = NAN,
+					.ratio = NAN, .ratio_lo = NAN, .ratio_hi = NAN, .gain = NAN,
+					.gain_lo = NAN, .gain_hi = NAN };
+			continue;
+		}
 		for (size_t i = 0; i < r->nentries; i++) {
 			struct rank_entry *e = &r->entries[i];
 			struct rank_test_ratio *tr = &e->tests[j];
@@ -567,11 +589,21 @@ static void warnings_collect(struct rank_result *r)
 	for (size_t d = 0; d < r->ndecisions; d++) {
 		const struct rank_decision *dec = &r->decisions[d];
 		if (dec->more_failures && !dec->failing)
-			warn(r, "more_failures", dec->key, "%s fails more often than the baseline "
-			     "(%zu of %zu runs against %zu of %zu): it cannot be better while it "
-			     "does", dec->key, dec->runs_failed, dec->runs_ok + dec->runs_failed,
-			     r->baseline_decision->runs_failed, r->baseline_decision->runs_ok +
-			     r->baseline_decision->runs_failed);
+			warn(r, "more_failures", dec->key, "%s is shown to fail more often than "
+			     "the baseline (%zu of %zu runs against %zu of %zu, p = %.2g): it is "
+			     "never called better", dec->key, dec->runs_failed,
+			     dec->runs_ok + dec->runs_failed, r->baseline_decision->runs_failed,
+			     r->baseline_decision->runs_ok + r->baseline_decision->runs_failed,
+			     dec->failures_p);
+		if (dec->failing && r->nlevels > 1 && dec->failing_level < r->nlevels &&
+		    !dec->host_reference) {
+			const struct rank_entry *at = dec->levels[dec->failing_level];
+			if (at)
+				warn(r, "failing_level", dec->key, "%s fails %zu of %zu runs at %s: "
+				     "failing there (objective %s), never recommended", dec->key,
+				     at->nfailed, at->nfailed + at->s.n, r->levels[dec->failing_level],
+				     decide_objective_name(r->objective));
+		}
 	}
 	if (!r->direction_known)
 		warn(r, "direction_unknown", NULL, "no stored direction for %s: ranked as higher "
@@ -702,7 +734,9 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	st.objective = opt->objective;
 	st.equivalence = opt->equivalence;
 	st.max_failure_rate = opt->max_failure_rate;
-	decide_compute(&out->sweep.in, &st, &out->dr);
+	if (decide_compute(&out->sweep.in, &st, &out->dr) < 0)
+		return err_set(err, EXIT_FAILURE_RUN, "experiment %s: the decision engine refused "
+			       "its runs (a configuration or level out of range)", res->exp.name);
 	out->levels = out->sweep.levels;
 	out->nlevels = out->sweep.in.nlevels;
 	out->baseline_source = out->sweep.baseline_source;

@@ -127,6 +127,8 @@ struct rank_decision {
 	size_t runs_ok, runs_failed;
 	double failure_rate;
 	bool failing, more_failures;
+	size_t failing_level;		/* the level it fails at; SIZE_MAX: none (or pooled) */
+	double failures_p;		/* of more failures than the baseline; NAN: not tested */
 	bool in_contention;
 	int needed_vs_pick;
 	int eliminated_block;		/* 0: not eliminated */

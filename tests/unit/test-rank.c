@@ -443,7 +443,10 @@ static void test_no_baseline(void **state)
 	assert_string_equal(r->recommended->config->rec.key, "1x1x2");
 	assert_true(isnan(r->recommended->gain) && isnan(r->recommended->ratio));
 	assert_false(r->nothing_beats_baseline);
-	assert_int_equal(r->verdict, DECIDE_BETTER);
+	/* Tied with the best and cheaper: recommended, `equivalent` (nothing shown better). */
+	assert_int_equal(r->verdict, DECIDE_EQUIVALENT);
+	assert_false(r->dr.tied);
+	assert_non_null(strstr(r->reason, "costs least"));
 	assert_int_equal(entry(r, "1x2x1")->verdict, DECIDE_NOT_COMPARED);	/* no baseline to test against */
 	assert_non_null(strstr(r->reason, "no baseline"));
 }
