@@ -547,7 +547,7 @@ static void warnings_runs(struct rank_result *r, const struct rank_entry *e)
 			     "in its statistics; a comparison sets its block aside when it is far "
 			     "from the others)", key,
 			     e->value_runs[j]->repetition + 1, e->values[j],
-			     100 * expm1(e->dev[j] * r->dr.outlier_scale), e->dev[j]);
+			     100 * expm1(e->dev[j] * r->dr.configs[e->index].outlier_scale), e->dev[j]);
 	for (size_t j = 0; j < e->config->nruns; j++) {
 		const struct db_results_run *run = &e->config->runs[j];
 		if (!strcmp(run->status, "failed") || !strcmp(run->status, "interrupted"))

@@ -165,6 +165,7 @@ struct decide_config_out {
 	double failures_p;		/* of that: Fisher's exact test, one-sided; NAN: not tested */
 	double p_best, p_best_adj;	/* against the best's configuration at the level */
 	size_t noutliers;
+	double outlier_scale;		/* its runs' robust sd (logs): its own or the pooled, the larger */
 };
 
 struct decide_run_out {
@@ -247,7 +248,7 @@ struct decide_result {
 	double mde;			/* the leader's, gain */
 	int needed;			/* blocks to settle the leader against the baseline */
 	size_t runs_total, runs_ok, runs_failed;
-	double outlier_scale;		/* pooled robust sd of the logs */
+	double outlier_scale;		/* pooled robust sd of the logs (configurations: their own) */
 	struct decide_components components;
 	struct decide_drift drift;
 };

@@ -897,6 +897,7 @@ int decide_compute(const struct decide_input *in, const struct decide_settings *
 		cmp_empty(&out->configs[c].vs_baseline);
 		out->configs[c].p_best = out->configs[c].p_best_adj = NAN;
 		out->configs[c].failures_p = NAN;
+		out->configs[c].outlier_scale = NAN;
 	}
 	for (size_t d = 0; d < in->ndecisions; d++) {
 		struct decide_decision_out *o = &out->decisions[d];

@@ -3085,6 +3085,36 @@ static void test_far_units_no_spread(void **state)
  * failed run's value (far off), and a configuration of 2 runs, get no
  * deviation and no flag.
  */
+/*
+ * Outlier scales per configuration: a configuration at CV 20 % among
+ * three at CV 1 % (10 runs each) has none of its runs flagged (the pooled
+ * scale, about 1.4 %, put most of them beyond 4.5); a run 3x slower at CV
+ * 10 % is still flagged against its own scale.
+ */
+static void test_outlier_own_scale(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 4, 1, 0, true);
+	for (size_t d = 0; d < 4; d++)
+		sw_runs(&s, d, 0, 10, 100, d == 3 ? 0.2 : 0.01, 18);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[3].noutliers, 0);
+	assert_true(r.configs[3].outlier_scale > 5 * r.outlier_scale);
+	assert_true(r.configs[0].outlier_scale == r.outlier_scale);	/* tighter: the pooled */
+	decide_result_release(&r);
+	sw_init(&s, 4, 1, 0, true);
+	for (size_t d = 0; d < 4; d++)
+		sw_runs(&s, d, 0, 10, 100, d == 3 ? 0.1 : 0.01, 18);
+	sw_run(&s, 3, 0, 6)->value /= 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[3].noutliers, 1);
+	for (size_t i = 0; i < s.nruns; i++)
+		assert_int_equal(r.runs[i].outlier, s.runs[i].config == 3 && s.runs[i].block == 6);
+	decide_result_release(&r);
+}
+
 static void test_outliers_judged(void **state)
 {
 	(void)state;
@@ -3570,6 +3600,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_fails_at_level),
 		cmocka_unit_test(test_fisher),
+		cmocka_unit_test(test_outlier_own_scale),
 		cmocka_unit_test(test_baseline_vs_best),
 		cmocka_unit_test(test_no_baseline_ties),
 		cmocka_unit_test(test_clear_winner_numbers),
