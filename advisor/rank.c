@@ -246,14 +246,35 @@ static void entry_fill(struct rank_result *r, struct rank_entry *e, size_t i)
 	entry_exits(e);
 }
 
-static int cmp_entry(const void *pa, const void *pb, void *hibp)
+/*
+ * Where a status puts a row, before its mean: the contenders (best, tied,
+ * not separated from the best), then those shown worse than the best, then
+ * those a race eliminated, then failing ones, so that no row ranks above
+ * one its status says is at least as good.
+ */
+static int status_tier(bool failing, bool eliminated, bool worse)
+{
+	return failing ? 3 : eliminated ? 2 : worse ? 1 : 0;
+}
+
+static int entry_tier(const struct rank_result *r, const struct rank_entry *e)
+{
+	const struct decide_decision_out *x = &r->dr.decisions[r->sweep.configs[e->index].decision];
+	return status_tier(e->failing || x->failing, x->elim.block > 0, x->worse_than_best);
+}
+
+static int cmp_entry(const void *pa, const void *pb, void *rp)
 {
 	const struct rank_entry *a = pa, *b = pb;
-	bool hib = *(const bool *)hibp;
+	const struct rank_result *r = rp;
+	bool hib = r->higher_is_better;
 	if (a->level != b->level)
 		return a->level < b->level ? -1 : 1;
 	if ((a->s.n > 0) != (b->s.n > 0))
 		return a->s.n > 0 ? -1 : 1;
+	int ta = entry_tier(r, a), tb = entry_tier(r, b);
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
 	if (a->s.n > 0 && a->s.mean != b->s.mean)
 		return (hib ? a->s.mean > b->s.mean : a->s.mean < b->s.mean) ? -1 : 1;
 	return (int)a->config->rec.index - (int)b->config->rec.index;
@@ -305,6 +326,10 @@ static int cmp_decision(const void *pa, const void *pb)
 	const struct rank_decision *a = pa, *b = pb;
 	if (a->host_reference != b->host_reference)
 		return a->host_reference ? 1 : -1;
+	int ta = status_tier(a->failing, a->eliminated_block > 0, a->worse_than_best);
+	int tb = status_tier(b->failing, b->eliminated_block > 0, b->worse_than_best);
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
 	if (isnan(a->score) != isnan(b->score))
 		return isnan(a->score) ? 1 : -1;
 	if (!isnan(a->score) && a->score != b->score)
@@ -757,8 +782,7 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	out->runs_total = out->dr.runs_total;
 	out->runs_ok = out->dr.runs_ok;
 	out->runs_failed = out->dr.runs_failed;
-	qsort_r(out->entries, out->nentries, sizeof(*out->entries), cmp_entry,
-		&out->higher_is_better);
+	qsort_r(out->entries, out->nentries, sizeof(*out->entries), cmp_entry, out);
 	size_t pos = 0;
 	for (size_t i = 0; i < out->nentries; i++) {
 		if (i == 0 || out->entries[i].level != out->entries[i - 1].level)

@@ -222,8 +222,11 @@ static void test_failed_runs(void **state)
 	struct fx_state *s = *state = fx_load("failed-runs", NULL);
 	const struct rank_result *r = &s->r;
 	assert_false(r->higher_is_better);
-	/* Lower is better: 150 s first. */
+	/* Lower is better: 150 s first; the failing one (160 s) after the baseline
+	 * (200 s, worse than the best): no status ranks above a better one. */
 	assert_string_equal(r->entries[0].config->rec.key, "1x1x2");
+	assert_string_equal(r->entries[1].config->rec.key, "2x1x1");
+	assert_string_equal(r->entries[2].config->rec.key, "1x2x1");
 	const struct rank_entry *f = entry(r, "1x2x1");
 	assert_int_equal(f->s.n, 3);
 	assert_int_equal(f->nfailed, 2);
