@@ -232,6 +232,7 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "runs_failed"); json_int(w, (int64_t)d->runs_failed);
 	json_key(w, "failure_rate"); json_double(w, d->failure_rate);
 	json_key(w, "failing"); json_bool(w, d->failing);
+	json_key(w, "gain_bias"); json_double(w, d->gain_bias);
 	json_key(w, "failing_at");
 	json_str(w, d->failing && r->nlevels > 1 && d->failing_level < r->nlevels
 		    ? r->levels[d->failing_level] : NULL);

@@ -233,5 +233,12 @@ void rank_reason(struct rank_result *r)
 			    decide_objective_name(r->objective), r->objective == DECIDE_OBJECTIVE_MEAN
 			    ? "the levels' log ratios averaged within each block"
 			    : "the worst level's ratio");
+	const struct rank_decision *g = r->recommended_decision;
+	if (r->nlevels > 1 && r->objective == DECIDE_OBJECTIVE_WORST && g && b && g != b &&
+	    g->gain_bias < -0.0005)
+		strbuf_addf(&why, " The worst level's gain is the smallest of %zu noisy estimates: "
+			    "for %s it reads about %.1f points low (its levels' estimates taken as "
+			    "true); the interval holds the worst level's true gain.", r->nlevels,
+			    g->key, -100 * g->gain_bias);
 	r->reason = strbuf_detach(&why);
 }

@@ -294,6 +294,10 @@ static void decision_fill(struct rank_result *r, struct rank_decision *dec, size
 		 &dec->gain_hi);
 	if (d == r->sweep.in.baseline)
 		dec->gain = 0;	/* against itself: exactly, no interval */
+	/* gain = expm1(est): its bias from the log estimate's, to first order. */
+	dec->gain_bias = d == r->sweep.in.baseline ? 0
+			 : isnan(x->objective.bias) ? NAN
+			 : expm1(x->objective.est) - expm1(x->objective.est - x->objective.bias);
 	dec->p_adj = x->p_adj;
 	dec->verdict = x->verdict;
 	dec->min_detectable_effect = decide_gain(x->objective.mde);

@@ -116,6 +116,7 @@ struct rank_decision {
 	const struct rank_entry *entry;	/* the first measured level's: its shape and settings */
 	bool host_reference;
 	double gain, gain_lo, gain_hi;	/* objective, direction-aware, vs the baseline */
+	double gain_bias;		/* of gain under `worst` (<= 0, a fraction); 0: none; NAN */
 	double p_adj;
 	enum decide_verdict verdict;
 	double min_detectable_effect;

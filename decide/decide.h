@@ -24,7 +24,8 @@
  *    trims such values and a few extreme runs (heavy tails) alike.
  *  - A decision's objective against the baseline over the levels: `mean`
  *    averages the levels' log ratios within each block (one paired test);
- *    `worst` is the smallest level estimate, its interval [min of the
+ *    `worst` is the smallest level estimate (biased low: the minimum of
+ *    noisy estimates; decide_cmp.bias states by how much), its interval [min of the
  *    levels' lower bounds at alpha'/2 one-sided, min of their upper bounds
  *    at alpha'/(2L) one-sided], which holds min_l theta_l with probability
  *    >= 1 - alpha'.  Never a per-block minimum of noisy values.
@@ -152,6 +153,9 @@ struct decide_cmp {
 	size_t set_aside;	/* far units left out (not in units) */
 	double mde;		/* log-scale effect these units detect with DECIDE_POWER */
 	int needed;		/* more blocks to settle; 0 settled; -1 unknown; CAP+1: more than CAP */
+	double bias;		/* the estimate's bias (<= 0, log): `worst` against the
+				 * baseline over levels, the minimum of noisy estimates;
+				 * 0 where unbiased (one level, `mean`); NAN: unknown */
 };
 
 struct decide_config_out {

@@ -3115,6 +3115,38 @@ static void test_outlier_own_scale(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * The worst objective's bias: three levels with the same estimate (+10 %)
+ * and standard error: the smallest of three such estimates lies E[min of
+ * 3 N(0,1)] = -0.8463 se below the truth on average; one level: none.
+ */
+static void test_worst_bias(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 3, 0, true);
+	for (size_t l = 0; l < 3; l++)
+		for (int b = 0; b < 6; b++) {
+			double e = b % 2 ? -0.02 : 0.02;
+			s.runs[s.nruns++] = (struct decide_run){ .config = l, .block = b,
+				.status = DECIDE_RUN_OK, .value = 100, .gang = NAN };
+			s.runs[s.nruns++] = (struct decide_run){ .config = 3 + l, .block = b,
+				.status = DECIDE_RUN_OK, .value = 110 * exp(e), .gang = NAN };
+		}
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_true(fabs(c->est - log(1.1)) < 1e-12);
+	assert_true(c->se > 0);
+	assert_true(fabs(c->bias / c->se + 0.8463) < 0.002);
+	decide_result_release(&r);
+	s.set.objective = DECIDE_OBJECTIVE_MEAN;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].objective.bias == 0);
+	decide_result_release(&r);
+}
+
 static void test_outliers_judged(void **state)
 {
 	(void)state;
@@ -3600,6 +3632,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_fails_at_level),
 		cmocka_unit_test(test_fisher),
+		cmocka_unit_test(test_worst_bias),
 		cmocka_unit_test(test_outlier_own_scale),
 		cmocka_unit_test(test_baseline_vs_best),
 		cmocka_unit_test(test_no_baseline_ties),
