@@ -434,6 +434,27 @@ static void test_redis_multi(void **state)
 	rank_result_release(&byget);
 }
 
+/* A decision failing at one environment level is failing there, and says where. */
+static void test_environment_failing(void **state)
+{
+	struct fx_state *s = *state = fx_load("environment-failing", NULL);
+	const struct rank_result *r = &s->r;
+	assert_int_equal(r->nlevels, 2);
+	const struct rank_decision *d = NULL;
+	for (size_t i = 0; i < r->ndecisions; i++)
+		if (strstr(r->decisions[i].key, "1x2x1"))
+			d = &r->decisions[i];
+	assert_non_null(d);
+	assert_true(d->failing);
+	assert_true(d->failing_level < r->nlevels);
+	assert_non_null(strstr(r->levels[d->failing_level], "spin"));
+	assert_int_equal(d->verdict, DECIDE_FAILING);
+	assert_int_equal(r->verdict, DECIDE_EQUIVALENT);
+	assert_non_null(strstr(r->reason, "(failing at "));
+	assert_non_null(strstr(r->reason, "2 of 8 runs there"));
+	assert_int_equal(warnings_of(r, "failing_level"), 1);
+}
+
 static void test_no_baseline(void **state)
 {
 	struct fx_state *s = *state = fx_load("no-baseline", NULL);
@@ -821,6 +842,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_redis_seeds, fx_teardown),
 		cmocka_unit_test_teardown(test_redis_multi, fx_teardown),
 		cmocka_unit_test_teardown(test_no_baseline, fx_teardown),
+		cmocka_unit_test_teardown(test_environment_failing, fx_teardown),
 		cmocka_unit_test_teardown(test_unknown_metric, fx_teardown),
 		cmocka_unit_test_teardown(test_no_successful_runs, fx_teardown),
 		cmocka_unit_test(test_unsafe_stored_values),
