@@ -839,20 +839,25 @@ class NoBaseTiesCase(Case):
 
     name = "nobase-ties"
     title = ("no baseline: 4 equal configurations (2 decision knobs, none at its default), "
-             "CV 1 %, 10 blocks, full design")
+             "CV 0.5 %, 10 blocks, full design")
     sweeps = 60
 
     def run_sweep(self, tmp, seed):
         d = Design(os.path.join(tmp, "full"), ["0", "2"], {}, env=(ENV3[0], ENV3[1], ["1", "2"]),
-                   reps=10, seed=seed, common="cv=0.01", baseline=False, env_decides=True)
+                   reps=10, seed=seed, common="cv=0.005", baseline=False, env_decides=True)
         return {"full": observe(d, d.run())}
 
     def rates(self, results):
         obs = [r["full"] for r in results]
+        # At CV 1 % (10 blocks) the ties are shown in about half the sweeps
+        # (undecided otherwise: the best of 4 equals reads ~1 % high); 0.5 %
+        # is where showing them is the rule, so the target is on the verdict.
         return [Rate("`better` (something shown better than something)",
                      sum(o["verdict"] == "better" for o in obs), len(obs), "<=", 0),
                 Rate("`equivalent` among the tied", sum(o["verdict"] == "equivalent" for o in obs),
-                     len(obs), ">=", 90)]
+                     len(obs), ">=", 90),
+                Note("otherwise: " + ", ".join(f"{v} {sum(o['verdict'] == v for o in obs)}"
+                                               for v in ("undecided", "insufficient")))]
 
 
 class EnvKsmCase(Case):
