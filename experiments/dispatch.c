@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,11 @@
 #define SUBMIT_TRIES 3
 /* Polls an ended job's result may take to appear (a shared file system's caches). */
 #define RESULT_GRACE_POLLS 3
+/* The largest result file read: a block's runs with their artifacts (each output at
+ * most 64 MiB per stream, hostexec.h); a larger one is not a worker's. */
+#define RESULT_MAX_BYTES ((uint64_t)4 << 30)
+/* What is read of a job's output file: its end (progress, a failure's cause). */
+#define OUTPUT_TAIL_BYTES 16384
 
 /* The batch script: the job's arguments are the command, no shell word is ever parsed. */
 static const char worker_script[] = "#!/bin/sh\n"
@@ -55,6 +61,7 @@ struct job {
 	double started;		/* when it was seen running (0: not yet) */
 	int submit_failures;
 	char *submit_error;
+	char *unusable;		/* why its result cannot be used: it fails, without grace */
 };
 
 struct block {
@@ -203,6 +210,7 @@ static void job_release(struct job *j)
 	free(j->node);
 	free(j->slurm_state);
 	free(j->submit_error);
+	free(j->unusable);
 }
 
 static void set_str(char **dst, const char *src)
@@ -448,6 +456,18 @@ static int cancel_jobs(struct dsp *d, int block, const char *why, struct ta_err 
 	return rc;
 }
 
+/*
+ * scancel job j (by id, or by name while sbatch's reply is unknown),
+ * leaving it followed: squeue says when it has ended.
+ */
+static void slurm_stop_job(struct dsp *d, const struct job *j)
+{
+	const char *id = j->job_id, *name = j->name;
+	struct ta_err cerr = { 0 };
+	if (slurm_cancel(&id, id ? 1 : 0, &name, id ? 0 : 1, &cerr) < 0 && !d->opts->quiet)
+		warn_emit("%s", cerr.msg);
+}
+
 /* The Slurm state a job is in now, from squeue's row for it. */
 static void job_seen(struct dsp *d, struct job *j, const struct slurm_job *row)
 {
@@ -553,43 +573,63 @@ static int poll_queue(struct dsp *d, struct ta_err *err)
 
 /* ---- results ---------------------------------------------------------- */
 
-/* Parses "block-K.attempt-A.job-J.NODE.db" (K 1-based); false for other names. */
-static bool result_name(const char *name, int *block, int *attempt)
+/*
+ * Parses "block-K.attempt-A.job-J.NODE.db" (K 1-based; J the job id, up
+ * to the next dot, copied to job when given); false for other names.
+ */
+static bool result_name(const char *name, int *block, int *attempt, char *job, size_t jobsz)
 {
 	int k, a, n = 0;
 	size_t len = strlen(name);
 	if (sscanf(name, "block-%d.attempt-%d.job-%n", &k, &a, &n) != 2 || !n || k < 1 ||
 	    a < 1 || len < 4 || strcmp(name + len - 3, ".db"))
 		return false;
+	size_t jl = strcspn(name + n, ".");
+	if (!jl || name[n + jl] != '.')
+		return false;
+	if (job) {
+		if (jl >= jobsz)
+			return false;
+		memcpy(job, name + n, jl);
+		job[jl] = '\0';
+	}
 	*block = k - 1;
 	*attempt = a;
 	return true;
 }
 
-/* The end of what the job wrote (its output file, the last 8-64 KiB), trailing blanks cut. */
+/*
+ * The end of what the job wrote (its output file, at most its last
+ * OUTPUT_TAIL_BYTES), trailing blanks cut.  Only a regular file is read —
+ * opened without following a link and without blocking (a FIFO put in its
+ * place), and from OUTPUT_TAIL_BYTES before its end as it is now: one
+ * read of a bounded size, whatever grows the file meanwhile.
+ */
 static void job_output_read(const struct dsp *d, const struct job *j, struct strbuf *text)
 {
 	if (!j->job_id)
 		return;
 	struct strbuf path = STRBUF_INIT;
 	strbuf_addf(&path, "%s/%s.%s.out", d->d.work_dir, j->name, j->job_id);
-	FILE *f = fopen(strbuf_str(&path), "re");
-	if (f) {
-		char buf[4096];
-		size_t n;
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-			strbuf_add(text, buf, n);
-			if (text->len > 65536) {
-				memmove(text->buf, text->buf + text->len - 8192, 8192);
-				text->len = 8192;
-			}
-		}
-		fclose(f);
+	int fd = open(strbuf_str(&path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+		      O_NOCTTY);
+	strbuf_release(&path);
+	struct stat st;
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t from = st.st_size > OUTPUT_TAIL_BYTES ? st.st_size - OUTPUT_TAIL_BYTES : 0;
+		size_t want = (size_t)(st.st_size - from);
+		char *buf = xmalloc(want + 1);
+		ssize_t n = want ? pread(fd, buf, want, from) : 0;
+		if (n > 0)
+			strbuf_add(text, buf, (size_t)n);
+		free(buf);
 		while (text->len && (text->buf[text->len - 1] == '\n' ||
 				     text->buf[text->len - 1] == ' '))
 			text->len--;
 	}
-	strbuf_release(&path);
+	close(fd);
 }
 
 /* The last line the job wrote (its output file), for a failure's message. */
@@ -663,37 +703,89 @@ static int block_done(struct dsp *d, struct job *j, const struct db_block_result
 	return cancel_jobs(d, res->block, "the block's result came from another attempt", err);
 }
 
-/* Reads and ingests one result file (first complete result of its block, or a duplicate). */
-static int take_result(struct dsp *d, const char *file, int block, int attempt,
-		       struct ta_err *err)
+/*
+ * The attempt j's result is unusable (why): recorded with the file, and the
+ * attempt fails — at once when its job has ended, else once Slurm says it
+ * ended after we cancelled it, so that the block is never out twice and
+ * no more than max_hosts jobs ever run.
+ */
+static int result_unusable(struct dsp *d, struct job *j, const char *path, const char *why,
+			   struct ta_err *err)
 {
-	struct job *j = job_by_block(d, block, attempt);
+	note(d, "block %d: attempt %d's result is unusable: %s", j->block + 1, j->attempt, why);
+	struct db_attempt_set s = { .error = why, .result_file = path };
+	if (db_attempt_update(d->db, j->id, &s, err) < 0)
+		return -1;
+	if (!job_out(j) || j->unusable)
+		return 0;
+	set_str(&j->unusable, why);
+	if (j->state == JOB_ENDED)
+		j->ended_at = -1e9;
+	else
+		slurm_stop_job(d, j);
+	return 0;
+}
+
+/*
+ * Why the result file `file` cannot be attempt j's (NULL when it can): a
+ * regular file no larger than RESULT_MAX_BYTES, its block, attempt, job
+ * name and job id those of the attempt.  (Read before it is trusted.)
+ */
+static const char *result_check_file(const struct dsp *d, const char *path, struct strbuf *why)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		strbuf_addf(why, "%s: %s", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		strbuf_addf(why, "%s is not a regular file", path);
+	else if ((uint64_t)st.st_size > RESULT_MAX_BYTES)
+		strbuf_addf(why, "%s has %.0f MiB, more than a result may (%u MiB)", path,
+			    st.st_size / 1048576.0, (unsigned)(RESULT_MAX_BYTES >> 20));
+	(void)d;
+	return why->len ? strbuf_str(why) : NULL;
+}
+
+static const char *result_check(const struct job *j, const char *job, int block, int attempt,
+				const struct db_block_result *res, struct strbuf *why)
+{
+	if (res->block != block || res->attempt != attempt)
+		strbuf_addf(why, "it holds block %d attempt %d, its name says block %d attempt %d",
+			    res->block + 1, res->attempt, block + 1, attempt);
+	else if (strcmp(res->job_name, j->name))
+		strbuf_addf(why, "it is of job %s, not %s", res->job_name, j->name);
+	else if (!res->job_id || strcmp(res->job_id, job))
+		strbuf_addf(why, "it holds job id %s, its name says %s",
+			    res->job_id ? res->job_id : "none", job);
+	return why->len ? strbuf_str(why) : NULL;
+}
+
+/*
+ * Reads and ingests one result file (first complete result of its block,
+ * or a duplicate).  A file that is no attempt's (no such block or attempt,
+ * or another job than the attempt's) is ignored; one of the attempt's job
+ * that cannot be used fails that attempt only (result_unusable).
+ */
+static int take_result(struct dsp *d, const char *file, int block, int attempt,
+		       const char *job, struct ta_err *err)
+{
 	mark_seen(d, file);
-	if (!j || block >= d->nblocks) {
-		note(d, "ignoring %s: no such attempt of experiment %lld", file,
-		     (long long)d->exp_id);
+	struct job *j = block < d->nblocks ? job_by_block(d, block, attempt) : NULL;
+	if (!j || (j->job_id && strcmp(j->job_id, job))) {
+		note(d, "ignoring %s: %s", file, !j ? "no such attempt of this experiment"
+		     : "not the job of that attempt");
 		return 0;
 	}
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, why = STRBUF_INIT;
 	strbuf_addf(&path, "%s/%s", d->d.work_dir, file);
-	struct db_block_result res;
+	struct db_block_result res = { 0 };
 	struct ta_err rerr = { 0 };
 	int rc = 0;
-	if (db_block_result_read(strbuf_str(&path), &res, &rerr) < 0 ||
-	    (strcmp(res.job_name, j->name) &&
-	     (db_block_result_release(&res), err_set(&rerr, EXIT_FAILURE_RUN, "%s is of job %s, "
-						      "not %s", file, res.job_name, j->name)))) {
-		note(d, "block %d: attempt %d's result is unusable: %s", block + 1, attempt,
-		     rerr.msg);
-		if (job_out(j)) {
-			j->state = JOB_ENDED;
-			j->ended_at = -1e9;	/* fails at once: no other result will come */
-			set_str(&j->submit_error, rerr.msg);
-		}
-		strbuf_release(&path);
-		return 0;
-	}
-	if (d->blocks[block].state == BLK_DROPPED) {
+	if (result_check_file(d, strbuf_str(&path), &why) ||
+	    (db_block_result_read(strbuf_str(&path), &res, &rerr) < 0 &&
+	     (strbuf_addstr(&why, rerr.msg), true)) ||
+	    result_check(j, job, block, attempt, &res, &why)) {
+		rc = result_unusable(d, j, strbuf_str(&path), strbuf_str(&why), err);
+	} else if (d->blocks[block].state == BLK_DROPPED) {
 		note(d, "block %d: result of attempt %d not stored: the race stopped before it",
 		     block + 1, attempt);
 		j->state = JOB_FINAL;
@@ -701,9 +793,11 @@ static int take_result(struct dsp *d, const char *file, int block, int attempt,
 			       err);
 	} else {
 		int ingested = db_block_ingest(d->db, d->exp_id, j->id, &res, strbuf_str(&path),
-					       err);
-		if (ingested < 0)
-			rc = -1;
+					       &rerr);
+		if (ingested == DB_BLOCK_UNUSABLE)
+			rc = result_unusable(d, j, strbuf_str(&path), rerr.msg, err);
+		else if (ingested < 0)
+			rc = err_set(err, rerr.code, "%s", rerr.msg);
 		else if (ingested)
 			rc = block_done(d, j, &res, err);
 		else {
@@ -714,6 +808,7 @@ static int take_result(struct dsp *d, const char *file, int block, int attempt,
 		}
 	}
 	db_block_result_release(&res);
+	strbuf_release(&why);
 	strbuf_release(&path);
 	return rc;
 }
@@ -730,7 +825,7 @@ static int scan_results(struct dsp *d, struct ta_err *err)
 	struct dirent *e;
 	while ((e = readdir(dir))) {
 		int block, attempt;
-		if (e->d_name[0] != '.' && result_name(e->d_name, &block, &attempt) &&
+		if (e->d_name[0] != '.' && result_name(e->d_name, &block, &attempt, NULL, 0) &&
 		    !seen(d, e->d_name)) {
 			names = xrealloc(names, (n + 1) * sizeof(*names));
 			names[n++] = xstrdup(e->d_name);
@@ -740,9 +835,9 @@ static int scan_results(struct dsp *d, struct ta_err *err)
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		int block, attempt;
-		result_name(names[i], &block, &attempt);
-		if (rc == 0)
-			rc = take_result(d, names[i], block, attempt, err);
+		char job[64];
+		if (rc == 0 && result_name(names[i], &block, &attempt, job, sizeof(job)))
+			rc = take_result(d, names[i], block, attempt, job, err);
 		free(names[i]);
 	}
 	free(names);
@@ -759,13 +854,15 @@ static int end_jobs(struct dsp *d, struct ta_err *err)
 	double grace = RESULT_GRACE_POLLS * d->x->poll_interval;
 	for (size_t i = 0; i < d->njobs; i++) {
 		struct job *j = &d->jobs[i];
-		if (j->state != JOB_ENDED || mono_now_s() - j->ended_at < grace)
+		if (j->state != JOB_ENDED || (mono_now_s() - j->ended_at < grace && !j->unusable))
 			continue;
 		struct strbuf why = STRBUF_INIT;
 		strbuf_addf(&why, "job %s%s%s ended %s without a result", j->job_id ? j->job_id : "?",
 			    j->node ? " on " : "", j->node ? j->node : "",
 			    j->slurm_state ? j->slurm_state : "");
-		if (j->submit_error)
+		if (j->unusable)
+			strbuf_addf(&why, " it could use: %s", j->unusable);
+		else if (j->submit_error)
 			strbuf_addf(&why, ": %s", j->submit_error);
 		else
 			job_output_tail(d, j, &why);

@@ -153,6 +153,7 @@ int db_attempt_update(struct db *db, int64_t id, const struct db_attempt_set *s,
 		"UPDATE block_attempts SET job_id = COALESCE(?1, job_id), "
 		"node = COALESCE(?2, node), state = COALESCE(?3, state), "
 		"slurm_state = COALESCE(?4, slurm_state), error = COALESCE(?5, error), "
+		"result_file = COALESCE(?7, result_file), "
 		"started_at = CASE WHEN ?3 = 'running' AND started_at IS NULL THEN " NOW
 		" ELSE started_at END, "
 		"finished_at = CASE WHEN ?3 IN ('done', 'failed', 'cancelled') AND "
@@ -165,6 +166,7 @@ int db_attempt_update(struct db *db, int64_t id, const struct db_attempt_set *s,
 	sqlite3_bind_text(st, 4, s->slurm_state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, s->error, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 6, id);
+	sqlite3_bind_text(st, 7, s->result_file, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(db, "updating a block attempt", err);
@@ -268,10 +270,14 @@ static void block_run_release(struct db_block_run *b)
 		free((void *)r->artifacts[i].content);
 	}
 	free((void *)r->artifacts);
+	for (size_t i = 0; i < b->narts; i++)
+		free(b->arts[i].name);
+	free(b->arts);
 }
 
 void db_block_result_release(struct db_block_result *r)
 {
+	free(r->path);
 	free(r->job_name);
 	free(r->job_id);
 	free(r->node);
@@ -398,23 +404,18 @@ static int read_children(struct db *db, struct db_block_result *out, struct ta_e
 	if (rc != SQLITE_DONE)
 		return db_error(db, "reading the result's exit counts", err);
 
-	st = db_prepare(db, "SELECT run_id, name, content FROM artifacts ORDER BY id", err);
+	st = db_prepare(db, "SELECT run_id, name, id, length(content) FROM artifacts "
+			"ORDER BY id", err);
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_block_run *b = result_run(out, sqlite3_column_int64(st, 0));
 		if (!b)
 			continue;
-		struct db_run_result *r = &b->r;
-		struct db_artifact *a = xrealloc((void *)r->artifacts,
-						 (r->nartifacts + 1) * sizeof(*a));
-		r->artifacts = a;
-		size_t len = (size_t)sqlite3_column_bytes(st, 2);
-		void *content = xmalloc(len + 1);
-		if (len)
-			memcpy(content, sqlite3_column_blob(st, 2), len);
-		a[r->nartifacts++] = (struct db_artifact){ .name = db_column_strdup(st, 1),
-							   .content = content, .len = len };
+		b->arts = xrealloc(b->arts, (b->narts + 1) * sizeof(*b->arts));
+		b->arts[b->narts++] = (struct db_block_artifact){ .name = db_column_strdup(st, 1),
+								  .src_id = sqlite3_column_int64(st, 2),
+								  .len = sqlite3_column_int64(st, 3) };
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(db, "reading the result's artifacts", err);
@@ -426,6 +427,7 @@ int db_block_result_read(const char *path, struct db_block_result *out, struct t
 	struct db *db = db_open_readonly(path, err);
 	if (!db)
 		return -1;
+	out->path = xstrdup(path);
 	int rc = -1;
 	if (db->version != db_schema_version())
 		err_set(err, EXIT_FAILURE_RUN, "%s: a result of schema version %d; this "
@@ -499,9 +501,68 @@ static int mark_outcome(struct db *db, int64_t attempt_id, const char *outcome,
 	return 0;
 }
 
+/* The piece an artifact is copied in: what ingestion holds of it at once. */
+#define ARTIFACT_CHUNK (1u << 20)
+
+/*
+ * Copies artifact a of a result (open as src) to run run_id of db, through
+ * SQLite's incremental blob I/O, ARTIFACT_CHUNK bytes at a time.  -1 on
+ * the database's failure; DB_BLOCK_UNUSABLE when the file's artifact is
+ * not what was read before (the file changed under us).
+ */
+static int copy_artifact(struct db *db, struct db *src, int64_t run_id,
+			 const struct db_block_artifact *a, struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "INSERT INTO artifacts (run_id, name, content) "
+				      "VALUES (?, ?, zeroblob(?))", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, a->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, a->len);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(db, "storing an artifact", err);
+	if (!a->len)
+		return 0;
+	int64_t row = sqlite3_last_insert_rowid(db->handle);
+	sqlite3_blob *in = NULL, *out = NULL;
+	if (sqlite3_blob_open(src->handle, "main", "artifacts", "content", a->src_id, 0,
+			      &in) != SQLITE_OK || sqlite3_blob_bytes(in) != a->len) {
+		sqlite3_blob_close(in);
+		err_set(err, EXIT_FAILURE_RUN, "%s: artifact %s changed while it was read",
+			src->path, a->name);
+		return DB_BLOCK_UNUSABLE;
+	}
+	if (sqlite3_blob_open(db->handle, "main", "artifacts", "content", row, 1, &out) !=
+	    SQLITE_OK) {
+		sqlite3_blob_close(in);
+		return db_error(db, "storing an artifact", err);
+	}
+	char *buf = xmalloc(ARTIFACT_CHUNK);
+	rc = 0;
+	for (int64_t off = 0; off < a->len && rc == 0; off += ARTIFACT_CHUNK) {
+		int n = (int)(a->len - off < ARTIFACT_CHUNK ? a->len - off : ARTIFACT_CHUNK);
+		if (sqlite3_blob_read(in, buf, n, (int)off) != SQLITE_OK) {
+			err_set(err, EXIT_FAILURE_RUN, "%s: reading artifact %s: %s", src->path,
+				a->name, sqlite3_errmsg(src->handle));
+			rc = DB_BLOCK_UNUSABLE;
+		}
+		else if (sqlite3_blob_write(out, buf, n, (int)off) != SQLITE_OK)
+			rc = db_error(db, "storing an artifact", err);
+	}
+	free(buf);
+	sqlite3_blob_close(in);
+	sqlite3_blob_close(out);
+	return rc;
+}
+
 int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 		    const struct db_block_result *res, const char *path, struct ta_err *err)
 {
+	struct db *src = NULL;
+	int failed = -1;
 	if (db_begin(db, err) < 0)
 		return -1;
 	int64_t done;
@@ -540,12 +601,24 @@ int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 				continue;
 			err_set(err, EXIT_FAILURE_RUN, "%s: experiment %lld has no run of %s in "
 				"block %d", path, (long long)exp_id, b->key, b->repetition + 1);
+			failed = DB_BLOCK_UNUSABLE;
 			goto fail;
 		}
 		if (!r.host)
 			r.host = res->node;
 		if (db_run_store_nested(db, &r, err) < 0)
 			goto fail;
+		if (b->narts && !src && !(src = db_open_readonly(res->path, err))) {
+			failed = DB_BLOCK_UNUSABLE;
+			goto fail;
+		}
+		for (size_t k = 0; k < b->narts; k++) {
+			int crc = copy_artifact(db, src, r.run_id, &b->arts[k], err);
+			if (crc < 0) {
+				failed = crc;
+				goto fail;
+			}
+		}
 	}
 	/* Nothing of the block stays pending: a run its result lacks failed. */
 	struct strbuf why = STRBUF_INIT;
@@ -559,10 +632,12 @@ int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 	if (rc < 0 || mark_outcome(db, attempt_id, "ingested", res, path, err) < 0 ||
 	    db_commit(db, err) < 0)
 		goto fail;
+	db_close(src);
 	return 1;
 fail:
 	db_rollback(db);
-	return -1;
+	db_close(src);
+	return failed;
 }
 
 int db_hosts_list(struct db *db, int64_t exp_id, struct db_host_summary **out, size_t *n,

@@ -69,6 +69,7 @@ int db_attempt_insert(struct db *db, int64_t exp_id, int block, int attempt,
  */
 struct db_attempt_set {
 	const char *job_id, *node, *state, *slurm_state, *error;
+	const char *result_file;	/* an unusable result's file (a usable one: ingest) */
 };
 int db_attempt_update(struct db *db, int64_t id, const struct db_attempt_set *s,
 		      struct ta_err *err);
@@ -93,15 +94,26 @@ int db_block_runs_end(struct db *db, int64_t exp_id, int block, const char *stat
 /* Deletes the block's runs that are not 'ok' (a race stopped before it). */
 int db_block_runs_drop(struct db *db, int64_t exp_id, int block, struct ta_err *err);
 
+/* An artifact of a result: not read, copied from the file when ingested. */
+struct db_block_artifact {
+	char *name;
+	int64_t src_id;		/* its row in the result file */
+	int64_t len;
+};
+
 /* One run of a worker's result. */
 struct db_block_run {
 	char *key;		/* its configuration's key */
 	int repetition;
-	struct db_run_result r;	/* every pointer owned (run_id: the worker's) */
+	struct db_run_result r;	/* every pointer owned (run_id: the worker's);
+				   no artifacts: those are in arts */
+	struct db_block_artifact *arts;
+	size_t narts;
 };
 
 /* What a worker's result file holds. */
 struct db_block_result {
+	char *path;		/* the file it was read from */
 	int block, attempt;
 	char *job_name, *job_id, *node;
 	char *started_at, *finished_at;
@@ -113,6 +125,8 @@ struct db_block_result {
  * Reads a worker's result file (a database with one experiment and its
  * one block_attempts row).  Fails when it is not one, or when a run in it
  * did not end (planned, running, interrupted): an incomplete block.
+ * Artifacts are not read (their names and sizes only): ingestion copies
+ * them from the file in pieces, so a result is never held whole.
  */
 int db_block_result_read(const char *path, struct db_block_result *out, struct ta_err *err);
 void db_block_result_release(struct db_block_result *r);
@@ -123,8 +137,12 @@ void db_block_result_release(struct db_block_result *r);
  * ingested yet, stores every run (matched by configuration key and
  * repetition, with the host and times it ran at) and marks the attempt
  * ingested (returns 1); else marks it a duplicate and stores no run
- * (returns 0).  -1 on failure, nothing changed.
+ * (returns 0).  DB_BLOCK_UNUSABLE when the result does not fit the
+ * experiment (a configuration it does not have, an artifact that changed
+ * under us): err says why, nothing changed, and only that attempt should
+ * fail.  -1 on failure of the database, nothing changed.
  */
+#define DB_BLOCK_UNUSABLE (-2)
 int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 		    const struct db_block_result *res, const char *path, struct ta_err *err);
 

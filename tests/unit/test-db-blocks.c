@@ -203,9 +203,12 @@ static void test_result_roundtrip(void **state)
 	assert_int_equal(a->r.nexits, 1);
 	assert_int_equal(a->r.exits[0].vcpu, 1);
 	assert_int_equal(a->r.exits[0].count, 42);
-	assert_int_equal(a->r.nartifacts, 1);
-	assert_int_equal(a->r.artifacts[0].len, 7);
-	assert_memory_equal(a->r.artifacts[0].content, "out\0put", 7);
+	/* Artifacts are named and sized, not read: ingestion streams them. */
+	assert_int_equal(a->r.nartifacts, 0);
+	assert_int_equal(a->narts, 1);
+	assert_string_equal(a->arts[0].name, "benchmark.stdout");
+	assert_int_equal(a->arts[0].len, 7);
+	assert_string_equal(res.path, out);
 	assert_int_equal(a->r.topology_ok, 1);
 	assert_string_equal(b->r.status, "failed");
 	assert_string_equal(b->r.error, "exited with status 3");
@@ -264,6 +267,8 @@ static void test_ingest_once_then_duplicate(void **state)
 			       "started_at = '2024-01-01T00:00:00.000Z'"), 2);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM metrics"), 2);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM artifacts"), 2);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM artifacts WHERE content = "
+			       "CAST(X'6f757400707574' AS BLOB)"), 2);
 	/* The late one is a duplicate: recorded, nothing stored. */
 	assert_int_equal(db_block_ingest(f->db, f->exp, a1, &res, out, &err), 0);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM metrics"), 2);
@@ -312,7 +317,9 @@ static void test_ingest_skips_eliminated_and_fails_missing(void **state)
 	check(db_block_result_read(out, &res, &err), &err);
 	free(res.runs[1].key);
 	res.runs[1].key = xstrdup("no-such");
-	assert_int_equal(db_block_ingest(f->db, f->exp, attempt(f, 0, 1), &res, out, &err), -1);
+	/* Unusable (only its attempt fails), not a failure of the database. */
+	assert_int_equal(db_block_ingest(f->db, f->exp, attempt(f, 0, 1), &res, out, &err),
+			 DB_BLOCK_UNUSABLE);
 	assert_non_null(strstr(err.msg, "has no run of no-such"));
 	/* ... and nothing of that transaction stayed. */
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE repetition = 0 AND "
@@ -412,6 +419,47 @@ static void test_distributed_and_hosts(void **state)
 	db_hosts_free(h, n);
 }
 
+/*
+ * An artifact larger than the piece ingestion copies at a time (1 MiB) and
+ * not a multiple of it arrives byte for byte: streamed, never read whole.
+ */
+static void test_ingest_streams_large_artifact(void **state)
+{
+	struct fx *f = *state;
+	struct ta_err err = { 0 };
+	char out[96];
+	snprintf(out, sizeof(out), "/tmp/test-db-blocks.%d.big.db", (int)getpid());
+	write_result(out, 1, 1, "21", "node-a", "ok");
+	size_t len = (7u << 19) + 13;	/* 3.5 MiB and 13 bytes */
+	unsigned char *big = xmalloc(len);
+	for (size_t i = 0; i < len; i++)
+		big[i] = (unsigned char)((i * 7 + i / 4093) % 251);
+	struct db *w = db_open(out, false, &err);
+	assert_non_null(w);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(w->handle, "UPDATE artifacts SET content = ? "
+					    "WHERE id = (SELECT MIN(id) FROM artifacts)", -1, &st,
+					    NULL), SQLITE_OK);
+	sqlite3_bind_blob(st, 1, big, (int)len, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	db_close(w);
+	struct db_block_result res;
+	check(db_block_result_read(out, &res, &err), &err);
+	assert_int_equal(res.runs[0].arts[0].len, (int64_t)len);
+	assert_int_equal(db_block_ingest(f->db, f->exp, attempt(f, 1, 1), &res, out, &err), 1);
+	assert_int_equal(sqlite3_prepare_v2(f->db->handle, "SELECT content FROM artifacts ORDER "
+					    "BY length(content) DESC LIMIT 1", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_bytes(st, 0), (int)len);
+	assert_memory_equal(sqlite3_column_blob(st, 0), big, len);
+	sqlite3_finalize(st);
+	free(big);
+	db_block_result_release(&res);
+	remove_db(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +468,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_once_then_duplicate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_skips_eliminated_and_fails_missing,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_streams_large_artifact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_block_runs_end_and_drop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_race_spares_runs_away, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_distributed_and_hosts, setup, teardown),

@@ -1,0 +1,131 @@
+#!/bin/sh
+# The Slurm executor against bad files and bad nodes, with the fake Slurm
+# of slurm-fake.sh (tests/helpers/fake-slurm): forged result files (a block
+# of -1, one out of range, another block's, an unknown configuration, an
+# oversized one, another job's) each fail only their attempt, with the
+# reason stored, and never put more jobs out than max_hosts; job output
+# files that are a FIFO or /dev/zero neither block nor spin the controller.
+. "$TA_TOP/tests/lib.sh"
+command -v flock >/dev/null || skip "flock missing"
+command -v sqlite3 >/dev/null || skip "sqlite3 missing"
+ta_tmpdir
+. "$TA_TOP/tests/slurm-lib.sh"
+export PATH="$TA_TOP/tests/helpers/fake-slurm:$PATH"
+export FAKE_SLURM_NODES="fn1 fn2 fn3"
+slurm_nodes fn1 fn2 fn3
+
+cleanup() {
+	for p in $bg; do kill -KILL "$p" 2>/dev/null; done
+	for f in "$tmp"/slurm*/jobs/*/pid; do
+		[ -s "$f" ] && kill -KILL "-$(cat "$f")" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+bg=
+
+fresh() {
+	export FAKE_SLURM_DIR="$tmp/slurm-$1"
+	mkdir -p "$FAKE_SLURM_DIR/faults"
+}
+
+# Never more jobs pending or running than max_hosts ($1) when one more came.
+check_active() {
+	awk -v max="$1" '$2 >= max { bad = 1; print } END { exit bad }' "$FAKE_SLURM_DIR/active.log" >&2 ||
+		fail "a job was submitted while $1 were out already"
+}
+
+# A real result to forge from.
+fresh template
+sweep template 1 0 0.05 1
+ta -q run --root "$ROOTS/%n" "$tmp/template.yaml" >/dev/null 2>"$tmp/err" || run_failed "template run"
+template=$(ls "$tmp"/shared/ta-e*/block-1.attempt-1.job-*.db)
+[ -f "$template" ] || fail "no template result"
+
+# forge FILE BLOCK0 ATTEMPT JOBNAME JOBID [SQL]: a copy of the template
+# claiming those, published as a worker does (a hidden name, then rename).
+forge() {
+	cp "$template" "$work/.forge"
+	sqlite3 "$work/.forge" "PRAGMA ignore_check_constraints = ON; UPDATE block_attempts SET block = $2, attempt = $3, job_name = '$4', job_id = '$5';
+		UPDATE runs SET repetition = $2; ${6:-}" || fail "forging $1"
+	mv "$work/.forge" "$work/$1"
+}
+
+# ---- forged results: each fails only its attempt ---------------------------
+# One node, held at its gate: block 1's attempts are each answered by a
+# forged file named like that attempt's job before the worker ends.
+fresh forged
+sweep forged 2 0.05 0.05 1 ", max_attempts: 8"
+touch "$GATES/fn1"
+FAKE_SLURM_NODES=fn1 "$TOPOADVISOR" --db "$db" run --root "$ROOTS/%n" "$tmp/forged.yaml" \
+	>/dev/null 2>"$tmp/err" &
+pid=$!; bg="$bg $pid"
+wait_until 20 test -s "$FAKE_SLURM_DIR/jobs/101/pid"
+e=$(exp_of forged)
+work=$(q "SELECT work_dir FROM distributed WHERE experiment_id = $e")
+tag=$(q "SELECT tag FROM distributed WHERE experiment_id = $e")
+# attempt N is job 100+N; FORGE BLOCK0 SQL: its result, then wait for it to fail.
+n=0
+try_forged() {
+	n=$((n + 1))
+	job=$((100 + n))
+	wait_until 20 test -s "$FAKE_SLURM_DIR/jobs/$job/pid"
+	forge "block-1.attempt-$n.job-$job.fn1.db" "$1" "$n" "$tag-b1-a$n" "$job" "$2"
+	wait_until 20 sh -c "[ \"\$(sqlite3 '$db' \"SELECT state FROM block_attempts WHERE experiment_id = $e AND block = 0 AND attempt = $n\")\" = failed ]"
+	why=$(q "SELECT error FROM block_attempts WHERE experiment_id = $e AND block = 0 AND attempt = $n")
+	case "$why" in *"$3"*) ;; *) fail "attempt $n: '$why', expected '$3'" ;; esac
+	[ "$(q "SELECT result_file FROM block_attempts WHERE experiment_id = $e AND block = 0 AND attempt = $n")" = \
+	  "$work/block-1.attempt-$n.job-$job.fn1.db" ] || fail "attempt $n: the file is not recorded"
+	[ "$(cat "$FAKE_SLURM_DIR/jobs/$job/final" 2>/dev/null)" = CANCELLED ] || fail "attempt $n: job $job not cancelled"
+}
+try_forged -1 "" "holds block 0 attempt 1, its name says block 1"
+try_forged 6 "" "holds block 7 attempt 2"
+try_forged 1 "" "holds block 2 attempt 3"
+try_forged 0 "UPDATE configurations SET key = 'no-such-' || key" "has no run of no-such-"
+# attempt 5: too large to be a result (sparse: nothing is written)
+n=5
+wait_until 20 test -s "$FAKE_SLURM_DIR/jobs/105/pid"
+truncate -s 5G "$work/block-1.attempt-5.job-105.fn1.db"
+wait_until 20 sh -c "[ \"\$(sqlite3 '$db' \"SELECT state FROM block_attempts WHERE experiment_id = $e AND block = 0 AND attempt = 5\")\" = failed ]"
+q "SELECT error FROM block_attempts WHERE experiment_id = $e AND block = 0 AND attempt = 5" | grep -q "more than a result may" ||
+	fail "oversized: $(q "SELECT error FROM block_attempts WHERE experiment_id = $e AND attempt = 5")"
+rm -f "$work/block-1.attempt-5.job-105.fn1.db"
+# attempt 6: a file of another job, and one of no attempt: both ignored.
+wait_until 20 test -s "$FAKE_SLURM_DIR/jobs/106/pid"
+forge "block-1.attempt-6.job-999.fn1.db" 0 6 "$tag-b1-a6" 999
+forge "block-9.attempt-1.job-106.fn1.db" 8 1 "$tag-b9-a1" 106
+rm -f "$GATES/fn1"
+wait "$pid" || run_failed "forged: run exited $?"
+check_blocks "$e" 2 2
+[ "$(q "SELECT attempt FROM block_attempts WHERE experiment_id = $e AND block = 0 AND outcome = 'ingested'")" = 6 ] ||
+	fail "forged: $(q "SELECT block, attempt, state, outcome, error FROM block_attempts WHERE experiment_id = $e")"
+grep -q "ignoring block-1.attempt-6.job-999.fn1.db: not the job of that attempt" "$tmp/err" || fail "another job's file: $(cat "$tmp/err")"
+grep -q "ignoring block-9.attempt-1.job-106.fn1.db: no such attempt" "$tmp/err" || fail "block 9's file: $(cat "$tmp/err")"
+check_active 1
+# show says why each attempt failed.
+ta show "$e" >"$tmp/show" 2>&1 || fail "show exited $?"
+grep -q "has no run of no-such-" "$tmp/show" || fail "show lacks the reason: $(cat "$tmp/show")"
+# resume reads none of them again: nothing to do, no failure.
+ta -q resume --root "$ROOTS/%n" "$e" >/dev/null 2>"$tmp/err" || run_failed "resume after forged"
+
+# ---- job output that is a FIFO, or /dev/zero --------------------------------
+# The status line reads each running job's output; a FIFO put in its place
+# must not block the controller, a link to /dev/zero not spin it.
+fresh outputs
+sweep outputs 2 0.05 0.05 2
+touch "$GATES/fn1" "$GATES/fn2"
+FAKE_SLURM_NODES="fn1 fn2" "$TOPOADVISOR" --db "$db" run --root "$ROOTS/%n" "$tmp/outputs.yaml" \
+	>/dev/null 2>"$tmp/err" &
+pid=$!; bg="$bg $pid"
+wait_until 20 test -s "$FAKE_SLURM_DIR/jobs/102/pid"
+e=$(exp_of outputs)
+work=$(q "SELECT work_dir FROM distributed WHERE experiment_id = $e")
+out1=$(ls "$work"/*-b1-a1.101.out) out2=$(ls "$work"/*-b2-a1.102.out)
+rm -f "$out1" "$out2"
+mkfifo "$out1"
+ln -s /dev/zero "$out2"
+rm -f "$GATES/fn1" "$GATES/fn2"
+wait_until 60 sh -c "! kill -0 $pid"
+wait "$pid" || run_failed "outputs: run exited $?"
+check_blocks "$e" 2 2
+pass
