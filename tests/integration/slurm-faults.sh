@@ -38,9 +38,50 @@ check_active() {
 # A real result to forge from.
 fresh template
 sweep template 1 0 0.05 1
-ta -q run --root "$ROOTS/%n" "$tmp/template.yaml" >/dev/null 2>"$tmp/err" || run_failed "template run"
+FAKE_SLURM_NODES=fn1 ta -q run --root "$ROOTS/%n" "$tmp/template.yaml" >/dev/null 2>"$tmp/err" ||
+	run_failed "template run"
 template=$(ls "$tmp"/shared/ta-e*/block-1.attempt-1.job-*.db)
 [ -f "$template" ] || fail "no template result"
+twork=${template%/*}
+request=$(ls "$twork"/*-b1-a1.json)
+
+# ---- the worker: a private working directory, its own node_dir only --------
+# The benchmark ran in the job's own directory on the node, not among the
+# results in the shared work directory, and that directory is gone.
+case "$(cat "$ROOTS/fn1/cwd")" in
+"$tmp/nodes/fn1/run.101") ;;
+*) fail "the benchmark ran in $(cat "$ROOTS/fn1/cwd")" ;;
+esac
+[ ! -e "$tmp/nodes/fn1/run.101" ] || fail "the job's working directory stays"
+# worker NODE JOB REQUEST: run-block as Slurm would start it on NODE.
+worker() {
+	SLURMD_NODENAME=$1 SLURM_JOB_ID=$2 "$TOPOADVISOR" run-block "$3" >"$tmp/w.out" 2>&1
+}
+# A request whose job name climbs out of node_dir: refused, nothing touched.
+echo precious >"$tmp/victim.job-901.db"
+sed 's|"job_name": *"[^"]*"|"job_name":"../../victim"|' "$request" >"$twork/evil.json"
+grep -qF '"../../victim"' "$twork/evil.json" || fail "the evil request: $(cat "$twork/evil.json")"
+worker fn2 901 "$twork/evil.json" && fail "a job name with '..' was used"
+grep -q "cannot name a file" "$tmp/w.out" || fail "evil job name: $(cat "$tmp/w.out")"
+[ "$(cat "$tmp/victim.job-901.db")" = precious ] || fail "the worker wrote outside node_dir"
+# Files in node_dir that are not our journals are left alone, the block runs.
+mkdir -p -m 0700 "$tmp/nodes/fn2"
+echo "not a database" >"$tmp/nodes/fn2/notes.job-7.db"
+echo "neither" >"$tmp/nodes/fn2/other.db"
+worker fn2 902 "$request" || fail "a foreign file in node_dir stopped the worker: $(cat "$tmp/w.out")"
+grep -q "is no journal" "$tmp/w.out" || fail "no word on the foreign file: $(cat "$tmp/w.out")"
+[ -f "$tmp/nodes/fn2/notes.job-7.db" ] && [ -f "$tmp/nodes/fn2/other.db" ] || fail "foreign files removed"
+# A node_dir others may write (they could plant a journal): refused.
+chmod 0777 "$tmp/nodes"
+worker fn2 903 "$request" && fail "a node_dir writable by all was used"
+chmod 0700 "$tmp/nodes"
+grep -q "others could write our journals" "$tmp/w.out" || fail "writable node_dir: $(cat "$tmp/w.out")"
+# A node's directory open to others: refused too.
+chmod 0755 "$tmp/nodes/fn2"
+worker fn2 904 "$request" && fail "a node directory open to others was used"
+chmod 0700 "$tmp/nodes/fn2"
+grep -q "closed to others" "$tmp/w.out" || fail "open node directory: $(cat "$tmp/w.out")"
+rm -f "$twork"/block-1.attempt-1.job-90*.db
 
 # forge FILE BLOCK0 ATTEMPT JOBNAME JOBID [SQL]: a copy of the template
 # claiming those, published as a worker does (a hidden name, then rename).
