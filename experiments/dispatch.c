@@ -59,8 +59,10 @@ struct job {
 	enum job_state state;
 	double ended_at;	/* JOB_ENDED: when it was seen ending */
 	double started;		/* when it was seen running (0: not yet) */
+	char *reason;		/* squeue's reason for its state ("None" dropped) */
 	int submit_failures;
 	char *submit_error;
+	char *exclude;		/* sbatch --exclude (NULL: none) */
 	char *unusable;		/* why its result cannot be used: it fails, without grace */
 };
 
@@ -69,6 +71,8 @@ struct block {
 	int attempts;		/* submitted in this session */
 	int last_attempt;	/* the highest attempt number stored */
 	char *node;		/* where its result came from */
+	char **failed_on;	/* nodes an attempt of it failed on: not tried again */
+	size_t nfailed_on;
 };
 
 /* What one host did in this session (progress). */
@@ -99,6 +103,11 @@ struct dsp {
 	double start, block_seconds;	/* this session's start; sum of done blocks' times */
 	int blocks_timed;
 	int queue_failures;
+	struct slurm_node *nodes;	/* the partition's, at the start (sinfo) */
+	size_t nnodes;
+	int usable;		/* of them, able to take a job */
+	char **bad;		/* nodes given no more blocks (executor.exclude_after) */
+	size_t nbad;
 	bool changed;		/* something to report in the status line */
 	char *last_status;	/* the status line printed last */
 };
@@ -183,9 +192,17 @@ static void status_line(struct dsp *d)
 				strbuf_release(&at);
 			}
 	}
+	if (d->nbad) {
+		strbuf_addstr(&sb, " | excluded:");
+		for (size_t i = 0; i < d->nbad; i++)
+			strbuf_addf(&sb, "%s %s", i ? "," : "", d->bad[i]);
+	}
 	if (d->blocks_timed && left) {
 		double per = d->block_seconds / d->blocks_timed;
 		int hosts = d->x->max_hosts < left ? d->x->max_hosts : left;
+		int avail = d->usable - (int)d->nbad;
+		if (d->nnodes && avail >= 1 && avail < hosts)
+			hosts = avail;
 		char eta[32];
 		progress_clock_format(eta, sizeof(eta), ceil((double)left / hosts) * per);
 		strbuf_addf(&sb, " | ETA %s", eta);
@@ -211,6 +228,8 @@ static void job_release(struct job *j)
 	free(j->slurm_state);
 	free(j->submit_error);
 	free(j->unusable);
+	free(j->reason);
+	free(j->exclude);
 }
 
 static void set_str(char **dst, const char *src)
@@ -219,6 +238,29 @@ static void set_str(char **dst, const char *src)
 		free(*dst);
 		*dst = xstrdup(src);
 	}
+}
+
+static bool in_list(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+static void list_add(char ***v, size_t *n, const char *s)
+{
+	if (in_list(*v, *n, s))
+		return;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+static void list_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }
 
 static struct job *job_add(struct dsp *d, int64_t id, int block, int attempt, const char *name)
@@ -259,6 +301,50 @@ static void mark_seen(struct dsp *d, const char *file)
 
 /* ---- set-up ----------------------------------------------------------- */
 
+/* Tries of a Slurm tool at the start (one failure of a busy slurmctld is no answer). */
+#define CHECK_TRIES 3
+
+int dispatch_hosts(const struct executor_settings *x, struct slurm_node **nodes, size_t *n,
+		   int *usable, struct ta_err *err)
+{
+	*nodes = NULL;
+	*n = 0;
+	*usable = 0;
+	if (slurm_tools_check(err) < 0)
+		return -1;
+	int rc = -1;
+	for (int t = 0; t < CHECK_TRIES && rc < 0; t++) {
+		if (t)
+			mono_sleep_ms(1000);
+		rc = slurm_nodes(x->partition, nodes, n, err);
+	}
+	if (rc < 0) {
+		err_prefix(err, "Slurm does not answer (is SLURM_CONF set, slurmctld up?)");
+		return -1;
+	}
+	for (size_t i = 0; i < *n; i++)
+		*usable += (*nodes)[i].usable;
+	if (!*n && x->partition)
+		return err_set(err, EXIT_BAD_INPUT, "partition %s has no nodes (sinfo lists "
+			       "none): is executor.partition right?", x->partition);
+	if (!*n)
+		return err_set(err, EXIT_BAD_INPUT, "the cluster has no default partition with "
+			       "nodes (sinfo lists none): set executor.partition");
+	if (!*usable) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < *n && i < 8; i++)
+			strbuf_addf(&sb, "%s%s %s", i ? ", " : "", (*nodes)[i].name,
+				    (*nodes)[i].state);
+		err_set(err, EXIT_BAD_INPUT, "no node of %s%s can take a job (%s): resume "
+			"them (scontrol update nodename=... state=resume) first",
+			x->partition ? "partition " : "the default partition",
+			x->partition ? x->partition : "", strbuf_str(&sb));
+		strbuf_release(&sb);
+		return -1;
+	}
+	return 0;
+}
+
 int dispatch_check(const struct executor_settings *x, struct ta_err *err)
 {
 	if (!x->shared_dir)
@@ -270,10 +356,23 @@ int dispatch_check(const struct executor_settings *x, struct ta_err *err)
 		return err_set(err, EXIT_BAD_INPUT, "executor.shared_dir %s: %s; create it on "
 			       "the shared file system first", x->shared_dir,
 			       errno ? strerror(errno) : "not a directory");
+	struct slurm_node *nodes;
+	size_t nn;
+	int usable;
+	int rc = dispatch_hosts(x, &nodes, &nn, &usable, err);
+	slurm_nodes_free(nodes, nn);
+	if (rc < 0)
+		return -1;
 	const char *probe = "topoadvisor-probe";
 	struct slurm_job *jobs;
 	size_t n;
-	if (slurm_queue(&probe, 1, &jobs, &n, err) < 0) {
+	rc = -1;
+	for (int t = 0; t < CHECK_TRIES && rc < 0; t++) {
+		if (t)
+			mono_sleep_ms(1000);
+		rc = slurm_queue(&probe, 1, &jobs, &n, err);
+	}
+	if (rc < 0) {
 		err_prefix(err, "Slurm does not answer (is SLURM_CONF set, slurmctld up?)");
 		return -1;
 	}
@@ -298,6 +397,7 @@ static char *settings_json(const struct executor_settings *x, const char *root)
 	json_key(&w, "shared_dir"); json_str(&w, x->shared_dir);
 	json_key(&w, "node_dir"); json_str(&w, x->node_dir);
 	json_key(&w, "max_attempts"); json_int(&w, x->max_attempts);
+	json_key(&w, "exclude_after"); json_int(&w, x->exclude_after);
 	json_key(&w, "poll_interval"); json_double(&w, x->poll_interval);
 	json_key(&w, "root"); json_str(&w, root);
 	json_obj_end(&w);
@@ -385,6 +485,8 @@ static int load_state(struct dsp *d, struct ta_err *err)
 		if (a[i].result_file)
 			mark_seen(d, strrchr(a[i].result_file, '/') ? strrchr(a[i].result_file, '/') + 1
 								   : a[i].result_file);
+		if (a[i].node && a[i].state && !strcmp(a[i].state, "failed"))
+			list_add(&b->failed_on, &b->nfailed_on, a[i].node);
 		if (a[i].outcome && !strcmp(a[i].outcome, "ingested")) {
 			b->state = BLK_DONE;
 			set_str(&b->node, a[i].node);
@@ -475,6 +577,8 @@ static void job_seen(struct dsp *d, struct job *j, const struct slurm_job *row)
 	bool pending = !strcmp(row->state, "PENDING") || !strcmp(row->state, "CONFIGURING") ||
 		       !strncmp(row->state, "REQUEUE", 7);
 	set_str(&j->slurm_state, row->state);
+	if (row->reason[0] && strcmp(row->reason, "None") && strcmp(row->reason, "(null)"))
+		set_str(&j->reason, row->reason);
 	if (row->nodes[0] && strcmp(row->nodes, "(null)"))
 		set_str(&j->node, row->nodes);
 	enum job_state was = j->state;
@@ -860,6 +964,8 @@ static int end_jobs(struct dsp *d, struct ta_err *err)
 		strbuf_addf(&why, "job %s%s%s ended %s without a result", j->job_id ? j->job_id : "?",
 			    j->node ? " on " : "", j->node ? j->node : "",
 			    j->slurm_state ? j->slurm_state : "");
+		if (j->reason)
+			strbuf_addf(&why, " (Slurm: %s)", j->reason);
 		if (j->unusable)
 			strbuf_addf(&why, " it could use: %s", j->unusable);
 		else if (j->submit_error)
@@ -871,9 +977,11 @@ static int end_jobs(struct dsp *d, struct ta_err *err)
 			strbuf_release(&why);
 			return -1;
 		}
-		if (j->node)
-			tally(d, j->node)->failed++;
 		struct block *b = &d->blocks[j->block];
+		if (j->node) {
+			tally(d, j->node)->failed++;
+			list_add(&b->failed_on, &b->nfailed_on, j->node);
+		}
 		int rc = 0;
 		bool other_out = false;
 		for (size_t k = 0; k < d->njobs; k++)
@@ -947,6 +1055,86 @@ static int race_steps(struct dsp *d, struct ta_err *err)
 	return 0;
 }
 
+/* ---- nodes ------------------------------------------------------------ */
+
+/*
+ * The nodes given no more blocks of the sweep: by the stored attempts, a
+ * node whose last executor.exclude_after blocks failed there
+ * (db_attempts_bad_nodes, the rule `show` applies too).  A node newly
+ * excluded is said.
+ */
+static int refresh_bad_nodes(struct dsp *d, struct ta_err *err)
+{
+	if (d->x->exclude_after <= 0)
+		return 0;
+	struct db_attempt *a;
+	size_t na;
+	if (db_attempts_list(d->db, d->exp_id, &a, &na, err) < 0)
+		return -1;
+	const char **out = xcalloc(na + 1, sizeof(*out));
+	size_t n = db_attempts_bad_nodes(a, na, d->x->exclude_after, out);
+	char **bad = NULL;
+	size_t nbad = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!in_list(d->bad, d->nbad, out[i]))
+			note(d, "node %s: excluded from this sweep: its last %d blocks failed "
+			     "there (executor.exclude_after)", out[i], d->x->exclude_after);
+		list_add(&bad, &nbad, out[i]);
+	}
+	list_free(d->bad, d->nbad);
+	d->bad = bad;
+	d->nbad = nbad;
+	free(out);
+	db_attempts_free(a, na);
+	return 0;
+}
+
+/* How many of the partition's usable nodes are in neither list. */
+static int nodes_left(const struct dsp *d, char *const *x1, size_t n1, char *const *x2,
+		      size_t n2)
+{
+	int left = 0;
+	for (size_t i = 0; i < d->nnodes; i++)
+		left += d->nodes[i].usable && !in_list(x1, n1, d->nodes[i].name) &&
+			!in_list(x2, n2, d->nodes[i].name);
+	return left;
+}
+
+/*
+ * sbatch --exclude for block b: the nodes excluded from the sweep and
+ * those an attempt of b failed on — unless that leaves no node of the
+ * partition, when b may go back to a node it failed on.  NULL: none.
+ * -1 (err) when every node is excluded from the sweep.
+ */
+static int exclude_for(struct dsp *d, int b, char **out, struct ta_err *err)
+{
+	*out = NULL;
+	const struct block *blk = &d->blocks[b];
+	if (d->nnodes && !nodes_left(d, d->bad, d->nbad, NULL, 0)) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < d->nbad; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", d->bad[i]);
+		err_set(err, EXIT_FAILURE_RUN, "every node that can take a job is excluded from "
+			"this sweep, each having failed its last %d blocks (%s); see 'topoadvisor "
+			"show %lld' for why, mend them, then resume", d->x->exclude_after,
+			strbuf_str(&sb), (long long)d->exp_id);
+		strbuf_release(&sb);
+		return -1;
+	}
+	bool per_block = !d->nnodes || nodes_left(d, d->bad, d->nbad, blk->failed_on,
+						  blk->nfailed_on) > 0;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < d->nbad; i++)
+		strbuf_addf(&sb, "%s%s", sb.len ? "," : "", d->bad[i]);
+	for (size_t i = 0; per_block && i < blk->nfailed_on; i++)
+		if (!in_list(d->bad, d->nbad, blk->failed_on[i]))
+			strbuf_addf(&sb, "%s%s", sb.len ? "," : "", blk->failed_on[i]);
+	if (sb.len)
+		*out = strbuf_detach(&sb);
+	strbuf_release(&sb);
+	return 0;
+}
+
 /* ---- submitting ------------------------------------------------------- */
 
 /* sbatch for job j (already recorded); a failure is retried by poll_queue. */
@@ -957,6 +1145,7 @@ static int submit(struct dsp *d, struct job *j, struct ta_err *err)
 	strbuf_addf(&output, "%s/%s.%%j.out", d->d.work_dir, j->name);
 	char *args[] = { d->program, "run-block", (char *)strbuf_str(&request), NULL };
 	struct slurm_submit s = { .job_name = j->name, .partition = d->x->partition,
+				  .exclude = j->exclude,
 				  .extra = d->x->sbatch.argv, .output = strbuf_str(&output),
 				  .chdir = d->d.work_dir, .script = d->script, .args = args };
 	struct ta_err serr = { 0 };
@@ -970,6 +1159,13 @@ static int submit(struct dsp *d, struct job *j, struct ta_err *err)
 			note(d, "block %d: submitted as job %s (attempt %d)", j->block + 1, id,
 			     j->attempt);
 		rc = job_store(d, j, "queued", NULL, err);
+	} else if (slurm_error_permanent(serr.msg)) {
+		/* No job was made, and none will be: nothing to look up or retry. */
+		j->state = JOB_FINAL;
+		struct ta_err ignore = { 0 };
+		job_store(d, j, "failed", serr.msg, &ignore);
+		rc = err_set(err, EXIT_BAD_INPUT, "block %d: Slurm refused the job: %s",
+			     j->block + 1, serr.msg);
 	} else if (++j->submit_failures >= SUBMIT_TRIES) {
 		rc = err_set(err, EXIT_FAILURE_RUN, "block %d: sbatch failed %d times: %s",
 			     j->block + 1, j->submit_failures, serr.msg);
@@ -1020,13 +1216,30 @@ static int send_block(struct dsp *d, int b, const struct db_run_todo *todo, size
 		blk->attempts++;
 		blk->state = BLK_AWAY;
 		d->changed = true;
-		rc = submit(d, job_add(d, attempt_id, b, req.attempt, strbuf_str(&name)), err);
+		struct job *j = job_add(d, attempt_id, b, req.attempt, strbuf_str(&name));
+		rc = exclude_for(d, b, &j->exclude, err);
+		if (rc == 0)
+			rc = submit(d, j, err);
 	}
 	free(ids);
 	free(req.keys);
 	strbuf_release(&name);
 	strbuf_release(&path);
 	return rc;
+}
+
+/*
+ * Whether block b is too far past the race's last look to go out now: a
+ * race runs at most max_hosts blocks beyond the last block it looked
+ * after (RACE_AHEAD).  Without the bound, a block that stalls (its node
+ * died; Slurm takes SlurmdTimeout to say so) lets every later block run
+ * every configuration, turning the race into a full sweep; with it, the
+ * stall costs time, and at most max_hosts blocks' runs a serial race
+ * might not have made.
+ */
+static bool past_race_bound(const struct dsp *d, int b)
+{
+	return d->opts->scheduler && !d->stopped && b >= d->evaluated + d->x->max_hosts;
 }
 
 /* Submits pending blocks, lowest first, while fewer than max_hosts jobs are out. */
@@ -1038,7 +1251,7 @@ static int send_blocks(struct dsp *d, struct ta_err *err)
 	for (int b = 0; b < d->nblocks && rc == 0 && !cancel_flag; b++) {
 		if (d->blocks[b].state != BLK_PENDING)
 			continue;
-		if (jobs_out(d) >= (size_t)d->x->max_hosts)
+		if (jobs_out(d) >= (size_t)d->x->max_hosts || past_race_bound(d, b))
 			break;
 		if (!todo && db_runs_list(d->db, d->exp_id, true, &todo, &ntodo, err) < 0)
 			return -1;
@@ -1070,9 +1283,13 @@ static void dsp_release(struct dsp *d)
 	for (size_t i = 0; i < d->njobs; i++)
 		job_release(&d->jobs[i]);
 	free(d->jobs);
-	for (int b = 0; b < d->nblocks; b++)
+	for (int b = 0; b < d->nblocks; b++) {
 		free(d->blocks[b].node);
+		list_free(d->blocks[b].failed_on, d->blocks[b].nfailed_on);
+	}
 	free(d->blocks);
+	list_free(d->bad, d->nbad);
+	slurm_nodes_free(d->nodes, d->nnodes);
 	for (size_t i = 0; i < d->nseen; i++)
 		free(d->seen[i]);
 	free(d->seen);
@@ -1099,7 +1316,10 @@ int dispatch_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	int rc = -1;
-	if (dispatch_check(x, err) < 0 || setup_work_dir(&d, err) < 0 || load_state(&d, err) < 0 ||
+	if (dispatch_check(x, err) < 0 ||
+	    dispatch_hosts(x, &d.nodes, &d.nnodes, &d.usable, err) < 0 ||
+	    setup_work_dir(&d, err) < 0 || load_state(&d, err) < 0 ||
+	    refresh_bad_nodes(&d, err) < 0 ||
 	    db_experiment_set_status(db, exp_id, "running", err) < 0)
 		goto out;
 	if (!opts->quiet)
@@ -1107,7 +1327,7 @@ int dispatch_run(struct db *db, const struct plan *plan, int64_t exp_id,
 			"work directory %s\n", d.nblocks, x->max_hosts, d.d.tag, d.d.work_dir);
 	for (;;) {
 		if (poll_queue(&d, err) < 0 || scan_results(&d, err) < 0 || end_jobs(&d, err) < 0 ||
-		    race_steps(&d, err) < 0)
+		    refresh_bad_nodes(&d, err) < 0 || race_steps(&d, err) < 0)
 			goto out;
 		if (cancel_flag || finished(&d))
 			break;
@@ -1132,9 +1352,19 @@ out:
 		}
 		summary->interrupted = true;
 	} else if (rc < 0 && jobs_out(&d) && !opts->quiet) {
-		fprintf(stderr, "topoadvisor: %zu job%s still out; 'topoadvisor resume %lld' "
-			"adopts them\n", jobs_out(&d), jobs_out(&d) == 1 ? " is" : "s are",
-			(long long)exp_id);
+		/* A job sbatch gave no id for may or may not exist. */
+		size_t known = 0;
+		for (size_t i = 0; i < d.njobs; i++)
+			known += job_out(&d.jobs[i]) && d.jobs[i].job_id;
+		size_t maybe = jobs_out(&d) - known;
+		if (known)
+			fprintf(stderr, "topoadvisor: %zu job%s still out; 'topoadvisor resume %lld' "
+				"adopts them\n", known, known == 1 ? " is" : "s are",
+				(long long)exp_id);
+		if (maybe)
+			fprintf(stderr, "topoadvisor: %zu submission%s failed but may have made a "
+				"job; 'topoadvisor resume %lld' looks %s up by name\n", maybe,
+				maybe == 1 ? "" : "s", (long long)exp_id, maybe == 1 ? "it" : "them");
 	}
 	{
 		struct ta_err serr = { 0 };

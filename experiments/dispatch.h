@@ -52,8 +52,20 @@ int dispatch_run(struct db *db, const struct plan *plan, int64_t exp_id,
 
 /*
  * Checks up front what a Slurm sweep needs on this host: a shared_dir
- * that is a directory, and a Slurm that answers (squeue).
+ * that is a directory, Slurm's tools, a partition with a node that can
+ * take a job (sinfo), and a Slurm that answers (squeue; a tool failing
+ * is tried CHECK_TRIES times a second apart).  What cannot change by
+ * waiting (no sbatch, no such partition, no usable node) is EXIT_BAD_INPUT.
  */
 int dispatch_check(const struct executor_settings *x, struct ta_err *err);
+
+/*
+ * The nodes the sweep's partition has (sinfo) and how many of them can
+ * take a job; -1 (EXIT_BAD_INPUT when waiting will not help) as for
+ * dispatch_check.  `plan` uses it for the hosts a sweep will have.
+ */
+struct slurm_node;
+int dispatch_hosts(const struct executor_settings *x, struct slurm_node **nodes, size_t *n,
+		   int *usable, struct ta_err *err);
 
 #endif

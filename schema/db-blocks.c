@@ -1,6 +1,7 @@
 /* db-blocks: distributed sweeps' attempts and result files; see db-blocks.h. */
 #include "db-blocks.h"
 
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,26 @@ int db_distributed_get(struct db *db, int64_t exp_id, struct db_distributed *out
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
 		: db_error(db, "reading the distributed sweep", err);
+}
+
+long db_distributed_setting_int(const struct db_distributed *d, const char *key, long def)
+{
+	json_object *o = d->settings ? json_tokener_parse(d->settings) : NULL, *v;
+	long r = def;
+	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int))
+		r = (long)json_object_get_int64(v);
+	json_object_put(o);
+	return r;
+}
+
+char *db_distributed_setting_str(const struct db_distributed *d, const char *key)
+{
+	json_object *o = d->settings ? json_tokener_parse(d->settings) : NULL, *v;
+	char *r = NULL;
+	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		r = xstrdup(json_object_get_string(v));
+	json_object_put(o);
+	return r;
 }
 
 void db_distributed_release(struct db_distributed *d)
@@ -125,6 +146,81 @@ void db_attempts_free(struct db_attempt *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		db_attempt_release(&v[i]);
 	free(v);
+}
+
+/* Whether attempt a ended (done or failed) before b: by finished_at, then id. */
+static bool ended_before(const struct db_attempt *a, const struct db_attempt *b)
+{
+	int c = strcmp(a->finished_at, b->finished_at);
+	return c < 0 || (c == 0 && a->id < b->id);
+}
+
+static bool attempt_ended(const struct db_attempt *a)
+{
+	return a->node && a->finished_at && a->state &&
+	       (!strcmp(a->state, "done") || !strcmp(a->state, "failed"));
+}
+
+size_t db_attempts_bad_nodes(const struct db_attempt *a, size_t n, int k, const char **out)
+{
+	size_t nout = 0;
+	if (k <= 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!attempt_ended(&a[i]))
+			continue;
+		bool known = false;
+		for (size_t o = 0; o < nout && !known; o++)
+			known = !strcmp(out[o], a[i].node);
+		if (known)
+			continue;
+		/* Its attempts that failed after its last one that was done. */
+		const struct db_attempt *last_ok = NULL;
+		for (size_t j = 0; j < n; j++)
+			if (attempt_ended(&a[j]) && !strcmp(a[j].node, a[i].node) &&
+			    !strcmp(a[j].state, "done") && (!last_ok || ended_before(last_ok, &a[j])))
+				last_ok = &a[j];
+		int blocks = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (!attempt_ended(&a[j]) || strcmp(a[j].node, a[i].node) ||
+			    strcmp(a[j].state, "failed") || (last_ok && ended_before(&a[j], last_ok)))
+				continue;
+			bool counted = false;	/* one block failing twice counts once */
+			for (size_t m = 0; m < j && !counted; m++)
+				counted = attempt_ended(&a[m]) && !strcmp(a[m].node, a[j].node) &&
+					  !strcmp(a[m].state, "failed") && a[m].block == a[j].block &&
+					  (!last_ok || !ended_before(&a[m], last_ok));
+			blocks += !counted;
+		}
+		if (blocks >= k)
+			out[nout++] = a[i].node;
+	}
+	return nout;
+}
+
+size_t db_attempts_dirty(const struct db_attempt *a, size_t n, size_t *out)
+{
+	size_t nout = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct db_attempt *k = &a[i];
+		if (!k->node || !k->started_at || !k->slurm_state ||
+		    (strcmp(k->slurm_state, "NODE_FAIL") && strcmp(k->slurm_state, "OUT_OF_MEMORY")))
+			continue;
+		bool mended = false, later_dirty = false;
+		for (size_t j = 0; j < n && !mended; j++) {
+			const struct db_attempt *l = &a[j];
+			if (j == i || !l->node || strcmp(l->node, k->node) || !l->started_at)
+				continue;
+			int c = strcmp(l->started_at, k->started_at);
+			bool later = c > 0 || (c == 0 && l->id > k->id);
+			mended = later && l->state && !strcmp(l->state, "done");
+			later_dirty |= later && l->slurm_state && (!strcmp(l->slurm_state, "NODE_FAIL") ||
+						       !strcmp(l->slurm_state, "OUT_OF_MEMORY"));
+		}
+		if (!mended && !later_dirty)
+			out[nout++] = i;	/* the node's last killed worker */
+	}
+	return nout;
 }
 
 int db_attempt_insert(struct db *db, int64_t exp_id, int block, int attempt,

@@ -37,6 +37,9 @@ int db_distributed_start(struct db *db, int64_t exp_id, const struct db_distribu
 int db_distributed_get(struct db *db, int64_t exp_id, struct db_distributed *out,
 		       bool *found, struct ta_err *err);
 void db_distributed_release(struct db_distributed *d);
+/* A setting of d->settings (an integer, else def; a string, else NULL: free it). */
+long db_distributed_setting_int(const struct db_distributed *d, const char *key, long def);
+char *db_distributed_setting_str(const struct db_distributed *d, const char *key);
 
 struct db_attempt {
 	int64_t id;
@@ -57,6 +60,24 @@ struct db_attempt {
 int db_attempts_list(struct db *db, int64_t exp_id, struct db_attempt **out, size_t *n,
 		     struct ta_err *err);
 void db_attempts_free(struct db_attempt *v, size_t n);
+
+/*
+ * The nodes a sweep gives no more blocks: those whose last k attempts that
+ * ended (done or failed, in the order they finished; cancelled ones do not
+ * count) all failed, on k different blocks.  k 0: none.  out (room for n)
+ * gets the names, pointing into a; returns how many.  Pure: the
+ * controller and `show` apply the same rule to the stored attempts.
+ */
+size_t db_attempts_bad_nodes(const struct db_attempt *a, size_t n, int k, const char **out);
+
+/*
+ * The attempts whose worker may have left its node's host knobs changed:
+ * it was killed without a chance to restore them (NODE_FAIL, or killed
+ * for memory) after it started, and no later attempt on that node was
+ * done (a worker restores what an earlier one left before it runs).  out
+ * (room for n) gets their indexes in a; returns how many (one per node).
+ */
+size_t db_attempts_dirty(const struct db_attempt *a, size_t n, size_t *out);
 
 /* A new attempt of a block, state 'submitting' (before sbatch runs). */
 int db_attempt_insert(struct db *db, int64_t exp_id, int block, int attempt,

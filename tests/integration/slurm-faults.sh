@@ -169,4 +169,103 @@ rm -f "$GATES/fn1" "$GATES/fn2"
 wait_until 60 sh -c "! kill -0 $pid"
 wait "$pid" || run_failed "outputs: run exited $?"
 check_blocks "$e" 2 2
+
+# ---- permanent errors: refused at once ---------------------------------------
+# No sbatch on PATH (everything else there): plan and run refuse, nothing stored.
+fresh nosbatch
+mkdir "$tmp/bin"
+for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+	b=${f##*/}
+	case "$b" in sbatch|squeue|scancel|sinfo) continue ;; esac
+	[ -e "$tmp/bin/$b" ] || ln -s "$f" "$tmp/bin/$b"
+done
+for b in squeue scancel sinfo; do ln -s "$TA_TOP/tests/helpers/fake-slurm/$b" "$tmp/bin/$b"; done
+sweep nosbatch 2 0.05 0.05 2
+PATH="$tmp/bin" ta plan "$tmp/nosbatch.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "sbatch is not on PATH" "$tmp/err" || fail "plan without sbatch: $(cat "$tmp/err")"
+PATH="$tmp/bin" ta -q run --root "$ROOTS/%n" "$tmp/nosbatch.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "sbatch is not on PATH" "$tmp/err" || fail "run without sbatch: $(cat "$tmp/err")"
+grep -q "still out" "$tmp/err" && fail "jobs said to be out: $(cat "$tmp/err")"
+[ -z "$(exp_of nosbatch)" ] || fail "a sweep without sbatch left an experiment"
+# Every node down: refused up front too.
+fresh alldown
+mkdir -p "$FAKE_SLURM_DIR/down"
+touch "$FAKE_SLURM_DIR/down/fn1" "$FAKE_SLURM_DIR/down/fn2" "$FAKE_SLURM_DIR/down/fn3"
+ta plan "$tmp/nosbatch.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "no node of the default partition can take a job (fn1 down\*" "$tmp/err" ||
+	fail "plan, nodes down: $(cat "$tmp/err")"
+# sbatch refusing for good (a node configuration no node has): one try, no
+# "jobs still out", the experiment failed.
+fresh permanent
+echo 1 >"$FAKE_SLURM_DIR/faults/sbatch-permanent"
+sweep permanent 2 0.05 0.05 1
+ta run --root "$ROOTS/%n" "$tmp/permanent.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "a refused job should exit 2: $(cat "$tmp/err")"
+grep -q "Slurm refused the job: .*Requested node configuration is not available" "$tmp/err" || fail "permanent: $(cat "$tmp/err")"
+grep -q "still out\|may have made a job" "$tmp/err" && fail "permanent: jobs said to be out: $(cat "$tmp/err")"
+[ "$(wc -l <"$FAKE_SLURM_DIR/sbatch.log")" = 1 ] || fail "permanent: sbatch tried $(wc -l <"$FAKE_SLURM_DIR/sbatch.log") times"
+[ "$(q "SELECT status FROM experiments WHERE id = $(exp_of permanent)")" = failed ] || fail "permanent: not failed"
+
+# ---- plan counts the nodes that exist; one failure of Slurm at the start ----
+fresh onenode
+sweep onenode 2 0.05 0.05 3
+FAKE_SLURM_NODES=fn1 ta plan "$tmp/onenode.yaml" >"$tmp/out" 2>&1 || fail "plan: $(cat "$tmp/out")"
+grep -q "at most 1 at once (executor.max_hosts 3, 1 node can take a job): about .* with 1 hosts" "$tmp/out" ||
+	fail "plan with one node: $(cat "$tmp/out")"
+echo 1 >"$FAKE_SLURM_DIR/faults/squeue-fail"
+echo 1 >"$FAKE_SLURM_DIR/faults/sinfo-fail"
+FAKE_SLURM_NODES=fn1 ta -q run --root "$ROOTS/%n" "$tmp/onenode.yaml" >/dev/null 2>"$tmp/err" ||
+	run_failed "one squeue and one sinfo failure at the start failed the sweep"
+check_blocks "$(exp_of onenode)" 2 2
+
+# ---- a node that fails every block it gets ------------------------------------
+# fn1 lacks the knob: its blocks fail at once.  A block that failed there
+# goes elsewhere (--exclude), and after exclude_after (2) blocks failed
+# there, fn1 gets no more of the sweep; every block is done on fn2/fn3.
+fresh badnode
+mv "$ROOTS/fn1/sys/module/kvm_hv/parameters/dynamic_mt_modes" "$tmp/fn1-knob"
+sweep badnode 6 0.05 0.05 3 ", exclude_after: 2"
+ta run --root "$ROOTS/%n" "$tmp/badnode.yaml" >/dev/null 2>"$tmp/err" || run_failed "badnode: run exited $?"
+mv "$tmp/fn1-knob" "$ROOTS/fn1/sys/module/kvm_hv/parameters/dynamic_mt_modes"
+e=$(exp_of badnode)
+check_blocks "$e" 6 2
+# (Blocks sent at once may all fail there before the first failure is seen:
+# at most max_hosts; none of the blocks sent again goes back there.)
+[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND node = 'fn1'")" -le 3 ] &&
+[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND node = 'fn1' AND attempt > 1")" = 0 ] ||
+	fail "fn1 got blocks after failing: $(q "SELECT block, attempt, node, state FROM block_attempts WHERE experiment_id = $e")"
+[ "$(q "SELECT COUNT(*) FROM (SELECT block FROM block_attempts WHERE experiment_id = $e AND state = 'failed' GROUP BY block, node HAVING COUNT(*) > 1)")" = 0 ] ||
+	fail "a block failed twice on one node"
+grep -q "node fn1: excluded from this sweep: its last 2 blocks failed there" "$tmp/err" || fail "no word of the exclusion: $(cat "$tmp/err")"
+grep -q "excluded: fn1" "$tmp/err" || fail "the status line does not say fn1 is excluded"
+ta show "$e" >"$tmp/show" || fail "show exited $?"
+grep -q "excluded from the sweep, their last 2 blocks having failed there (executor.exclude_after): fn1" "$tmp/show" ||
+	fail "show: $(cat "$tmp/show")"
+grep -q "ended FAILED without a result: .*dynamic_mt_modes" "$tmp/show" || fail "show lacks the job's own cause: $(cat "$tmp/show")"
+
+# ---- a node stalls during a race: the race stays a race -----------------------
+# Block 2 is held on fn2 (as by a node whose death Slurm has not noticed
+# yet): at most max_hosts (2) blocks past the race's last look (block 1)
+# go out meanwhile, not every later block with every configuration.
+fresh stall
+sweep stall 8 0.05 0.05 2 "" "strategy: race
+race: {first_test: 3}"
+sed -i 's/\[2, 6\]/[2, 4, 6]/' "$tmp/stall.yaml"
+touch "$GATES/fn2"
+FAKE_SLURM_NODES="fn1 fn2" "$TOPOADVISOR" --db "$db" run --root "$ROOTS/%n" "$tmp/stall.yaml" \
+	>/dev/null 2>"$tmp/err" &
+pid=$!; bg="$bg $pid"
+e=
+wait_until 20 sh -c "[ -n \"\$(sqlite3 '$db' \"SELECT MAX(id) FROM experiments WHERE name = 'stall'\")\" ]"
+e=$(exp_of stall)
+wait_until 30 outcome_is "$e" 2 1 ingested
+# Four polls more: the controller had every chance to send block 4.
+sleep 0.3
+[ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND block >= 3")" = 0 ] ||
+	fail "blocks past the bound went out while block 2 stalled: $(q "SELECT block, attempt, node, state FROM block_attempts WHERE experiment_id = $e")"
+# The node dies: block 2 goes to fn1, and the race goes on.
+"$TA_TOP/tests/helpers/fake-slurm/fake-node" fn2 die
+rm -f "$GATES/fn2"
+wait "$pid" || run_failed "stall: run exited $?"
+check_race "$e"
 pass

@@ -460,6 +460,128 @@ static void test_ingest_streams_large_artifact(void **state)
 	remove_db(out);
 }
 
+/*
+ * The rule for a node the sweep gives up on, as a table: per case, the
+ * attempts ("NODE:BLOCK:STATE:T", T its finish time, in stored order), k,
+ * and the nodes it yields.
+ */
+static void test_bad_nodes_table(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *attempts;
+		int k;
+		const char *want;
+	} cases[] = {
+		{ "fn1:0:failed:1 fn1:1:failed:2 fn1:2:failed:3", 3, "fn1" },
+		{ "fn1:0:failed:1 fn1:1:failed:2", 3, "" },
+		/* a success in between starts the count again */
+		{ "fn1:0:failed:1 fn1:1:failed:2 fn1:3:done:3 fn1:2:failed:4", 3, "" },
+		{ "fn1:3:done:1 fn1:0:failed:2 fn1:1:failed:3 fn1:2:failed:4", 3, "fn1" },
+		/* one block failing twice there is one block */
+		{ "fn1:0:failed:1 fn1:0:failed:2 fn1:1:failed:3", 3, "" },
+		/* a cancelled attempt is not the node's failure, nor a success */
+		{ "fn1:0:failed:1 fn1:1:cancelled:2 fn1:2:failed:3 fn1:3:failed:4", 3, "fn1" },
+		{ "fn1:0:failed:1 fn1:1:failed:2 fn1:2:failed:3", 0, "" },
+		{ "fn1:0:failed:1 fn2:0:failed:2 fn1:1:failed:3 fn2:1:done:4", 2, "fn1" },
+		{ "fn1:0:failed:1 fn2:0:failed:2 fn1:1:failed:3 fn2:1:failed:4", 2, "fn1 fn2" },
+		/* the order they finished in, not the order stored */
+		{ "fn1:0:failed:5 fn1:1:failed:6 fn1:2:done:2 fn1:3:failed:7", 3, "fn1" },
+		{ "fn1:0:failed:5 fn1:1:failed:6 fn1:2:done:9 fn1:3:failed:7", 3, "" },
+		/* still out: neither */
+		{ "fn1:0:failed:1 fn1:1:failed:2 fn1:2:running:", 3, "" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct db_attempt a[8];
+		size_t n = 0;
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%s", cases[c].attempts);
+		for (char *save, *tok = strtok_r(buf, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save)) {
+			char *f[4] = { 0 };
+			for (int i = 0; i < 4; i++)
+				f[i] = strsep(&tok, ":");
+			char t[32] = "";
+			if (f[3] && *f[3])
+				snprintf(t, sizeof(t), "2024-01-01T00:00:%02d.000Z", atoi(f[3]));
+			a[n] = (struct db_attempt){ .id = (int64_t)n + 1, .node = f[0],
+						    .block = atoi(f[1]), .state = f[2],
+						    .finished_at = *t ? strdup(t) : NULL };
+			n++;
+		}
+		const char *out[8];
+		size_t nout = db_attempts_bad_nodes(a, n, cases[c].k, out);
+		char got[64] = "";
+		for (size_t i = 0; i < nout; i++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? " " : "",
+				 out[i]);
+		if (strcmp(got, cases[c].want))
+			fail_msg("case %zu (%s, k %d): got '%s', want '%s'", c, cases[c].attempts,
+				 cases[c].k, got, cases[c].want);
+		for (size_t i = 0; i < n; i++)
+			free(a[i].finished_at);
+	}
+}
+
+/*
+ * Which killed worker may have left its node's knobs changed, as a table:
+ * attempts "NODE:STATE:SLURM_STATE:T" (T: when it started, "" never),
+ * and the attempts (1-based, in order) named.
+ */
+static void test_dirty_nodes_table(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *attempts;
+		const char *want;
+	} cases[] = {
+		{ "fn1:failed:NODE_FAIL:1", "1" },
+		/* a later block done there restored it */
+		{ "fn1:failed:NODE_FAIL:1 fn1:done:COMPLETED:2", "" },
+		/* one done there before does not */
+		{ "fn1:done:COMPLETED:1 fn1:failed:NODE_FAIL:2", "2" },
+		/* a worker that ended as it should (failed, cancelled: it restored) */
+		{ "fn1:failed:FAILED:1 fn2:cancelled:CANCELLED:2", "" },
+		/* killed before it started: nothing changed */
+		{ "fn1:failed:NODE_FAIL:", "" },
+		{ "fn1:failed:OUT_OF_MEMORY:1 fn2:failed:NODE_FAIL:2 fn2:done:COMPLETED:3", "1" },
+		/* one line per node: its last killed worker */
+		{ "fn1:failed:NODE_FAIL:1 fn1:failed:NODE_FAIL:2", "2" },
+		/* another node's success mends nothing */
+		{ "fn1:failed:NODE_FAIL:1 fn2:done:COMPLETED:2", "1" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct db_attempt a[8];
+		size_t n = 0;
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%s", cases[c].attempts);
+		for (char *save, *tok = strtok_r(buf, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save)) {
+			char *f[4] = { 0 };
+			for (int i = 0; i < 4; i++)
+				f[i] = strsep(&tok, ":");
+			char t[32] = "";
+			if (f[3] && *f[3])
+				snprintf(t, sizeof(t), "2024-01-01T00:00:%02d.000Z", atoi(f[3]));
+			a[n] = (struct db_attempt){ .id = (int64_t)n + 1, .node = f[0], .state = f[1],
+						    .slurm_state = f[2],
+						    .started_at = *t ? strdup(t) : NULL };
+			n++;
+		}
+		size_t out[8];
+		size_t nout = db_attempts_dirty(a, n, out);
+		char got[64] = "";
+		for (size_t i = 0; i < nout; i++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%zu", i ? " " : "",
+				 out[i] + 1);
+		if (strcmp(got, cases[c].want))
+			fail_msg("case %zu (%s): got '%s', want '%s'", c, cases[c].attempts, got,
+				 cases[c].want);
+		for (size_t i = 0; i < n; i++)
+			free(a[i].started_at);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +591,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_skips_eliminated_and_fails_missing,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_streams_large_artifact, setup, teardown),
+		cmocka_unit_test(test_bad_nodes_table),
+		cmocka_unit_test(test_dirty_nodes_table),
 		cmocka_unit_test_setup_teardown(test_block_runs_end_and_drop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_race_spares_runs_away, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_distributed_and_hosts, setup, teardown),
