@@ -198,26 +198,37 @@ size_t db_attempts_bad_nodes(const struct db_attempt *a, size_t n, int k, const 
 	return nout;
 }
 
+/* When an attempt began, as far as is known: started, else submitted. */
+static const char *began(const struct db_attempt *a)
+{
+	return a->started_at ? a->started_at : a->submitted_at;
+}
+
+static bool killed(const struct db_attempt *a)
+{
+	return a->slurm_state && (!strcmp(a->slurm_state, "NODE_FAIL") ||
+				  !strcmp(a->slurm_state, "OUT_OF_MEMORY"));
+}
+
 size_t db_attempts_dirty(const struct db_attempt *a, size_t n, size_t *out)
 {
 	size_t nout = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct db_attempt *k = &a[i];
-		if (!k->node || !k->started_at || !k->slurm_state ||
-		    (strcmp(k->slurm_state, "NODE_FAIL") && strcmp(k->slurm_state, "OUT_OF_MEMORY")))
+		/* A job with a node ran there (a pending job has none). */
+		if (!k->node || !began(k) || !killed(k))
 			continue;
-		bool mended = false, later_dirty = false;
+		bool mended = false, later_killed = false;
 		for (size_t j = 0; j < n && !mended; j++) {
 			const struct db_attempt *l = &a[j];
-			if (j == i || !l->node || strcmp(l->node, k->node) || !l->started_at)
+			if (j == i || !l->node || strcmp(l->node, k->node) || !began(l))
 				continue;
-			int c = strcmp(l->started_at, k->started_at);
+			int c = strcmp(began(l), began(k));
 			bool later = c > 0 || (c == 0 && l->id > k->id);
 			mended = later && l->state && !strcmp(l->state, "done");
-			later_dirty |= later && l->slurm_state && (!strcmp(l->slurm_state, "NODE_FAIL") ||
-						       !strcmp(l->slurm_state, "OUT_OF_MEMORY"));
+			later_killed |= later && killed(l);
 		}
-		if (!mended && !later_dirty)
+		if (!mended && !later_killed)
 			out[nout++] = i;	/* the node's last killed worker */
 	}
 	return nout;

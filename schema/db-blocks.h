@@ -72,9 +72,8 @@ size_t db_attempts_bad_nodes(const struct db_attempt *a, size_t n, int k, const 
 
 /*
  * The attempts whose worker may have left its node's host knobs changed:
- * it was killed without a chance to restore them (NODE_FAIL, or killed
- * for memory) after it started, and no later attempt on that node was
- * done (a worker restores what an earlier one left before it runs).  out
+ * it was killed on its node without a chance to restore them (NODE_FAIL,
+ * or killed for memory), and no attempt begun there later was done (a worker restores what an earlier one left before it runs).  out
  * (room for n) gets their indexes in a; returns how many (one per node).
  */
 size_t db_attempts_dirty(const struct db_attempt *a, size_t n, size_t *out);

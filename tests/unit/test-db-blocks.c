@@ -525,7 +525,8 @@ static void test_bad_nodes_table(void **state)
 
 /*
  * Which killed worker may have left its node's knobs changed, as a table:
- * attempts "NODE:STATE:SLURM_STATE:T" (T: when it started, "" never),
+ * attempts "NODE:STATE:SLURM_STATE:T" (NODE "": none, never placed; T: when
+ * it was submitted),
  * and the attempts (1-based, in order) named.
  */
 static void test_dirty_nodes_table(void **state)
@@ -542,8 +543,8 @@ static void test_dirty_nodes_table(void **state)
 		{ "fn1:done:COMPLETED:1 fn1:failed:NODE_FAIL:2", "2" },
 		/* a worker that ended as it should (failed, cancelled: it restored) */
 		{ "fn1:failed:FAILED:1 fn2:cancelled:CANCELLED:2", "" },
-		/* killed before it started: nothing changed */
-		{ "fn1:failed:NODE_FAIL:", "" },
+		/* never placed on a node: nothing changed */
+		{ ":failed:NODE_FAIL:1", "" },
 		{ "fn1:failed:OUT_OF_MEMORY:1 fn2:failed:NODE_FAIL:2 fn2:done:COMPLETED:3", "1" },
 		/* one line per node: its last killed worker */
 		{ "fn1:failed:NODE_FAIL:1 fn1:failed:NODE_FAIL:2", "2" },
@@ -563,9 +564,10 @@ static void test_dirty_nodes_table(void **state)
 			char t[32] = "";
 			if (f[3] && *f[3])
 				snprintf(t, sizeof(t), "2024-01-01T00:00:%02d.000Z", atoi(f[3]));
-			a[n] = (struct db_attempt){ .id = (int64_t)n + 1, .node = f[0], .state = f[1],
+			a[n] = (struct db_attempt){ .id = (int64_t)n + 1,
+						    .node = *f[0] ? f[0] : NULL, .state = f[1],
 						    .slurm_state = f[2],
-						    .started_at = *t ? strdup(t) : NULL };
+						    .submitted_at = *t ? strdup(t) : NULL };
 			n++;
 		}
 		size_t out[8];
@@ -578,7 +580,7 @@ static void test_dirty_nodes_table(void **state)
 			fail_msg("case %zu (%s): got '%s', want '%s'", c, cases[c].attempts, got,
 				 cases[c].want);
 		for (size_t i = 0; i < n; i++)
-			free(a[i].started_at);
+			free(a[i].submitted_at);
 	}
 }
 
