@@ -36,8 +36,11 @@
  *    An sbatch that failed may still have created its job: the name is
  *    looked up before the block is submitted again, and extra jobs of one
  *    name are cancelled.
- * The Slurm tools are called only in this file's "Slurm" functions (and
- * slurm.h); the block bookkeeping around them is the executor's own.
+ * The Slurm tools (slurm.h) are called from six functions only —
+ * dispatch_hosts, dispatch_check, poll_queue, cancel_jobs, slurm_stop_job
+ * and submit — and the job output and result file names from
+ * job_output_read and result_name; the block bookkeeping around them
+ * (attempts, exclusions, results, the race) is the executor's own.
  * Every attempt is recorded (block_attempts) before sbatch runs, so a
  * controller killed at any point is continued by dispatch_run on the same
  * experiment (`resume`), which adopts the jobs still out and ingests the
