@@ -3,8 +3,9 @@
  * 7) — the distributed row, one block_attempts row per job submitted for a
  * block, the marking of a block's runs while it is away on a node — and
  * the result files workers write: a worker's database holds the block's
- * runs and its own attempt row, read here whole and ingested into the
- * main database in one transaction.
+ * runs and its own attempt row, read here (its artifacts copied in 1 MiB
+ * pieces, never held whole) and ingested into the main database in one
+ * transaction.
  *
  * A block is a repetition of the sweep (every surviving configuration
  * once) run by one job on one host.  Its first complete result is
