@@ -117,4 +117,50 @@ sqlite3 "$tmp/old.db" <"$tmp/v1.sql" || fail "1: making a version-1 database"
 run_into "$tmp/old.db" || { cat "$tmp/err"; fail "1: a version-1 database did not migrate"; }
 [ "$(sqlite3 "$tmp/old.db" "PRAGMA user_version")" -gt 1 ] || fail "1: version 1 not migrated"
 
+# --- 2: output that cannot be turned against its reader -------------------
+# A benchmark whose unit is a formula and whose stderr carries ESC, BEL and
+# bytes that are not UTF-8; its first run measures a negative number.
+cat >"$tmp/evil-bench" <<'SH'
+#!/bin/sh
+printf '\033[31mred\007 \377\376 bad\n' >&2
+[ -e "$1/ran" ] && exit 1
+: >"$1/ran"
+echo "throughput: -5.5 ops/s"
+SH
+chmod +x "$tmp/evil-bench"
+cat >"$tmp/evil.yaml" <<YAML
+name: evil
+guest: {runner: host}
+topology: [1x1x1]
+benchmark:
+  kind: command
+  argv: ["$tmp/evil-bench", "$tmp"]
+  parse: 'throughput: (?<ops>-?[0-9.]+) ops/s'
+  metric: {name: ops, direction: higher, unit: '=HYPERLINK("http://x","y")'}
+repetitions: 2
+YAML
+db=$tmp/evil.db
+timeout -s KILL 60 "$TOPOADVISOR" --db "$db" -q run "$tmp/evil.yaml" >/dev/null 2>"$tmp/err"
+[ "$(sqlite3 "$db" "SELECT COUNT(*) FROM runs WHERE status = 'failed'")" = 1 ] ||
+	{ cat "$tmp/err"; fail "2: the evil sweep did not store its failed run"; }
+"$TOPOADVISOR" --db "$db" export 1 --csv >"$tmp/out.csv" 2>"$tmp/err" || { cat "$tmp/err"; fail "2: export --csv"; }
+grep -q ',ops,-5.5,"'"'"'=HYPERLINK(""http://x"",""y"")",1$' "$tmp/out.csv" ||
+	{ cat "$tmp/out.csv"; fail "2: the formula unit is not neutralised, or -5.5 is no longer a number"; }
+grep -q 'status 1: \\x1b\[31mred\\x07 \\xff\\xfe bad,' "$tmp/out.csv" ||
+	{ cat -A "$tmp/out.csv"; fail "2: control bytes not escaped in the CSV"; }
+LC_ALL=C grep -q "$(printf '[\001-\010\013\014\016-\037\177\200-\377]')" "$tmp/out.csv" &&
+	{ cat -A "$tmp/out.csv"; fail "2: raw control or non-ASCII bytes in the CSV"; }
+"$TOPOADVISOR" --db "$db" export 1 --json >"$tmp/out.json" 2>"$tmp/err" || fail "2: export --json"
+python3 -c 'import json,sys; json.loads(open(sys.argv[1], encoding="utf-8", errors="strict").read())' \
+	"$tmp/out.json" || fail "2: export --json is not valid UTF-8 JSON"
+grep -q "note: 2 bytes of stored text (benchmark output, names) were not valid UTF-8 and are written as U+FFFD" \
+	"$tmp/err" || { cat "$tmp/err"; fail "2: export --json does not say what it replaced"; }
+"$TOPOADVISOR" --db "$db" -q report 1 -o "$tmp/r.html" 2>"$tmp/err" || { cat "$tmp/err"; fail "2: report"; }
+python3 -c 'import sys; open(sys.argv[1], encoding="utf-8", errors="strict").read()' "$tmp/r.html" ||
+	fail "2: the HTML report, declared UTF-8, is not valid UTF-8"
+grep -q "<p class='warn' id='not-utf8'>2 bytes of stored text (benchmark output, names) were not valid UTF-8" \
+	"$tmp/r.html" || fail "2: the report does not say how many bytes it replaced"
+grep -q 'red\\x07' "$tmp/r.html" || fail "2: BEL not shown escaped in the report"
+LC_ALL=C grep -q "$(printf '[\001-\010\013\014\016-\037\177]')" "$tmp/r.html" && fail "2: raw control bytes in the report"
+
 pass
