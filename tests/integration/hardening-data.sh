@@ -8,7 +8,10 @@
 #  2 export --csv: formulas and control bytes neutralised, negative numbers
 #    stay numbers; the HTML report and JSON are valid UTF-8 (invalid bytes
 #    replaced and counted)
-# (damaged recordings: exits-corrupt.sh, exits-mutants.sh)
+#  3 damage in a recording is never read silently: 8 zeroed bytes in the real
+#    SVM v7 zstd recording's formats, one bit of a perf.data format name, a
+#    trace.dat ID line changed, a perf.data sample of record type 0
+# (every structural and format mutant: exits-mutants.sh)
 . "$TA_TOP/tests/lib.sh"
 ta_tmpdir
 command -v sqlite3 >/dev/null || skip "sqlite3 (the CLI) is not installed"
