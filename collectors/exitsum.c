@@ -8,6 +8,40 @@
 #include "../util/json.h"
 #include "traps.h"
 
+const char exitsum_help[] =
+"What the report says:\n"
+"  N KVM events (M records): events are the records of the exit events counted\n"
+"    here (kvm_hv:kvmppc_run_core, kvm_hv:kvm_guest_exit, kvm:kvm_exit,\n"
+"    kvm:kvm_userspace_exit; the entries used for timing are not among them);\n"
+"    records are all the recording holds, other events included.\n"
+"  Ganged exits (POWER7/8), per QEMU process (TGID; COMMAND its name):\n"
+"    GANG_EXITS   vcore runs that forced out more than one thread with work\n"
+"                 (n_runnable - cedes > 1 when the run ended)\n"
+"    CORE_RUNS    vcore runs: kvmppc_run_core Enter..Exit on one runner thread\n"
+"    GANG/S       GANG_EXITS per second of the trace span\n"
+"    BAILOUTS     Exits with no Enter on that runner: the kernel gave up before\n"
+"                 entering the guest (a signal, a request); not runs\n"
+"    GUEST_EXITS  the process's exits from the guest (kvm_guest_exit, kvm_exit)\n"
+"    CEDES        guest exits of a vCPU that had ceded (H_CEDE: idle), which a\n"
+"                 gang exit does not count as forced\n"
+"    POWER9/10 (no kvmppc_run_core at all): a vcore holds one vCPU, so these\n"
+"    columns are not applicable (JSON null); see the doorbell exits.\n"
+"  Exit reasons: source (powerpc trap, vmx/svm exit reason, userspace\n"
+"    KVM_EXIT_* of KVM_RUN's return, negative: its errno), name, code, count.\n"
+"  Exit handling time, where the recording has kvm:kvm_entry (x86) or\n"
+"    kvm_hv:kvm_guest_enter (POWER), as perf kvm stat measures it: from an exit\n"
+"    to the next entry of the same vCPU, so it holds user space's handling and\n"
+"    the time a vCPU was blocked (HLT, H_CEDE).  COUNT exits, %EXITS of all guest\n"
+"    exits, TIMED how many were timed, %TIME of all timed time, TOTAL_S, then\n"
+"    MIN/AVG/P50/P99/MAX microseconds (P50/P99: upper ends of quarter-octave\n"
+"    buckets, within 19 %).  Never guessed: an exit followed by another exit of\n"
+"    its vCPU or by the end, or with lost events before its entry, is not timed;\n"
+"    both are counted, as are entries with no exit before them.\n"
+"  Doorbell exits (POWER9+): each msgsndp a guest sends to a sibling vCPU traps\n"
+"    as H_FAC_UNAVAIL (0xf80), per process and sending vCPU: the cost of guest\n"
+"    threads per core where there is no ganging.\n"
+"  -v adds every row per process and vCPU; --json holds every field.\n";
+
 /* Why ganged exits are not applicable, or NULL when they are. */
 static const char *exitsum_not_applicable(const struct gang_result *r)
 {
