@@ -209,11 +209,34 @@ GANG_HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev,
 	r->tgid = tgid;
 }
 
+/*
+ * The process of an x86 event.  A reader that cannot tell (a trace-cmd file
+ * keeps no thread groups, or a thread exited unseen) leaves tgid 0: the
+ * thread itself stands in, so two VMs never merge into one process 0.
+ */
+GANG_HOT int32_t event_tgid(const struct gang_event *ev)
+{
+	return ev->tgid ? ev->tgid : ev->pid;
+}
+
+/*
+ * The process of a POWER guest exit or entry: its runner's VM.  With no
+ * kvmppc_run_core seen at all (POWER9/10, where each vCPU thread runs its
+ * own vcore and records its own exits) the thread stands in, as on x86.
+ */
+GANG_HOT int32_t power_tgid(struct gang_counter *g, const struct gang_event *ev,
+			    const struct runner *r)
+{
+	if (r)
+		return r->tgid;
+	return g->run_core_events ? 0 : event_tgid(ev);
+}
+
 GANG_HOT void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev,
 			      const enum gang_algorithm algo)
 {
 	struct runner *r = runner_find(g, ev->pid);
-	int32_t tgid = r ? r->tgid : 0;
+	int32_t tgid = power_tgid(g, ev, r);
 	bool ceded = ev->u.guest_exit.ceded != 0;
 	struct proc_state *p = proc_get(g, tgid);
 
@@ -240,19 +263,10 @@ GANG_HOT void feed_guest_exit(struct gang_counter *g, const struct gang_event *e
 GANG_HOT void feed_guest_enter(struct gang_counter *g, const struct gang_event *ev)
 {
 	struct runner *r = runner_find(g, ev->pid);
-	int32_t tgid = r ? r->tgid : 0;
+	int32_t tgid = power_tgid(g, ev, r);
 	gang_time_entry(g, tgid ? tgid : ev->pid, ev->u.entry.vcpu_id, ev->ts);
 }
 
-/*
- * The process of an x86 event.  A reader that cannot tell (a trace-cmd file
- * keeps no thread groups, or a thread exited unseen) leaves tgid 0: the
- * thread itself stands in, so two VMs never merge into one process 0.
- */
-GANG_HOT int32_t event_tgid(const struct gang_event *ev)
-{
-	return ev->tgid ? ev->tgid : ev->pid;
-}
 
 /*
  * A user-space exit whose process the reader could not tell: on POWER the

@@ -7,10 +7,11 @@ An independent reading of the rule `topoadvisor exits` times exits by (its
 own reader, libtraceevent's here): an exit (kvm:kvm_exit, kvm_hv:
 kvm_guest_exit) is timed to the next entry (kvm:kvm_entry, kvm_hv:
 kvm_guest_enter) of the same vCPU of the same VM.  The VM of a POWER event
-is the tgid the recording thread's last kvmppc_run_core named, else the
-thread; an x86 event's is its thread (a recording names no thread groups).
+is the tgid the recording thread's last kvmppc_run_core named; with no
+kvmppc_run_core seen yet (POWER9) the thread; an x86 event's is its thread (a recording names no thread groups).
 An exit followed by another exit of its vCPU, or by the end, is unmatched;
-a "[LOST n EVENTS]" line leaves every waiting exit untimed; an entry with
+a "CPU:n [LOST n EVENTS]" or "[EVENTS DROPPED]" line leaves every waiting exit untimed
+(counted when its entry comes); an entry with
 nothing waiting is unpaired.  Prints JSON: {"reasons": {"SOURCE CODE TGID
 VCPU": [count, pairs, total_ns, min_ns, max_ns]}, "unmatched": n,
 "gap": n, "unpaired": n, "entries": n}.
@@ -31,9 +32,9 @@ def fields(text):
 
 
 for line in sys.stdin:
-    if "LOST" in line and "EVENTS" in line:
-        out["gap"] += len(waiting)
-        waiting.clear()
+    if re.match(r"CPU:\d+ \[(LOST \d+ EVENTS|EVENTS DROPPED)\]", line.strip()):
+        for k in waiting:
+            waiting[k] = waiting[k][:2] + (True,)
         continue
     m = LINE.match(line)
     if not m:
@@ -44,29 +45,33 @@ for line in sys.stdin:
         runner_tgid[pid] = int(f["tgid"])
         continue
     if event in ("kvm_guest_exit", "kvm_guest_enter"):
-        vm = runner_tgid.get(pid) or pid
-        attributed = runner_tgid.get(pid, 0)
+        # Before any kvmppc_run_core (POWER9: none at all) the thread is the VM.
+        attributed = runner_tgid.get(pid, 0 if runner_tgid else pid)
+        vm = attributed or pid
     elif event in ("kvm_exit", "kvm_entry"):
         vm = attributed = pid
     else:
         continue
-    vcpu = int(f.get("vcpu_id", "-1"))
+    vcpu = int(f.get("vcpu_id", "-1"), 0)
     if event in ("kvm_guest_exit", "kvm_exit"):
         if event == "kvm_exit":
             source = "svm" if f.get("isa") == "2" else "vmx"
-            code = int(f["exit_reason"])
+            code = int(f["exit_reason"], 0)
         else:
-            source, code = "powerpc", int(f.get("trap", f.get("reason")))
+            source, code = "powerpc", int(f.get("trap", f.get("reason")), 0)
         key = "%s %d %d %d" % (source, code, attributed, vcpu)
         reasons.setdefault(key, [0, 0, 0, None, 0])[0] += 1
         if (vm, vcpu) in waiting:
             out["unmatched"] += 1
-        waiting[(vm, vcpu)] = (ts, key)
+        waiting[(vm, vcpu)] = (ts, key, False)
     else:
         out["entries"] += 1
         w = waiting.pop((vm, vcpu), None)
         if w is None:
             out["unpaired"] += 1
+            continue
+        if w[2]:
+            out["gap"] += 1
             continue
         d = ts - w[0]
         r = reasons[w[1]]

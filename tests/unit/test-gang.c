@@ -256,14 +256,25 @@ static void test_negative_values(void **state)
 /* Guest exits from a thread never seen in run_core go to tgid 0. */
 static void test_unknown_runner(void **state)
 {
+	/* No kvmppc_run_core at all (POWER9): the vCPU thread is the process. */
 	struct gang_counter *g = gang_new(GANG_ALGO_VCORE);
 	gexit(g, 601, 0, 0x980, 1);
 	struct gang_result r;
 	gang_result_get(g, &r);
-	struct gang_proc *p = gang_result_proc(&r, 0);
+	assert_null(gang_result_proc(&r, 0));
+	struct gang_proc *p = gang_result_proc(&r, 601);
 	assert_non_null(p);
 	assert_int_equal(p->guest_exits, 1);
 	assert_int_equal(r.run_core_events, 0);
+	gang_result_release(&r);
+	/* Once runners are known (POWER8), a thread that never ran a vcore is unknown: 0. */
+	enter(g, 602, 600, 1);
+	leave(g, 602, 600, 1);
+	gexit(g, 601, 0, 0x980, 1);
+	gang_result_get(g, &r);
+	p = gang_result_proc(&r, 0);
+	assert_non_null(p);
+	assert_int_equal(p->guest_exits, 1);
 	gang_result_release(&r);
 	gang_free(g);
 }
