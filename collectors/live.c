@@ -76,6 +76,7 @@ struct live_session {
 	struct evfmt_table formats;
 	struct decoder dec;
 	struct gang_counter *g;
+	bool run_core_seen;	/* a kvmppc_run_core was fed (POWER7/8) */
 	struct cpu_queue *q;
 	int nq;
 	uint32_t page_size;
@@ -307,7 +308,15 @@ static void feed_record(struct live_session *s, uint64_t ts, const void *data, i
 		ev.tgid = tgid_lookup(&s->tc, ev.pid);
 		comm_note(s, ev.tgid ? ev.tgid : ev.pid, ev.pid);
 	} else if (ev.kind == GANG_EV_RUN_CORE) {
+		s->run_core_seen = true;
 		comm_note(s, (int32_t)ev.u.run_core.tgid, ev.pid);
+	} else if (!s->run_core_seen) {
+		/*
+		 * POWER9/10: no runner names the VM of a guest exit or entry;
+		 * the recording vCPU thread's process does (gang.h).
+		 */
+		ev.tgid = tgid_lookup(&s->tc, ev.pid);
+		comm_note(s, ev.tgid ? ev.tgid : ev.pid, ev.pid);
 	}
 	gang_feed(s->g, &ev);
 }
