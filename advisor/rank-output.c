@@ -184,6 +184,8 @@ static void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 		json_key(w, "source"); json_str(w, e->top_exits[i].source);
 		json_key(w, "reason"); json_str(w, e->top_exits[i].reason);
 		json_key(w, "mean_per_run"); json_double(w, e->top_exits[i].mean_per_run);
+		/* null (json_double of NAN) when no run timed these exits */
+		json_key(w, "mean_time_s"); json_double(w, e->top_exits[i].mean_time_s);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
@@ -624,9 +626,13 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			if (!e->ntop_exits)
 				continue;
 			strbuf_addf(out, "  %-*s ", kw, e->config->rec.key);
-			for (size_t t = 0; t < e->ntop_exits; t++)
+			for (size_t t = 0; t < e->ntop_exits; t++) {
 				strbuf_addf(out, " %s:%s %.4g", e->top_exits[t].source,
 					    e->top_exits[t].reason, e->top_exits[t].mean_per_run);
+				if (!isnan(e->top_exits[t].mean_time_s))
+					strbuf_addf(out, " (%.4g ms handling)",
+						    e->top_exits[t].mean_time_s * 1e3);
+			}
 			strbuf_addch(out, '\n');
 		}
 	}

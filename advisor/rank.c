@@ -147,6 +147,9 @@ static void entry_exits(struct rank_entry *e)
 {
 	struct rank_exit_reason *acc = NULL;
 	size_t n = 0, nok = 0;
+	/* Per reason (acc's order): runs that timed it and their summed ns. */
+	size_t *timed_runs = NULL;
+	double *time_ns = NULL;
 	for (size_t i = 0; i < e->config->nruns; i++) {
 		const struct db_results_run *run = &e->config->runs[i];
 		if (!run_ok(run))
@@ -159,10 +162,18 @@ static void entry_exits(struct rank_entry *e)
 				k++;
 			if (k == n) {
 				acc = xrealloc(acc, (n + 1) * sizeof(*acc));
+				timed_runs = xrealloc(timed_runs, (n + 1) * sizeof(*timed_runs));
+				time_ns = xrealloc(time_ns, (n + 1) * sizeof(*time_ns));
+				timed_runs[n] = 0;
+				time_ns[n] = 0;
 				acc[n++] = (struct rank_exit_reason){ run->exits[j].source,
-								      run->exits[j].reason, 0 };
+								      run->exits[j].reason, 0, NAN };
 			}
 			acc[k].mean_per_run += (double)run->exits[j].count;
+			if (run->exits[j].time_pairs > 0) {
+				timed_runs[k]++;
+				time_ns[k] += (double)run->exits[j].time_ns;
+			}
 		}
 	}
 	for (size_t t = 0; t < RANK_TOP_EXITS && t < n; t++) {
@@ -173,10 +184,19 @@ static void entry_exits(struct rank_entry *e)
 		struct rank_exit_reason tmp = acc[t];
 		acc[t] = acc[best];
 		acc[best] = tmp;
+		size_t tr = timed_runs[t];
+		double tn = time_ns[t];
+		timed_runs[t] = timed_runs[best];
+		time_ns[t] = time_ns[best];
+		timed_runs[best] = tr;
+		time_ns[best] = tn;
 		acc[t].mean_per_run /= (double)(nok ? nok : 1);
+		acc[t].mean_time_s = timed_runs[t] ? time_ns[t] / 1e9 / (double)timed_runs[t] : NAN;
 		e->top_exits[e->ntop_exits++] = acc[t];
 	}
 	free(acc);
+	free(timed_runs);
+	free(time_ns);
 }
 
 /* An interval of a log gain as ratios and gains, in the metric's direction. */

@@ -54,6 +54,8 @@ struct rank_test_ratio {
 struct rank_exit_reason {
 	const char *source, *reason;	/* point into the results */
 	double mean_per_run;
+	double mean_time_s;	/* handling time per run, over the runs that timed
+				 * this reason's exits; NAN: none did */
 };
 
 struct rank_decision;

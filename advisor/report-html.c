@@ -515,6 +515,8 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 			strbuf_addstr(o, t ? ", " : "");
 			report_html_escape(o, e->top_exits[t].reason);
 			strbuf_addf(o, " %.4g", e->top_exits[t].mean_per_run);
+			if (!isnan(e->top_exits[t].mean_time_s))
+				strbuf_addf(o, " (%.4g ms)", e->top_exits[t].mean_time_s * 1e3);
 		}
 		strbuf_addf(o, "</td><td>%zu</td></tr>\n", e->nfailed);
 	}

@@ -120,6 +120,8 @@ const char *const evfmt_events[EVFMT_NEVENTS][2] = {
 	[EVFMT_GUEST_EXIT] = { "kvm_hv", "kvm_guest_exit" },
 	[EVFMT_KVM_EXIT] = { "kvm", "kvm_exit" },
 	[EVFMT_USERSPACE_EXIT] = { "kvm", "kvm_userspace_exit" },
+	[EVFMT_GUEST_ENTER] = { "kvm_hv", "kvm_guest_enter" },
+	[EVFMT_KVM_ENTRY] = { "kvm", "kvm_entry" },
 };
 
 /* Fields past this offset cannot be in a record (a page is at most 1 MiB, a record far less). */

@@ -67,6 +67,8 @@ enum evfmt_event_index {
 	EVFMT_GUEST_EXIT,	/* kvm_hv/kvm_guest_exit */
 	EVFMT_KVM_EXIT,		/* kvm/kvm_exit */
 	EVFMT_USERSPACE_EXIT,	/* kvm/kvm_userspace_exit */
+	EVFMT_GUEST_ENTER,	/* kvm_hv/kvm_guest_enter (exit handling time) */
+	EVFMT_KVM_ENTRY,	/* kvm/kvm_entry (exit handling time) */
 	EVFMT_NEVENTS
 };
 extern const char *const evfmt_events[EVFMT_NEVENTS][2];

@@ -154,6 +154,7 @@ static void stream_skip_hole(struct reader *rd, struct cpu_stream *s)
 static int stream_fill(struct reader *rd, struct cpu_stream *s)
 {
 	uint32_t ps = rd->f->page_size;
+	uint64_t missed = s->pr.missed;
 	for (;;) {
 		unsigned char *page;
 		uint32_t len;
@@ -189,8 +190,12 @@ static int stream_fill(struct reader *rd, struct cpu_stream *s)
 		int rc = page_reader_attach(&s->pr, page, len);
 		if (rc < 0)
 			return stream_fail(rd, s, "a page header is inconsistent");
-		if (rc > 0)
+		if (rc > 0) {
+			/* Lost before this page: no exit time may span the gap. */
+			if (s->pr.missed != missed)
+				gang_lost(rd->g, s->pr.ts);
 			return 1;
+		}
 		if (!s->pr.data_len)
 			s->empty_pages++;
 	}
@@ -361,6 +366,8 @@ static int analyze_buffer(const char *path, int fd, const struct tdat_file *f,
 	struct reader rd = { .f = f, .fd = fd, .dec = dec, .err = err, .path = path,
 			     .known_ids = known_ids };
 	rd.g = gang_new(algo);
+	if (decoder_has_entries(dec))
+		gang_expect_entries(rd.g);
 	rd.ncpus = b->ncpus;
 	rd.cpus = xcalloc(b->ncpus ? b->ncpus : 1, sizeof(*rd.cpus));
 	tsmerge_init(&rd.merge);

@@ -343,6 +343,8 @@ static int formats_load(struct pd *p, const unsigned char *data, size_t len, uin
 	p->formats = l;
 	p->damaged_formats = evfmt_formats_damage(&l, &t, p->formats_damage,
 						  sizeof(p->formats_damage));
+	if (decoder_has_entries(&p->dec))
+		gang_expect_entries(p->g);
 	return 0;
 }
 
@@ -1352,7 +1354,7 @@ static int attrs_check(struct pd *p)
 	if (!p->have_dec)
 		return 0;
 	const int ours[] = { p->dec.id_run_core, p->dec.id_guest_exit, p->dec.id_kvm_exit,
-			     p->dec.id_userspace_exit };
+			     p->dec.id_userspace_exit, p->dec.id_guest_enter, p->dec.id_kvm_entry };
 	for (size_t i = 0; i < p->nattrs; i++) {
 		const struct pattr *a = &p->attrs[i];
 		char what[160];
@@ -1362,14 +1364,14 @@ static int attrs_check(struct pd *p)
 				 (unsigned long long)a->config);
 			return bad(p, 0, "%s", what);
 		}
-		for (size_t k = 0; a->type == TYPE_TRACEPOINT && !(a->sample_type & S_RAW) && k < 4; k++)
+		for (size_t k = 0; a->type == TYPE_TRACEPOINT && !(a->sample_type & S_RAW) && k < 6; k++)
 			if (ours[k] >= 0 && a->config == (uint64_t)ours[k]) {
 				snprintf(what, sizeof(what), "event attribute %zu (tracepoint ID %llu) "
 					 "samples no raw data (perf always does): its sample_type is "
 					 "damaged", i, (unsigned long long)a->config);
 				return bad(p, 0, "%s", what);
 			}
-		for (size_t k = 0; a->type != TYPE_TRACEPOINT && a->sample_type & S_RAW && k < 4; k++)
+		for (size_t k = 0; a->type != TYPE_TRACEPOINT && a->sample_type & S_RAW && k < 6; k++)
 			if (ours[k] >= 0 && a->config == (uint64_t)ours[k]) {
 				snprintf(what, sizeof(what), "event attribute %zu has type %u, but its "
 					 "config %llu is the ID of a KVM tracepoint it records: its "
@@ -1448,6 +1450,9 @@ static int analyze(const char *path, const unsigned char *map, size_t size, bool
 		res->records = info->records = p.samples;
 		res->lost_events = p.have_lost_samples ? p.lost_samples : p.lost_records;
 		res->lost_known = true;
+		if (res->lost_events)
+			gang_result_untime(res, "events were lost at places a perf.data does not "
+					   "record");
 		res->run_core_format = p.have_dec && p.dec.id_run_core >= 0;
 		res->span_seconds = p.have_ts && p.last_ts > p.first_ts
 					    ? (double)(p.last_ts - p.first_ts) / 1e9 : 0;

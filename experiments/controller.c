@@ -410,8 +410,13 @@ static void record_trace(struct ctl *c, const struct gang_result *res, double se
 			const struct gang_reason *r = &res->reasons[i];
 			char name[64];
 			traps_format(r->source, r->code, name, sizeof(name));
+			/* Times only where this trace could take them (gang.h). */
+			bool timed = res->timed && !res->time_void[0] &&
+				     r->source != EXIT_SRC_USERSPACE;
 			runrec_exit(rec, r->source == EXIT_SRC_POWER ? "kvm_hv" : "kvm",
-				    r->vcpu == GANG_VCPU_UNKNOWN ? -1 : r->vcpu, name, r->count);
+				    r->vcpu == GANG_VCPU_UNKNOWN ? -1 : r->vcpu, name, r->count,
+				    timed ? (int64_t)r->time_pairs : -1,
+				    timed ? (int64_t)r->time_total_ns : -1);
 			total += r->count;
 		}
 		if (res->nreasons && seconds > 0)

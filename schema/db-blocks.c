@@ -489,8 +489,8 @@ static int read_children(struct db *db, struct db_block_result *out, struct ta_e
 	if (rc != SQLITE_DONE)
 		return db_error(db, "reading the result's metrics", err);
 
-	st = db_prepare(db, "SELECT run_id, source, vcpu, reason, count FROM exit_counts "
-			"ORDER BY id", err);
+	st = db_prepare(db, "SELECT run_id, source, vcpu, reason, count, time_pairs, time_ns "
+			"FROM exit_counts ORDER BY id", err);
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -505,7 +505,10 @@ static int read_children(struct db *db, struct db_block_result *out, struct ta_e
 			.vcpu = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1
 				: sqlite3_column_int64(st, 2),
 			.reason = db_column_strdup(st, 3),
-			.count = (uint64_t)sqlite3_column_int64(st, 4) };
+			.count = (uint64_t)sqlite3_column_int64(st, 4),
+			/* NULL reads as 0: no time (db_exit_count). */
+			.time_pairs = sqlite3_column_int64(st, 5),
+			.time_ns = sqlite3_column_int64(st, 6) };
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

@@ -184,6 +184,7 @@ static int read_run_metrics(struct db_results_cursor *cur, int idx, struct db_re
 struct exit_acc {
 	struct db_results_exit e;
 	int64_t all_vcpus, per_vcpu;
+	int64_t all_pairs, all_ns, vcpu_pairs, vcpu_ns;	/* times, the same way */
 	bool has_all;
 };
 
@@ -220,14 +221,21 @@ static int read_run_exits(struct db_results_cursor *cur, int idx, struct db_resu
 			k++;
 		if (k == n) {
 			acc = array_room(acc, n, sizeof(*acc));
-			acc[n++] = (struct exit_acc){ .e = { xstrdup(source), xstrdup(reason), 0 } };
+			acc[n++] = (struct exit_acc){ .e = { xstrdup(source), xstrdup(reason), 0, 0,
+							     0 } };
 		}
 		int64_t count = sqlite3_column_int64(st, 6);
+		/* NULL times (not timed) read as 0 pairs. */
+		int64_t pairs = sqlite3_column_int64(st, 7), ns = sqlite3_column_int64(st, 8);
 		if (sqlite3_column_type(st, 5) == SQLITE_NULL) {
 			acc[k].all_vcpus += count;
+			acc[k].all_pairs += pairs;
+			acc[k].all_ns += ns;
 			acc[k].has_all = true;
 		} else {
 			acc[k].per_vcpu += count;
+			acc[k].vcpu_pairs += pairs;
+			acc[k].vcpu_ns += ns;
 		}
 		if ((rc = walk_next(cur, &cur->exits, err)) < 0)
 			break;
@@ -237,6 +245,9 @@ static int read_run_exits(struct db_results_cursor *cur, int idx, struct db_resu
 		for (size_t k = 0; k < n; k++) {
 			run->exits[k] = acc[k].e;
 			run->exits[k].count = acc[k].has_all ? acc[k].all_vcpus : acc[k].per_vcpu;
+			run->exits[k].time_pairs = acc[k].has_all ? acc[k].all_pairs
+								  : acc[k].vcpu_pairs;
+			run->exits[k].time_ns = acc[k].has_all ? acc[k].all_ns : acc[k].vcpu_ns;
 		}
 		run->nexits = n;
 		qsort(run->exits, n, sizeof(*run->exits), cmp_exit);
@@ -264,8 +275,8 @@ static int cursor_prepare(struct db_results_cursor *cur, bool exits, struct ta_e
 		return -1;
 	if (exits) {
 		cur->exits.st = db_prepare(db,
-			"SELECT " WALK_RUN_COLUMNS "x.source, x.reason, x.vcpu, x.count "
-			WALK_FROM "JOIN exit_counts x ON x.run_id = r.id "
+			"SELECT " WALK_RUN_COLUMNS "x.source, x.reason, x.vcpu, x.count, "
+			"x.time_pairs, x.time_ns " WALK_FROM "JOIN exit_counts x ON x.run_id = r.id "
 			"WHERE c.experiment_id = ? ORDER BY c.idx, r.repetition, x.id", err);
 		if (!cur->exits.st)
 			return -1;

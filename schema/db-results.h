@@ -32,6 +32,8 @@ struct db_results_exit {
 	char *source;		/* 'kvm_hv' | 'kvm' | ... */
 	char *reason;
 	int64_t count;
+	int64_t time_pairs;	/* exits timed (migration 11), summed as count is; 0: none */
+	int64_t time_ns;	/* their summed handling time */
 };
 
 struct db_results_run {

@@ -415,3 +415,12 @@ WHEN OLD.status IS NOT NEW.status OR OLD.configuration_id IS NOT NEW.configurati
 		interrupted = interrupted + (NEW.status = 'interrupted')
 	WHERE configuration_id = NEW.configuration_id;
 END;
+
+-- @migration 11
+-- Exit handling time per run and reason (collectors/gang.h): how many of a
+-- row's exits were timed (exit to the vCPU's next entry) and their summed
+-- time in nanoseconds.  NULL: not timed (user-space exits; a trace without
+-- entry events, or one that lost events where no time may span them).
+ALTER TABLE exit_counts ADD COLUMN time_pairs INTEGER
+	CHECK (time_pairs IS NULL OR time_pairs >= 0);
+ALTER TABLE exit_counts ADD COLUMN time_ns INTEGER CHECK (time_ns IS NULL OR time_ns >= 0);

@@ -134,7 +134,7 @@ static void write_result(const char *out, int block, int attempt, const char *jo
 	for (int c = 0; c < 2; c++) {
 		struct db_metric m[] = { { "ops", 100.0 + c + block, "ops/s", METRIC_DIR_HIGHER },
 					 { "benchmark_seconds", 1.5, "s", METRIC_DIR_NONE } };
-		struct db_exit_count x = { "kvm", 1, "HLT", 42 };
+		struct db_exit_count x = { "kvm", 1, "HLT", 42, 41, 123456789 };
 		struct db_artifact a = { "benchmark.stdout", "out\0put", 7 };
 		struct db_run_result r = { .run_id = run[block][c],
 					   .status = c == 0 ? status_a : "failed",
@@ -203,6 +203,9 @@ static void test_result_roundtrip(void **state)
 	assert_int_equal(a->r.nexits, 1);
 	assert_int_equal(a->r.exits[0].vcpu, 1);
 	assert_int_equal(a->r.exits[0].count, 42);
+	/* The handling times travel with the counts (migration 11). */
+	assert_int_equal(a->r.exits[0].time_pairs, 41);
+	assert_int_equal(a->r.exits[0].time_ns, 123456789);
 	/* Artifacts are named and sized, not read: ingestion streams them. */
 	assert_int_equal(a->r.nartifacts, 0);
 	assert_int_equal(a->narts, 1);

@@ -322,7 +322,7 @@ static void test_event_lines(void **state)
 	struct ta_err err = { 0 };
 	static const char no_id[] = "name: kvm_exit\nformat:\n" COMMON_FIELDS;
 	static const char bad_id[] = "name: kvm_exit\nID: 12x\nformat:\n" COMMON_FIELDS;
-	static const char other[] = "name: kvm_entry\nID: 12\n\tfield:garbage\n";
+	static const char other[] = "name: kvm_fpu\nID: 12\n\tfield:garbage\n";
 	static const char ours[] = "name: kvm_exit\nID: 12\nformat:\n" COMMON_FIELDS;
 	static const char same_id[] = "name: kvm_userspace_exit\nID: 12\nformat:\n" COMMON_FIELDS;
 	static const char again[] = "name: kvm_exit\nID: 13\nformat:\n\tfield:garbage\n";
