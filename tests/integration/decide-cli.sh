@@ -200,6 +200,10 @@ ta --json compare "$e" "$e2" >"$tmp/cmp.json" || fail "compare exited $?"
 	fail "a rerun of the same truth changed the winner: $(cat "$tmp/cmp.json")"
 [ "$(jq_sql "$tmp/cmp.json" "json_extract(j, '\$.recommendation.status')")" = consistent ] ||
 	fail "compare status: $(jq_sql "$tmp/cmp.json" "json_extract(j, '\$.recommendation')")"
+# The means beside the ratios are the ratio's own: ratio = mean_second / mean_first.
+[ "$(jq_sql "$tmp/cmp.json" "(SELECT COUNT(*) FROM json_each(j, '\$.configurations') WHERE
+	abs(value ->> 'mean_second' / (value ->> 'mean_first') - (value ->> 'ratio')) > 1e-9)")" = 0 ] ||
+	fail "compare's means are not those of its ratios: $(cat "$tmp/cmp.json")"
 
 # --- undecided: needed_repetitions, then extend by it -----------------------------
 mkdir "$tmp/s6"
@@ -217,10 +221,15 @@ ta recommend "$u" | grep -q "needed_repetitions: $need (.* against the baseline)
 # speak of a changed winner (an undecided verdict recommends nothing).
 u2=$(ta -q rerun --root "$root" "$u" 2>"$tmp/err") || { cat "$tmp/err"; fail "rerun $u"; }
 ta --json compare "$u" "$u2" >"$tmp/cmp.json" || fail "compare $u $u2 exited $?"
-[ "$(jq_sql "$tmp/cmp.json" "json_extract(j, '\$.recommendation.holds') || ' ' ||
-	json_extract(j, '\$.recommendation.status')")" = "1 inconclusive" ] ||
+# Nor does it hold: holds is null, and the text does not say so.
+[ "$(jq_sql "$tmp/cmp.json" "json_type(j, '\$.recommendation.holds') || ' ' ||
+	json_extract(j, '\$.recommendation.status')")" = "null inconclusive" ] ||
 	fail "compare of two undecided experiments: $(jq_sql "$tmp/cmp.json" "json_extract(j, '\$.recommendation')")"
-ta compare "$u" "$u2" | grep -qi changed && fail "compare's text cries CHANGED on an undecided rerun"
+ta compare "$u" "$u2" >"$tmp/cmp.txt" || fail "compare $u $u2 text"
+grep -qi changed "$tmp/cmp.txt" && fail "compare's text cries CHANGED on an undecided rerun"
+grep -q "winner holds" "$tmp/cmp.txt" && fail "compare's text says the winner holds on an undecided rerun"
+grep -q "does not decide: it neither confirms nor changes" "$tmp/cmp.txt" ||
+	fail "compare's text does not say the rerun is undecided: $(cat "$tmp/cmp.txt")"
 before=$(q "SELECT COUNT(*) FROM runs r JOIN configurations c ON c.id = r.configuration_id
 	WHERE c.experiment_id = $u")
 ta extend --root "$root" "$u" --repetitions "$need" >/dev/null 2>"$tmp/err" ||
