@@ -765,6 +765,8 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 	else
 		strbuf_addstr(out, "; ganged exits: not applicable on this host");
 	strbuf_addch(out, '\n');
+	if (r->hosts)
+		hostfx_text(out, r->hosts);
 	text_warnings(out, r);
 }
 
