@@ -420,10 +420,11 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 {
 	bool geo = rank_locations_geometric(r);
 	strbuf_addf(o, "<table%s class='ranking'>\n<thead><tr><th>rank</th><th>configuration</th>"
-		    "<th>n</th><th>%s</th><th>95%% CI</th><th>CV</th><th>vs baseline "
+		    "<th>n</th><th>%s</th><th>95%% CI</th><th>CV</th><th>vs baseline%s "
 		    "[%.4g %% CI]</th><th>verdict</th><th>status</th><th>ganged exits/s</th>"
 		    "<th>main exits</th><th>failed</th></tr></thead>\n<tbody>\n",
 		    level == 0 ? " id='ranking'" : "", geo ? "geometric mean" : "mean",
+		    r->higher_is_better ? "" : ": change of the value (lower is better)",
 		    100 * (1 - r->level_alpha));
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
@@ -462,7 +463,8 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 		if (e->decision == r->baseline_decision)
 			strbuf_addstr(o, "baseline");
 		else
-			rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
+			rank_format_change(o, e->gain, e->gain_lo, e->gain_hi, r->higher_is_better,
+					   r->metric, r->unit, false);
 		strbuf_addstr(o, "</td><td>");
 		if (e->decision != r->baseline_decision)
 			strbuf_addf(o, "<span class='v-%s'>%s</span>", decide_verdict_name(e->verdict),
@@ -494,10 +496,11 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 	strbuf_addf(o, "<h2>Decisions over the %zu environment levels</h2>\n<p>Objective "
 		    "<b>%s</b>: %s. Environment levels are conditions the choice must survive; "
 		    "they are never recommended.</p>\n<table id='decisions'>\n<thead><tr>"
-		    "<th>decision</th><th>objective gain [CI]</th><th>verdict</th>", r->nlevels,
+		    "<th>decision</th><th>objective %s [CI]</th><th>verdict</th>", r->nlevels,
 		    decide_objective_name(r->objective), r->objective == DECIDE_OBJECTIVE_MEAN
 		    ? "the geometric mean of the ratios to the baseline over the levels"
-		    : "the worst ratio to the baseline over the levels");
+		    : "the worst ratio to the baseline over the levels", r->higher_is_better
+		    ? "gain" : "change of the value");
 	for (size_t l = 0; l < r->nlevels; l++) {
 		strbuf_addstr(o, "<th>");
 		report_html_escape(o, r->levels[l]);
@@ -515,14 +518,16 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 			strbuf_addstr(o, " <em>(host reference)</em>");
 		strbuf_addstr(o, "</td><td>");
 		if (dec != r->baseline_decision)
-			rank_format_gain_ci(o, dec->gain, dec->gain_lo, dec->gain_hi);
+			rank_format_change(o, dec->gain, dec->gain_lo, dec->gain_hi,
+					   r->higher_is_better, r->metric, r->unit, false);
 		strbuf_addf(o, "</td><td>%s</td>", dec == r->baseline_decision ? ""
 			    : decide_verdict_name(dec->verdict));
 		for (size_t l = 0; l < r->nlevels; l++) {
 			const struct rank_entry *e = dec->levels[l];
 			strbuf_addstr(o, "<td>");
 			if (e && dec != r->baseline_decision)
-				rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
+				rank_format_change(o, e->gain, e->gain_lo, e->gain_hi,
+						   r->higher_is_better, r->metric, r->unit, false);
 			else if (!e)
 				strbuf_addstr(o, "not measured");
 			strbuf_addstr(o, "</td>");
@@ -595,7 +600,8 @@ static void table_op(struct strbuf *o, const struct rank_result *r, const struct
 			if (e->decision == r->baseline_decision)
 				strbuf_addstr(o, "baseline");
 			else
-				rank_format_gain_ci(o, tr->gain, tr->gain_lo, tr->gain_hi);
+				rank_format_change(o, tr->gain, tr->gain_lo, tr->gain_hi,
+						   tr->higher_is_better, tr->name, NULL, false);
 			strbuf_addstr(o, "</td>");
 		}
 		strbuf_addstr(o, "</tr>\n");
@@ -691,8 +697,8 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		strbuf_addf(o, " &mdash; nothing beats the baseline (every other shown worse, "
 			    "within &plusmn;%.0f %% or failing): keep it", 100 * r->equivalence);
 	else if (d != r->baseline_decision && !isnan(d->gain)) {
-		strbuf_addstr(o, " &mdash; gain ");
-		rank_format_gain_ci(o, d->gain, d->gain_lo, d->gain_hi);
+		strbuf_addstr(o, r->higher_is_better ? " &mdash; gain " : " &mdash; change of the value ");
+		rank_format_metric_change(o, r, d->gain, d->gain_lo, d->gain_hi);
 	}
 	strbuf_addstr(o, "</p>\n<p>");
 	report_html_escape(o, r->reason);
@@ -703,8 +709,8 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 			strbuf_addstr(o, i ? ", " : "");
 			report_html_escape(o, r->contention[i]->key);
 			strbuf_addf(o, " (%s, ", decide_verdict_name(r->contention[i]->verdict));
-			rank_format_gain_ci(o, r->contention[i]->gain, r->contention[i]->gain_lo,
-				   r->contention[i]->gain_hi);
+			rank_format_metric_change(o, r, r->contention[i]->gain,
+						  r->contention[i]->gain_lo, r->contention[i]->gain_hi);
 			strbuf_addstr(o, ")");
 		}
 		strbuf_addstr(o, ".</p>\n");
@@ -715,9 +721,11 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 			strbuf_addstr(o, t ? ", " : "");
 			report_html_escape(o, e->tests[t].name);
 			strbuf_addch(o, ' ');
-			rank_format_gain(o, e->tests[t].gain);
+			rank_format_change(o, e->tests[t].gain, NAN, NAN, e->tests[t].higher_is_better,
+					   e->tests[t].name, NULL, true);
 		}
-		strbuf_addstr(o, " (gains in each test's own direction).</p>\n");
+		strbuf_addstr(o, " (throughputs: gains; lower-is-better tests: the change of the "
+			      "value).</p>\n");
 	}
 	struct strbuf tmp = STRBUF_INIT;
 	if (deploy_has_guest(e->config))
