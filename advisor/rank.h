@@ -219,6 +219,13 @@ bool rank_decisive(const struct rank_result *r);
 /* The decision with this engine index. */
 const struct rank_decision *rank_decision_at(const struct rank_result *r, size_t index);
 
+/*
+ * Was the host busy during this run: its 1-minute load average at the
+ * run's end above the host's online CPUs (both recorded)?  The `host_busy`
+ * warning counts such runs.
+ */
+bool rank_run_busy(const struct db_results_run *run);
+
 /* Builds r->reason, the recommendation's paragraph (rank-reason.c). */
 void rank_reason(struct rank_result *r);
 

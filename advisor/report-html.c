@@ -253,10 +253,17 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 		for (size_t j = 0; j < e->s.n; j++) {
 			/* Spread the dots vertically a little so equal values stay visible. */
 			double jitter = ((double)(j % 5) - 2) * 2.5;
+			const struct db_results_run *run = e->value_runs[j];
 			strbuf_addf(o, "<circle class='run%s' cx='%.1f' cy='%.1f' r='5'>"
-				    "<title>repetition %d: %.6g</title></circle>\n",
-				    e->outlier[j] ? " outlier" : "", axis_map(&ax, e->values[j]),
-				    y + row / 2 + jitter, e->value_runs[j]->repetition + 1, e->values[j]);
+				    "<title>repetition %d: %.6g", e->outlier[j] ? " outlier" : "",
+				    axis_map(&ax, e->values[j]), y + row / 2 + jitter,
+				    run->repetition + 1, e->values[j]);
+			if (!isnan(run->loadavg))
+				strbuf_addf(o, "; host load %.2f", run->loadavg);
+			if (!isnan(run->loadavg) && run->host_cpus > 0)
+				strbuf_addf(o, " on %d CPUs%s", run->host_cpus,
+					    rank_run_busy(run) ? " (busy)" : "");
+			strbuf_addstr(o, "</title></circle>\n");
 		}
 	}
 	strbuf_addf(o, "<text x='%.1f' y='%.1f' text-anchor='middle'>", (left + right) / 2,
@@ -413,6 +420,48 @@ static void section_race(struct strbuf *o, const struct rank_result *r)
 		strbuf_addstr(o, "<tr><td colspan='4'>none: every configuration ran to the end"
 			      "</td></tr>\n");
 	strbuf_addstr(o, "</tbody></table>\n");
+}
+
+/*
+ * The host's load during the runs: a summary, and every run during which
+ * the load average exceeded the host's CPUs (each run's load is in its
+ * dot's tooltip).
+ */
+static void section_load(struct strbuf *o, const struct rank_result *r)
+{
+	size_t n = 0, busy = 0;
+	double max = 0;
+	for (size_t c = 0; c < r->res->nconfigs; c++)
+		for (size_t j = 0; j < r->res->configs[c].nruns; j++) {
+			const struct db_results_run *run = &r->res->configs[c].runs[j];
+			if (isnan(run->loadavg))
+				continue;
+			n++;
+			busy += rank_run_busy(run);
+			max = fmax(max, run->loadavg);
+		}
+	if (!n)
+		return;
+	strbuf_addf(o, "<h2 id='load'>Host load</h2>\n<p>The host's 1-minute load average at "
+		    "the end of each run (in each run's tooltip): at most %.2f over %zu runs; "
+		    "%zu above the host's CPUs.</p>\n", max, n, busy);
+	if (!busy)
+		return;
+	strbuf_addstr(o, "<table id='busy'>\n<tr><th>configuration</th><th>repetition</th>"
+		      "<th>host</th><th>load</th><th>CPUs</th></tr>\n");
+	for (size_t c = 0; c < r->res->nconfigs; c++)
+		for (size_t j = 0; j < r->res->configs[c].nruns; j++) {
+			const struct db_results_run *run = &r->res->configs[c].runs[j];
+			if (!rank_run_busy(run))
+				continue;
+			strbuf_addstr(o, "<tr><td style='text-align:left'>");
+			report_html_escape(o, r->res->configs[c].rec.key);
+			strbuf_addf(o, "</td><td>%d</td><td>", run->repetition + 1);
+			report_html_escape(o, run->host ? run->host : "");
+			strbuf_addf(o, "</td><td>%.2f</td><td>%d</td></tr>\n", run->loadavg,
+				    run->host_cpus);
+		}
+	strbuf_addstr(o, "</table>\n");
 }
 
 /* The configurations of one environment level. */
@@ -817,6 +866,7 @@ void report_html_render(const struct rank_result *r, const struct report_lineage
 	strbuf_addstr(o, "</pre>\n");
 	strbuf_release(&spread);
 	section_race(o, r);
+	section_load(o, r);
 	if (r->hosts)
 		hostfx_html(o, r->hosts);
 	strbuf_addf(o, "<h2>%s per configuration (95%% CI whiskers, dots = runs)</h2>\n",
