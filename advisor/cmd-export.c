@@ -8,6 +8,7 @@
  * the order `plan --json` and `rank --json` write them.  Repetitions are
  * 1-based, as every command shows them.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,7 @@ static const char *const head_columns[] = {
 };
 static const char *const run_columns[] = {
 	"run_id", "repetition", "order_index", "host", "status", "error", "topology_ok",
-	"lost_events", "metric", "value", "unit", "higher_is_better", NULL,
+	"lost_events", "loadavg", "host_cpus", "metric", "value", "unit", "higher_is_better", NULL,
 };
 
 /* One member of a configuration record as config_record_visit gives it. */
@@ -224,6 +225,12 @@ static void row_csv(struct strbuf *out, const struct row *r, const char *const *
 	if (run->lost_events >= 0)
 		strbuf_addf(out, "%lld", (long long)run->lost_events);
 	strbuf_addch(out, ',');
+	if (!isnan(run->loadavg))
+		strbuf_addf(out, "%.17g", run->loadavg);
+	strbuf_addch(out, ',');
+	if (run->host_cpus > 0)
+		strbuf_addf(out, "%d", run->host_cpus);
+	strbuf_addch(out, ',');
 	if (r->m) {
 		csv_field(out, r->m->name);
 		strbuf_addf(out, ",%.17g,", r->m->value);
@@ -281,6 +288,12 @@ static void row_json(struct json_writer *w, const struct row *r, const char *con
 	json_key(w, "lost_events");
 	if (run->lost_events >= 0)
 		json_int(w, run->lost_events);
+	else
+		json_null(w);
+	json_key(w, "loadavg"); json_double(w, run->loadavg);
+	json_key(w, "host_cpus");
+	if (run->host_cpus > 0)
+		json_int(w, run->host_cpus);
 	else
 		json_null(w);
 	json_key(w, "metric"); json_str(w, r->m ? r->m->name : NULL);

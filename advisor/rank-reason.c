@@ -97,7 +97,7 @@ static void reason_better(struct strbuf *why, const struct rank_result *r)
 	const struct rank_decision *top = rank_decision_at(r, r->dr.top);
 	strbuf_addf(why, "%s is better than the baseline %s: ", pick->key,
 		    r->baseline_decision->key);
-	rank_format_gain_ci(why, pick->gain, pick->gain_lo, pick->gain_hi);
+	rank_format_metric_change(why, r, pick->gain, pick->gain_lo, pick->gain_hi);
 	strbuf_addstr(why, " (");
 	method(why, r);
 	strbuf_addch(why, ')');
@@ -131,7 +131,7 @@ static void reason_with_baseline(struct strbuf *why, const struct rank_result *r
 	} else if (rank_decision_at(r, r->dr.top)) {
 		const struct rank_decision *top = rank_decision_at(r, r->dr.top);
 		strbuf_addf(why, "Undecided: %s is better than the baseline %s (", top->key, b->key);
-		rank_format_gain_ci(why, top->gain, top->gain_lo, top->gain_hi);
+		rank_format_metric_change(why, r, top->gain, top->gain_lo, top->gain_hi);
 		strbuf_addf(why, "), but %s scores higher and is neither shown better than the "
 			    "baseline nor separated from %s.", r->leader->key, top->key);
 		settle(why, r);

@@ -36,6 +36,11 @@ static bool run_ok(const struct db_results_run *run)
 	return !strcmp(run->status, "ok");
 }
 
+bool rank_run_busy(const struct db_results_run *run)
+{
+	return run->host_cpus > 0 && run->loadavg > run->host_cpus;
+}
+
 static void warn(struct rank_result *r, const char *kind, const char *config,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -683,6 +688,27 @@ static void warnings_collect(struct rank_result *r)
 		     "[%+.2f %%, %+.2f %%] (p = %.2g); every comparison is within blocks, so the "
 		     "drift cancels, but check the host", 100 * expm1(dr->slope),
 		     100 * expm1(dr->lo), 100 * expm1(dr->hi), dr->p);
+	size_t busy = 0, loaded = 0;
+	double peak = 0;
+	int cpus = 0;
+	for (size_t c = 0; c < r->res->nconfigs; c++)
+		for (size_t j = 0; j < r->res->configs[c].nruns; j++) {
+			const struct db_results_run *run = &r->res->configs[c].runs[j];
+			loaded += !isnan(run->loadavg) && run->host_cpus > 0;
+			if (rank_run_busy(run)) {
+				busy++;
+				if (run->loadavg > peak) {
+					peak = run->loadavg;
+					cpus = run->host_cpus;
+				}
+			}
+		}
+	if (busy)
+		warn(r, "host_busy", NULL, "the host was busy: its load average exceeded its CPUs "
+		     "during %zu of %zu runs (up to %.1f on %d CPUs); other work competed with the "
+		     "benchmark, which can move the values and the verdicts: rerun on a quiet host "
+		     "and compare ('topoadvisor show' lists the load of every run)", busy, loaded,
+		     peak, cpus);
 	const struct decide_components *vc = &r->dr.components;
 	if (vc->estimable && vc->p < DECIDE_ALPHA)
 		warn(r, "boot_effect", NULL, "runs sharing a guest boot are alike: boot-to-boot "

@@ -282,10 +282,14 @@ double decide_gain(double log_gain);
  * shared), Yuen's trimmed two-sample test on the logs, interval at alpha.
  * verdict: better / worse (the second better or worse, in the metric's
  * direction), equivalent (inside +-delta), undecided, insufficient.
+ * first_loc and second_loc are the locations the ratio is of: each side's
+ * DECIDE_TRIM-trimmed mean of the logs, exponentiated (a trimmed geometric
+ * mean), so that ratio = second_loc / first_loc.
  */
 struct decide_shift {
 	double ratio, lo, hi;	/* second / first */
 	double p;
+	double first_loc, second_loc;
 	enum decide_verdict verdict;
 };
 void decide_shift(const double *first, size_t n1, const double *second, size_t n2,
@@ -294,14 +298,53 @@ void decide_shift(const double *first, size_t n1, const double *second, size_t n
 enum decide_compare_status {
 	DECIDE_CONSISTENT,	/* both decisive, the same pick, no configuration shifted */
 	DECIDE_DRIFTED,		/* some configuration shifted; no winner changed */
-	DECIDE_CHANGED_WINNER,	/* both decisive, and their picks differ */
+	DECIDE_CHANGED_WINNER,	/* both decisive, different picks, and one experiment separates them */
 	DECIDE_INCONCLUSIVE,	/* otherwise: a verdict is not decisive, nothing shifted */
+	DECIDE_TIED_WINNERS,	/* both decisive, different picks that neither experiment separates */
 };
 const char *decide_compare_status_name(enum decide_compare_status s);
-/* The status from the two recommendations and the shared configurations' shifts. */
-enum decide_compare_status decide_compare(bool decisive1, const char *pick1, bool decisive2,
-					  const char *pick2, const struct decide_shift *shifts,
-					  size_t n);
+
+/* Does the first experiment's pick hold in the second? */
+enum decide_holds {
+	DECIDE_HOLDS_UNKNOWN,	/* the second does not decide, or picks one tied with it */
+	DECIDE_HOLDS_YES,	/* the second decides the same pick */
+	DECIDE_HOLDS_NO,	/* a changed winner */
+};
+
+/* One experiment's side of a comparison. */
+struct decide_compare_side {
+	bool decisive;
+	const char *pick;	/* its pick's decision key; NULL: none */
+	bool separates;		/* it shows the other experiment's pick worse than its own
+				 * (decide_separates), or lacks it */
+};
+
+struct decide_comparison {
+	enum decide_compare_status status;
+	enum decide_holds holds;
+};
+
+/*
+ * Whether r shows decision `other` worse than its pick: failing, eliminated
+ * by a race, shown worse than the best, shown worse than the baseline, the
+ * baseline (or a decision equivalent to it) beside a pick shown better, or
+ * not measured at all (DECIDE_NONE).  A decision not separated from the
+ * pick is tied with it: two experiments picking each of two tied decisions
+ * did not change the winner.
+ */
+bool decide_separates(const struct decide_result *r, const struct decide_input *in,
+		      size_t other);
+
+/*
+ * The status and whether the recommendation holds, from the two sides and
+ * the shared configurations' shifts.  A changed winner needs both
+ * experiments decisive with different picks, and one of them separating
+ * the picks; different picks neither separates are tied winners (holds
+ * unknown).  holds is yes only when both decide the same pick.
+ */
+void decide_compare(const struct decide_compare_side *first,
+		    const struct decide_compare_side *second, const struct decide_shift *shifts,
+		    size_t n, struct decide_comparison *out);
 
 /* ---- racing ------------------------------------------------------------- */
 

@@ -351,6 +351,12 @@ static void record_host_state(struct ctl *c, const struct plan_config *pc,
 		for (int i = 0; i < 3; i++)
 			json_double(&w, load[i]);
 		json_arr_end(&w);
+		/* what the load is measured against (host_busy): this host's, on a Slurm node too */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		if (cpus > 0) {
+			json_key(&w, "online_cpus");
+			json_int(&w, cpus);
+		}
 	}
 	json_key(&w, "noise"); json_str(&w, pc->noise->name);
 	json_key(&w, "runner"); json_str(&w, in_guest(c, pc) ? "agent" : "host");

@@ -1,6 +1,7 @@
 /* db-results: reading an experiment whole or run by run, and fixture inserts; see db-results.h. */
 #include "db-results.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,7 +265,13 @@ static int cursor_prepare(struct db_results_cursor *cur, bool exits, struct ta_e
 	cur->runs = db_prepare(db,
 		"SELECT c.idx, r.repetition, r.id, r.configuration_id, r.order_index, r.status, "
 		"r.error, r.started_at, r.finished_at, r.topology_ok, r.lost_events, r.host, "
-		"r.boot " WALK_FROM "WHERE c.experiment_id = ? ORDER BY c.idx, r.repetition", err);
+		"r.boot, CASE WHEN json_valid(r.host_state) THEN "
+		"json_extract(r.host_state, '$.loadavg[0]') END, "
+		"COALESCE(CASE WHEN json_valid(r.host_state) THEN "
+		"json_extract(r.host_state, '$.online_cpus') END, (SELECT json_extract(e.host_facts, "
+		"'$.online_cpus') FROM experiments e WHERE e.id = c.experiment_id AND "
+		"json_valid(e.host_facts))) " WALK_FROM "WHERE c.experiment_id = ? "
+		"ORDER BY c.idx, r.repetition", err);
 	if (!cur->runs)
 		return -1;
 	cur->metrics.st = db_prepare(db,
@@ -359,6 +366,9 @@ int db_results_next_run(struct db_results_cursor *cur, struct db_results_run *ru
 		? -1 : sqlite3_column_int64(st, 10);
 	run->host = db_column_strdup(st, 11);
 	run->boot = sqlite3_column_int64(st, 12);	/* NULL: 0, unknown */
+	run->loadavg = sqlite3_column_type(st, 13) == SQLITE_NULL ? NAN
+		: sqlite3_column_double(st, 13);
+	run->host_cpus = sqlite3_column_int(st, 14);	/* NULL: 0, unknown */
 	if (read_run_metrics(cur, idx, run, err) < 0 ||
 	    (cur->exits.st && read_run_exits(cur, idx, run, err) < 0)) {
 		db_results_run_release(run);

@@ -676,6 +676,98 @@ class CompareCase(Case):
         return rows
 
 
+class CompareTiesCase(Case):
+    """`compare` of a rerun where two decisions are truly tied: never a
+    changed winner, and an undecided side never `holds`."""
+
+    name = "compare-ties"
+    title = (f"two decisions tied at +10 % ({DKNOB[0]}=0 and =2), CV 5 %, 10 blocks, full "
+             "design; rerun of the same truth, compared")
+    sweeps = 40
+    decisions = ["6", "0", "2"]
+
+    def run_sweep(self, tmp, seed):
+        truths = {"0": "mean=110", "2": "mean=110"}
+        d = Design(os.path.join(tmp, "ties"), self.decisions, truths, reps=10, seed=seed,
+                   common="cv=0.05")
+        a = d.run()
+        oa = observe(d, a)
+        d.write_spec(seed=seed + 1, truths=truths)
+        b = d.rerun(a)
+        ob = observe(d, b)
+        c = d.ta_json("compare", a, b)["recommendation"]
+        text = d.ta("compare", a, b)
+        return {"a": oa, "b": ob, "holds": c.get("holds"), "status": c.get("status"),
+                "says_holds": "winner holds" in text}
+
+    def rates(self, results):
+        n = len(results)
+        undecided = [r for r in results
+                     if r["a"]["verdict"] not in ("better", "equivalent") or
+                     r["b"]["verdict"] not in ("better", "equivalent")]
+        split = [r for r in results if r["a"]["pick"] != r["b"]["pick"] and r not in undecided]
+        statuses = {}
+        for r in results:
+            statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+        return [
+            Rate("changed winner flagged (holds: false)",
+                 sum(r["holds"] is False for r in results), n, "<=", 5),
+            Rate("an undecided side, yet holds: true",
+                 sum(r["holds"] is True for r in undecided), len(undecided), "<=", 0),
+            Rate("an undecided side, yet the text says the winner holds",
+                 sum(r["says_holds"] for r in undecided), len(undecided), "<=", 0),
+            Note(f"(both decisive with different picks in {len(split)} of {n} sweeps; "
+                 f"an undecided side in {len(undecided)})"),
+            Note("status: " + ", ".join(f"{s} {c}" for s, c in sorted(statuses.items()))),
+        ]
+
+
+class HostsNullCase(Case):
+    """The host x configuration diagnostic on two hosts without interaction:
+    never "a finding about the hosts" on noise."""
+
+    name = "hosts-null"
+    title = ("3 equal decisions, CV 5 %, 8 blocks, full design, the blocks stored as run on "
+             "2 hosts (alternately; this bench runs on one, so the runs' host column is set "
+             "as a Slurm sweep over 2 nodes stores it): no interaction")
+    sweeps = 100
+    decisions = ["6", "0", "2"]
+
+    def run_sweep(self, tmp, seed):
+        import sqlite3
+        d = Design(os.path.join(tmp, "full"), self.decisions, {}, reps=8, seed=seed,
+                   common="cv=0.05")
+        exp = d.run()
+        con = sqlite3.connect(d.db)
+        with con:
+            con.execute("UPDATE runs SET host = CASE WHEN repetition % 2 = 0 THEN 'node-a' "
+                        "ELSE 'node-b' END WHERE configuration_id IN (SELECT id FROM "
+                        "configurations WHERE experiment_id = ?)", (int(exp),))
+        con.close()
+        rank = d.ta_json("rank", exp)
+        rec = d.ta_json("recommend", exp, ok=(0, 1))
+        texts = d.ta("rank", exp) + d.ta("recommend", exp, ok=(0, 1))
+        hi = rank.get("host_interaction") or {}
+        leaders = {h.get("best") for h in hi.get("hosts") or []}
+        return {"shown": bool(hi), "best_differs": bool(hi.get("best_differs")),
+                "rec_best_differs": bool((rec.get("host_interaction") or {}).get("best_differs")),
+                "sentence": "a finding about the hosts" in texts,
+                "leaders_differ": len(leaders) > 1}
+
+    def rates(self, results):
+        n = len(results)
+        return [
+            Rate("diagnostic shown (rank --json host_interaction)",
+                 sum(r["shown"] for r in results), n, ">=", 100),
+            Rate("\"a finding about the hosts\" (rank, recommend text)",
+                 sum(r["sentence"] for r in results), n, "<=", 5),
+            Rate("best_differs (rank --json or recommend --json)",
+                 sum(r["best_differs"] or r["rec_best_differs"] for r in results), n, "<=", 5),
+            Rate("the leaders per host differ (point estimates, no claim)",
+                 sum(r["leaders_differ"] for r in results), n),
+        ]
+
+
 class ExtendCase(Case):
     """`extend` by the number `recommend` asks for settles an undecided sweep."""
 
@@ -936,6 +1028,8 @@ def cases():
         FailCase(),
         BootCase(),
         CompareCase(),
+        CompareTiesCase(),
+        HostsNullCase(),
         ExtendCase(),
         InteractionCase(),
         DriftCase(),

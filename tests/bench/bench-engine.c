@@ -516,8 +516,13 @@ static enum decide_compare_status compare_two(const struct truth *a, const struc
 	if (rb.pick != DECIDE_NONE)
 		snprintf(kb, sizeof(kb), "d%zu", rb.pick);
 	*both = decide_decisive(&ra) && decide_decisive(&rb);
-	enum decide_compare_status s = decide_compare(decide_decisive(&ra), ka, decide_decisive(&rb),
-						      kb, sh, n);
+	struct decide_compare_side sa = { decide_decisive(&ra), ka,
+					  decide_separates(&ra, &x.in, rb.pick) };
+	struct decide_compare_side sb = { decide_decisive(&rb), kb,
+					  decide_separates(&rb, &y.in, ra.pick) };
+	struct decide_comparison cmp;
+	decide_compare(&sa, &sb, sh, n, &cmp);
+	enum decide_compare_status s = cmp.status;
 	free(sh);
 	free(va);
 	free(vb);
