@@ -21,9 +21,10 @@
 #include "../util/warn.h"
 #include "race-run.h"
 
-int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *err)
+int sweep_lock(const struct cmd_ctx *ctx, const char *root, struct hostlock *lock,
+	       struct ta_err *err)
 {
-	if (hostlock_acquire(lock, NULL, err) < 0)
+	if (hostlock_acquire_host(lock, root, NULL, err) < 0)
 		return -1;
 	if (lock->leftovers && !ctx->quiet)
 		fprintf(stderr, "ended %d process%s left running by an earlier sweep: %s\n",
@@ -213,7 +214,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	bool slurm = false;
 	if (sweep_distributed(db, 0, cfg, so, &slurm, &err) < 0)
 		return cmd_fail(&err);
-	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, so->sysfs_root, &lock, &err) < 0)
 		return cmd_fail(&err);
 	struct plan *p = expand_and_check(cfg, seed, &copts, slurm, &err);
 	if (!p) {
@@ -269,7 +270,7 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 	bool slurm = false;
 	if (sweep_distributed(db, exp_id, cfg, so, &slurm, &err) < 0)
 		return cmd_fail(&err);
-	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, so->sysfs_root, &lock, &err) < 0)
 		return cmd_fail(&err);
 	struct plan *p = expand_and_check(cfg, seed, &copts, slurm, &err);
 	int rc = p ? drive(ctx, db, p, exp_id, &copts, slurm) : fail_check(ctx, db, so, &err);
@@ -324,7 +325,7 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 	bool slurm = false;
 	if (sweep_distributed(db, exp_id, cfg, so, &slurm, &err) < 0)
 		return cmd_fail(&err);
-	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, so->sysfs_root, &lock, &err) < 0)
 		return cmd_fail(&err);
 	if (db_runs_blocks(db, exp_id, &from, &err) < 0) {
 		hostlock_release(&lock);
@@ -378,12 +379,12 @@ static int sweep_load_stored(const struct cmd_ctx *ctx, const char *which, struc
 	return *cfg ? 0 : -1;
 }
 
-int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, struct sweep_stored *s,
-		      struct ta_err *err)
+int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, const char *root,
+		      struct sweep_stored *s, struct ta_err *err)
 {
 	*s = (struct sweep_stored){ .lock = { .fd = -1 } };
 	/* The lock first: opening the database may migrate it (dbread.h). */
-	if (sweep_lock(ctx, &s->lock, err) < 0)
+	if (sweep_lock(ctx, root, &s->lock, err) < 0)
 		return -1;
 	return sweep_load_stored(ctx, which, &s->db, &s->e, &s->cfg, err);
 }

@@ -415,3 +415,17 @@ WHEN OLD.status IS NOT NEW.status OR OLD.configuration_id IS NOT NEW.configurati
 		interrupted = interrupted + (NEW.status = 'interrupted')
 	WHERE configuration_id = NEW.configuration_id;
 END;
+
+-- @migration 11
+-- The controller of each experiment that runs here: the host it drives
+-- (the machine's name and the host lock's key of its root, hostlock.h) and
+-- its process (pid and start time, against a reused pid), so that a second
+-- experiment on that host is refused while this one's controller lives,
+-- whatever lock either took (schema/db-controller.h).
+CREATE TABLE controllers (
+	experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+	host TEXT NOT NULL,
+	pid INTEGER NOT NULL,
+	pid_start INTEGER NOT NULL
+);
+CREATE INDEX controllers_host ON controllers(host);
