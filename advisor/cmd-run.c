@@ -19,7 +19,7 @@ static const struct option run_options[] = {
 		   "treat DIR as / for host knobs (testing with a fake sysfs tree; with "
 		   "Slurm, %n in DIR stands for each node's name)"),
 	OPT_STRING(0, "executor", &run_opts.executor, "KIND",
-		   "where the runs go: local (this host) or slurm (overrides executor.kind)"),
+		   "where the runs go: local (this host), slurm or ssh (overrides executor.kind)"),
 	OPT_END(),
 };
 

@@ -429,3 +429,15 @@ CREATE TABLE controllers (
 	pid_start INTEGER NOT NULL
 );
 CREATE INDEX controllers_host ON controllers(host);
+
+-- A distributed sweep may also run over ssh (experiments/sshexec.h).
+CREATE TABLE distributed_v11 (
+	experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+	kind TEXT NOT NULL CHECK (kind IN ('slurm', 'ssh')),
+	tag TEXT NOT NULL UNIQUE,
+	work_dir TEXT NOT NULL,
+	settings TEXT NOT NULL CHECK (json_valid(settings))
+);
+INSERT INTO distributed_v11 SELECT experiment_id, kind, tag, work_dir, settings FROM distributed;
+DROP TABLE distributed;
+ALTER TABLE distributed_v11 RENAME TO distributed;
