@@ -224,17 +224,26 @@ static int load_state(struct sx *s, struct ta_err *err)
 			rc = db_block_runs_end(s->db, s->exp_id, a[i].block, "interrupted", why,
 					       &nended, err);
 	}
-	db_attempts_free(a, na);
-	if (rc < 0)
+	if (rc < 0) {
+		db_attempts_free(a, na);
 		return -1;
+	}
 	struct db_run_todo *todo;
 	size_t ntodo;
-	if (db_runs_list(s->db, s->exp_id, true, &todo, &ntodo, err) < 0)
+	if (db_runs_list(s->db, s->exp_id, true, &todo, &ntodo, err) < 0) {
+		db_attempts_free(a, na);
 		return -1;
+	}
 	for (size_t i = 0; i < ntodo; i++)
 		if (todo[i].repetition >= 0 && todo[i].repetition < s->nblocks)
 			s->blocks[todo[i].repetition].state = SB_PENDING;
 	db_runs_free(todo, ntodo);
+	/* A block with a stored result is done, failed runs and all (as on Slurm). */
+	for (size_t i = 0; i < na; i++)
+		if (a[i].block >= 0 && a[i].block < s->nblocks && a[i].outcome &&
+		    !strcmp(a[i].outcome, "ingested"))
+			s->blocks[a[i].block].state = SB_DONE;
+	db_attempts_free(a, na);
 	if (s->opts->scheduler) {
 		struct db_race race;
 		bool raced;
@@ -433,7 +442,12 @@ static int take_result(struct sx *s, struct shost *h, struct ta_err *err)
 					  err);
 		if (ingested < 0) {
 			rc = -1;
-		} else if (ingested) {
+		} else if (!ingested) {
+			/* Another attempt's result is stored already: this one is kept, not stored. */
+			b->state = SB_DONE;
+			note(s, "block %d: a later result from %s (attempt %d) is a duplicate: kept in "
+			     "%s, not stored", h->block + 1, h->name, h->attempt, strbuf_str(&path));
+		} else {
 			size_t ok = 0, failed = 0;
 			for (size_t i = 0; i < res.nruns; i++)
 				!strcmp(res.runs[i].r.status, "ok") ? ok++ : failed++;

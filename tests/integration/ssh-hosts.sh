@@ -9,6 +9,8 @@
 #     nothing lost or doubled;
 #  3. the controller killed (SIGKILL) mid-sweep, then `resume`: every run
 #     stored once;
+#  4. `resume` of a sweep whose blocks came back with failed runs: those
+#     blocks are done (their results stored), nothing runs again;
 # and nothing is left: daemons, namespaces, links, ssh masters.
 # Run it under flock /tmp/ta-suite.lock (namespaces and daemons are global).
 . "$TA_TOP/tests/lib.sh"
@@ -77,6 +79,18 @@ check_blocks "$e" 4 2
 for n in tassh-h2 tassh-h3; do
 	[ "$(cat "$ROOTS/$n/sys/module/kvm_hv/parameters/dynamic_mt_modes")" = 6 ] || fail "$n: knob not restored"
 done
+
+# ---- 4: resume after a block stored with failed runs: nothing runs again -----------
+ssh_sweep failing 2 0 tassh-h2 tassh-h3
+sed -i "s|argv: \[\"$tmp/bench\", \"0\"\]|argv: [\"false\"]|" "$tmp/failing.yaml"
+grep -q 'argv: \["false"\]' "$tmp/failing.yaml" || fail "failing.yaml"
+ta -q run --root "$ROOTS/%n" "$tmp/failing.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || run_failed "a sweep of failing runs did not exit 1"
+e=$(exp_of failing)
+timeout -s KILL 120 "$TOPOADVISOR" --db "$db" -q resume --root "$ROOTS/%n" "$e" >/dev/null 2>"$tmp/err"
+[ $? -ne 137 ] || fail "resume of stored blocks with failed runs never ended"
+[ "$(q "SELECT COUNT(*), SUM(outcome = 'ingested') FROM block_attempts WHERE experiment_id = $e")" = "2|2" ] ||
+	fail "blocks with stored results ran again: $(q "SELECT block, attempt, node, state, outcome FROM block_attempts WHERE experiment_id = $e")"
 
 # ---- nothing left behind --------------------------------------------------------
 for tag in $(q "SELECT tag FROM distributed"); do
