@@ -7,11 +7,13 @@
 #include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +30,8 @@
 
 /* How often the controller looks at its ssh clients (ms). */
 #define SSH_TICK_MS 100
+/* A result larger than this fails its attempt (as dispatch.c's RESULT_MAX_BYTES). */
+#define SSH_RESULT_MAX_BYTES ((uint64_t)4 << 30)
 /* The tail of a failed attempt's output kept as its cause. */
 #define SSH_TAIL 400
 
@@ -316,6 +320,9 @@ static int start_ssh(struct sx *s, struct shost *h, struct ta_err *err)
 		if (getppid() != parent)
 			_exit(127);
 		signal(SIGINT, SIG_IGN);	/* the controller decides; a ^C ends us by SIGTERM */
+		/* What a host sends back is bounded while it arrives, not after. */
+		struct rlimit fsize = { SSH_RESULT_MAX_BYTES + 1, SSH_RESULT_MAX_BYTES + 1 };
+		setrlimit(RLIMIT_FSIZE, &fsize);
 		int in = child_fd(strbuf_str(&req), false);
 		int out = child_fd(strbuf_str(&res), true);
 		int er = child_fd(strbuf_str(&log), true);
@@ -414,6 +421,16 @@ static int take_result(struct sx *s, struct shost *h, struct ta_err *err)
 	struct db_block_result res;
 	struct ta_err rerr = { 0 };
 	int rc = 0;
+	struct stat st;
+	if (lstat(strbuf_str(&path), &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > SSH_RESULT_MAX_BYTES) {
+		char why[160];
+		snprintf(why, sizeof(why), "the result sent back is not a regular file of at most "
+			 "%u MiB", (unsigned)(SSH_RESULT_MAX_BYTES >> 20));
+		rc = attempt_failed(s, h, why, err);
+		strbuf_release(&path);
+		return rc;
+	}
 	if (db_block_result_read(strbuf_str(&path), &res, &rerr) < 0) {
 		rc = attempt_failed(s, h, rerr.msg, err);
 		strbuf_release(&path);
@@ -437,10 +454,16 @@ static int take_result(struct sx *s, struct shost *h, struct ta_err *err)
 		rc = db_attempt_update(s->db, h->attempt_id, &set, err);
 	} else {
 		struct db_attempt_set set = { .node = res.node, .state = "done" };
+		struct ta_err ierr = { 0 };
 		int ingested = db_attempt_update(s->db, h->attempt_id, &set, err) < 0 ? -1
 			: db_block_ingest(s->db, s->exp_id, h->attempt_id, &res, strbuf_str(&path),
-					  err);
-		if (ingested < 0) {
+					  &ierr);
+		if (ingested == DB_BLOCK_UNUSABLE) {
+			/* A result that does not fit the experiment fails only its attempt. */
+			rc = attempt_failed(s, h, ierr.msg, err);
+		} else if (ingested < 0) {
+			if (ierr.msg[0])
+				*err = ierr;
 			rc = -1;
 		} else if (!ingested) {
 			/* Another attempt's result is stored already: this one is kept, not stored. */
