@@ -47,7 +47,7 @@ static const struct option plan_options[] = {
 	OPT_STRING(0, "root", &plan_root, "DIR",
 		   "check host knobs under DIR instead of / (a fake sysfs tree, for tests)"),
 	OPT_STRING(0, "executor", &plan_executor, "KIND",
-		   "plan for local (this host) or slurm (overrides executor.kind)"),
+		   "plan for local (this host), slurm or ssh (overrides executor.kind)"),
 	OPT_END(),
 };
 
@@ -458,7 +458,7 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	host_facts_read(&host);
 	enum executor_kind kind = cfg->executor.kind;
 	if (plan_executor && config_executor_from_name(plan_executor, &kind) < 0) {
-		err_set(&err, EXIT_BAD_INPUT, "--executor %s: expected local or slurm",
+		err_set(&err, EXIT_BAD_INPUT, "--executor %s: expected local, slurm or ssh",
 			plan_executor);
 		config_free(cfg);
 		return cmd_fail(&err);

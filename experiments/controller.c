@@ -17,6 +17,7 @@
 #include "../collectors/benchparse.h"
 #include "../collectors/live.h"
 #include "../collectors/traps.h"
+#include "../schema/db-controller.h"
 #include "../schema/db-race.h"
 #include "../schema/db-runs.h"
 #include "../util/json.h"
@@ -24,6 +25,7 @@
 #include "../util/warn.h"
 #include "controller-int.h"
 #include "hostexec.h"
+#include "hostlock.h"
 #include "knobs.h"
 #include "noise.h"
 #include "progress.h"
@@ -921,6 +923,25 @@ static int restore_knobs(struct ctl *c, struct ta_err *err)
 				 err);
 }
 
+/*
+ * Records this process as experiment exp_id's controller on the host it
+ * drives (the machine, and the root's lock key), refused while another
+ * experiment of the database runs there (db-controller.h).
+ */
+static int claim_host(struct db *db, int64_t exp_id, const char *machine, const char *root,
+		      struct ta_err *err)
+{
+	struct strbuf key = STRBUF_INIT, host = STRBUF_INIT;
+	int rc = hostlock_key(root, &key, err);
+	if (rc == 0) {
+		strbuf_addf(&host, "%s:%s", machine ? machine : "?", strbuf_str(&key));
+		rc = db_controller_claim(db, exp_id, strbuf_str(&host), err);
+	}
+	strbuf_release(&key);
+	strbuf_release(&host);
+	return rc;
+}
+
 int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		   const struct controller_opts *opts, struct controller_summary *summary,
 		   struct ta_err *err)
@@ -943,7 +964,10 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	struct utsname uts;
 	const char *host = opts->host ? opts->host : uname(&uts) == 0 ? uts.nodename : NULL;
 
-	/* What a crashed controller left: runs marked running, knobs changed. */
+	/* What a crashed controller left: runs marked running, knobs changed
+	 * (once no other controller drives this host for this database). */
+	if (claim_host(db, exp_id, host, opts->sysfs_root, err) < 0)
+		goto out;
 	if (db_runs_mark_stale(db, exp_id, "the controller stopped during this run", err) < 0)
 		goto out;
 	if (restore_knobs(&c, err) < 0) {

@@ -417,7 +417,7 @@ int worker_run_block(const char *request, const struct worker_opts *o,
 		goto out;
 	}
 	wait_node_lock(strbuf_str(&lock_path));
-	if (hostlock_acquire(&lock, strbuf_str(&lock_path), err) < 0) {
+	if (hostlock_acquire_host(&lock, root, strbuf_str(&lock_path), err) < 0) {
 		strbuf_release(&lock_path);
 		goto out;
 	}

@@ -50,8 +50,8 @@ ta --json plan "$tmp/planned.yaml" >"$tmp/plan.json" || fail "plan --json"
 	abs(j ->> '\$.executor.estimated_seconds' - 3 * (j ->> '\$.executor.block_seconds')) < 0.01
 	FROM (SELECT readfile('$tmp/plan.json') AS j)")" = "slurm|5|1" ] || fail "plan --json: $(cat "$tmp/plan.json")"
 ta --json plan --root "$ROOTS/fn1" --executor local "$tmp/planned.yaml" | grep -q '"kind": "local"' || fail "plan --executor local"
-ta plan --executor ssh "$tmp/planned.yaml" 2>"$tmp/err"
-[ $? -eq 2 ] && grep -q "expected local or slurm" "$tmp/err" || fail "plan --executor ssh"
+ta plan --executor pbs "$tmp/planned.yaml" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "expected local, slurm or ssh" "$tmp/err" || fail "plan --executor pbs"
 # No shared_dir: refused up front, nothing stored.
 sed '/^executor:/,$d' "$tmp/planned.yaml" >"$tmp/noshared.yaml"
 ta -q run --executor slurm "$tmp/noshared.yaml" 2>"$tmp/err"

@@ -565,7 +565,10 @@ static void test_old_schema_upgraded_only_under_the_lock(void **state)
 	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
 	db_close(db);
 	unsetenv("TOPOADVISOR_LOCK");
-	unlink(lockpath);
+	char file[300];
+	snprintf(file, sizeof(file), "%s/host.lock", lockpath);
+	unlink(file);
+	rmdir(lockpath);
 }
 
 /*
