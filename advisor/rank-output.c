@@ -279,7 +279,8 @@ static void json_header(struct json_writer *w, const struct rank_result *r)
 	json_key(w, "baseline"); json_str(w, r->baseline ? r->baseline->config->rec.key : NULL);
 	json_key(w, "baseline_source"); json_str(w, r->baseline_source);
 	json_key(w, "composite"); json_str(w, r->composite_family);
-	json_key(w, "alpha"); json_double(w, DECIDE_ALPHA);
+	/* 0.05, or after a race its last look's group-sequential level */
+	json_key(w, "alpha"); json_double(w, r->level_alpha * (double)r->ncomparisons);
 	json_key(w, "comparisons"); json_int(w, (int64_t)r->ncomparisons);
 	json_key(w, "interval_level"); json_double(w, 1 - r->level_alpha);
 	json_key(w, "equivalence"); json_double(w, r->equivalence);

@@ -413,6 +413,8 @@ static void engine_other(const struct rank_result *r, decide_value_fn fn, void *
 	st.equivalence = r->equivalence;
 	st.max_failure_rate = r->max_failure_rate;
 	decide_sweep_build(r->res, fn, ctx, hib, &r->roles, s);
+	if (r->res->raced)	/* at the race's last look's level, as the primary metric */
+		decide_race_settings(&s->in, r->res->race_first_test, r->res->race_max_blocks, &st);
 	decide_compute(&s->in, &st, out);
 }
 
@@ -702,6 +704,10 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	st.objective = opt->objective;
 	st.equivalence = opt->equivalence;
 	st.max_failure_rate = opt->max_failure_rate;
+	/* After a race: the level of its last look (the group-sequential stop's), not 0.05. */
+	if (res->raced)
+		decide_race_settings(&out->sweep.in, res->race_first_test, res->race_max_blocks,
+				     &st);
 	decide_compute(&out->sweep.in, &st, &out->dr);
 	out->levels = out->sweep.levels;
 	out->nlevels = out->sweep.in.nlevels;
