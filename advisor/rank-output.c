@@ -632,6 +632,11 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 		    "tied = equivalent to the best; a failed run counts as the worst outcome\n",
 		    100 * DECIDE_TRIM, 100 * (1 - r->level_alpha), r->ncomparisons,
 		    100 * r->equivalence);
+	if (r->res->raced)
+		strbuf_addf(out, "race: the verdict is its look after the blocks run, at that look's "
+			    "level %.3g (the race's 0.05 spent over its looks, blocks %d..%d)\n",
+			    r->level_alpha * (double)r->ncomparisons, r->res->race_first_test,
+			    r->res->race_max_blocks);
 	strbuf_addstr(out, geo ? "means: geometric, on the scale of the gains (ratios of them), "
 		      "with their 95 % intervals on the log scale\n"
 		      : "means: arithmetic, with Student t intervals (a value is not positive: "

@@ -310,12 +310,14 @@ struct decide_race_step {
  * eliminations stored in the input's decisions stand).  From block
  * first_test on, every surviving decision other than the leader (the best
  * objective) and the baseline is tested against the leader: one-sided,
- * worse at every level (mean objective: on average), the p-value
- * Bonferroni-adjusted over the survivors and the looks the race may still
- * take (decide_race_alpha); a decision whose failure rate is shown above
+ * worse at every level (mean objective: on average), at the one-sided
+ * level decide_race_alpha: 0.05 over (survivors - 1) and over L^0.8, L the
+ * looks from first_test to max_blocks; the p stored is scaled back to be
+ * read against 0.05.  A decision whose failure rate is shown above
  * max_failure_rate (binomial) is eliminated as failing.  Then the stop:
- * decided (decide_compute's verdict on these blocks is decisive and
- * nothing is in contention), one survivor, or max_blocks.
+ * decided (decide_compute's verdict on these blocks, at this look's
+ * group-sequential level decide_race_level, is decisive and nothing is in
+ * contention), one survivor, or max_blocks.
  */
 int decide_race(const struct decide_input *in, const struct decide_settings *s, int blocks,
 		int first_test, int max_blocks, struct decide_race_step *out);
