@@ -227,12 +227,33 @@ static void test_settings_blocks(void **state)
 	decide_result_release(&r);
 }
 
+/*
+ * plan's expected runs come from races simulated with the same stop: the
+ * baseline and one decision +10 % at CV 5 % (the simulation's truth for 2
+ * decisions), up to 30 blocks.  At the looks' levels (0.0017 at block 3,
+ * below 0.003 up to block 8) such a race seldom stops before block 8: 20.3
+ * runs on average with this seed, where a stop at 0.05 every look stops
+ * after 5 blocks (10.2 runs).
+ */
+static void test_expected_runs(void **state)
+{
+	(void)state;
+	size_t max;
+	double e = decide_race_expected_runs(2, 1, 0, 3, 30, 0.02, 7, 100, &max);
+	assert_int_equal(max, 60);
+	assert_true(e >= 16 && e <= 60);
+	/* One look (first_test = max): nothing to simulate, the full design. */
+	e = decide_race_expected_runs(2, 1, 0, 30, 30, 0.02, 7, 100, &max);
+	assert_true(e == 60);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_settings_blocks),
+		cmocka_unit_test(test_expected_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
