@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../schema/db-blocks.h"
@@ -90,6 +91,23 @@ static void race_json(struct json_writer *w, const struct show_data *d)
 	json_obj_end(w);
 }
 
+static long dist_setting_int(const struct show_data *d, const char *key, long def)
+{
+	return db_distributed_setting_int(&d->dist, key, def);
+}
+
+static char *dist_setting_str(const struct show_data *d, const char *key)
+{
+	return db_distributed_setting_str(&d->dist, key);
+}
+
+/* Slurm: nodes given no more blocks (executor.exclude_after), names into d's attempts. */
+static size_t dist_bad_nodes(const struct show_data *d, const char **out)
+{
+	return db_attempts_bad_nodes(d->attempts, d->nattempts,
+				     (int)dist_setting_int(d, "exclude_after", 3), out);
+}
+
 static void hosts_json(struct json_writer *w, const struct show_data *d)
 {
 	json_key(w, "hosts");
@@ -115,6 +133,31 @@ static void hosts_json(struct json_writer *w, const struct show_data *d)
 	json_key(w, "tag"); json_str(w, d->dist.tag);
 	json_key(w, "work_dir"); json_str(w, d->dist.work_dir);
 	json_key(w, "settings"); json_raw(w, d->dist.settings);
+	{
+		const char **bad = xcalloc(d->nattempts + 1, sizeof(*bad));
+		size_t nbad = dist_bad_nodes(d, bad);
+		json_key(w, "excluded_nodes");
+		json_arr_begin(w);
+		for (size_t i = 0; i < nbad; i++)
+			json_str(w, bad[i]);
+		json_arr_end(w);
+		free(bad);
+		size_t *dirty = xcalloc(d->nattempts + 1, sizeof(*dirty));
+		size_t ndirty = db_attempts_dirty(d->attempts, d->nattempts, dirty);
+		json_key(w, "nodes_maybe_changed");
+		json_arr_begin(w);
+		for (size_t i = 0; i < ndirty; i++) {
+			const struct db_attempt *a = &d->attempts[dirty[i]];
+			json_obj_begin(w);
+			json_key(w, "node"); json_str(w, a->node);
+			json_key(w, "block"); json_int(w, a->block + 1);
+			json_key(w, "attempt"); json_int(w, a->attempt);
+			json_key(w, "job_id"); json_str(w, a->job_id);
+			json_obj_end(w);
+		}
+		json_arr_end(w);
+		free(dirty);
+	}
 	json_key(w, "attempts");
 	json_arr_begin(w);
 	for (size_t i = 0; i < d->nattempts; i++) {
@@ -256,6 +299,31 @@ static void hosts_text(struct strbuf *out, const struct show_data *d, int verbos
 			strbuf_addf(out, ": %s", a->error);
 		strbuf_addch(out, '\n');
 	}
+	const char **bad = xcalloc(d->nattempts + 1, sizeof(*bad));
+	size_t nbad = dist_bad_nodes(d, bad);
+	if (nbad) {
+		strbuf_addf(out, "  excluded from the sweep, their last %ld blocks having failed "
+			    "there (executor.exclude_after):", dist_setting_int(d, "exclude_after", 3));
+		for (size_t i = 0; i < nbad; i++)
+			strbuf_addf(out, "%s %s", i ? "," : "", bad[i]);
+		strbuf_addch(out, '\n');
+	}
+	free(bad);
+	size_t *dirty = xcalloc(d->nattempts + 1, sizeof(*dirty));
+	size_t ndirty = db_attempts_dirty(d->attempts, d->nattempts, dirty);
+	char *node_dir = ndirty ? dist_setting_str(d, "node_dir") : NULL;
+	for (size_t i = 0; i < ndirty; i++) {
+		const struct db_attempt *a = &d->attempts[dirty[i]];
+		strbuf_addf(out, "  node %s may be left with changed host knobs: the worker of "
+			    "block %d attempt %d (job %s) was killed (%s) before it restored them; "
+			    "the next block there restores them, or on %s: topoadvisor --db "
+			    "%s/%s/%s.job-%s.db restore-host\n", a->node, a->block + 1, a->attempt,
+			    a->job_id ? a->job_id : "?", a->slurm_state, a->node,
+			    node_dir ? node_dir : "NODE_DIR", a->node, a->job_name,
+			    a->job_id ? a->job_id : "?");
+	}
+	free(node_dir);
+	free(dirty);
 }
 
 static void show_text(struct strbuf *out, const struct show_data *d, const struct cmd_ctx *ctx)

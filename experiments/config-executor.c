@@ -100,7 +100,7 @@ int config_parse_executor(struct yr_reader *L, const yaml_node_t *n, struct swee
 {
 	static const char *const keys[] = { "kind", "max_hosts", "partition", "sbatch",
 					    "shared_dir", "node_dir", "max_attempts",
-					    "poll_interval", NULL };
+					    "poll_interval", "exclude_after", NULL };
 	if (yr_map_check(L, n, "executor", keys, "a mapping (kind, max_hosts, shared_dir, "
 			 "...)") < 0)
 		return -1;
@@ -134,6 +134,9 @@ int config_parse_executor(struct yr_reader *L, const yaml_node_t *n, struct swee
 	    config_get_fraction(L, v, "executor.poll_interval", 0.01, 600, "seconds, 0.01..600 "
 			 "(e.g. 3)", &x->poll_interval) < 0)
 		rc = -1;
+	if ((v = yr_map_get(L, n, "exclude_after")) &&
+	    yr_get_int(L, v, "executor.exclude_after", 0, 1000, &x->exclude_after) < 0)
+		rc = -1;
 	return rc;
 }
 
@@ -144,6 +147,7 @@ void config_executor_defaults(struct executor_settings *x)
 	x->node_dir = xstrdup("/var/lib/topoadvisor/nodes");
 	x->max_attempts = 3;
 	x->poll_interval = 3;
+	x->exclude_after = 3;
 }
 
 void config_executor_release(struct executor_settings *x)
@@ -157,10 +161,10 @@ void config_executor_release(struct executor_settings *x)
 void config_executor_dump(const struct executor_settings *x, struct strbuf *out)
 {
 	strbuf_addf(out, "executor: kind=%s max_hosts=%d partition=%s shared_dir=%s "
-		    "node_dir=%s max_attempts=%d poll_interval=%g\n", executor_names[x->kind],
-		    x->max_hosts, x->partition ? x->partition : "default",
+		    "node_dir=%s max_attempts=%d poll_interval=%g exclude_after=%d\n",
+		    executor_names[x->kind], x->max_hosts, x->partition ? x->partition : "default",
 		    x->shared_dir ? x->shared_dir : "none", x->node_dir, x->max_attempts,
-		    x->poll_interval);
+		    x->poll_interval, x->exclude_after);
 	if (x->sbatch.argc)
 		config_dump_argv(out, "executor.sbatch", &x->sbatch);
 }

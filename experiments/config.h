@@ -149,6 +149,8 @@ struct executor_settings {
 					   directory), one subdirectory per node */
 	int max_attempts;		/* slurm: submissions of one block at most */
 	double poll_interval;		/* slurm: seconds between squeue polls */
+	int exclude_after;		/* slurm: a node failing this many blocks in a row
+					   gets no more of the sweep (0: never) */
 };
 
 /* advisor.objective: how a decision's ratios over environment levels combine. */

@@ -1052,7 +1052,7 @@ static void test_executor(void **state)
 	static const char ok[] = HEAD "benchmark: {kind: ebizzy}\n"
 		"executor: {kind: slurm, max_hosts: 8, partition: power8, shared_dir: /lab/ta,\n"
 		"  node_dir: /var/tmp/ta, max_attempts: 5, poll_interval: 0.5,\n"
-		"  sbatch: [--time=02:00:00, --account=lab]}\n";
+		"  exclude_after: 2, sbatch: [--time=02:00:00, --account=lab]}\n";
 	struct ta_err err = { 0 };
 	struct sweep_config *cfg = config_parse("m.yaml", ok, strlen(ok), &err);
 	if (!cfg)
@@ -1064,6 +1064,7 @@ static void test_executor(void **state)
 	assert_string_equal(x->shared_dir, "/lab/ta");
 	assert_string_equal(x->node_dir, "/var/tmp/ta");
 	assert_int_equal(x->max_attempts, 5);
+	assert_int_equal(x->exclude_after, 2);
 	assert_true(x->poll_interval == 0.5);
 	assert_int_equal(x->sbatch.argc, 2);
 	assert_string_equal(x->sbatch.argv[1], "--account=lab");
@@ -1072,7 +1073,7 @@ static void test_executor(void **state)
 	config_dump(cfg, &dump);
 	assert_non_null(strstr(dump.buf, "executor: kind=slurm max_hosts=8 partition=power8 "
 				       "shared_dir=/lab/ta node_dir=/var/tmp/ta max_attempts=5 "
-				       "poll_interval=0.5\n"));
+				       "poll_interval=0.5 exclude_after=2\n"));
 	assert_non_null(strstr(dump.buf, "executor.sbatch: [\"--time=02:00:00\", \"--account=lab\"]"));
 	strbuf_release(&dump);
 	config_free(cfg);
@@ -1086,6 +1087,7 @@ static void test_executor(void **state)
 	assert_string_equal(cfg->executor.node_dir, "/var/lib/topoadvisor/nodes");
 	assert_int_equal(cfg->executor.max_attempts, 3);
 	assert_true(cfg->executor.poll_interval == 3);
+	assert_int_equal(cfg->executor.exclude_after, 3);
 	config_free(cfg);
 	enum executor_kind k;
 	assert_int_equal(config_executor_from_name("slurm", &k), 0);
