@@ -167,7 +167,8 @@ static void race_verdict(const struct sweep *s, const struct decide_settings *st
 {
 	struct decide_settings rs = *st;
 	decide_race_settings(&s->in, first, max, &rs);
-	decide_compute(&s->in, &rs, r);
+	if (decide_compute(&s->in, &rs, r) < 0)
+		abort();
 }
 
 static bool report(const char *what, double rate, const char *op, double target)
@@ -231,7 +232,8 @@ static bool bench_null(size_t nl, int sweeps)
 		struct decide_result r;
 		sweep_init(&sw, &t);
 		sweep_full(&sw, 10);
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb_full += r.verdict == DECIDE_BETTER;
 		decide_result_release(&r);
 		sweep_init(&sw, &t);
@@ -279,7 +281,8 @@ static bool bench_race_null(size_t nd, int max, int sweeps)
 		decide_result_release(&r);
 		sweep_init(&sw, &t);
 		sweep_full(&sw, max);
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb_full += r.verdict == DECIDE_BETTER;
 		decide_result_release(&r);
 	}
@@ -317,7 +320,8 @@ static bool bench_gain(size_t nl, double gain, double cv, int sweeps, double tar
 		decide_result_release(&r);
 		sweep_init(&sw, &t);
 		runs_full += sweep_full(&sw, 20);
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		bool rf = r.verdict == DECIDE_BETTER && r.pick == 3;
 		right_full += rf;
 		agree += rr == rf;
@@ -364,7 +368,8 @@ static bool bench_tails(int sweeps)
 				sweep_init(&sw, &t);
 				sweep_full(&sw, 10);
 				struct decide_result r;
-				decide_compute(&sw.in, &st, &r);
+				if (decide_compute(&sw.in, &st, &r) < 0)
+					abort();
 				det[tails] += r.verdict == DECIDE_BETTER && r.pick == nd - 1;
 				decide_result_release(&r);
 			}
@@ -386,7 +391,8 @@ static bool bench_tails(int sweeps)
 		sweep_init(&sw, &t);
 		sweep_full(&sw, 10);
 		struct decide_result r;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb += r.verdict == DECIDE_BETTER;
 		for (size_t i = 0; i < sw.nruns; i++) {
 			bool slow = log(sw.runs[i].value / 100) < -log(3) / 2;
@@ -415,7 +421,8 @@ static bool bench_failures(int sweeps)
 		sweep_init(&sw, &t);
 		sweep_full(&sw, 10);
 		struct decide_result r;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb += r.verdict == DECIDE_BETTER && r.pick == 2;
 		const struct decide_decision_out *o = &r.decisions[2];
 		if (o->n_failed) {
@@ -448,7 +455,8 @@ static bool bench_boots(int sweeps)
 		sweep_init(&sw, &t);
 		sweep_full(&sw, 12);
 		struct decide_result r;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb += r.verdict == DECIDE_BETTER;
 		if (r.components.estimable) {
 			estimable++;
@@ -459,7 +467,8 @@ static bool bench_boots(int sweeps)
 		/* The same runs taken as independent (the boots forgotten). */
 		for (size_t i = 0; i < sw.nruns; i++)
 			sw.runs[i].boot = 0;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		naive += r.verdict == DECIDE_BETTER;
 		decide_result_release(&r);
 	}
@@ -508,7 +517,8 @@ static bool bench_drift(int sweeps)
 			sweep_init(&sw, &t);
 			sweep_full(&sw, 12);
 			struct decide_result r;
-			decide_compute(&sw.in, &st, &r);
+			if (decide_compute(&sw.in, &st, &r) < 0)
+				abort();
 			reported += r.drift.tested && r.drift.p < DECIDE_ALPHA;
 			decide_result_release(&r);
 		}
@@ -532,8 +542,10 @@ static enum decide_compare_status compare_two(const struct truth *a, const struc
 	sweep_full(&x, blocks);
 	sweep_init(&y, b);
 	sweep_full(&y, blocks);
-	decide_compute(&x.in, &st, &ra);
-	decide_compute(&y.in, &st, &rb);
+	if (decide_compute(&x.in, &st, &ra) < 0)
+		abort();
+	if (decide_compute(&y.in, &st, &rb) < 0)
+		abort();
 	size_t n = x.in.nconfigs;
 	struct decide_shift *sh = calloc(n, sizeof(*sh));
 	double *va = calloc(MAXB, sizeof(double)), *vb = calloc(MAXB, sizeof(double));
@@ -613,7 +625,8 @@ static bool bench_extend(size_t nd, double cv, int blocks, int sweeps, double ta
 		sweep_init(&sw, &t);
 		sweep_full(&sw, blocks);
 		struct decide_result r;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		int need = r.needed;
 		bool open = r.verdict == DECIDE_UNDECIDED;
 		decide_result_release(&r);
@@ -631,7 +644,8 @@ static bool bench_extend(size_t nd, double cv, int blocks, int sweeps, double ta
 		asked += need;
 		for (int b = blocks; b < blocks + need; b++)
 			sweep_block(&sw, b);
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		decided += decide_decisive(&r);
 		right += r.verdict == DECIDE_BETTER && r.pick == nd - 1;
 		decide_result_release(&r);
@@ -694,7 +708,8 @@ static bool bench_coverage(int sweeps)
 				sweep_init(&sw, &t);
 				sweep_full(&sw, ns[i]);
 				struct decide_result r;
-				decide_compute(&sw.in, &st, &r);
+				if (decide_compute(&sw.in, &st, &r) < 0)
+					abort();
 				const struct decide_cmp *c = &r.decisions[1].objective;
 				held += c->lo <= log(1.10) && log(1.10) <= c->hi;
 				decide_result_release(&r);
