@@ -338,7 +338,8 @@ static void json_header(struct json_writer *w, const struct rank_result *r)
 	json_key(w, "baseline"); json_str(w, r->baseline ? r->baseline->config->rec.key : NULL);
 	json_key(w, "baseline_source"); json_str(w, r->baseline_source);
 	json_key(w, "composite"); json_str(w, r->composite_family);
-	json_key(w, "alpha"); json_double(w, DECIDE_ALPHA);
+	/* 0.05, or after a race its last look's group-sequential level */
+	json_key(w, "alpha"); json_double(w, r->level_alpha * (double)r->ncomparisons);
 	json_key(w, "comparisons"); json_int(w, (int64_t)r->ncomparisons);
 	json_key(w, "interval_level"); json_double(w, 1 - r->level_alpha);
 	json_key(w, "equivalence"); json_double(w, r->equivalence);
@@ -700,6 +701,11 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 	if (!r->higher_is_better)
 		strbuf_addf(out, "VS BASELINE: the change of %s against the baseline (lower is better: "
 			    "a fall is a gain)\n", r->metric);
+	if (r->res->raced)
+		strbuf_addf(out, "race: the verdict is its look after the blocks run, at that look's "
+			    "level %.3g (the race's 0.05 spent over its looks, blocks %d..%d)\n",
+			    r->level_alpha * (double)r->ncomparisons, r->res->race_first_test,
+			    r->res->race_max_blocks);
 	strbuf_addstr(out, geo ? "means: geometric, on the scale of the gains (ratios of them), "
 		      "with their 95 % intervals on the log scale\n"
 		      : "means: arithmetic, with Student t intervals (a value is not positive: "

@@ -472,6 +472,8 @@ static int engine_other(const struct rank_result *r, decide_value_fn fn, void *c
 	st.equivalence = r->equivalence;
 	st.max_failure_rate = r->max_failure_rate;
 	decide_sweep_build(r->res, fn, ctx, hib, &r->roles, s);
+	if (r->res->raced)	/* at the race's last look's level, as the primary metric */
+		decide_race_settings(&s->in, r->res->race_first_test, r->res->race_max_blocks, &st);
 	if (decide_compute(&s->in, &st, out) < 0) {
 		decide_sweep_release(s);
 		return -1;
@@ -809,6 +811,10 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	st.objective = opt->objective;
 	st.equivalence = opt->equivalence;
 	st.max_failure_rate = opt->max_failure_rate;
+	/* After a race: the level of its last look (the group-sequential stop's), not 0.05. */
+	if (res->raced)
+		decide_race_settings(&out->sweep.in, res->race_first_test, res->race_max_blocks,
+				     &st);
 	if (decide_compute(&out->sweep.in, &st, &out->dr) < 0)
 		return err_set(err, EXIT_FAILURE_RUN, "experiment %s: the decision engine refused "
 			       "its runs (a configuration or level out of range)", res->exp.name);

@@ -136,6 +136,11 @@ struct decide_settings {
 	double max_failure_rate;
 	int blocks;			/* > 0: only blocks 0..blocks-1 (a race's look) */
 	bool verdicts_only;		/* no needed blocks (-1) nor spread: a race's look */
+	/*
+	 * The family's error, DECIDE_ALPHA (0: the same); a race's look and the
+	 * verdict after a race take the look's level (decide_race_settings).
+	 */
+	double alpha;
 };
 void decide_settings_init(struct decide_settings *s);
 
@@ -378,18 +383,45 @@ struct decide_race_step {
  * eliminations stored in the input's decisions stand).  From block
  * first_test on, every surviving decision other than the leader (the best
  * objective) and the baseline is tested against the leader: one-sided,
- * worse at every level (mean objective: on average), the p-value
- * Bonferroni-adjusted over the survivors and the looks the race may still
- * take (decide_race_alpha); a decision whose failure rate is shown above
+ * worse at every level (mean objective: on average), at the one-sided
+ * level decide_race_alpha: 0.05 over (survivors - 1) and over L^0.8, L the
+ * looks from first_test to max_blocks; the p stored is scaled back to be
+ * read against 0.05.  A decision whose failure rate is shown above
  * max_failure_rate (binomial) is eliminated as failing.  Then the stop:
- * decided (decide_compute's verdict on these blocks is decisive and
- * nothing is in contention), one survivor, or max_blocks.
+ * decided (decide_compute's verdict on these blocks, at this look's
+ * group-sequential level decide_race_level, is decisive and nothing is in
+ * contention), one survivor, or max_blocks.
  */
 int decide_race(const struct decide_input *in, const struct decide_settings *s, int blocks,
 		int first_test, int max_blocks, struct decide_race_step *out);
+/* decide_race with the stop's level given: levels[blocks] of decide_race_levels. */
+int decide_race_look(const struct decide_input *in, const struct decide_settings *s, int blocks,
+		     int first_test, int max_blocks, double level, struct decide_race_step *out);
 void decide_race_step_release(struct decide_race_step *st);
 /* The one-sided level of an elimination test among `survivors` over `looks` looks. */
 double decide_race_alpha(size_t survivors, int looks);
+
+/*
+ * The stop is a group-sequential test: the engine's verdict at look b (the
+ * blocks 1..b, b = first_test..max_blocks) is taken at a nominal level
+ * below DECIDE_ALPHA, the levels chosen so that over all the looks the
+ * race may take the chance of a decisive verdict crossing a boundary by
+ * chance is DECIDE_ALPHA in all (error spent by the fraction b / max_blocks
+ * of the information, Hwang-Shih-DeCani; boundaries by numerical
+ * integration of the looks' joint normal law).  levels[b] (max_blocks + 1
+ * entries) gets look b's two-sided nominal level, 0 before first_test.
+ */
+void decide_race_levels(int first_test, int max_blocks, double *levels);
+/* The level of the look after `blocks` blocks (clamped to first_test..max_blocks). */
+double decide_race_level(int first_test, int max_blocks, int blocks);
+/*
+ * The settings of a verdict on a raced experiment: s->alpha becomes the
+ * level of the look at the blocks the input holds runs of (a verdict
+ * after a race is the race's own last look, never at the full design's
+ * level unless the race earned it).
+ */
+void decide_race_settings(const struct decide_input *in, int first_test, int max_blocks,
+			  struct decide_settings *s);
 
 /*
  * The number of runs a race of this size is expected to take: nsim races

@@ -35,6 +35,13 @@ void decide_settings_init(struct decide_settings *s)
 	s->objective = DECIDE_OBJECTIVE_WORST;
 	s->equivalence = DECIDE_DEFAULT_EQUIVALENCE;
 	s->max_failure_rate = DECIDE_DEFAULT_MAX_FAILURE_RATE;
+	s->alpha = DECIDE_ALPHA;
+}
+
+/* The family's error: DECIDE_ALPHA, or a race look's level (decide_race_settings). */
+static double alpha_of(const struct decide_settings *s)
+{
+	return s->alpha > 0 ? s->alpha : DECIDE_ALPHA;
 }
 
 bool decide_decisive(const struct decide_result *r)
@@ -445,13 +452,13 @@ static void against_baseline(const struct decide_table *t, const struct decide_s
 		struct decide_decision_out *o = &r->decisions[d];
 		if (d == b)
 			continue;
-		objective_cmp(t, s, d, b, DECIDE_ALPHA, &o->objective);
+		objective_cmp(t, s, d, b, alpha_of(s), &o->objective);
 		o->testable = o->objective.ok;
 		m += o->testable && !in->decisions[d].host_reference;
 	}
 	r->m = m ? m : 1;
-	r->objective_alpha = DECIDE_ALPHA / (double)r->m;
-	r->level_alpha = DECIDE_ALPHA / (double)(r->m * nl);
+	r->objective_alpha = alpha_of(s) / (double)r->m;
+	r->level_alpha = alpha_of(s) / (double)(r->m * nl);
 	more_failures(t, s, r);
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		struct decide_config_out *co = &r->configs[c];
@@ -537,7 +544,7 @@ static void against_reference(const struct decide_table *t, const struct decide_
 			continue;
 		}
 		struct decide_cmp c;
-		objective_cmp(t, s, d, ref, DECIDE_ALPHA, &c);
+		objective_cmp(t, s, d, ref, alpha_of(s), &c);
 		o->testable = c.ok;
 		o->score = c.ok ? c.est : NAN;
 	}
@@ -546,8 +553,8 @@ static void against_reference(const struct decide_table *t, const struct decide_
 					? DECIDE_FAILING : in->baseline == DECIDE_NONE
 					? DECIDE_NOT_COMPARED : DECIDE_INSUFFICIENT;
 	r->m = 1;
-	r->objective_alpha = DECIDE_ALPHA;
-	r->level_alpha = DECIDE_ALPHA / (double)in->nlevels;
+	r->objective_alpha = alpha_of(s);
+	r->level_alpha = alpha_of(s) / (double)in->nlevels;
 }
 
 /* ---- the best and ties ------------------------------------------------------ */
@@ -583,7 +590,7 @@ static void against_best(const struct decide_table *t, const struct decide_setti
 		return;
 	r->decisions[best].is_best = true;
 	size_t m = family_size(in, r, best);
-	double alpha = DECIDE_ALPHA / (double)m;
+	double alpha = alpha_of(s) / (double)m;
 	for (size_t d = 0; d < in->ndecisions; d++) {
 		struct decide_decision_out *o = &r->decisions[d];
 		if (d == best || in->decisions[d].host_reference)
@@ -694,7 +701,7 @@ static void recommend_better(const struct decide_table *t, const struct decide_s
 		if (d == top || !is_contender(in, r, d) || r->decisions[d].verdict != DECIDE_BETTER)
 			continue;
 		struct decide_cmp c;
-		difference_cmp(t, s, d, top, DECIDE_ALPHA / (double)m, r->decisions[d].score,
+		difference_cmp(t, s, d, top, alpha_of(s) / (double)m, r->decisions[d].score,
 			       r->decisions[top].score, &c);
 		if (!c.ok || decide_verdict_of(&c, s->equivalence) != DECIDE_EQUIVALENT)
 			continue;
@@ -716,7 +723,7 @@ static void recommend_better(const struct decide_table *t, const struct decide_s
 		o->in_contention = true;
 		list_add(&r->contention, &r->ncontention, d);
 		struct decide_cmp c;
-		difference_cmp(t, s, d, pick, DECIDE_ALPHA / (double)mp, o->score,
+		difference_cmp(t, s, d, pick, alpha_of(s) / (double)mp, o->score,
 			       r->decisions[pick].score, &c);
 		o->needed_vs_pick = c.needed;
 	}

@@ -21,6 +21,158 @@ const char *decide_stop_name(enum decide_stop s)
 	return "running";
 }
 
+/* ---- the stop: a group-sequential test over the race's looks -------------- */
+
+/*
+ * The error the looks may spend by information fraction t (blocks so far
+ * over the race's maximum): Hwang, Shih & DeCani's family (1990),
+ * alpha (1 - e^(-g t)) / (1 - e^(-g)), here with g = RACE_SPEND_GAMMA.
+ * Negative g spends little early (g = -4 is close to O'Brien & Fleming's
+ * boundaries), g = 1 is close to Pocock's (even spending); the value is
+ * the one docs/advisor.md ("Racing") gives with its measurements.
+ */
+#ifndef RACE_SPEND_GAMMA
+#define RACE_SPEND_GAMMA (-2.0)
+#endif
+
+static double spend(double t, double alpha)
+{
+	if (t <= 0)
+		return 0;
+	if (t >= 1)
+		return alpha;
+	double g = RACE_SPEND_GAMMA;
+	return g == 0 ? alpha * t : alpha * -expm1(-g * t) / -expm1(-g);
+}
+
+/* Grid step on the score scale, in standard deviations of one block's increment. */
+#define GS_STEP 0.25
+/* The continuation region is cut at this many standard deviations of the score. */
+#define GS_SPAN 8.0
+
+/* Simpson's weight of point i of an n-point grid (n odd), times h / 3. */
+static double simpson(size_t i, size_t n, double h)
+{
+	double w = i == 0 || i == n - 1 ? 1 : i % 2 ? 4 : 2;
+	return w * h / 3;
+}
+
+/* A grid of n (odd) points over [-half, half] of step about step. */
+static size_t grid_points(double half, double step, double *h)
+{
+	size_t n = 2 * (size_t)ceil(half / step) + 1;
+	if (n < 3)
+		n = 3;
+	*h = 2 * half / (double)(n - 1);
+	return n;
+}
+
+/* P(|S_k| >= c sqrt(I_k), no earlier crossing): masses m at points u, increment sd. */
+static double crossing(const double *u, const double *m, size_t n, double bound, double sd)
+{
+	double p = 0;
+	for (size_t i = 0; i < n; i++)
+		p += m[i] * (stats_normal_cdf((-bound - u[i]) / sd) +
+			     stats_normal_cdf((u[i] - bound) / sd));
+	return p;
+}
+
+void decide_race_levels(int first_test, int max_blocks, double *levels)
+{
+	if (max_blocks < 1)
+		return;
+	for (int b = 0; b <= max_blocks; b++)
+		levels[b] = 0;
+	if (first_test < 1)
+		first_test = 1;
+	if (first_test > max_blocks) {
+		levels[max_blocks] = DECIDE_ALPHA;
+		return;
+	}
+	/*
+	 * The score S_k = Z_k sqrt(I_k), I_k the blocks at look k, is Brownian
+	 * motion under no difference: independent normal increments of
+	 * variance I_k - I_(k-1).  Its sub-density on the continuation region
+	 * (no look crossed yet) is carried on a grid from look to look
+	 * (Armitage, McPherson & Rowe 1969; Jennison & Turnbull 2000, ch. 19),
+	 * each look's symmetric bound c_k found by bisection so that the
+	 * crossing probability at look k is what the spending adds there.
+	 */
+	double *u = NULL, *m = NULL;
+	size_t n = 0;
+	double spent = 0;
+	for (int b = first_test; b <= max_blocks; b++) {
+		double want = spend((double)b / max_blocks, DECIDE_ALPHA) - spent;
+		double root = sqrt((double)b), c;
+		if (b == first_test) {
+			c = stats_normal_quantile(1 - want / 2);
+		} else {
+			double sd = 1;	/* one block's increment */
+			double lo = 0, hi = GS_SPAN + 2;
+			if (!(want > 0) || crossing(u, m, n, hi * root, sd) >= want)
+				c = want > 0 ? hi : INFINITY;
+			else {
+				for (int it = 0; it < 50; it++) {
+					double mid = (lo + hi) / 2;
+					if (crossing(u, m, n, mid * root, sd) > want)
+						lo = mid;
+					else
+						hi = mid;
+				}
+				c = (lo + hi) / 2;
+			}
+		}
+		levels[b] = isinf(c) ? 0 : 2 * stats_normal_cdf(-c);
+		spent += want;
+		if (b == max_blocks)
+			break;
+		/* The sub-density at this look, on |s| < c sqrt(b) (cut at GS_SPAN sd). */
+		double half = fmin(c, GS_SPAN) * root, h;
+		size_t n2 = grid_points(half, GS_STEP, &h);
+		double *u2 = xmalloc(n2 * sizeof(*u2)), *m2 = xmalloc(n2 * sizeof(*m2));
+		for (size_t k = 0; k < n2; k++) {
+			u2[k] = -half + (double)k * h;
+			double f = 0;
+			if (b == first_test) {
+				f = exp(-u2[k] * u2[k] / (2 * b)) / sqrt(2 * M_PI * b);
+			} else {
+				/* increments of one block: variance 1 */
+				for (size_t i = 0; i < n; i++) {
+					double z = u2[k] - u[i];
+					if (fabs(z) < 9)
+						f += m[i] * exp(-z * z / 2);
+				}
+				f /= sqrt(2 * M_PI);
+			}
+			m2[k] = f * simpson(k, n2, h);
+		}
+		free(u);
+		free(m);
+		u = u2;
+		m = m2;
+		n = n2;
+	}
+	free(u);
+	free(m);
+}
+
+double decide_race_level(int first_test, int max_blocks, int blocks)
+{
+	if (max_blocks < 1)
+		return DECIDE_ALPHA;
+	if (first_test < 1)
+		first_test = 1;
+	if (blocks > max_blocks)
+		blocks = max_blocks;
+	if (blocks < first_test)
+		blocks = first_test < max_blocks ? first_test : max_blocks;
+	double *levels = xmalloc((size_t)(max_blocks + 1) * sizeof(*levels));
+	decide_race_levels(first_test, max_blocks, levels);
+	double a = levels[blocks];
+	free(levels);
+	return a;
+}
+
 /*
  * An elimination test's one-sided level: alpha over the other survivors
  * (a decision as good as the best is compared with the leader, the most
@@ -90,8 +242,25 @@ static bool races(const struct decide_input *in, size_t d)
 	return !in->decisions[d].host_reference && in->decisions[d].elim.block == 0;
 }
 
-int decide_race(const struct decide_input *in, const struct decide_settings *s, int blocks,
-		int first_test, int max_blocks, struct decide_race_step *out)
+/* The blocks holding an outcome (a run ok or failed) in the input. */
+static int blocks_run(const struct decide_input *in)
+{
+	int n = 0;
+	for (size_t i = 0; i < in->nruns; i++)
+		if (in->runs[i].status != DECIDE_RUN_NONE && in->runs[i].block + 1 > n)
+			n = in->runs[i].block + 1;
+	return n;
+}
+
+void decide_race_settings(const struct decide_input *in, int first_test, int max_blocks,
+			  struct decide_settings *s)
+{
+	int blocks = s->blocks > 0 ? s->blocks : blocks_run(in);
+	s->alpha = decide_race_level(first_test, max_blocks, blocks);
+}
+
+int decide_race_look(const struct decide_input *in, const struct decide_settings *s, int blocks,
+		     int first_test, int max_blocks, double level, struct decide_race_step *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->blocks = blocks;
@@ -101,6 +270,8 @@ int decide_race(const struct decide_input *in, const struct decide_settings *s, 
 	struct decide_settings look = *s;
 	look.blocks = blocks;
 	look.verdicts_only = true;	/* only eliminations and the stop are read */
+	/* The stop's verdict at this look's group-sequential level. */
+	look.alpha = level;
 	struct decide_result r;
 	if (decide_compute(in, &look, &r) < 0)
 		return -1;
@@ -170,6 +341,14 @@ int decide_race(const struct decide_input *in, const struct decide_settings *s, 
 	return 0;
 }
 
+int decide_race(const struct decide_input *in, const struct decide_settings *s, int blocks,
+		int first_test, int max_blocks, struct decide_race_step *out)
+{
+	double level = blocks >= first_test && first_test >= 2
+		       ? decide_race_level(first_test, max_blocks, blocks) : DECIDE_ALPHA;
+	return decide_race_look(in, s, blocks, first_test, max_blocks, level, out);
+}
+
 double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nreference,
 				 int first_test, int max_blocks, double equivalence, uint64_t seed,
 				 int nsim, size_t *max_out)
@@ -194,6 +373,8 @@ double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nrefe
 		.nlevels = nlevels, .runs = runs, .baseline = ndecisions / 2,
 		.higher_is_better = true, .boot_seconds = NAN, .run_seconds = NAN,
 	};
+	double *levels = xmalloc((size_t)(max_blocks + 1) * sizeof(*levels));
+	decide_race_levels(first_test, max_blocks, levels);
 	double total = 0;
 	for (int k = 0; k < nsim; k++) {
 		size_t nruns = 0, spent = 0;
@@ -213,7 +394,8 @@ double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nrefe
 			}
 			in.nruns = nruns;
 			struct decide_race_step st;
-			decide_race(&in, &s, b + 1, first_test, max_blocks, &st);
+			decide_race_look(&in, &s, b + 1, first_test, max_blocks,
+					 levels[b + 1 < first_test ? first_test : b + 1], &st);
 			for (size_t i = 0; i < st.nelims; i++)
 				opts[st.elims[i].decision].elim =
 					(struct decide_stored_elim){ b + 1, st.elims[i].against, st.elims[i].p };
@@ -224,6 +406,7 @@ double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nrefe
 		}
 		total += (double)spent;
 	}
+	free(levels);
 	free(runs);
 	free(confs);
 	free(opts);

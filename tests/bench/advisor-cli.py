@@ -426,6 +426,39 @@ class NullCase(LevelsCase):
         return rows
 
 
+class RaceNullCase(NullCase):
+    """A raced null with few decisions (issue 33): with each look at the full
+    design's 0.05 a race stopped at its first chance crossing (false `better`
+    12/100 with 2 decisions at 30 blocks); the stop's error is now spent over
+    the race's looks.  Raced only: the full design's runs are its plan's
+    (every decision in every block; no run fails here)."""
+
+    def __init__(self, name, decisions, reps, sweeps):
+        super().__init__(name, 1, reps, sweeps, decisions=decisions, strategies=("race",))
+        self.title = (f"all equal, CV 5 %, {len(decisions)} decisions (the baseline one), "
+                      f"1 level, raced up to {reps} blocks (first test after 3)")
+
+    def rates(self, results):
+        race = [r["race"] for r in results]
+        others = [d for d in self.decisions if d != BASE]
+        full = len(self.decisions) * self.reps
+        runs = mean([o["runs"] for o in race])
+        return [
+            Rate("race: false `better`", sum(o["verdict"] == "better" for o in race),
+                 len(race), "<=", 5),
+            Rate("race: false `better` or a decision shown worse",
+                 sum(o["verdict"] == "better" or
+                     any(v == "worse" for v in o["dverdict"].values()) for o in race), len(race)),
+            Rate("race: false `equivalent` (keep it) without data",
+                 sum(false_equivalent(o) for o in race), len(race), "<=", 0),
+            Rate("race: an equal decision eliminated (per decision)",
+                 sum(1 for o in race for d in others if o["eliminated"].get(d)),
+                 len(race) * len(others), "<=", 5),
+            Note(f"runs per sweep: race {runs:.1f}, full design {full} "
+                 f"({full - runs:.1f} saved, {100 * (full - runs) / full:.1f} %)"),
+        ]
+
+
 class GainCase(LevelsCase):
     """One decision truly better at every level."""
 
@@ -1021,6 +1054,9 @@ def cases():
     return [
         NullCase("null-1", 1, 10, 200),
         NullCase("null-3", 3, 8, 60, decisions=three),
+        RaceNullCase("race-null-2", ("6", "0"), 30, 100),
+        RaceNullCase("race-null-3", three, 30, 100),
+        RaceNullCase("race-null-50", ("6", "0"), 50, 100),
         GainCase("gain4-3", 0.04, 0.03, 3, 10, 80, target_kept=2, strategies=("race",),
                  decisions=three),
         GainCase("gain10-3", 0.10, 0.05, 3, 20, 50, target_better=90, decisions=three),
