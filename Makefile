@@ -302,7 +302,8 @@ demo:
 
 # Mutation testing of the decision engine (decide/): every single-point
 # mutant against the engine's unit tests; not part of `make check` (an hour
-# or so).  MUTATE_FLAGS: e.g. --jobs 2 --sample 3.
+# or so).  MUTATE_FLAGS: e.g. --jobs 2 --sample 3 (a random third, seed printed)
+# --files collectors/gang.c,experiments/plan.c --list.
 mutate: units
 	@scripts/mutate.py $(MUTATE_FLAGS)
 

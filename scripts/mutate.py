@@ -19,17 +19,26 @@ the library (build/, from `make units`), which is run (20 s timeout each, stoppi
 the first failure).  Usage:
 
   scripts/mutate.py [--jobs N] [--files decide/engine.c,...] [--sample K]
-                    [--recheck FILE] [--out FILE]
+                    [--seed S] [--list] [--recheck FILE] [--out FILE]
 
---sample K takes every K-th mutant (seeded by position, reproducible).
+Mutants inside assert(...) and testcase(...) are never made: an invariant
+that holds cannot be killed by a passing test, so mutating it only rewards
+deleting it (SQLite keeps its asserts for the same reason).
+
+--sample K takes a random 1/K of the mutants, drawn afresh on every run
+(so tests cannot be fitted to one fixed sample); --seed S replays the
+sample a run printed.  Without --sample every mutant runs.
+--list prints the mutants (file:line: mutation) and builds nothing.
+--files takes any C sources of the library; the unit tests run against a
+file are those TESTS_FOR names for its folder or name.
 --recheck FILE runs only the mutants a survivors file lists (file, line and
-mutation; with the same --sample as the run that wrote it): what new tests
-kill of them, without building every mutant again.
+mutation): what new tests kill of them, without building every mutant again.
 Prints the score per file and overall, and writes the survivors (file,
 line, the mutation) to --out (default build-mutate/survivors.txt).
 """
 import argparse
 import os
+import random
 import re
 import shlex
 import shutil
@@ -40,6 +49,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = ["test-decide", "test-compare", "test-rank", "test-rank-pipeline", "test-stats"]
+# The unit tests that exercise each mutated source: the first prefix that
+# matches its path wins.
+TESTS_FOR = [
+    ("decide/", TESTS),
+    ("collectors/gang", ["test-gang"]),
+    ("experiments/plan", ["test-plan", "test-plan-estimate", "test-reuse"]),
+    ("model/", ["test-config", "test-plan", "test-knobs", "test-cmd"]),
+]
+# Calls whose arguments are invariants, never mutated.
+INVARIANT_CALLS = re.compile(r"(?<![A-Za-z0-9_])(assert|testcase|static_assert|_Static_assert)\s*\(")
 IDENT = re.compile(r"[A-Za-z0-9_\])]")
 
 
@@ -81,6 +100,35 @@ def code_spans(text):
     yield start, n
 
 
+def invariant_spans(text):
+    """(start, end) of every assert(...)-like call, parentheses matched."""
+    spans = []
+    for m in INVARIANT_CALLS.finditer(text):
+        i, depth = m.end() - 1, 0
+        while i < len(text):
+            c = text[i]
+            if c in "\"'":
+                q, i = c, i + 1
+                while i < len(text) and text[i] != q:
+                    i += 2 if text[i] == "\\" else 1
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        spans.append((m.start(), i + 1))
+    return spans
+
+
+def tests_for(path):
+    for prefix, tests in TESTS_FOR:
+        if path.startswith(prefix):
+            return tests
+    raise SystemExit(f"mutate.py: no unit tests are named for {path} (TESTS_FOR)")
+
+
 def prev_char(text, i):
     j = i - 1
     while j >= 0 and text[j] in " \t\n":
@@ -96,6 +144,13 @@ NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\
 
 def mutants(text):
     """Yields (offset, length, replacement, description) for every mutation site."""
+    skip = invariant_spans(text)
+    for m in raw_mutants(text):
+        if not any(s <= m[0] < e for s, e in skip):
+            yield m
+
+
+def raw_mutants(text):
     for start, end in code_spans(text):
         seg = text[start:end]
         i = 0
@@ -156,7 +211,7 @@ def one(args):
                                        "-c", "-o", obj, src]
     if run(cc, cwd=TOP) != 0:
         return "stillborn"
-    for t in TESTS:
+    for t in tests_for(path):
         exe = os.path.join(work, t)
         # The mutant before the library: its symbols win, the original member stays out.
         link = ["cc", "-o", exe, tests[t], obj, lib] + libs
@@ -178,27 +233,42 @@ def main():
         os.path.join("decide", f) for f in os.listdir(os.path.join(TOP, "decide"))
         if f.endswith(".c"))))
     ap.add_argument("--sample", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--list", action="store_true")
     ap.add_argument("--recheck", default=None)
     ap.add_argument("--out", default=os.path.join(TOP, "build-mutate", "survivors.txt"))
     a = ap.parse_args()
+    if a.sample < 1:
+        ap.error("--sample takes K >= 1 (a random 1/K of the mutants)")
+    seed = a.seed if a.seed is not None else int.from_bytes(os.urandom(4), "little")
+    draw = random.Random(seed)
+    if a.sample > 1:
+        print(f"a random 1/{a.sample} of the mutants, --seed {seed}", file=sys.stderr)
     wanted = None
     if a.recheck:
         with open(a.recheck) as f:
             wanted = {line.rstrip("\n") for line in f if line.strip()}
+    jobs, where = [], []
+    for path in a.files.split(","):
+        if not a.list:
+            tests_for(path)
+        text = open(os.path.join(TOP, path)).read()
+        for m in mutants(text):
+            line = text.count("\n", 0, m[0]) + 1
+            if wanted is not None:
+                if f"{path}:{line}: {m[3]}" not in wanted:
+                    continue
+            elif a.sample > 1 and draw.randrange(a.sample):
+                continue
+            where.append((path, line, m[3]))
+            jobs.append((path, text, m, None))
+    if a.list:
+        for path, line, what in where:
+            print(f"{path}:{line}: {what}")
+        return 0
     flags, libs = cflags()
     base = os.path.join(TOP, "build-mutate")
     os.makedirs(base, exist_ok=True)
-    jobs, where = [], []
-    for path in a.files.split(","):
-        text = open(os.path.join(TOP, path)).read()
-        for k, m in enumerate(mutants(text)):
-            if k % a.sample:
-                continue
-            line = text.count("\n", 0, m[0]) + 1
-            if wanted is not None and f"{path}:{line}: {m[3]}" not in wanted:
-                continue
-            where.append((path, line, m[3]))
-            jobs.append((path, text, m, None, flags, libs))
     results = []
     tmp = tempfile.mkdtemp(prefix="mutate.", dir=base)
     # A snapshot of the library: rebuilding build/ meanwhile does not mix in.
@@ -213,15 +283,14 @@ def main():
                 shutil.copy(os.path.join(TOP, d, f), os.path.join(snap, d, f))
     # The tests compiled once; each mutant is only linked with them.
     tests = {}
-    for t in TESTS:
+    for t in sorted({t for path in a.files.split(",") for t in tests_for(path)}):
         tests[t] = os.path.join(tmp, t + ".o")
         subprocess.run(["cc", "-I", snap] + flags + ["-c", "-o", tests[t],
                                          os.path.join(TOP, "tests", "unit", t + ".c")],
                        cwd=TOP, check=True)
-    # The unmutated engine must pass under this harness, or every mutant
+    # Each unmutated file must pass under this harness, or every mutant
     # would count as killed (a test that cannot run here kills them all).
-    if a.files:
-        path = a.files.split(",")[0]
+    for path in a.files.split(","):
         text = open(os.path.join(TOP, path)).read()
         if one((path, text, (0, 0, "", "none"), os.path.join(tmp, "unmutated"), flags, libs,
                 lib, tests, snap)) != "survived":
@@ -229,8 +298,9 @@ def main():
                   file=sys.stderr)
             return 2
     with ThreadPoolExecutor(a.jobs) as ex:
-        futs = [ex.submit(one, j[:3] + (os.path.join(tmp, str(i % a.jobs) + "-" + str(i)),) +
-                          j[4:] + (lib, tests, snap)) for i, j in enumerate(jobs)]
+        futs = [ex.submit(one, j[:3] + (os.path.join(tmp, str(i % a.jobs) + "-" + str(i)),
+                                        flags, libs, lib, tests, snap))
+                for i, j in enumerate(jobs)]
         for i, f in enumerate(futs):
             results.append(f.result())
             shutil.rmtree(os.path.join(tmp, str(i % a.jobs) + "-" + str(i)), ignore_errors=True)
