@@ -545,7 +545,8 @@ static int tree_visit(struct proctree *t, int sig, struct strbuf *who)
 	/* Read after the list: a member forked meanwhile is in cg, not in all. */
 	if (t->cgroup) {
 		cg_pids(t->cgroup, &cg, &ncg);
-		qsort(cg, ncg, sizeof(*cg), pid_cmp);
+		if (ncg)
+			qsort(cg, ncg, sizeof(*cg), pid_cmp);
 	}
 	qsort(all, n, sizeof(*all), by_pid);
 	bool *member = xcalloc(n + 1, sizeof(*member));
@@ -554,7 +555,8 @@ static int tree_visit(struct proctree *t, int sig, struct strbuf *who)
 	for (size_t i = 0; i < n; i++) {
 		if (!member[i] || all[i].state == 'Z' || all[i].state == 'X')
 			continue;
-		bool outside = t->cgroup && !bsearch(&all[i].pid, cg, ncg, sizeof(*cg), pid_cmp);
+		bool outside = t->cgroup &&
+			       !(ncg && bsearch(&all[i].pid, cg, ncg, sizeof(*cg), pid_cmp));
 		if (outside)
 			remember_escapee(t, &all[i]);
 		live++;
