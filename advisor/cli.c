@@ -63,6 +63,8 @@ static void cmd_usage(FILE *f, const struct cmd_entry *c)
 	strbuf_addf(&sb, "usage: topoadvisor %s [options]%s%s\n\n%s\n\nOptions:\n",
 		    c->name, c->args_usage[0] ? " " : "", c->args_usage, c->summary);
 	opts_help(&sb, tables);
+	if (c->help)
+		strbuf_addf(&sb, "\n%s", c->help);
 	fputs(strbuf_str(&sb), f);
 	strbuf_release(&sb);
 }

@@ -64,6 +64,7 @@ const struct cmd_entry cmd_exits_entry = {
 	.summary = "ganged exits and exit reasons from a trace.dat or perf.data recording",
 	.args_usage = "TRACE.dat|perf.data",
 	.options = exits_options,
+	.help = exitsum_help,
 	.min_args = 1,
 	.max_args = 1,
 	.exec = cmd_exits_exec,

@@ -8,6 +8,8 @@
  * the order `plan --json` and `rank --json` write them.  Repetitions are
  * 1-based, as every command shows them.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,22 +25,56 @@ static const struct option export_options[] = {
 	OPT_END(),
 };
 
-/* RFC 4180: quote fields holding a comma, quote or line break; double quotes. */
+/* Whether s is a plain decimal number ("-3.5", "1e-9"): a spreadsheet reads it as one. */
+static bool csv_is_number(const char *s)
+{
+	bool digits = false;
+	s += *s == '-' || *s == '+';
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits = true;
+	if (digits && (*s == 'e' || *s == 'E')) {
+		s++;
+		s += *s == '-' || *s == '+';
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return digits && !*s;
+}
+
+/*
+ * RFC 4180 (fields holding a comma, quote or line break quoted, quotes
+ * doubled), made safe for the spreadsheet that opens it (OWASP, CSV
+ * injection): a text cell starting with = + - @, a tab or a CR would be a
+ * formula there (a unit "=HYPERLINK(...)"), so it gets a leading ' inside
+ * quotes, unless it is a plain number ("-3" stays -3).  Control bytes
+ * (ESC, BEL, CR, DEL ...; tab and newline aside, quoting carries them) and
+ * bytes that are not UTF-8 become \xHH, as `show` prints them.
+ */
 static void csv_field(struct strbuf *out, const char *s)
 {
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		strbuf_addstr(out, s);
+	bool formula = strchr("=+-@\t\r", *s) && *s && !csv_is_number(s);
+	struct strbuf cell = STRBUF_INIT;
+	strbuf_add_printable(&cell, s, strlen(s));
+	if (!formula && !strpbrk(strbuf_str(&cell), ",\"\n")) {
+		strbuf_addstr(out, strbuf_str(&cell));
+		strbuf_release(&cell);
 		return;
 	}
-	strbuf_addch(out, '"');
-	for (; *s; s++) {
-		if (*s == '"')
+	strbuf_addstr(out, formula ? "\"'" : "\"");
+	for (const char *p = strbuf_str(&cell); *p; p++) {
+		if (*p == '"')
 			strbuf_addch(out, '"');
-		strbuf_addch(out, *s);
+		strbuf_addch(out, *p);
 	}
 	strbuf_addch(out, '"');
+	strbuf_release(&cell);
 }
 
 /* The columns before and after a configuration's record members. */
@@ -47,7 +83,7 @@ static const char *const head_columns[] = {
 };
 static const char *const run_columns[] = {
 	"run_id", "repetition", "order_index", "host", "status", "error", "topology_ok",
-	"lost_events", "metric", "value", "unit", "higher_is_better", NULL,
+	"lost_events", "loadavg", "host_cpus", "metric", "value", "unit", "higher_is_better", NULL,
 };
 
 /* One member of a configuration record as config_record_visit gives it. */
@@ -189,6 +225,12 @@ static void row_csv(struct strbuf *out, const struct row *r, const char *const *
 	if (run->lost_events >= 0)
 		strbuf_addf(out, "%lld", (long long)run->lost_events);
 	strbuf_addch(out, ',');
+	if (!isnan(run->loadavg))
+		strbuf_addf(out, "%.17g", run->loadavg);
+	strbuf_addch(out, ',');
+	if (run->host_cpus > 0)
+		strbuf_addf(out, "%d", run->host_cpus);
+	strbuf_addch(out, ',');
 	if (r->m) {
 		csv_field(out, r->m->name);
 		strbuf_addf(out, ",%.17g,", r->m->value);
@@ -248,6 +290,12 @@ static void row_json(struct json_writer *w, const struct row *r, const char *con
 		json_int(w, run->lost_events);
 	else
 		json_null(w);
+	json_key(w, "loadavg"); json_double(w, run->loadavg);
+	json_key(w, "host_cpus");
+	if (run->host_cpus > 0)
+		json_int(w, run->host_cpus);
+	else
+		json_null(w);
 	json_key(w, "metric"); json_str(w, r->m ? r->m->name : NULL);
 	json_key(w, "value");
 	if (r->m)
@@ -301,8 +349,10 @@ static int cmd_export_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	} else {
 		for (size_t i = 0; head_columns[i]; i++)
 			strbuf_addf(&out, "%s,", head_columns[i]);
-		for (size_t i = 0; i < ncols; i++)
-			strbuf_addf(&out, "%s,", cols[i]);
+		for (size_t i = 0; i < ncols; i++) {
+			csv_field(&out, cols[i]);
+			strbuf_addch(&out, ',');
+		}
 		for (size_t i = 0; run_columns[i]; i++)
 			strbuf_addf(&out, "%s%s", i ? "," : "", run_columns[i]);
 		strbuf_addch(&out, '\n');

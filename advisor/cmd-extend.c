@@ -23,7 +23,7 @@ static const struct option extend_options[] = {
 		   "treat DIR as / for host knobs (testing with a fake sysfs tree; with "
 		   "Slurm, %n in DIR stands for each node's name)"),
 	OPT_STRING(0, "executor", &extend_opts.executor, "KIND",
-		   "where the runs go: local (this host) or slurm (overrides executor.kind)"),
+		   "where the runs go: local (this host), slurm or ssh (overrides executor.kind)"),
 	OPT_END(),
 };
 
@@ -49,7 +49,7 @@ static int cmd_extend_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	struct sweep_stored s;
 	int rc;
-	if (sweep_stored_open(ctx, argv[0], &s, &err) < 0) {
+	if (sweep_stored_open(ctx, argv[0], extend_opts.sysfs_root, &s, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else if (strcmp(s.e.status, "done")) {
 		struct strbuf hint = STRBUF_INIT;

@@ -11,6 +11,8 @@
 
 #include "../experiments/config.h"
 #include "../experiments/controller.h"
+#include "../experiments/dispatch.h"
+#include "../experiments/slurm.h"
 #include "../experiments/plan.h"
 #include "../experiments/reuse.h"
 #include "../schema/db-timing.h"
@@ -45,7 +47,7 @@ static const struct option plan_options[] = {
 	OPT_STRING(0, "root", &plan_root, "DIR",
 		   "check host knobs under DIR instead of / (a fake sysfs tree, for tests)"),
 	OPT_STRING(0, "executor", &plan_executor, "KIND",
-		   "plan for local (this host) or slurm (overrides executor.kind)"),
+		   "plan for local (this host), slurm or ssh (overrides executor.kind)"),
 	OPT_END(),
 };
 
@@ -56,7 +58,8 @@ static const struct option plan_options[] = {
 /* How a Slurm sweep is spread: blocks, jobs at once, and the wall time. */
 struct spread {
 	bool slurm;
-	int hosts;		/* executor.max_hosts */
+	int hosts;		/* executor.max_hosts, or the nodes that can take a job if fewer */
+	int usable;		/* nodes of the partition that can take a job (sinfo) */
 	int blocks;		/* the repetitions (a race's maximum) */
 	double blocks_expected;	/* a race's expected blocks; else blocks */
 	double runs_per_block;
@@ -65,11 +68,13 @@ struct spread {
 };
 
 static void spread_estimate(const struct plan *p, double one_host_seconds, size_t max_runs,
-			    double expected_runs, struct spread *s)
+			    double expected_runs, int usable, struct spread *s)
 {
 	const struct sweep_config *cfg = p->cfg;
 	*s = (struct spread){ .slurm = true, .hosts = cfg->executor.max_hosts,
-			      .blocks = cfg->repetitions };
+			      .usable = usable, .blocks = cfg->repetitions };
+	if (usable < s->hosts)
+		s->hosts = usable;	/* the hosts that exist, not those allowed */
 	s->blocks_expected = s->blocks;
 	if (max_runs && expected_runs > 0)
 		s->blocks_expected = s->blocks * expected_runs / (double)max_runs;
@@ -325,9 +330,11 @@ static void plan_text(struct strbuf *out, const struct plan *p, const struct spr
 		char wall[32];
 		format_duration(wall, sizeof(wall), sp->seconds);
 		strbuf_addf(out, "On Slurm: %d blocks (one job each, %.0f runs, ~%.0f s with the "
-			    "job's start), at most %d at once (executor.max_hosts): about %s with "
-			    "%d hosts%s; host knobs are checked on the nodes\n", sp->blocks,
-			    sp->runs_per_block, sp->block_seconds, sp->hosts, wall, sp->hosts,
+			    "job's start), at most %d at once (executor.max_hosts %d, %d node%s "
+			    "can take a job): about %s with %d hosts%s; host knobs are checked on "
+			    "the nodes\n", sp->blocks, sp->runs_per_block, sp->block_seconds,
+			    sp->hosts, p->cfg->executor.max_hosts, sp->usable,
+			    sp->usable == 1 ? "" : "s", wall, sp->hosts,
 			    sp->blocks_expected < sp->blocks ? ", for the race's expected blocks"
 			    : "");
 	}
@@ -429,7 +436,9 @@ static void plan_json(struct strbuf *out, const struct plan *p, const struct spr
 	json_obj_begin(&w);
 	json_key(&w, "kind"); json_str(&w, sp->slurm ? "slurm" : "local");
 	if (sp->slurm) {
-		json_key(&w, "max_hosts"); json_int(&w, sp->hosts);
+		json_key(&w, "max_hosts"); json_int(&w, p->cfg->executor.max_hosts);
+		json_key(&w, "hosts"); json_int(&w, sp->hosts);
+		json_key(&w, "usable_nodes"); json_int(&w, sp->usable);
 		json_key(&w, "blocks"); json_int(&w, sp->blocks);
 		json_key(&w, "expected_blocks"); json_double(&w, sp->blocks_expected);
 		json_key(&w, "block_seconds"); json_double(&w, sp->block_seconds);
@@ -449,7 +458,7 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	host_facts_read(&host);
 	enum executor_kind kind = cfg->executor.kind;
 	if (plan_executor && config_executor_from_name(plan_executor, &kind) < 0) {
-		err_set(&err, EXIT_BAD_INPUT, "--executor %s: expected local or slurm",
+		err_set(&err, EXIT_BAD_INPUT, "--executor %s: expected local, slurm or ssh",
 			plan_executor);
 		config_free(cfg);
 		return cmd_fail(&err);
@@ -470,12 +479,24 @@ static int cmd_plan_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	history_load(ctx->db_path);
 	struct spread sp = { 0 };
 	if (kind == EXECUTOR_SLURM) {
+		/* What waiting will not mend (no sbatch, no such partition, no node
+		 * that can take a job) is refused here as `run` would. */
+		struct slurm_node *nodes;
+		size_t nn;
+		int usable;
+		int hrc = dispatch_hosts(&cfg->executor, &nodes, &nn, &usable, &err);
+		slurm_nodes_free(nodes, nn);
+		if (hrc < 0) {
+			plan_free(p);
+			config_free(cfg);
+			return cmd_fail(&err);
+		}
 		struct plan_boots b;
 		struct race_estimate est;
 		plan_boots_count(p, &b);
 		race_estimate(p, &est);
 		spread_estimate(p, plan_duration(p, &b), est.first_test ? est.max_runs : 0,
-				est.expected_runs, &sp);
+				est.expected_runs, usable, &sp);
 	}
 	struct strbuf out = STRBUF_INIT;
 	if (ctx->json)

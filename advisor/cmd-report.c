@@ -78,7 +78,7 @@ static int cmd_report_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (rank_load(ctx->db_path, argv[0], report_metric, &res, &r, &err) < 0)
 		return cmd_fail(&err);
 	struct hostfx fx;
-	if (hostfx_compute(&res, r.metric, r.higher_is_better, &fx))
+	if (hostfx_compute(&r, &fx))
 		r.hosts = &fx;
 	struct report_lineage lin;
 	struct db_experiment *all;

@@ -112,7 +112,7 @@ static int cmd_restore_host_exec(const struct cmd_ctx *ctx, int argc, char **arg
 	struct ta_err err = { 0 };
 	const char *root = root_dir && *root_dir ? root_dir : "/";
 	struct hostlock lock;
-	if (sweep_lock(ctx, &lock, &err) < 0)
+	if (sweep_lock(ctx, root, &lock, &err) < 0)
 		return cmd_fail(&err);
 	struct db *db = db_open(ctx->db_path, false, &err);
 	if (!db) {

@@ -22,7 +22,7 @@ static const struct option resume_options[] = {
 		   "treat DIR as / for host knobs (testing with a fake sysfs tree; with "
 		   "Slurm, %n in DIR stands for each node's name)"),
 	OPT_STRING(0, "executor", &resume_opts.executor, "KIND",
-		   "where the runs go: local (this host) or slurm (overrides executor.kind)"),
+		   "where the runs go: local (this host), slurm or ssh (overrides executor.kind)"),
 	OPT_END(),
 };
 
@@ -50,7 +50,7 @@ static int cmd_resume_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	size_t pending = 0;
 	bool race_open = false;
 	int rc;
-	if (sweep_stored_open(ctx, argv[0], &s, &err) < 0 ||
+	if (sweep_stored_open(ctx, argv[0], resume_opts.sysfs_root, &s, &err) < 0 ||
 	    pending_work(s.db, s.e.id, &pending, &race_open, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else if (!pending && !race_open) {
@@ -74,7 +74,7 @@ static int cmd_rerun_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct ta_err err = { 0 };
 	struct sweep_stored s;
 	int rc;
-	if (sweep_stored_open(ctx, argv[0], &s, &err) < 0) {
+	if (sweep_stored_open(ctx, argv[0], resume_opts.sysfs_root, &s, &err) < 0) {
 		rc = cmd_fail(&err);
 	} else {
 		sweep_warn_host_changed(&s.e);

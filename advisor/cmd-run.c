@@ -19,7 +19,7 @@ static const struct option run_options[] = {
 		   "treat DIR as / for host knobs (testing with a fake sysfs tree; with "
 		   "Slurm, %n in DIR stands for each node's name)"),
 	OPT_STRING(0, "executor", &run_opts.executor, "KIND",
-		   "where the runs go: local (this host) or slurm (overrides executor.kind)"),
+		   "where the runs go: local (this host), slurm or ssh (overrides executor.kind)"),
 	OPT_END(),
 };
 
@@ -39,7 +39,8 @@ static int cmd_run_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	struct hostlock lock = { .fd = -1 };
 	struct db *db = NULL;
-	if (sweep_lock(ctx, &lock, &err) < 0 || !(db = db_open(ctx->db_path, true, &err))) {
+	if (sweep_lock(ctx, run_opts.sysfs_root, &lock, &err) < 0 ||
+	    !(db = db_open(ctx->db_path, true, &err))) {
 		hostlock_release(&lock);
 		config_free(cfg);
 		return cmd_fail(&err);

@@ -4,11 +4,13 @@
  * interrupted run with its cause; for a raced experiment, the race's state
  * and every elimination; for one run through Slurm, its jobs (every
  * attempt at a block that did not give the block's result, all with -v);
- * and the engine's view of its spread: boot-to-boot against run-to-run
+ * the host's load during the runs (the busy ones, every one with -v); and
+ * the engine's view of its spread: boot-to-boot against run-to-run
  * variance, what to spend next, drift over the blocks.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../schema/db-blocks.h"
@@ -47,6 +49,88 @@ static const struct db_elimination *elimination_of(const struct show_data *d, in
 		if (d->elims[i].configuration_id == id)
 			return &d->elims[i];
 	return NULL;
+}
+
+/* Every run of d's results with a recorded load, one call each. */
+static size_t load_runs(const struct show_data *d, void (*fn)(const struct db_results_config *,
+							      const struct db_results_run *, void *),
+			void *arg)
+{
+	size_t n = 0;
+	for (size_t c = 0; d->ranked && c < d->res.nconfigs; c++)
+		for (size_t j = 0; j < d->res.configs[c].nruns; j++) {
+			const struct db_results_run *run = &d->res.configs[c].runs[j];
+			if (isnan(run->loadavg))
+				continue;
+			n++;
+			if (fn)
+				fn(&d->res.configs[c], run, arg);
+		}
+	return n;
+}
+
+static void load_json_one(const struct db_results_config *c, const struct db_results_run *run,
+			  void *arg)
+{
+	struct json_writer *w = arg;
+	json_obj_begin(w);
+	json_key(w, "run_id"); json_int(w, run->id);
+	json_key(w, "key"); json_str(w, c->rec.key);
+	json_key(w, "repetition"); json_int(w, run->repetition + 1);
+	json_key(w, "host"); json_str(w, run->host);
+	json_key(w, "loadavg"); json_double(w, run->loadavg);
+	json_key(w, "host_cpus");
+	if (run->host_cpus > 0)
+		json_int(w, run->host_cpus);
+	else
+		json_null(w);
+	json_key(w, "busy"); json_bool(w, rank_run_busy(run));
+	json_obj_end(w);
+}
+
+struct load_text {
+	struct strbuf *out;
+	bool all;
+	double max;
+	size_t busy;
+	double *values;
+	size_t n;
+};
+
+static void load_text_one(const struct db_results_config *c, const struct db_results_run *run,
+			  void *arg)
+{
+	struct load_text *t = arg;
+	bool busy = rank_run_busy(run);
+	t->busy += busy;
+	t->max = fmax(t->max, run->loadavg);
+	t->values[t->n++] = run->loadavg;
+	if (!t->all && !busy)
+		return;
+	strbuf_addf(t->out, "  run %lld  %s  repetition %d%s%s  load %.2f", (long long)run->id,
+		    c->rec.key, run->repetition + 1, run->host ? " on " : "",
+		    run->host ? run->host : "", run->loadavg);
+	if (run->host_cpus > 0)
+		strbuf_addf(t->out, " on %d CPUs%s", run->host_cpus, busy ? ": busy" : "");
+	strbuf_addch(t->out, '\n');
+}
+
+/* The host's load during the runs: a summary, the busy runs (every run with -v). */
+static void load_text(struct strbuf *out, const struct show_data *d, int verbose)
+{
+	size_t n = load_runs(d, NULL, NULL);
+	if (!n)
+		return;
+	struct strbuf lines = STRBUF_INIT;
+	struct load_text t = { &lines, verbose > 0, 0, 0, xmalloc(n * sizeof(double)), 0 };
+	load_runs(d, load_text_one, &t);
+	strbuf_addf(out, "\nHost load (1-minute load average at each run's end): median %.2f, "
+		    "max %.2f over %zu runs; %zu above the host's CPUs%s\n",
+		    stats_median(t.values, t.n), t.max, n, t.busy, t.busy && !verbose
+		    ? " (listed; all runs with -v)" : verbose ? "" : " (every run with -v)");
+	strbuf_add(out, lines.buf, lines.len);
+	strbuf_release(&lines);
+	free(t.values);
 }
 
 static void race_json(struct json_writer *w, const struct show_data *d)
@@ -90,6 +174,23 @@ static void race_json(struct json_writer *w, const struct show_data *d)
 	json_obj_end(w);
 }
 
+static long dist_setting_int(const struct show_data *d, const char *key, long def)
+{
+	return db_distributed_setting_int(&d->dist, key, def);
+}
+
+static char *dist_setting_str(const struct show_data *d, const char *key)
+{
+	return db_distributed_setting_str(&d->dist, key);
+}
+
+/* Slurm: nodes given no more blocks (executor.exclude_after), names into d's attempts. */
+static size_t dist_bad_nodes(const struct show_data *d, const char **out)
+{
+	return db_attempts_bad_nodes(d->attempts, d->nattempts,
+				     (int)dist_setting_int(d, "exclude_after", 3), out);
+}
+
 static void hosts_json(struct json_writer *w, const struct show_data *d)
 {
 	json_key(w, "hosts");
@@ -115,6 +216,31 @@ static void hosts_json(struct json_writer *w, const struct show_data *d)
 	json_key(w, "tag"); json_str(w, d->dist.tag);
 	json_key(w, "work_dir"); json_str(w, d->dist.work_dir);
 	json_key(w, "settings"); json_raw(w, d->dist.settings);
+	{
+		const char **bad = xcalloc(d->nattempts + 1, sizeof(*bad));
+		size_t nbad = dist_bad_nodes(d, bad);
+		json_key(w, "excluded_nodes");
+		json_arr_begin(w);
+		for (size_t i = 0; i < nbad; i++)
+			json_str(w, bad[i]);
+		json_arr_end(w);
+		free(bad);
+		size_t *dirty = xcalloc(d->nattempts + 1, sizeof(*dirty));
+		size_t ndirty = db_attempts_dirty(d->attempts, d->nattempts, dirty);
+		json_key(w, "nodes_maybe_changed");
+		json_arr_begin(w);
+		for (size_t i = 0; i < ndirty; i++) {
+			const struct db_attempt *a = &d->attempts[dirty[i]];
+			json_obj_begin(w);
+			json_key(w, "node"); json_str(w, a->node);
+			json_key(w, "block"); json_int(w, a->block + 1);
+			json_key(w, "attempt"); json_int(w, a->attempt);
+			json_key(w, "job_id"); json_str(w, a->job_id);
+			json_obj_end(w);
+		}
+		json_arr_end(w);
+		free(dirty);
+	}
 	json_key(w, "attempts");
 	json_arr_begin(w);
 	for (size_t i = 0; i < d->nattempts; i++) {
@@ -167,6 +293,10 @@ static void show_json(struct strbuf *out, const struct show_data *d)
 	if (d->ranked)
 		rank_json_boots(&w, &d->rank);
 	hosts_json(&w, d);
+	json_key(&w, "load");
+	json_arr_begin(&w);
+	load_runs(d, load_json_one, &w);
+	json_arr_end(&w);
 	json_key(&w, "configurations");
 	json_arr_begin(&w);
 	for (size_t i = 0; i < d->nconfigs; i++) {
@@ -256,6 +386,31 @@ static void hosts_text(struct strbuf *out, const struct show_data *d, int verbos
 			strbuf_addf(out, ": %s", a->error);
 		strbuf_addch(out, '\n');
 	}
+	const char **bad = xcalloc(d->nattempts + 1, sizeof(*bad));
+	size_t nbad = dist_bad_nodes(d, bad);
+	if (nbad) {
+		strbuf_addf(out, "  excluded from the sweep, their last %ld blocks having failed "
+			    "there (executor.exclude_after):", dist_setting_int(d, "exclude_after", 3));
+		for (size_t i = 0; i < nbad; i++)
+			strbuf_addf(out, "%s %s", i ? "," : "", bad[i]);
+		strbuf_addch(out, '\n');
+	}
+	free(bad);
+	size_t *dirty = xcalloc(d->nattempts + 1, sizeof(*dirty));
+	size_t ndirty = db_attempts_dirty(d->attempts, d->nattempts, dirty);
+	char *node_dir = ndirty ? dist_setting_str(d, "node_dir") : NULL;
+	for (size_t i = 0; i < ndirty; i++) {
+		const struct db_attempt *a = &d->attempts[dirty[i]];
+		strbuf_addf(out, "  node %s may be left with changed host knobs: the worker of "
+			    "block %d attempt %d (job %s) was killed (%s) before it restored them; "
+			    "the next block there restores them, or on %s: topoadvisor --db "
+			    "%s/%s/%s.job-%s.db restore-host\n", a->node, a->block + 1, a->attempt,
+			    a->job_id ? a->job_id : "?", a->slurm_state, a->node,
+			    node_dir ? node_dir : "NODE_DIR", a->node, a->job_name,
+			    a->job_id ? a->job_id : "?");
+	}
+	free(node_dir);
+	free(dirty);
 }
 
 static void show_text(struct strbuf *out, const struct show_data *d, const struct cmd_ctx *ctx)
@@ -316,6 +471,7 @@ static void show_text(struct strbuf *out, const struct show_data *d, const struc
 		strbuf_addch(out, '\n');
 	}
 	hosts_text(out, d, ctx->verbose);
+	load_text(out, d, ctx->verbose);
 	if (d->ranked) {
 		strbuf_addch(out, '\n');
 		rank_text_boots(out, &d->rank);

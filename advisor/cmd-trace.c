@@ -200,6 +200,7 @@ const struct cmd_entry cmd_trace_entry = {
 	.summary = "ganged exits and exit reasons on this host, live",
 	.args_usage = "[-d SECS | -- CMD ARGS...]",
 	.options = trace_options,
+	.help = exitsum_help,
 	.min_args = 0,
 	.max_args = -1,
 	.stop_at_arg = 1,

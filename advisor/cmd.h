@@ -34,6 +34,8 @@ struct cmd_entry {
 	const char *summary;		/* one line for `topoadvisor --help` */
 	const char *args_usage;		/* e.g. "CONFIG" or "[-d SECS | -- CMD...]" */
 	const struct option *options;	/* may be NULL */
+	const char *help;		/* after the options in --help (what the output
+					 * means), or NULL */
 	int min_args, max_args;		/* max_args -1: unlimited */
 	int stop_at_arg;		/* first argument ends option parsing */
 	int no_db;			/* uses no database: --db is not listed nor taken */

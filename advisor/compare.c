@@ -7,6 +7,15 @@
 
 #include "../util/strbuf.h"
 
+/* The decision of r with this key, or NULL. */
+static const struct rank_decision *find_decision(const struct rank_result *r, const char *key)
+{
+	for (size_t i = 0; key && i < r->ndecisions; i++)
+		if (!strcmp(r->decisions[i].key, key))
+			return &r->decisions[i];
+	return NULL;
+}
+
 static const struct rank_entry *find_key(const struct rank_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->nentries; i++)
@@ -62,13 +71,23 @@ int compare_rankings(const struct rank_result *first, const struct rank_result *
 	const struct rank_decision *p2 = second->recommended_decision;
 	out->recommended_first = p1 ? p1->key : NULL;
 	out->recommended_second = p2 ? p2->key : NULL;
-	out->status = decide_compare(rank_decisive(first), out->recommended_first,
-				     rank_decisive(second), out->recommended_second, shifts,
-				     out->nentries);
+	out->first_pick_there = find_decision(second, out->recommended_first);
+	out->second_pick_here = find_decision(first, out->recommended_second);
+	struct decide_compare_side s1 = {
+		.decisive = rank_decisive(first), .pick = out->recommended_first,
+		.separates = decide_separates(&first->dr, &first->sweep.in, out->second_pick_here
+					      ? out->second_pick_here->index : DECIDE_NONE),
+	};
+	struct decide_compare_side s2 = {
+		.decisive = rank_decisive(second), .pick = out->recommended_second,
+		.separates = decide_separates(&second->dr, &second->sweep.in, out->first_pick_there
+					      ? out->first_pick_there->index : DECIDE_NONE),
+	};
+	struct decide_comparison cmp;
+	decide_compare(&s1, &s2, shifts, out->nentries, &cmp);
 	free(shifts);
-	out->recommendation_holds = out->status != DECIDE_CHANGED_WINNER;
-	if (first->recommended)
-		out->first_pick_in_second = find_key(second, first->recommended->config->rec.key);
+	out->status = cmp.status;
+	out->holds = cmp.holds;
 	return 0;
 }
 

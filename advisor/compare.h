@@ -8,9 +8,13 @@
  * The m shared configurations are one family: each shift's interval is a
  * (1 - alpha/m) one (Bonferroni), so an interval and its verdict never
  * disagree.  The status: `changed winner` only when both experiments
- * decide (better or equivalent) and pick different decisions; `drifted`
+ * decide (better or equivalent), pick different decisions, and one of them
+ * shows the other's pick worse than its own (decide_separates); `drifted`
  * when some configuration shifted; `consistent` when both decide the same
- * pick and nothing shifted; `inconclusive` otherwise.
+ * pick and nothing shifted; `tied winners` when both decide different
+ * picks that neither separates; `inconclusive` otherwise.  The
+ * recommendation holds (yes) only when both decide the same pick, does not
+ * (no) for a changed winner, and is unknown otherwise.
  */
 #ifndef TA_COMPARE_H
 #define TA_COMPARE_H
@@ -37,10 +41,10 @@ struct compare_result {
 	size_t nonly_first, nonly_second;
 	const char *recommended_first, *recommended_second;	/* decision keys; NULL: none */
 	enum decide_compare_status status;
-	bool recommendation_holds;		/* false only for a changed winner */
+	enum decide_holds holds;
+	/* each pick as the other experiment measured it (NULL: it lacks it) */
+	const struct rank_decision *first_pick_there, *second_pick_here;
 	const struct compare_entry *largest;	/* the shifted configuration that moved most */
-	/* the first's pick, as the second measured it (NULL when the second lacks it) */
-	const struct rank_entry *first_pick_in_second;
 };
 
 /*

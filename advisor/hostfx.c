@@ -1,4 +1,4 @@
-/* hostfx: host x configuration interaction; see hostfx.h. */
+/* hostfx: the host x configuration diagnostic, numbered and formatted; see hostfx.h. */
 #include "hostfx.h"
 
 #include <math.h>
@@ -6,208 +6,156 @@
 #include <string.h>
 
 #include "report-html.h"
-#include "../decide/stats.h"
-
-/* The index of host name s in h->hosts, appending it when new. */
-static size_t host_index(struct hostfx *h, const char *s)
-{
-	for (size_t i = 0; i < h->nhosts; i++)
-		if (!strcmp(h->hosts[i], s))
-			return i;
-	h->hosts = xrealloc(h->hosts, (h->nhosts + 1) * sizeof(*h->hosts));
-	h->hosts[h->nhosts] = s;
-	return h->nhosts++;
-}
 
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The metric of a successful run (> 0: taken on the log scale), or NAN. */
-static double run_value(const struct db_results_run *run, const char *metric)
+static size_t host_find(const struct hostfx *h, const char *s)
 {
-	if (strcmp(run->status, "ok") || !run->host)
-		return NAN;
-	const struct db_results_metric *m = db_results_run_metric(run, metric);
-	return m && m->value > 0 && isfinite(m->value) ? m->value : NAN;
+	const char **at = bsearch(&s, h->hosts, h->d.nhosts, sizeof(*h->hosts), cmp_str);
+	return at ? (size_t)(at - h->hosts) : DECIDE_NONE;
 }
 
-bool hostfx_compute(const struct db_results *res, const char *metric, bool higher_is_better,
-		    struct hostfx *out)
+bool hostfx_compute(const struct rank_result *r, struct hostfx *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->metric = metric;
-	out->higher_is_better = higher_is_better;
-	out->f = out->p = NAN;
-	/* Configurations still raced that have a value at all. */
-	out->configs = xcalloc(res->nconfigs + 1, sizeof(*out->configs));
-	int nblocks = 0;
-	for (size_t i = 0; i < res->nconfigs; i++) {
-		const struct db_results_config *c = &res->configs[i];
-		bool any = false;
-		for (size_t j = 0; j < c->nruns; j++) {
-			any |= !isnan(run_value(&c->runs[j], metric));
-			if (c->runs[j].repetition + 1 > nblocks)
-				nblocks = c->runs[j].repetition + 1;
-		}
-		if (!c->eliminated_block && any)
-			out->configs[out->nconfigs++] = c;
+	const struct decide_sweep *sw = &r->sweep;
+	size_t n = sw->in.nruns, nblocks = 0, nhosts = 0;
+	const char **names = xcalloc(n + 1, sizeof(*names));
+	for (size_t i = 0; i < n; i++) {
+		const struct db_results_run *run = sw->run_of[i];
+		if ((size_t)sw->runs[i].block + 1 > nblocks)
+			nblocks = (size_t)sw->runs[i].block + 1;
+		if (run->host && sw->runs[i].status != DECIDE_RUN_NONE)
+			names[nhosts++] = run->host;
 	}
-	size_t nc = out->nconfigs;
-	if (nc < 2 || nblocks < 2) {
-		hostfx_release(out);
-		return false;
-	}
-	/* y[c * nblocks + b]: log value; block_host[b]: its host, NULL: incomplete. */
-	double *y = xcalloc(nc * (size_t)nblocks, sizeof(*y));
-	const char **block_host = xcalloc((size_t)nblocks, sizeof(*block_host));
-	bool *complete = xcalloc((size_t)nblocks, sizeof(*complete));
-	for (int b = 0; b < nblocks; b++)
-		complete[b] = true;
-	for (size_t c = 0; c < nc; c++) {
-		bool *seen = xcalloc((size_t)nblocks, sizeof(*seen));
-		for (size_t j = 0; j < out->configs[c]->nruns; j++) {
-			const struct db_results_run *run = &out->configs[c]->runs[j];
-			double v = run_value(run, metric);
-			int b = run->repetition;
-			if (isnan(v))
-				continue;
-			if (block_host[b] && strcmp(block_host[b], run->host))
-				complete[b] = false;	/* one block on two hosts: not paired */
-			block_host[b] = run->host;
-			y[c * (size_t)nblocks + (size_t)b] = log(v);
-			seen[b] = true;
-		}
-		for (int b = 0; b < nblocks; b++)
-			complete[b] &= seen[b];
-		free(seen);
-	}
-	for (int b = 0; b < nblocks; b++)
-		if (complete[b]) {
-			out->nblocks++;
-			host_index(out, block_host[b]);
-		}
-	if (out->nhosts < 2) {
-		free(y);
-		free(block_host);
-		free(complete);
-		hostfx_release(out);
-		return false;
-	}
-	qsort(out->hosts, out->nhosts, sizeof(*out->hosts), cmp_str);
-	size_t nh = out->nhosts;
-	out->effect = xcalloc(nc * nh, sizeof(*out->effect));
-	out->blocks = xcalloc(nh, sizeof(*out->blocks));
-	out->best = xcalloc(nh, sizeof(*out->best));
-	/* r = y - the block's mean: the configuration's effect within its block. */
-	double *r = xcalloc(nc * (size_t)nblocks, sizeof(*r));
-	int *bh = xcalloc((size_t)nblocks, sizeof(*bh));
-	for (int b = 0; b < nblocks; b++) {
-		if (!complete[b])
+	qsort(names, nhosts, sizeof(*names), cmp_str);
+	size_t k = 0;
+	for (size_t i = 0; i < nhosts; i++)
+		if (!k || strcmp(names[k - 1], names[i]))
+			names[k++] = names[i];
+	out->hosts = names;
+	out->d.nhosts = k;
+	/* The host of each block; DECIDE_NONE where its runs name several or none. */
+	size_t *block_host = xmalloc((nblocks + 1) * sizeof(*block_host));
+	bool *seen = xcalloc(nblocks + 1, sizeof(*seen));
+	for (size_t b = 0; b < nblocks; b++)
+		block_host[b] = DECIDE_NONE;
+	for (size_t i = 0; i < n; i++) {
+		if (sw->runs[i].status == DECIDE_RUN_NONE)
 			continue;
-		double m = 0;
-		for (size_t c = 0; c < nc; c++)
-			m += y[c * (size_t)nblocks + (size_t)b] / (double)nc;
-		for (size_t c = 0; c < nc; c++)
-			r[c * (size_t)nblocks + (size_t)b] = y[c * (size_t)nblocks + (size_t)b] - m;
-		bh[b] = (int)host_index(out, block_host[b]);
-		out->blocks[bh[b]]++;
+		size_t b = (size_t)sw->runs[i].block;
+		size_t h = sw->run_of[i]->host ? host_find(out, sw->run_of[i]->host) : DECIDE_NONE;
+		if (!seen[b])
+			block_host[b] = h;
+		else if (block_host[b] != h)
+			block_host[b] = DECIDE_NONE;
+		seen[b] = true;
 	}
-	double ss_int = 0, ss_err = 0;
-	for (size_t c = 0; c < nc; c++) {
-		double all = 0;
-		for (size_t h = 0; h < nh; h++) {
-			double s = 0;
-			for (int b = 0; b < nblocks; b++)
-				if (complete[b] && bh[b] == (int)h)
-					s += r[c * (size_t)nblocks + (size_t)b];
-			out->effect[c * nh + h] = s / out->blocks[h];
-			all += s;
-		}
-		all /= (double)out->nblocks;
-		for (size_t h = 0; h < nh; h++) {
-			double d = out->effect[c * nh + h] - all;
-			ss_int += out->blocks[h] * d * d;
-		}
-		for (int b = 0; b < nblocks; b++) {
-			if (!complete[b])
-				continue;
-			double d = r[c * (size_t)nblocks + (size_t)b] - out->effect[c * nh + bh[b]];
-			ss_err += d * d;
-		}
-	}
-	out->df1 = (int)((nc - 1) * (nh - 1));
-	out->df2 = (int)((nc - 1) * (out->nblocks - nh));
-	if (out->df2 > 0 && ss_err > 0) {
-		out->f = (ss_int / out->df1) / (ss_err / out->df2);
-		double x = out->df1 * out->f / (out->df1 * out->f + out->df2);
-		out->p = 1 - stats_incbeta(out->df1 / 2.0, out->df2 / 2.0, x);
-	}
-	for (size_t h = 0; h < nh; h++) {
-		for (size_t c = 1; c < nc; c++) {
-			double e = out->effect[c * nh + h], b = out->effect[out->best[h] * nh + h];
-			if (higher_is_better ? e > b : e < b)
-				out->best[h] = c;
-		}
-		out->best_differs |= out->best[h] != out->best[0];
-	}
-	free(r);
-	free(bh);
-	free(y);
+	free(seen);
+	size_t ref = r->baseline_decision ? r->baseline_decision->index
+		     : r->dr.best != DECIDE_NONE ? r->dr.best : DECIDE_NONE;
+	bool ok = k >= 2 && decide_hosts_compute(&sw->in, block_host, nblocks, k, ref, &out->d);
 	free(block_host);
-	free(complete);
+	if (!ok) {
+		free(names);
+		memset(out, 0, sizeof(*out));
+		return false;
+	}
+	out->metric = r->metric;
+	out->keys = xcalloc(out->d.ndecisions + 1, sizeof(*out->keys));
+	for (size_t i = 0; i < out->d.ndecisions; i++)
+		out->keys[i] = sw->keys[out->d.decisions[i]];
 	return true;
 }
 
 void hostfx_release(struct hostfx *h)
 {
 	free(h->hosts);
-	free(h->configs);
-	free(h->effect);
-	free(h->blocks);
-	free(h->best);
+	free(h->keys);
+	decide_hosts_release(&h->d);
 	memset(h, 0, sizeof(*h));
 }
 
-/* One sentence on what the interaction test and the best per host say. */
+/* Whether the best point estimate differs by host (shown or not). */
+static bool leaders_differ(const struct hostfx *h)
+{
+	size_t first = DECIDE_NONE;
+	for (size_t i = 0; i < h->d.nhosts; i++) {
+		if (h->d.best[i] == DECIDE_NONE)
+			continue;
+		if (first == DECIDE_NONE)
+			first = h->d.best[i];
+		else if (h->d.best[i] != first)
+			return true;
+	}
+	return false;
+}
+
+/* The best on the first host that has one. */
+static const char *leader(const struct hostfx *h)
+{
+	for (size_t i = 0; i < h->d.nhosts; i++)
+		if (h->d.best[i] != DECIDE_NONE)
+			return h->keys[h->d.best[i]];
+	return "none";
+}
+
+/* One sentence on what the interaction test says; a finding only when it is shown. */
 static void verdict(struct strbuf *out, const struct hostfx *h)
 {
-	if (h->best_differs)
-		strbuf_addstr(out, "the best configuration differs by host: a finding about "
-			      "the hosts, not noise to average away");
+	const struct decide_hosts *d = &h->d;
+	if (!d->tests) {
+		strbuf_addstr(out, "too few blocks per host to test whether the hosts change the "
+			      "configurations' effects");
+		return;
+	}
+	if (d->best_differs)
+		strbuf_addstr(out, "the best configuration differs by host, and the interaction is "
+			      "shown: a finding about the hosts, not noise to average away");
+	else if (d->shown)
+		strbuf_addf(out, "the hosts change the size of the configurations' effects (shown), "
+			    "though %s leads on every host", leader(h));
+	else if (leaders_differ(h))
+		strbuf_addstr(out, "no interaction shown: the leaders per host differ only within "
+			      "noise; the ranking over all hosts stands");
 	else
-		strbuf_addf(out, "the same best on every host (%s)", h->configs[h->best[0]]->rec.key);
-	if (isnan(h->p))
-		strbuf_addstr(out, "; too few blocks per host to test the interaction");
-	else
-		strbuf_addf(out, "; host x configuration interaction F(%d, %d) = %.3g, p = %.2g%s",
-			    h->df1, h->df2, h->f, h->p, h->p < 0.05
-			    ? ": the hosts change the configurations' effects"
-			    : " (no sign that the host changes them)");
+		strbuf_addstr(out, "no interaction shown; the same leader on every host");
+	strbuf_addf(out, " (strongest contrast: %s against %s, %s against %s, %+.1f %%, p = %.2g, "
+		    "%.2g adjusted over %zu contrasts; shown below %.0f %%)", h->keys[d->x],
+		    h->keys[d->y], h->hosts[d->h1], h->hosts[d->h2], 100 * expm1(d->diff), d->p,
+		    d->p_adj, d->tests, 100 * DECIDE_ALPHA);
 }
 
 void hostfx_text(struct strbuf *out, const struct hostfx *h)
 {
+	const struct decide_hosts *d = &h->d;
 	size_t kw = 13;
-	for (size_t c = 0; c < h->nconfigs; c++)
-		if (strlen(h->configs[c]->rec.key) > kw)
-			kw = strlen(h->configs[c]->rec.key);
-	strbuf_addf(out, "\nhost x configuration (a diagnostic: %s of each configuration against "
-		    "its block's mean, by host; %zu complete blocks):\n  %-*s", h->metric,
-		    h->nblocks, (int)kw, "CONFIGURATION");
-	for (size_t i = 0; i < h->nhosts; i++)
+	for (size_t i = 0; i < d->ndecisions; i++)
+		if (strlen(h->keys[i]) > kw)
+			kw = strlen(h->keys[i]);
+	strbuf_addf(out, "\nhost x configuration (a diagnostic: %s of each decision against %s on "
+		    "the same blocks, by host; %zu blocks on one host):\n  %-*s", h->metric,
+		    h->keys[d->reference], d->nblocks, (int)kw, "DECISION");
+	for (size_t i = 0; i < d->nhosts; i++)
 		strbuf_addf(out, " %12.12s", h->hosts[i]);
 	strbuf_addch(out, '\n');
-	for (size_t c = 0; c < h->nconfigs; c++) {
-		strbuf_addf(out, "  %-*s", (int)kw, h->configs[c]->rec.key);
-		for (size_t i = 0; i < h->nhosts; i++)
-			strbuf_addf(out, " %+11.1f%%", (exp(h->effect[c * h->nhosts + i]) - 1) * 100);
+	for (size_t c = 0; c < d->ndecisions; c++) {
+		strbuf_addf(out, "  %-*s", (int)kw, h->keys[c]);
+		for (size_t i = 0; i < d->nhosts; i++) {
+			double e = d->effect[c * d->nhosts + i];
+			if (isnan(e))
+				strbuf_addf(out, " %12s", "n/a");
+			else
+				strbuf_addf(out, " %+11.1f%%", 100 * expm1(e));
+		}
 		strbuf_addch(out, '\n');
 	}
 	strbuf_addf(out, "  %-*s", (int)kw, "(blocks)");
-	for (size_t i = 0; i < h->nhosts; i++)
-		strbuf_addf(out, " %12d", h->blocks[i]);
+	for (size_t i = 0; i < d->nhosts; i++)
+		strbuf_addf(out, " %12zu", d->blocks[i]);
 	strbuf_addstr(out, "\n  ");
 	verdict(out, h);
 	strbuf_addch(out, '\n');
@@ -215,59 +163,70 @@ void hostfx_text(struct strbuf *out, const struct hostfx *h)
 
 void hostfx_json(struct json_writer *w, const struct hostfx *h)
 {
+	const struct decide_hosts *d = &h->d;
 	json_obj_begin(w);
 	json_key(w, "metric"); json_str(w, h->metric);
-	json_key(w, "complete_blocks"); json_uint(w, h->nblocks);
+	json_key(w, "reference"); json_str(w, h->keys[d->reference]);
+	json_key(w, "blocks"); json_uint(w, d->nblocks);
 	json_key(w, "hosts");
 	json_arr_begin(w);
-	for (size_t i = 0; i < h->nhosts; i++) {
+	for (size_t i = 0; i < d->nhosts; i++) {
 		json_obj_begin(w);
 		json_key(w, "host"); json_str(w, h->hosts[i]);
-		json_key(w, "blocks"); json_int(w, h->blocks[i]);
-		json_key(w, "best"); json_str(w, h->configs[h->best[i]]->rec.key);
+		json_key(w, "blocks"); json_uint(w, d->blocks[i]);
+		json_key(w, "best");
+		json_str(w, d->best[i] == DECIDE_NONE ? NULL : h->keys[d->best[i]]);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
-	json_key(w, "configurations");
+	json_key(w, "decisions");
 	json_arr_begin(w);
-	for (size_t c = 0; c < h->nconfigs; c++) {
+	for (size_t c = 0; c < d->ndecisions; c++) {
 		json_obj_begin(w);
-		json_key(w, "key"); json_str(w, h->configs[c]->rec.key);
-		json_key(w, "effect_by_host");
+		json_key(w, "key"); json_str(w, h->keys[c]);
+		json_key(w, "gain_by_host");
 		json_arr_begin(w);
-		for (size_t i = 0; i < h->nhosts; i++)
-			json_double(w, exp(h->effect[c * h->nhosts + i]) - 1);
+		for (size_t i = 0; i < d->nhosts; i++)
+			json_double(w, expm1(d->effect[c * d->nhosts + i]));
 		json_arr_end(w);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
-	json_key(w, "best_differs"); json_bool(w, h->best_differs);
-	json_key(w, "f"); json_double(w, h->f);
-	json_key(w, "df"); json_arr_begin(w); json_int(w, h->df1); json_int(w, h->df2);
-	json_arr_end(w);
-	json_key(w, "p"); json_double(w, h->p);
+	json_key(w, "contrasts"); json_uint(w, d->tests);
+	json_key(w, "p"); json_double(w, d->p);
+	json_key(w, "p_adjusted"); json_double(w, d->p_adj);
+	json_key(w, "interaction_shown"); json_bool(w, d->shown);
+	json_key(w, "best_differs"); json_bool(w, d->best_differs);
 	json_obj_end(w);
 }
 
 void hostfx_html(struct strbuf *out, const struct hostfx *h)
 {
+	const struct decide_hosts *d = &h->d;
 	strbuf_addstr(out, "<h2 id='hosts'>Host &times; configuration</h2>\n<p>A diagnostic: ");
 	report_html_escape(out, h->metric);
-	strbuf_addf(out, " of each configuration against its block's mean, by host (%zu "
-		    "complete blocks).</p>\n<table>\n<tr><th>configuration</th>", h->nblocks);
-	for (size_t i = 0; i < h->nhosts; i++) {
+	strbuf_addstr(out, " of each decision against ");
+	report_html_escape(out, h->keys[d->reference]);
+	strbuf_addf(out, " on the same blocks, by host (%zu blocks on one host).</p>\n<table>\n"
+		    "<tr><th>decision</th>", d->nblocks);
+	for (size_t i = 0; i < d->nhosts; i++) {
 		strbuf_addstr(out, "<th>");
 		report_html_escape(out, h->hosts[i]);
-		strbuf_addf(out, " (%d)</th>", h->blocks[i]);
+		strbuf_addf(out, " (%zu)</th>", d->blocks[i]);
 	}
 	strbuf_addstr(out, "</tr>\n");
-	for (size_t c = 0; c < h->nconfigs; c++) {
+	for (size_t c = 0; c < d->ndecisions; c++) {
 		strbuf_addstr(out, "<tr><td style='text-align:left'>");
-		report_html_escape(out, h->configs[c]->rec.key);
+		report_html_escape(out, h->keys[c]);
 		strbuf_addstr(out, "</td>");
-		for (size_t i = 0; i < h->nhosts; i++)
-			strbuf_addf(out, "<td%s>%+.1f %%</td>", h->best[i] == c ? " class='v-better'"
-				    : "", (exp(h->effect[c * h->nhosts + i]) - 1) * 100);
+		for (size_t i = 0; i < d->nhosts; i++) {
+			double e = d->effect[c * d->nhosts + i];
+			const char *cls = d->best_differs && d->best[i] == c ? " class='v-better'" : "";
+			if (isnan(e))
+				strbuf_addf(out, "<td%s>n/a</td>", cls);
+			else
+				strbuf_addf(out, "<td%s>%+.1f %%</td>", cls, 100 * expm1(e));
+		}
 		strbuf_addstr(out, "</tr>\n");
 	}
 	struct strbuf v = STRBUF_INIT;

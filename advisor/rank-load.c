@@ -56,7 +56,7 @@ int rank_load_print(const char *db_path, const char *exp, const char *metric, bo
 	if (rank_load(db_path, exp, metric, &res, &r, err) < 0)
 		return -1;
 	struct hostfx fx;
-	if (hostfx_compute(&res, r.metric, r.higher_is_better, &fx))
+	if (hostfx_compute(&r, &fx))
 		r.hosts = &fx;
 	if (json) {
 		struct json_writer w;

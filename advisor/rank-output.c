@@ -32,6 +32,58 @@ void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi)
 	}
 }
 
+/* Is a metric of this name and unit a time (its fall: faster)? */
+static bool metric_is_time(const char *name, const char *unit)
+{
+	static const char *const units[] = { "s", "ms", "us", "\u00b5s", "ns", "sec", "msec",
+					     "usec", "nsec", "seconds", "min" };
+	for (size_t i = 0; unit && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i]))
+			return true;
+	if (!name)
+		return false;
+	static const char *const suffixes[] = { "_s", "_ms", "_us", "_ns", "_sec", "_msec",
+						"_usec", "_seconds" };
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t k = strlen(suffixes[i]);
+		if (n > k && !strcmp(name + n - k, suffixes[i]))
+			return true;
+	}
+	return strstr(name, "latency") || strstr(name, "time") || strstr(name, "duration");
+}
+
+/* A lower-is-better gain g as the change of the value: 1 / (1 + g) - 1. */
+static double value_change(double gain)
+{
+	return 1 / (1 + gain) - 1;
+}
+
+void rank_format_change(struct strbuf *out, double gain, double lo, double hi,
+			bool higher_is_better, const char *name, const char *unit, bool factor)
+{
+	if (higher_is_better || isnan(gain)) {
+		rank_format_gain_ci(out, gain, lo, hi);
+		return;
+	}
+	/* The value falls as the gain grows: the interval's ends swap. */
+	rank_format_gain_ci(out, value_change(gain), isnan(lo) ? NAN : value_change(hi),
+			    value_change(lo));
+	if (!factor || gain == 0)
+		return;
+	bool time = metric_is_time(name, unit);
+	if (gain > 0)
+		strbuf_addf(out, ", %.2fx %s", 1 + gain, time ? "faster" : "lower");
+	else
+		strbuf_addf(out, ", %.2fx %s", 1 / (1 + gain), time ? "slower" : "higher");
+}
+
+void rank_format_metric_change(struct strbuf *out, const struct rank_result *r, double gain,
+			       double lo, double hi)
+{
+	rank_format_change(out, gain, lo, hi, r->higher_is_better, r->metric, r->unit, true);
+}
+
 void rank_location_of(const double *values, size_t n, struct rank_location *out)
 {
 	*out = (struct rank_location){ NAN, NAN, NAN, true };
@@ -184,6 +236,8 @@ static void rank_json_entry(struct json_writer *w, const struct rank_result *r,
 		json_key(w, "source"); json_str(w, e->top_exits[i].source);
 		json_key(w, "reason"); json_str(w, e->top_exits[i].reason);
 		json_key(w, "mean_per_run"); json_double(w, e->top_exits[i].mean_per_run);
+		/* null (json_double of NAN) when no run timed these exits */
+		json_key(w, "mean_time_s"); json_double(w, e->top_exits[i].mean_time_s);
 		json_obj_end(w);
 	}
 	json_arr_end(w);
@@ -232,7 +286,12 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "runs_failed"); json_int(w, (int64_t)d->runs_failed);
 	json_key(w, "failure_rate"); json_double(w, d->failure_rate);
 	json_key(w, "failing"); json_bool(w, d->failing);
+	json_key(w, "gain_bias"); json_double(w, d->gain_bias);
+	json_key(w, "failing_at");
+	json_str(w, d->failing && r->nlevels > 1 && d->failing_level < r->nlevels
+		    ? r->levels[d->failing_level] : NULL);
 	json_key(w, "more_failures"); json_bool(w, d->more_failures);
+	json_key(w, "failures_p"); json_double(w, d->failures_p);
 	json_key(w, "in_contention"); json_bool(w, d->in_contention);
 	json_key(w, "configurations");
 	json_arr_begin(w);
@@ -535,7 +594,8 @@ static void text_level(struct strbuf *out, const struct rank_result *r, size_t l
 		if (e->decision == r->baseline_decision)
 			strbuf_addstr(&vs, "baseline");
 		else if (!isnan(e->gain))
-			rank_format_gain_ci(&vs, e->gain, e->gain_lo, e->gain_hi);
+			rank_format_change(&vs, e->gain, e->gain_lo, e->gain_hi, r->higher_is_better,
+					   r->metric, r->unit, false);
 		else
 			strbuf_addstr(&vs, "-");
 		rank_entry_status(&st, r, e);
@@ -585,7 +645,7 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			if (dec == r->baseline_decision)
 				strbuf_addstr(out, "baseline");
 			else
-				rank_format_gain_ci(out, dec->gain, dec->gain_lo, dec->gain_hi);
+				rank_format_metric_change(out, r, dec->gain, dec->gain_lo, dec->gain_hi);
 			strbuf_addf(out, "  %s%s\n", dec == r->baseline_decision ? "" :
 				    decide_verdict_name(dec->verdict), dec->host_reference
 				    ? " (host reference)" : dec->is_best ? " (best)" :
@@ -604,7 +664,9 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 				strbuf_addf(out, "[%.3f, %.3f]", e->composite_lo, e->composite_hi);
 			for (size_t t = 0; t < e->ntests; t++) {
 				strbuf_addf(out, " %s ", e->tests[t].name + strlen(r->composite_family) + 1);
-				rank_format_gain(out, e->tests[t].gain);
+				rank_format_change(out, e->tests[t].gain, NAN, NAN,
+						   e->tests[t].higher_is_better, e->tests[t].name, NULL,
+						   false);
 			}
 			strbuf_addch(out, '\n');
 		}
@@ -619,9 +681,13 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 			if (!e->ntop_exits)
 				continue;
 			strbuf_addf(out, "  %-*s ", kw, e->config->rec.key);
-			for (size_t t = 0; t < e->ntop_exits; t++)
+			for (size_t t = 0; t < e->ntop_exits; t++) {
 				strbuf_addf(out, " %s:%s %.4g", e->top_exits[t].source,
 					    e->top_exits[t].reason, e->top_exits[t].mean_per_run);
+				if (!isnan(e->top_exits[t].mean_time_s))
+					strbuf_addf(out, " (%.4g ms handling)",
+						    e->top_exits[t].mean_time_s * 1e3);
+			}
 			strbuf_addch(out, '\n');
 		}
 	}
@@ -631,6 +697,9 @@ void rank_text(struct strbuf *out, const struct rank_result *r)
 		    "tied = equivalent to the best; a failed run counts as the worst outcome\n",
 		    100 * DECIDE_TRIM, 100 * (1 - r->level_alpha), r->ncomparisons,
 		    100 * r->equivalence);
+	if (!r->higher_is_better)
+		strbuf_addf(out, "VS BASELINE: the change of %s against the baseline (lower is better: "
+			    "a fall is a gain)\n", r->metric);
 	strbuf_addstr(out, geo ? "means: geometric, on the scale of the gains (ratios of them), "
 		      "with their 95 % intervals on the log scale\n"
 		      : "means: arithmetic, with Student t intervals (a value is not positive: "
@@ -687,19 +756,22 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 			strbuf_addf(out, "; %zu of %zu runs failed", x->nfailed, x->nfailed + x->s.n);
 		if (r->nlevels > 1 && d != r->baseline_decision && !isnan(x->gain)) {
 			strbuf_addstr(out, "; ");
-			rank_format_gain_ci(out, x->gain, x->gain_lo, x->gain_hi);
-			strbuf_addf(out, " over the baseline there (%s)", decide_verdict_name(x->verdict));
+			rank_format_metric_change(out, r, x->gain, x->gain_lo, x->gain_hi);
+			strbuf_addf(out, " against the baseline there (%s)", decide_verdict_name(x->verdict));
 		}
 		strbuf_addch(out, '\n');
 	}
 	if (r->baseline_decision && d != r->baseline_decision && !isnan(d->gain)) {
-		strbuf_addf(out, "  %s gain over the baseline: ", r->nlevels > 1 ?
-			    decide_objective_name(r->objective) : "expected");
-		rank_format_gain_ci(out, d->gain, d->gain_lo, d->gain_hi);
+		strbuf_addf(out, "  %s %s over the baseline: ", r->nlevels > 1 ?
+			    decide_objective_name(r->objective) : "expected", r->higher_is_better
+			    ? "gain" : "change of the value");
+		rank_format_metric_change(out, r, d->gain, d->gain_lo, d->gain_hi);
 		strbuf_addch(out, '\n');
 		for (size_t t = 0; t < e->ntests; t++) {
 			strbuf_addf(out, "    %-20s ", e->tests[t].name);
-			rank_format_gain_ci(out, e->tests[t].gain, e->tests[t].gain_lo, e->tests[t].gain_hi);
+			rank_format_change(out, e->tests[t].gain, e->tests[t].gain_lo,
+					   e->tests[t].gain_hi, e->tests[t].higher_is_better,
+					   e->tests[t].name, NULL, true);
 			strbuf_addstr(out, e->tests[t].higher_is_better ? "\n" : " (lower is better)\n");
 		}
 	}
@@ -710,7 +782,7 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 			const struct rank_decision *c = r->contention[i];
 			strbuf_addf(out, "    %-*s %-12s ", key_width(r), c->key,
 				    decide_verdict_name(c->verdict));
-			rank_format_gain_ci(out, c->gain, c->gain_lo, c->gain_hi);
+			rank_format_metric_change(out, r, c->gain, c->gain_lo, c->gain_hi);
 			strbuf_addstr(out, "  (");
 			rank_format_needed(out, r->verdict == DECIDE_BETTER ? c->needed_vs_pick
 									     : c->needed_repetitions);
@@ -765,6 +837,8 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 	else
 		strbuf_addstr(out, "; ganged exits: not applicable on this host");
 	strbuf_addch(out, '\n');
+	if (r->hosts)
+		hostfx_text(out, r->hosts);
 	text_warnings(out, r);
 }
 

@@ -54,6 +54,8 @@ struct rank_test_ratio {
 struct rank_exit_reason {
 	const char *source, *reason;	/* point into the results */
 	double mean_per_run;
+	double mean_time_s;	/* handling time per run, over the runs that timed
+				 * this reason's exits; NAN: none did */
 };
 
 struct rank_decision;
@@ -116,6 +118,7 @@ struct rank_decision {
 	const struct rank_entry *entry;	/* the first measured level's: its shape and settings */
 	bool host_reference;
 	double gain, gain_lo, gain_hi;	/* objective, direction-aware, vs the baseline */
+	double gain_bias;		/* of gain under `worst` (<= 0, a fraction); 0: none; NAN */
 	double p_adj;
 	enum decide_verdict verdict;
 	double min_detectable_effect;
@@ -127,6 +130,8 @@ struct rank_decision {
 	size_t runs_ok, runs_failed;
 	double failure_rate;
 	bool failing, more_failures;
+	size_t failing_level;		/* the level it fails at; SIZE_MAX: none (or pooled) */
+	double failures_p;		/* of more failures than the baseline; NAN: not tested */
 	bool in_contention;
 	int needed_vs_pick;
 	int eliminated_block;		/* 0: not eliminated */
@@ -219,6 +224,13 @@ bool rank_decisive(const struct rank_result *r);
 /* The decision with this engine index. */
 const struct rank_decision *rank_decision_at(const struct rank_result *r, size_t index);
 
+/*
+ * Was the host busy during this run: its 1-minute load average at the
+ * run's end above the host's online CPUs (both recorded)?  The `host_busy`
+ * warning counts such runs.
+ */
+bool rank_run_busy(const struct db_results_run *run);
+
 /* Builds r->reason, the recommendation's paragraph (rank-reason.c). */
 void rank_reason(struct rank_result *r);
 
@@ -253,6 +265,21 @@ void rank_entry_location(const struct rank_entry *e, bool geo, struct rank_locat
 void rank_format_gain(struct strbuf *out, double gain);
 /* "+12.0 % [+8.1 %, +16.0 %]"; the gain alone when lo is NAN. */
 void rank_format_gain_ci(struct strbuf *out, double gain, double lo, double hi);
+/*
+ * A direction-aware gain (and its interval; lo NAN: none) as the change a
+ * user sees in the value: higher is better, the gain itself ("+12.0 %
+ * [+8.1 %, +16.0 %]"); lower is better, the change of the value, which
+ * falls when it gains ("-38.7 % [-41.0 %, -36.2 %]"), and with `factor`
+ * how many times better (", 1.63x faster"; "faster" / "slower" for a time
+ * -- unit s, ms, us, ns, a name ending _ms, _us ..., or with latency or time
+ * -- else "lower" /
+ * "higher").  name and unit may be NULL.
+ */
+void rank_format_change(struct strbuf *out, double gain, double lo, double hi,
+			bool higher_is_better, const char *name, const char *unit, bool factor);
+/* rank_format_change in r's metric's direction, with the factor. */
+void rank_format_metric_change(struct strbuf *out, const struct rank_result *r, double gain,
+			       double lo, double hi);
 /* The boots' variance components and what to spend next, as `show` and `rank` print them. */
 void rank_text_boots(struct strbuf *out, const struct rank_result *r);
 void rank_json_boots(struct json_writer *w, const struct rank_result *r);

@@ -17,16 +17,49 @@ static const char *const palette[] = {
 
 void report_html_escape(struct strbuf *out, const char *s)
 {
-	for (; s && *s; s++) {
+	const char *end = s ? s + strlen(s) : s;
+	while (s && *s) {
+		uint32_t cp = 0;
+		size_t n = strbuf_utf8_len(s, (size_t)(end - s), &cp);
 		switch (*s) {
 		case '&': strbuf_addstr(out, "&amp;"); break;
 		case '<': strbuf_addstr(out, "&lt;"); break;
 		case '>': strbuf_addstr(out, "&gt;"); break;
 		case '"': strbuf_addstr(out, "&quot;"); break;
 		case '\'': strbuf_addstr(out, "&#39;"); break;
-		default: strbuf_addch(out, *s);
+		default:
+			/* Controls (ESC, BEL, DEL, C1) shown, as `show` prints them;
+			 * bytes that are not UTF-8 are left to report_html_render's
+			 * last pass, which counts them. */
+			if (n && *s != '\n' && *s != '\t' &&
+			    (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))) {
+				strbuf_add_printable(out, s, n);
+				s += n;
+				continue;
+			}
+			strbuf_add(out, s, n ? n : 1);
+			s += n ? n : 1;
+			continue;
 		}
+		s++;
 	}
+}
+
+/*
+ * Makes out[start..] valid UTF-8, every byte that is not replaced by
+ * U+FFFD (benchmark output is stored as the benchmark wrote it); returns
+ * how many were.
+ */
+static size_t utf8_repair(struct strbuf *out, size_t start)
+{
+	struct strbuf fixed = STRBUF_INIT;
+	size_t replaced = strbuf_add_valid_utf8(&fixed, out->buf + start, out->len - start);
+	if (replaced) {
+		out->len = start;
+		strbuf_add(out, fixed.buf, fixed.len);
+	}
+	strbuf_release(&fixed);
+	return replaced;
 }
 
 /* A "nice" tick step (1, 2 or 5 x 10^k) giving about `want` ticks over range. */
@@ -253,10 +286,17 @@ static void chart_bars(struct strbuf *o, const struct rank_result *r)
 		for (size_t j = 0; j < e->s.n; j++) {
 			/* Spread the dots vertically a little so equal values stay visible. */
 			double jitter = ((double)(j % 5) - 2) * 2.5;
+			const struct db_results_run *run = e->value_runs[j];
 			strbuf_addf(o, "<circle class='run%s' cx='%.1f' cy='%.1f' r='5'>"
-				    "<title>repetition %d: %.6g</title></circle>\n",
-				    e->outlier[j] ? " outlier" : "", axis_map(&ax, e->values[j]),
-				    y + row / 2 + jitter, e->value_runs[j]->repetition + 1, e->values[j]);
+				    "<title>repetition %d: %.6g", e->outlier[j] ? " outlier" : "",
+				    axis_map(&ax, e->values[j]), y + row / 2 + jitter,
+				    run->repetition + 1, e->values[j]);
+			if (!isnan(run->loadavg))
+				strbuf_addf(o, "; host load %.2f", run->loadavg);
+			if (!isnan(run->loadavg) && run->host_cpus > 0)
+				strbuf_addf(o, " on %d CPUs%s", run->host_cpus,
+					    rank_run_busy(run) ? " (busy)" : "");
+			strbuf_addstr(o, "</title></circle>\n");
 		}
 	}
 	strbuf_addf(o, "<text x='%.1f' y='%.1f' text-anchor='middle'>", (left + right) / 2,
@@ -415,15 +455,58 @@ static void section_race(struct strbuf *o, const struct rank_result *r)
 	strbuf_addstr(o, "</tbody></table>\n");
 }
 
+/*
+ * The host's load during the runs: a summary, and every run during which
+ * the load average exceeded the host's CPUs (each run's load is in its
+ * dot's tooltip).
+ */
+static void section_load(struct strbuf *o, const struct rank_result *r)
+{
+	size_t n = 0, busy = 0;
+	double max = 0;
+	for (size_t c = 0; c < r->res->nconfigs; c++)
+		for (size_t j = 0; j < r->res->configs[c].nruns; j++) {
+			const struct db_results_run *run = &r->res->configs[c].runs[j];
+			if (isnan(run->loadavg))
+				continue;
+			n++;
+			busy += rank_run_busy(run);
+			max = fmax(max, run->loadavg);
+		}
+	if (!n)
+		return;
+	strbuf_addf(o, "<h2 id='load'>Host load</h2>\n<p>The host's 1-minute load average at "
+		    "the end of each run (in each run's tooltip): at most %.2f over %zu runs; "
+		    "%zu above the host's CPUs.</p>\n", max, n, busy);
+	if (!busy)
+		return;
+	strbuf_addstr(o, "<table id='busy'>\n<tr><th>configuration</th><th>repetition</th>"
+		      "<th>host</th><th>load</th><th>CPUs</th></tr>\n");
+	for (size_t c = 0; c < r->res->nconfigs; c++)
+		for (size_t j = 0; j < r->res->configs[c].nruns; j++) {
+			const struct db_results_run *run = &r->res->configs[c].runs[j];
+			if (!rank_run_busy(run))
+				continue;
+			strbuf_addstr(o, "<tr><td style='text-align:left'>");
+			report_html_escape(o, r->res->configs[c].rec.key);
+			strbuf_addf(o, "</td><td>%d</td><td>", run->repetition + 1);
+			report_html_escape(o, run->host ? run->host : "");
+			strbuf_addf(o, "</td><td>%.2f</td><td>%d</td></tr>\n", run->loadavg,
+				    run->host_cpus);
+		}
+	strbuf_addstr(o, "</table>\n");
+}
+
 /* The configurations of one environment level. */
 static void table_level(struct strbuf *o, const struct rank_result *r, size_t level)
 {
 	bool geo = rank_locations_geometric(r);
 	strbuf_addf(o, "<table%s class='ranking'>\n<thead><tr><th>rank</th><th>configuration</th>"
-		    "<th>n</th><th>%s</th><th>95%% CI</th><th>CV</th><th>vs baseline "
+		    "<th>n</th><th>%s</th><th>95%% CI</th><th>CV</th><th>vs baseline%s "
 		    "[%.4g %% CI]</th><th>verdict</th><th>status</th><th>ganged exits/s</th>"
 		    "<th>main exits</th><th>failed</th></tr></thead>\n<tbody>\n",
 		    level == 0 ? " id='ranking'" : "", geo ? "geometric mean" : "mean",
+		    r->higher_is_better ? "" : ": change of the value (lower is better)",
 		    100 * (1 - r->level_alpha));
 	for (size_t i = 0; i < r->nentries; i++) {
 		const struct rank_entry *e = &r->entries[i];
@@ -462,7 +545,8 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 		if (e->decision == r->baseline_decision)
 			strbuf_addstr(o, "baseline");
 		else
-			rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
+			rank_format_change(o, e->gain, e->gain_lo, e->gain_hi, r->higher_is_better,
+					   r->metric, r->unit, false);
 		strbuf_addstr(o, "</td><td>");
 		if (e->decision != r->baseline_decision)
 			strbuf_addf(o, "<span class='v-%s'>%s</span>", decide_verdict_name(e->verdict),
@@ -482,6 +566,8 @@ static void table_level(struct strbuf *o, const struct rank_result *r, size_t le
 			strbuf_addstr(o, t ? ", " : "");
 			report_html_escape(o, e->top_exits[t].reason);
 			strbuf_addf(o, " %.4g", e->top_exits[t].mean_per_run);
+			if (!isnan(e->top_exits[t].mean_time_s))
+				strbuf_addf(o, " (%.4g ms)", e->top_exits[t].mean_time_s * 1e3);
 		}
 		strbuf_addf(o, "</td><td>%zu</td></tr>\n", e->nfailed);
 	}
@@ -494,10 +580,11 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 	strbuf_addf(o, "<h2>Decisions over the %zu environment levels</h2>\n<p>Objective "
 		    "<b>%s</b>: %s. Environment levels are conditions the choice must survive; "
 		    "they are never recommended.</p>\n<table id='decisions'>\n<thead><tr>"
-		    "<th>decision</th><th>objective gain [CI]</th><th>verdict</th>", r->nlevels,
+		    "<th>decision</th><th>objective %s [CI]</th><th>verdict</th>", r->nlevels,
 		    decide_objective_name(r->objective), r->objective == DECIDE_OBJECTIVE_MEAN
 		    ? "the geometric mean of the ratios to the baseline over the levels"
-		    : "the worst ratio to the baseline over the levels");
+		    : "the worst ratio to the baseline over the levels", r->higher_is_better
+		    ? "gain" : "change of the value");
 	for (size_t l = 0; l < r->nlevels; l++) {
 		strbuf_addstr(o, "<th>");
 		report_html_escape(o, r->levels[l]);
@@ -515,14 +602,16 @@ static void table_decisions(struct strbuf *o, const struct rank_result *r)
 			strbuf_addstr(o, " <em>(host reference)</em>");
 		strbuf_addstr(o, "</td><td>");
 		if (dec != r->baseline_decision)
-			rank_format_gain_ci(o, dec->gain, dec->gain_lo, dec->gain_hi);
+			rank_format_change(o, dec->gain, dec->gain_lo, dec->gain_hi,
+					   r->higher_is_better, r->metric, r->unit, false);
 		strbuf_addf(o, "</td><td>%s</td>", dec == r->baseline_decision ? ""
 			    : decide_verdict_name(dec->verdict));
 		for (size_t l = 0; l < r->nlevels; l++) {
 			const struct rank_entry *e = dec->levels[l];
 			strbuf_addstr(o, "<td>");
 			if (e && dec != r->baseline_decision)
-				rank_format_gain_ci(o, e->gain, e->gain_lo, e->gain_hi);
+				rank_format_change(o, e->gain, e->gain_lo, e->gain_hi,
+						   r->higher_is_better, r->metric, r->unit, false);
 			else if (!e)
 				strbuf_addstr(o, "not measured");
 			strbuf_addstr(o, "</td>");
@@ -595,7 +684,8 @@ static void table_op(struct strbuf *o, const struct rank_result *r, const struct
 			if (e->decision == r->baseline_decision)
 				strbuf_addstr(o, "baseline");
 			else
-				rank_format_gain_ci(o, tr->gain, tr->gain_lo, tr->gain_hi);
+				rank_format_change(o, tr->gain, tr->gain_lo, tr->gain_hi,
+						   tr->higher_is_better, tr->name, NULL, false);
 			strbuf_addstr(o, "</td>");
 		}
 		strbuf_addstr(o, "</tr>\n");
@@ -691,8 +781,8 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		strbuf_addf(o, " &mdash; nothing beats the baseline (every other shown worse, "
 			    "within &plusmn;%.0f %% or failing): keep it", 100 * r->equivalence);
 	else if (d != r->baseline_decision && !isnan(d->gain)) {
-		strbuf_addstr(o, " &mdash; gain ");
-		rank_format_gain_ci(o, d->gain, d->gain_lo, d->gain_hi);
+		strbuf_addstr(o, r->higher_is_better ? " &mdash; gain " : " &mdash; change of the value ");
+		rank_format_metric_change(o, r, d->gain, d->gain_lo, d->gain_hi);
 	}
 	strbuf_addstr(o, "</p>\n<p>");
 	report_html_escape(o, r->reason);
@@ -703,8 +793,8 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 			strbuf_addstr(o, i ? ", " : "");
 			report_html_escape(o, r->contention[i]->key);
 			strbuf_addf(o, " (%s, ", decide_verdict_name(r->contention[i]->verdict));
-			rank_format_gain_ci(o, r->contention[i]->gain, r->contention[i]->gain_lo,
-				   r->contention[i]->gain_hi);
+			rank_format_metric_change(o, r, r->contention[i]->gain,
+						  r->contention[i]->gain_lo, r->contention[i]->gain_hi);
 			strbuf_addstr(o, ")");
 		}
 		strbuf_addstr(o, ".</p>\n");
@@ -715,9 +805,11 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 			strbuf_addstr(o, t ? ", " : "");
 			report_html_escape(o, e->tests[t].name);
 			strbuf_addch(o, ' ');
-			rank_format_gain(o, e->tests[t].gain);
+			rank_format_change(o, e->tests[t].gain, NAN, NAN, e->tests[t].higher_is_better,
+					   e->tests[t].name, NULL, true);
 		}
-		strbuf_addstr(o, " (gains in each test's own direction).</p>\n");
+		strbuf_addstr(o, " (throughputs: gains; lower-is-better tests: the change of the "
+			      "value).</p>\n");
 	}
 	struct strbuf tmp = STRBUF_INIT;
 	if (deploy_has_guest(e->config))
@@ -740,6 +832,7 @@ void report_html_render(const struct rank_result *r, const struct report_lineage
 			struct strbuf *o)
 {
 	const struct db_experiment *x = &r->res->exp;
+	size_t start = o->len;
 	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
 		      "<title>topoadvisor report: ");
 	report_html_escape(o, x->name);
@@ -809,6 +902,7 @@ void report_html_render(const struct rank_result *r, const struct report_lineage
 	strbuf_addstr(o, "</pre>\n");
 	strbuf_release(&spread);
 	section_race(o, r);
+	section_load(o, r);
 	if (r->hosts)
 		hostfx_html(o, r->hosts);
 	strbuf_addf(o, "<h2>%s per configuration (95%% CI whiskers, dots = runs)</h2>\n",
@@ -827,6 +921,12 @@ void report_html_render(const struct rank_result *r, const struct report_lineage
 	}
 	strbuf_addstr(o, "<h2>Sweep configuration</h2>\n<pre id='config'>");
 	report_html_escape(o, x->config_yaml);
-	strbuf_addf(o, "</pre>\n<p><small>topoadvisor %s</small></p>\n</body>\n</html>\n",
-		    TA_VERSION);
+	strbuf_addstr(o, "</pre>\n");
+	size_t replaced = utf8_repair(o, start);
+	if (replaced)
+		strbuf_addf(o, "<p class='warn' id='not-utf8'>%zu byte%s of stored text (benchmark "
+			    "output, names) %s not valid UTF-8 and %s shown as &#xfffd;.</p>\n",
+			    replaced, replaced == 1 ? "" : "s", replaced == 1 ? "was" : "were",
+			    replaced == 1 ? "is" : "are");
+	strbuf_addf(o, "<p><small>topoadvisor %s</small></p>\n</body>\n</html>\n", TA_VERSION);
 }

@@ -11,6 +11,7 @@
 #include "../experiments/controller.h"
 #include "../experiments/dispatch.h"
 #include "../experiments/hostlock.h"
+#include "../experiments/sshexec.h"
 #include "../experiments/plan-store.h"
 #include "../experiments/plan.h"
 #include "../schema/db-blocks.h"
@@ -21,9 +22,10 @@
 #include "../util/warn.h"
 #include "race-run.h"
 
-int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *err)
+int sweep_lock(const struct cmd_ctx *ctx, const char *root, struct hostlock *lock,
+	       struct ta_err *err)
 {
-	if (hostlock_acquire(lock, NULL, err) < 0)
+	if (hostlock_acquire_host(lock, root, NULL, err) < 0)
 		return -1;
 	if (lock->leftovers && !ctx->quiet)
 		fprintf(stderr, "ended %d process%s left running by an earlier sweep: %s\n",
@@ -61,24 +63,29 @@ int sweep_race_first_test(const struct sweep_config *cfg)
  * executor.kind.  EXIT_BAD_INPUT for an --executor that is neither.
  */
 static int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_config *cfg,
-			     const struct sweep_opts *so, bool *slurm, struct ta_err *err)
+			     const struct sweep_opts *so, enum executor_kind *where,
+			     struct ta_err *err)
 {
 	enum executor_kind kind = cfg->executor.kind;
 	if (so->executor && config_executor_from_name(so->executor, &kind) < 0)
-		return err_set(err, EXIT_BAD_INPUT, "--executor %s: expected local or slurm",
+		return err_set(err, EXIT_BAD_INPUT, "--executor %s: expected local, slurm or ssh",
 			       so->executor);
-	*slurm = kind == EXECUTOR_SLURM;
+	*where = kind;
 	if (exp_id <= 0)
 		return 0;
 	struct db_distributed d;
 	bool found;
 	if (db_distributed_get(db, exp_id, &d, &found, err) < 0)
 		return -1;
+	enum executor_kind stored = found && d.kind && !strcmp(d.kind, "ssh") ? EXECUTOR_SSH
+				    : EXECUTOR_SLURM;
 	db_distributed_release(&d);
-	if (found && so->executor && kind != EXECUTOR_SLURM)
-		return err_set(err, EXIT_BAD_INPUT, "experiment %lld runs on Slurm; it goes on "
-			       "there (drop --executor local)", (long long)exp_id);
-	*slurm |= found;
+	if (found && so->executor && kind != stored)
+		return err_set(err, EXIT_BAD_INPUT, "experiment %lld runs on %s; it goes on "
+			       "there (drop --executor %s)", (long long)exp_id,
+			       stored == EXECUTOR_SSH ? "ssh hosts" : "Slurm", so->executor);
+	if (found)
+		*where = stored;
 	return 0;
 }
 
@@ -89,7 +96,7 @@ static int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_c
  * a shared directory and a Slurm that answers — is checked here.
  */
 static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t seed,
-				     const struct controller_opts *copts, bool slurm,
+				     const struct controller_opts *copts, enum executor_kind where,
 				     struct ta_err *err)
 {
 	struct host_facts host;
@@ -102,9 +109,10 @@ static struct plan *expand_and_check(const struct sweep_config *cfg, uint64_t se
 		if (p->dropped[i].pinning)
 			warn_emit("%s: not run: %s ('topoadvisor plan' lists what is dropped)",
 				  p->dropped[i].what, p->dropped[i].reason);
-	if (slurm) {
+	if (where != EXECUTOR_LOCAL) {
 		if (controller_check_privileges(cfg, copts, err) < 0 ||
-		    dispatch_check(&cfg->executor, err) < 0) {
+		    (where == EXECUTOR_SLURM ? dispatch_check(&cfg->executor, err)
+		     : sshexec_check(&cfg->executor, err)) < 0) {
 			plan_free(p);
 			return NULL;
 		}
@@ -152,7 +160,7 @@ static int fail_check(const struct cmd_ctx *ctx, struct db *db, const struct swe
 
 /* Runs the experiment's runs here or on Slurm; a raced one (a races row) through its scheduler. */
 static int drive(const struct cmd_ctx *ctx, struct db *db, const struct plan *p,
-		 int64_t exp_id, const struct controller_opts *copts_in, bool slurm)
+		 int64_t exp_id, const struct controller_opts *copts_in, enum executor_kind where)
 {
 	struct ta_err err = { 0 };
 	struct controller_summary sum;
@@ -168,8 +176,11 @@ static int drive(const struct cmd_ctx *ctx, struct db *db, const struct plan *p,
 			return cmd_fail(&err);
 		copts.scheduler = &rr.sched;
 	}
-	int rc = slurm ? dispatch_run(db, p, exp_id, &p->cfg->executor, &copts, &sum, &err)
-		       : controller_run(db, p, exp_id, &copts, &sum, &err);
+	int rc = where == EXECUTOR_SLURM
+		? dispatch_run(db, p, exp_id, &p->cfg->executor, &copts, &sum, &err)
+		: where == EXECUTOR_SSH
+		? sshexec_run(db, p, exp_id, &p->cfg->executor, &copts, &sum, &err)
+		: controller_run(db, p, exp_id, &copts, &sum, &err);
 	if (raced)
 		race_run_release(&rr);
 	if (rc < 0)
@@ -210,12 +221,12 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
-	bool slurm = false;
-	if (sweep_distributed(db, 0, cfg, so, &slurm, &err) < 0)
+	enum executor_kind where = EXECUTOR_LOCAL;
+	if (sweep_distributed(db, 0, cfg, so, &where, &err) < 0)
 		return cmd_fail(&err);
-	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, so->sysfs_root, &lock, &err) < 0)
 		return cmd_fail(&err);
-	struct plan *p = expand_and_check(cfg, seed, &copts, slurm, &err);
+	struct plan *p = expand_and_check(cfg, seed, &copts, where, &err);
 	if (!p) {
 		hostlock_release(&lock);
 		return cmd_fail(&err);
@@ -251,7 +262,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 				"(seed %llu)\n", (long long)exp_id, cfg->name, p->nconfigs,
 				first_test ? "raced, at most " : "", p->nruns,
 				(unsigned long long)seed);
-		rc = drive(ctx, db, p, exp_id, &copts, slurm);
+		rc = drive(ctx, db, p, exp_id, &copts, where);
 	}
 	free(facts);
 	plan_free(p);
@@ -266,13 +277,13 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 	struct controller_opts copts = { .sysfs_root = so->sysfs_root, .quiet = ctx->quiet,
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
-	bool slurm = false;
-	if (sweep_distributed(db, exp_id, cfg, so, &slurm, &err) < 0)
+	enum executor_kind where = EXECUTOR_LOCAL;
+	if (sweep_distributed(db, exp_id, cfg, so, &where, &err) < 0)
 		return cmd_fail(&err);
-	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, so->sysfs_root, &lock, &err) < 0)
 		return cmd_fail(&err);
-	struct plan *p = expand_and_check(cfg, seed, &copts, slurm, &err);
-	int rc = p ? drive(ctx, db, p, exp_id, &copts, slurm) : fail_check(ctx, db, so, &err);
+	struct plan *p = expand_and_check(cfg, seed, &copts, where, &err);
+	int rc = p ? drive(ctx, db, p, exp_id, &copts, where) : fail_check(ctx, db, so, &err);
 	plan_free(p);
 	hostlock_release(&lock);
 	return rc;
@@ -321,10 +332,10 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 					 .verbose = ctx->verbose };
 	struct hostlock lock = { .fd = -1 };
 	int from;
-	bool slurm = false;
-	if (sweep_distributed(db, exp_id, cfg, so, &slurm, &err) < 0)
+	enum executor_kind where = EXECUTOR_LOCAL;
+	if (sweep_distributed(db, exp_id, cfg, so, &where, &err) < 0)
 		return cmd_fail(&err);
-	if (!hostlock_held() && sweep_lock(ctx, &lock, &err) < 0)
+	if (!hostlock_held() && sweep_lock(ctx, so->sysfs_root, &lock, &err) < 0)
 		return cmd_fail(&err);
 	if (db_runs_blocks(db, exp_id, &from, &err) < 0) {
 		hostlock_release(&lock);
@@ -332,7 +343,7 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 	}
 	/* The same seeded block order a sweep of from + blocks repetitions has. */
 	cfg->repetitions = from + blocks;
-	struct plan *p = expand_and_check(cfg, seed, &copts, slurm, &err);
+	struct plan *p = expand_and_check(cfg, seed, &copts, where, &err);
 	struct db_run_new *runs = NULL;
 	size_t nruns = 0;
 	struct db_race race;
@@ -348,7 +359,7 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 			fprintf(stderr, "experiment %lld: %d more block%s after block %d: %zu runs%s\n",
 				(long long)exp_id, blocks, blocks == 1 ? "" : "s", from, nruns,
 				raced ? " (the race goes on over them)" : "");
-		rc = drive(ctx, db, p, exp_id, &copts, slurm);
+		rc = drive(ctx, db, p, exp_id, &copts, where);
 	}
 	if (raced)
 		db_race_release(&race);
@@ -378,12 +389,12 @@ static int sweep_load_stored(const struct cmd_ctx *ctx, const char *which, struc
 	return *cfg ? 0 : -1;
 }
 
-int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, struct sweep_stored *s,
-		      struct ta_err *err)
+int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, const char *root,
+		      struct sweep_stored *s, struct ta_err *err)
 {
 	*s = (struct sweep_stored){ .lock = { .fd = -1 } };
 	/* The lock first: opening the database may migrate it (dbread.h). */
-	if (sweep_lock(ctx, &s->lock, err) < 0)
+	if (sweep_lock(ctx, root, &s->lock, err) < 0)
 		return -1;
 	return sweep_load_stored(ctx, which, &s->db, &s->e, &s->cfg, err);
 }

@@ -25,13 +25,15 @@ struct sweep_opts {
 int sweep_race_first_test(const struct sweep_config *cfg);
 
 /*
- * Takes the host lock (hostlock.h), saying on stderr what processes of an
+ * Takes the lock of the host under root (NULL: the real host; hostlock.h:
+ * one per host whatever $TOPOADVISOR_LOCK says), saying on stderr what processes of an
  * earlier, killed sweep it ended and how many of its trace instances it
  * removed (both done by hostlock_acquire()).  run, resume, rerun and
  * restore-host take it before they open the database, so no two
  * controllers ever migrate one at once.
  */
-int sweep_lock(const struct cmd_ctx *ctx, struct hostlock *lock, struct ta_err *err);
+int sweep_lock(const struct cmd_ctx *ctx, const char *root, struct hostlock *lock,
+	       struct ta_err *err);
 
 /* A fresh random seed (getrandom), for sweeps whose config names none. */
 uint64_t sweep_random_seed(void);
@@ -73,8 +75,8 @@ struct sweep_stored {
  * which may have changed since).  Release s with sweep_stored_release,
  * also on failure.
  */
-int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, struct sweep_stored *s,
-		      struct ta_err *err);
+int sweep_stored_open(const struct cmd_ctx *ctx, const char *which, const char *root,
+		      struct sweep_stored *s, struct ta_err *err);
 void sweep_stored_release(struct sweep_stored *s);
 
 /* Warns on stderr when this host's facts differ from those stored with e. */

@@ -86,6 +86,9 @@ int decoder_init(struct decoder *d, const struct evfmt_table *t, struct ta_err *
 	const char *const ue_names[] = { "reason", "errno", "vcpu_id", NULL };
 	struct field_ref *const ue_refs[] = { &d->ue_reason, &d->ue_errno, &d->ue_vcpu };
 	const bool ue_req[] = { true, false, false };
+	const char *const vcpu_names[] = { "vcpu_id", NULL };
+	struct field_ref *const gn_refs[] = { &d->gn_vcpu }, *const kn_refs[] = { &d->kn_vcpu };
+	const bool vcpu_req[] = { false };
 
 	if (event_resolve(t, EVFMT_RUN_CORE, &d->id_run_core, rc_names, rc_refs, rc_req,
 			  err) < 0 ||
@@ -93,7 +96,11 @@ int decoder_init(struct decoder *d, const struct evfmt_table *t, struct ta_err *
 			  err) < 0 ||
 	    event_resolve(t, EVFMT_KVM_EXIT, &d->id_kvm_exit, ke_names, ke_refs, ke_req, err) < 0 ||
 	    event_resolve(t, EVFMT_USERSPACE_EXIT, &d->id_userspace_exit, ue_names, ue_refs,
-			  ue_req, err) < 0)
+			  ue_req, err) < 0 ||
+	    event_resolve(t, EVFMT_GUEST_ENTER, &d->id_guest_enter, vcpu_names, gn_refs,
+			  vcpu_req, err) < 0 ||
+	    event_resolve(t, EVFMT_KVM_ENTRY, &d->id_kvm_entry, vcpu_names, kn_refs, vcpu_req,
+			  err) < 0)
 		return -1;
 
 	/*
@@ -125,6 +132,8 @@ int decoder_init(struct decoder *d, const struct evfmt_table *t, struct ta_err *
 	d->ge_end = fields_end(d, ge_refs, 3);
 	d->ke_end = fields_end(d, ke_refs, 3);
 	d->ue_end = fields_end(d, ue_refs, 3);
+	d->gn_end = fields_end(d, gn_refs, 1);
+	d->kn_end = fields_end(d, kn_refs, 1);
 	/*
 	 * The fast path's layout: fields absent (an absent event's, or an
 	 * optional one) or native signed 4-byte ints, ceded an unsigned byte.
@@ -137,6 +146,11 @@ int decoder_init(struct decoder *d, const struct evfmt_table *t, struct ta_err *
 		native &= !s32[i]->size || (s32[i]->size == 4 && s32[i]->shift == 32);
 	d->native_min = native ? d->type.offset + 2 : INT_MAX;
 	return 0;
+}
+
+bool decoder_has_entries(const struct decoder *d)
+{
+	return d->id_guest_enter >= 0 || d->id_kvm_entry >= 0;
 }
 
 bool decoder_has_events(const struct decoder *d)

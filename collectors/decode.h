@@ -29,11 +29,14 @@ struct decoder {
 	bool swap;			/* data byte order differs from ours */
 	struct field_ref type, pid;	/* common_type, common_pid */
 	int id_run_core, id_guest_exit, id_kvm_exit, id_userspace_exit;	/* -1: absent */
+	int id_guest_enter, id_kvm_entry;	/* -1: absent */
 	struct field_ref rc_n_runnable, rc_runner_vcpu, rc_where, rc_tgid;
 	struct field_ref ge_vcpu_id, ge_trap, ge_ceded;
 	struct field_ref ke_reason, ke_isa, ke_vcpu;
 	struct field_ref ue_reason, ue_errno, ue_vcpu;
-	int rc_end, ge_end, ke_end, ue_end;	/* bytes a record of each must hold */
+	struct field_ref gn_vcpu, kn_vcpu;	/* kvm_guest_enter, kvm_entry */
+	int rc_end, ge_end, ke_end, ue_end, gn_end, kn_end;	/* bytes a record of each
+								 * must hold */
 	int native_min;			/* the POWER events' fields are native signed 4-byte
 					 * ints, ceded an unsigned byte (decoder_decode's fast
 					 * path): the bytes a record needs for it to apply;
@@ -51,6 +54,9 @@ int decoder_init(struct decoder *d, const struct evfmt_table *t, struct ta_err *
 
 /* True when the trace defines at least one event the counter understands. */
 bool decoder_has_events(const struct decoder *d);
+
+/* True when it defines an entry event (kvm_entry, kvm_guest_enter): exits can be timed. */
+bool decoder_has_entries(const struct decoder *d);
 
 /* Notes n records too short for their format (skipped) as damage on r, if any. */
 void decoder_note_malformed(uint64_t n, struct gang_result *r);
@@ -201,7 +207,8 @@ decoder_decode(struct decoder *d, const void *data, int size, struct gang_event 
 		goto short_record;
 	int id = (int)bcur_load((const unsigned char *)data + d->type.offset, d->type.size, d->swap);
 	int end = id == d->id_run_core ? d->rc_end : id == d->id_guest_exit ? d->ge_end
-		: id == d->id_kvm_exit ? d->ke_end : id == d->id_userspace_exit ? d->ue_end : -1;
+		: id == d->id_kvm_exit ? d->ke_end : id == d->id_userspace_exit ? d->ue_end
+		: id == d->id_guest_enter ? d->gn_end : id == d->id_kvm_entry ? d->kn_end : -1;
 	if (end < 0)
 		return 0;
 	if (size < end)
@@ -228,6 +235,11 @@ decoder_decode(struct decoder *d, const void *data, int size, struct gang_event 
 					     ? EXIT_SRC_SVM : EXIT_SRC_VMX;
 		ev->u.kvm_exit.vcpu_id = d->ke_vcpu.size ? decoder_field(d, &d->ke_vcpu, data)
 							 : GANG_VCPU_UNKNOWN;
+	} else if (id == d->id_guest_enter || id == d->id_kvm_entry) {
+		bool power = id == d->id_guest_enter;
+		const struct field_ref *f = power ? &d->gn_vcpu : &d->kn_vcpu;
+		ev->kind = power ? GANG_EV_GUEST_ENTER : GANG_EV_KVM_ENTRY;
+		ev->u.entry.vcpu_id = f->size ? decoder_field(d, f, data) : GANG_VCPU_UNKNOWN;
 	} else {
 		ev->kind = GANG_EV_USERSPACE_EXIT;
 		/* KVM_RUN's return: when negative, exit_reason is left from the run before. */

@@ -29,6 +29,9 @@ struct exitsum_meta {
 };
 
 
+/* What every table and column of the reports means (for --help). */
+extern const char exitsum_help[];
+
 void exitsum_text(struct strbuf *out, const struct gang_result *r,
 		  const struct exitsum_meta *m, int verbose);
 void exitsum_json(struct strbuf *out, const struct gang_result *r,

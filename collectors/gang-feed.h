@@ -50,6 +50,23 @@ struct reason_key {
 struct reason_state {
 	struct reason_key k;
 	uint64_t count;
+	uint64_t time_pairs, time_total, time_min, time_max;	/* ns */
+	uint32_t hist;		/* index in gang_counter.hists */
+	uint32_t pad;
+};
+
+/* A vCPU's exit waiting for its entry: key (process or thread, vCPU). */
+struct vcpu_key {
+	int64_t vcpu;
+	int32_t tgid;
+	int32_t pad;
+};
+
+struct vcpu_state {
+	struct vcpu_key k;
+	uint64_t exit_ts;
+	uint32_t reason_pos;	/* the exit's reason entry + 1; 0: none waits */
+	uint32_t gen;		/* gang_counter.gen at the exit */
 };
 
 #define REASON_CACHE 32
@@ -59,6 +76,14 @@ struct gang_counter {
 	uint64_t events, run_core_events;
 	uint64_t first_ts, last_ts;
 	struct htab runners, procs, reasons;
+	/* Exit handling time (gang.h): off unless the reader expects entries. */
+	bool timing;
+	uint32_t gen;			/* bumped by gang_lost */
+	uint64_t gap_until;		/* exits before this may miss lost events */
+	uint64_t entry_events, time_pairs, time_unmatched, time_gap, time_unpaired;
+	struct htab vcpus;		/* struct vcpu_state */
+	struct gang_time_hist *hists;	/* per (source, code) */
+	size_t nhists, hists_alloc;
 	/* The last runner looked up: consecutive events mostly share one. */
 	int32_t last_pid;
 	struct runner *last_runner;
@@ -119,8 +144,9 @@ GANG_HOT struct proc_state *proc_get(struct gang_counter *g, int32_t tgid)
 __attribute__((noinline)) void gang_reason_miss(struct gang_counter *g, uint32_t h,
 						 const struct reason_key *k);
 
-GANG_HOT void reason_add(struct gang_counter *g, enum exit_source src, int64_t code,
-			 int32_t tgid, int64_t vcpu)
+/* Counts an exit of a reason; returns its entry's index + 1 (for timing). */
+GANG_HOT uint32_t reason_add(struct gang_counter *g, enum exit_source src, int64_t code,
+			     int32_t tgid, int64_t vcpu)
 {
 	uint32_t h = ((uint32_t)code * 0x9e3779b1u + (uint32_t)vcpu * 0x85ebca77u +
 		      (uint32_t)tgid) >> (32 - 5);
@@ -128,11 +154,18 @@ GANG_HOT void reason_add(struct gang_counter *g, enum exit_source src, int64_t c
 	if (g->rcache[h].pos && g->rcache[h].k.code == code && g->rcache[h].k.vcpu == vcpu &&
 	    g->rcache[h].k.tgid == tgid && g->rcache[h].k.source == (int32_t)src) {
 		((struct reason_state *)htab_entry(&g->reasons, g->rcache[h].pos - 1))->count++;
-		return;
+		return g->rcache[h].pos;
 	}
 	struct reason_key k = { .code = code, .vcpu = vcpu, .tgid = tgid, .source = (int32_t)src };
 	gang_reason_miss(g, h, &k);
+	return g->rcache[h].pos;
 }
+
+/* Out of line: timing runs only for recordings with entry events. */
+__attribute__((noinline)) void gang_time_exit(struct gang_counter *g, int32_t key_tgid,
+					      int64_t vcpu, uint64_t ts, uint32_t reason_pos);
+__attribute__((noinline)) void gang_time_entry(struct gang_counter *g, int32_t key_tgid,
+					       int64_t vcpu, uint64_t ts);
 
 GANG_HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev,
 			    const enum gang_algorithm algo)
@@ -176,11 +209,34 @@ GANG_HOT void feed_run_core(struct gang_counter *g, const struct gang_event *ev,
 	r->tgid = tgid;
 }
 
+/*
+ * The process of an x86 event.  A reader that cannot tell (a trace-cmd file
+ * keeps no thread groups, or a thread exited unseen) leaves tgid 0: the
+ * thread itself stands in, so two VMs never merge into one process 0.
+ */
+GANG_HOT int32_t event_tgid(const struct gang_event *ev)
+{
+	return ev->tgid ? ev->tgid : ev->pid;
+}
+
+/*
+ * The process of a POWER guest exit or entry: its runner's VM.  With no
+ * kvmppc_run_core seen at all (POWER9/10, where each vCPU thread runs its
+ * own vcore and records its own exits) the thread stands in, as on x86.
+ */
+GANG_HOT int32_t power_tgid(struct gang_counter *g, const struct gang_event *ev,
+			    const struct runner *r)
+{
+	if (r)
+		return r->tgid;
+	return g->run_core_events ? 0 : event_tgid(ev);
+}
+
 GANG_HOT void feed_guest_exit(struct gang_counter *g, const struct gang_event *ev,
 			      const enum gang_algorithm algo)
 {
 	struct runner *r = runner_find(g, ev->pid);
-	int32_t tgid = r ? r->tgid : 0;
+	int32_t tgid = power_tgid(g, ev, r);
 	bool ceded = ev->u.guest_exit.ceded != 0;
 	struct proc_state *p = proc_get(g, tgid);
 
@@ -194,18 +250,23 @@ GANG_HOT void feed_guest_exit(struct gang_counter *g, const struct gang_event *e
 		struct proc_state *sp = proc_get(g, r->seed_tgid);
 		sp->seed_cedes += ev->u.guest_exit.ceded;
 	}
-	reason_add(g, EXIT_SRC_POWER, ev->u.guest_exit.trap, tgid, ev->u.guest_exit.vcpu_id);
+	uint32_t pos = reason_add(g, EXIT_SRC_POWER, ev->u.guest_exit.trap, tgid,
+				  ev->u.guest_exit.vcpu_id);
+	if (g->timing)
+		gang_time_exit(g, tgid ? tgid : ev->pid, ev->u.guest_exit.vcpu_id, ev->ts, pos);
 }
 
 /*
- * The process of an x86 event.  A reader that cannot tell (a trace-cmd file
- * keeps no thread groups, or a thread exited unseen) leaves tgid 0: the
- * thread itself stands in, so two VMs never merge into one process 0.
+ * A POWER entry: recorded by the thread that runs the vcore, as the exits
+ * are, so it finds its vCPU's exit under the same process (or thread).
  */
-GANG_HOT int32_t event_tgid(const struct gang_event *ev)
+GANG_HOT void feed_guest_enter(struct gang_counter *g, const struct gang_event *ev)
 {
-	return ev->tgid ? ev->tgid : ev->pid;
+	struct runner *r = runner_find(g, ev->pid);
+	int32_t tgid = power_tgid(g, ev, r);
+	gang_time_entry(g, tgid ? tgid : ev->pid, ev->u.entry.vcpu_id, ev->ts);
 }
+
 
 /*
  * A user-space exit whose process the reader could not tell: on POWER the
@@ -240,13 +301,26 @@ GANG_HOT void gang_feed_inline(struct gang_counter *g, const struct gang_event *
 	case GANG_EV_GUEST_EXIT:
 		feed_guest_exit(g, ev, algo);
 		break;
-	case GANG_EV_KVM_EXIT:
+	case GANG_EV_KVM_EXIT: {
 		proc_get(g, event_tgid(ev))->p.guest_exits++;
-		reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason, event_tgid(ev),
-			   ev->u.kvm_exit.vcpu_id);
+		uint32_t pos = reason_add(g, ev->u.kvm_exit.isa, ev->u.kvm_exit.reason,
+					  event_tgid(ev), ev->u.kvm_exit.vcpu_id);
+		if (g->timing)
+			gang_time_exit(g, event_tgid(ev), ev->u.kvm_exit.vcpu_id, ev->ts, pos);
 		break;
+	}
 	case GANG_EV_USERSPACE_EXIT:
 		feed_userspace_exit(g, ev);
+		break;
+	case GANG_EV_GUEST_ENTER:
+		if (g->timing)
+			feed_guest_enter(g, ev);
+		g->entry_events++;
+		break;
+	case GANG_EV_KVM_ENTRY:
+		if (g->timing)
+			gang_time_entry(g, event_tgid(ev), ev->u.entry.vcpu_id, ev->ts);
+		g->entry_events++;
 		break;
 	}
 }

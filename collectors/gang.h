@@ -32,6 +32,19 @@
  * or the negative errno of a KVM_RUN that failed) are counted per reason,
  * per tgid (given by the reader; where it is 0, unknown, the recording
  * thread's pid stands in) and per vCPU; there are no ganged exits there.
+ *
+ * Exit handling time (what perf kvm stat calls the time of an exit): from
+ * an exit (kvm:kvm_exit, kvm_hv:kvm_guest_exit) to the next guest entry of
+ * the same vCPU (kvm:kvm_entry, kvm_hv:kvm_guest_enter) of the same process
+ * (POWER: the runner's VM as for exits; where that is unknown, as on
+ * POWER9, the recording thread, which is the vCPU's own thread there).
+ * It holds what KVM and user space did for the exit, and any time the vCPU
+ * was not runnable (a HLT or H_CEDE blocks until a wake-up), as in perf.
+ * Only a reader that says the recording defines an entry event
+ * (gang_expect_entries) gets times.  Nothing is guessed: an exit followed by
+ * another exit of its vCPU, or by the end of the recording, is unmatched; a
+ * pair with a lost-events gap between (gang_lost) is not timed; an entry
+ * with no exit before it (each vCPU's first) is counted as unpaired.
  */
 #ifndef TA_GANG_H
 #define TA_GANG_H
@@ -53,6 +66,8 @@ enum gang_event_kind {
 	GANG_EV_GUEST_EXIT,	/* kvm_hv:kvm_guest_exit */
 	GANG_EV_KVM_EXIT,	/* kvm:kvm_exit (x86) */
 	GANG_EV_USERSPACE_EXIT,	/* kvm:kvm_userspace_exit */
+	GANG_EV_GUEST_ENTER,	/* kvm_hv:kvm_guest_enter */
+	GANG_EV_KVM_ENTRY,	/* kvm:kvm_entry (x86) */
 };
 
 /* VCPU_UNKNOWN: the event carries no vcpu_id (older x86 kvm_exit). */
@@ -79,6 +94,9 @@ struct gang_event {
 		struct {
 			int64_t reason, vcpu_id;	/* reason < 0: KVM_RUN's errno */
 		} userspace_exit;
+		struct {
+			int64_t vcpu_id;
+		} entry;	/* GANG_EV_GUEST_ENTER and GANG_EV_KVM_ENTRY */
 	} u;
 };
 
@@ -101,7 +119,28 @@ struct gang_reason {
 	int32_t tgid;
 	int64_t vcpu;		/* GANG_VCPU_UNKNOWN when not recorded */
 	uint64_t count;
+	/* Handling time of the exits that were timed (time_pairs of count), ns. */
+	uint64_t time_pairs, time_total_ns, time_min_ns, time_max_ns;
 };
+
+/*
+ * Handling times of one exit reason over every process and vCPU, in
+ * quarter-octave buckets: bucket b holds times in [gang_hist_low(b),
+ * gang_hist_low(b + 1)), so a percentile read from it is within 19 %.
+ */
+#define GANG_HIST_BUCKETS 256
+struct gang_time_hist {
+	enum exit_source source;
+	int64_t code;
+	uint64_t bucket[GANG_HIST_BUCKETS];
+};
+uint64_t gang_hist_low(unsigned b);
+/*
+ * The upper end of the bucket holding the q-quantile (0 < q <= 1) of h's
+ * n times, clamped to max_ns; 0 when n is 0.
+ */
+uint64_t gang_hist_quantile(const struct gang_time_hist *h, uint64_t n, double q,
+			    uint64_t max_ns);
 
 /*
  * A snapshot of the counter.  The readers fill the fields marked (reader);
@@ -126,10 +165,22 @@ struct gang_result {
 					 * "" when nothing is: a damaged recording's
 					 * counts miss what the damage hid, so they
 					 * are lower bounds */
+	/* Exit handling time (see above); all 0 when !timed. */
+	bool timed;			/* the recording defines an entry event */
+	char time_void[160];		/* (reader) why no pair may be timed even so
+					 * (losses the recording does not place), "" */
+	uint64_t entry_events;		/* entries fed (not in events) */
+	uint64_t time_pairs;		/* exits timed */
+	uint64_t time_unmatched;	/* exits whose vCPU exited again, or the
+					 * recording ended, before an entry */
+	uint64_t time_gap;		/* exit..entry pairs with lost events between */
+	uint64_t time_unpaired_entries;	/* entries with no exit before them */
 	struct gang_proc *procs;
 	size_t nprocs;
 	struct gang_reason *reasons;
 	size_t nreasons;
+	struct gang_time_hist *hists;	/* per (source, code), sorted so */
+	size_t nhists;
 };
 
 struct gang_counter;
@@ -145,6 +196,17 @@ void gang_feed(struct gang_counter *g, const struct gang_event *ev);
 void gang_feed_many(struct gang_counter *g, const struct gang_event *evs, size_t n);
 /* What the readers decode in a row before handing it over: a batch. */
 #define GANG_FEED_BATCH 64
+/*
+ * The reader's recording defines kvm_entry or kvm_guest_enter: exits are
+ * timed from now on (call before feeding; without it entries are ignored).
+ */
+void gang_expect_entries(struct gang_counter *g);
+/*
+ * Events were lost before the reader's next record at until_ts (a page that
+ * says so, a LOST record): an exit before until_ts whose entry comes after
+ * this call is not timed.
+ */
+void gang_lost(struct gang_counter *g, uint64_t until_ts);
 /* Fills *out (release it with gang_result_release); the counter stays usable. */
 void gang_result_get(const struct gang_counter *g, struct gang_result *out);
 void gang_result_release(struct gang_result *r);
@@ -154,6 +216,11 @@ void gang_result_release(struct gang_result *r);
  */
 void gang_result_damage(struct gang_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Withholds every time of r (its pairs become time_gap): the reader knows
+ * events were lost but not where.  why goes into r->time_void.
+ */
+void gang_result_untime(struct gang_result *r, const char *why);
 /* The process entry of tgid in r, or NULL. */
 struct gang_proc *gang_result_proc(struct gang_result *r, int32_t tgid);
 

@@ -78,6 +78,7 @@ struct live_session {
 	struct evfmt_table formats;
 	struct decoder dec;
 	struct gang_counter *g;
+	bool run_core_seen;	/* a kvmppc_run_core was fed (POWER7/8) */
 	struct cpu_queue *q;
 	int nq;
 	uint32_t page_size;
@@ -303,12 +304,21 @@ static void feed_record(struct live_session *s, uint64_t ts, const void *data, i
 		return;
 	ev.cpu = cpu;
 	ev.ts = ts;
-	if (ev.kind == GANG_EV_KVM_EXIT || ev.kind == GANG_EV_USERSPACE_EXIT) {
+	if (ev.kind == GANG_EV_KVM_EXIT || ev.kind == GANG_EV_USERSPACE_EXIT ||
+	    ev.kind == GANG_EV_KVM_ENTRY) {
 		/* 0: unknown, the thread stands in for its process (gang.h). */
 		ev.tgid = tgid_lookup(&s->tc, ev.pid);
 		comm_note(s, ev.tgid ? ev.tgid : ev.pid, ev.pid);
 	} else if (ev.kind == GANG_EV_RUN_CORE) {
+		s->run_core_seen = true;
 		comm_note(s, (int32_t)ev.u.run_core.tgid, ev.pid);
+	} else if (!s->run_core_seen) {
+		/*
+		 * POWER9/10: no runner names the VM of a guest exit or entry;
+		 * the recording vCPU thread's process does (gang.h).
+		 */
+		ev.tgid = tgid_lookup(&s->tc, ev.pid);
+		comm_note(s, ev.tgid ? ev.tgid : ev.pid, ev.pid);
 	}
 	gang_feed(s->g, &ev);
 }
@@ -572,6 +582,8 @@ static const unsigned needed_by[EVFMT_NEVENTS] = {
 	[EVFMT_GUEST_EXIT] = LIVE_EV_GANG | LIVE_EV_REASONS,
 	[EVFMT_KVM_EXIT] = LIVE_EV_REASONS,
 	[EVFMT_USERSPACE_EXIT] = LIVE_EV_REASONS,
+	[EVFMT_GUEST_ENTER] = LIVE_EV_REASONS,
+	[EVFMT_KVM_ENTRY] = LIVE_EV_REASONS,
 };
 
 /*
@@ -688,6 +700,8 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 	if (local_formats(&s->formats, opts->events ? opts->events : LIVE_EV_GANG | LIVE_EV_REASONS,
 			  err) < 0 || decoder_init(&s->dec, &s->formats, err) < 0)
 		goto fail;
+	if (decoder_has_entries(&s->dec))
+		gang_expect_entries(s->g);
 	if (!decoder_has_events(&s->dec)) {
 		err_set(err, EXIT_FAILURE_RUN,
 			"this kernel has no kvm_hv or kvm trace events: nothing to count (is the "
@@ -818,6 +832,9 @@ static void result_filter(const struct live_session *s, struct gang_result *r)
 		if (tgid_wanted(s, r->reasons[i].tgid))
 			r->reasons[n++] = r->reasons[i];
 	r->nreasons = n;
+	/* The histograms sum every process: no percentiles for some of them. */
+	if (s->ntgids)
+		r->nhists = 0;
 }
 
 /* A name the kernel's saved_cmdlines (text, len bytes) holds for pid, or NULL. */
@@ -910,6 +927,9 @@ int live_stop(struct live_session *s, struct gang_result *res, struct ta_err *er
 	res->run_core_format = s->dec.id_run_core >= 0;
 	res->span_seconds = (double)(s->stop_ns - s->start_ns) / 1e9;
 	res->records = s->records;
+	if (lost)
+		gang_result_untime(res, "events were lost while tracing live (use a bigger "
+				   "--buffer-kib)");
 	result_filter(s, res);
 	result_comms(s, res);
 	session_free(s);

@@ -177,6 +177,8 @@ struct pd {
 	uint64_t last_config;		/* the tracepoint ID tracepoint_config found last */
 	uint64_t since_round;		/* samples after the last FINISHED_ROUND */
 	struct evfmt_layout formats;	/* the tracing data, for attribute checks */
+	char formats_damage[200];	/* evfmt_formats_damage's first finding */
+	int damaged_formats;
 	size_t drop_checked;		/* reader position of the last drop_behind */
 	size_t low_dropped;		/* all below was given back and is never read again */
 };
@@ -339,6 +341,10 @@ static int formats_load(struct pd *p, const unsigned char *data, size_t len, uin
 		return bad(p, off, "%s", "the tracing data's byte order is not the file's");
 	p->have_dec = true;
 	p->formats = l;
+	p->damaged_formats = evfmt_formats_damage(&l, &t, p->formats_damage,
+						  sizeof(p->formats_damage));
+	if (decoder_has_entries(&p->dec))
+		gang_expect_entries(p->g);
 	return 0;
 }
 
@@ -1348,7 +1354,7 @@ static int attrs_check(struct pd *p)
 	if (!p->have_dec)
 		return 0;
 	const int ours[] = { p->dec.id_run_core, p->dec.id_guest_exit, p->dec.id_kvm_exit,
-			     p->dec.id_userspace_exit };
+			     p->dec.id_userspace_exit, p->dec.id_guest_enter, p->dec.id_kvm_entry };
 	for (size_t i = 0; i < p->nattrs; i++) {
 		const struct pattr *a = &p->attrs[i];
 		char what[160];
@@ -1358,14 +1364,14 @@ static int attrs_check(struct pd *p)
 				 (unsigned long long)a->config);
 			return bad(p, 0, "%s", what);
 		}
-		for (size_t k = 0; a->type == TYPE_TRACEPOINT && !(a->sample_type & S_RAW) && k < 4; k++)
+		for (size_t k = 0; a->type == TYPE_TRACEPOINT && !(a->sample_type & S_RAW) && k < 6; k++)
 			if (ours[k] >= 0 && a->config == (uint64_t)ours[k]) {
 				snprintf(what, sizeof(what), "event attribute %zu (tracepoint ID %llu) "
 					 "samples no raw data (perf always does): its sample_type is "
 					 "damaged", i, (unsigned long long)a->config);
 				return bad(p, 0, "%s", what);
 			}
-		for (size_t k = 0; a->type != TYPE_TRACEPOINT && a->sample_type & S_RAW && k < 4; k++)
+		for (size_t k = 0; a->type != TYPE_TRACEPOINT && a->sample_type & S_RAW && k < 6; k++)
 			if (ours[k] >= 0 && a->config == (uint64_t)ours[k]) {
 				snprintf(what, sizeof(what), "event attribute %zu has type %u, but its "
 					 "config %llu is the ID of a KVM tracepoint it records: its "
@@ -1394,6 +1400,10 @@ static void damage_notes(const struct pd *p, struct gang_result *res)
 		if (notes[i].n)
 			gang_result_damage(res, "%llu %s", (unsigned long long)notes[i].n,
 					   notes[i].what);
+	if (p->damaged_formats)
+		gang_result_damage(res, "%d damaged KVM event format%s in the tracing data: %s",
+				   p->damaged_formats, p->damaged_formats == 1 ? "" : "s",
+				   p->formats_damage);
 	decoder_note_malformed(p->dec.malformed, res);
 }
 
@@ -1440,6 +1450,9 @@ static int analyze(const char *path, const unsigned char *map, size_t size, bool
 		res->records = info->records = p.samples;
 		res->lost_events = p.have_lost_samples ? p.lost_samples : p.lost_records;
 		res->lost_known = true;
+		if (res->lost_events)
+			gang_result_untime(res, "events were lost at places a perf.data does not "
+					   "record");
 		res->run_core_format = p.have_dec && p.dec.id_run_core >= 0;
 		res->span_seconds = p.have_ts && p.last_ts > p.first_ts
 					    ? (double)(p.last_ts - p.first_ts) / 1e9 : 0;

@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 static const char *const executor_names[] = { [EXECUTOR_LOCAL] = "local",
-					      [EXECUTOR_SLURM] = "slurm", NULL };
+					      [EXECUTOR_SLURM] = "slurm",
+					      [EXECUTOR_SSH] = "ssh", NULL };
 
 const char *config_executor_name(enum executor_kind k) { return executor_names[k]; }
 
@@ -78,6 +79,46 @@ static int parse_executor_sbatch(struct yr_reader *L, const yaml_node_t *v,
 	return rc;
 }
 
+/*
+ * executor.hosts: the hosts of an ssh sweep, each a name ssh resolves
+ * through its own configuration (~/.ssh/config, or executor.ssh_config:
+ * user, port, identity, jump host): [user@]name, letters, digits and
+ * "._-" (never an ssh option), each once.
+ */
+static int parse_executor_hosts(struct yr_reader *L, const yaml_node_t *v, struct argv_list *out)
+{
+	if (yr_expect_type(L, v, "executor.hosts", YAML_SEQUENCE_NODE,
+			   "a list of host names as ssh knows them, e.g. [lab1, lab2]") < 0)
+		return -1;
+	size_t count = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	out->argv = xcalloc(count + 1, sizeof(char *));
+	out->argc = count;
+	char key[YR_KEY_MAX];
+	int rc = 0;
+	if (!count)
+		return yr_fail(L, v, "executor.hosts", "no host given; name at least one");
+	for (size_t i = 0; i < count; i++) {
+		const yaml_node_t *item = yr_node(L, v->data.sequence.items.start[i]);
+		yr_key_index(key, "executor.hosts", i);
+		if (yr_get_str(L, item, key, &out->argv[i]) < 0) {
+			rc = -1;
+			continue;
+		}
+		const char *h = out->argv[i];
+		bool ok = h[0] && h[0] != '-' && strlen(h) <= 255;
+		for (const char *c = h; ok && *c; c++)
+			ok = isalnum((unsigned char)*c) || strchr("._-@", *c);
+		if (!ok || strchr(h, '@') != strrchr(h, '@'))
+			rc = yr_fail(L, item, key, "'%s' is not a host name ([user@]name: letters, "
+				     "digits, '.', '_', '-'); put ports, keys and jump hosts in "
+				     "the ssh configuration (executor.ssh_config)", h);
+		for (size_t k = 0; ok && k < i; k++)
+			if (out->argv[k] && !strcmp(out->argv[k], h))
+				rc = yr_fail(L, item, key, "host '%s' is listed twice", h);
+	}
+	return rc;
+}
+
 /* An absolute directory path (not checked on this host: it may be a node's). */
 static int get_abs_dir(struct yr_reader *L, const yaml_node_t *v, const char *key, char **out)
 {
@@ -100,7 +141,8 @@ int config_parse_executor(struct yr_reader *L, const yaml_node_t *n, struct swee
 {
 	static const char *const keys[] = { "kind", "max_hosts", "partition", "sbatch",
 					    "shared_dir", "node_dir", "max_attempts",
-					    "poll_interval", NULL };
+					    "poll_interval", "exclude_after", "hosts", "ssh_config",
+					    NULL };
 	if (yr_map_check(L, n, "executor", keys, "a mapping (kind, max_hosts, shared_dir, "
 			 "...)") < 0)
 		return -1;
@@ -127,12 +169,25 @@ int config_parse_executor(struct yr_reader *L, const yaml_node_t *n, struct swee
 	if ((v = yr_map_get(L, n, "node_dir")) &&
 	    get_abs_dir(L, v, "executor.node_dir", &x->node_dir) < 0)
 		rc = -1;
+	if ((v = yr_map_get(L, n, "hosts")) && parse_executor_hosts(L, v, &x->hosts) < 0)
+		rc = -1;
+	if ((v = yr_map_get(L, n, "ssh_config")) && yr_get_str(L, v, "executor.ssh_config",
+							      &x->ssh_config) == 0 &&
+	    x->ssh_config[0] != '/')
+		rc = yr_fail(L, v, "executor.ssh_config", "'%s' is not an absolute path",
+			     x->ssh_config);
+	if (x->kind == EXECUTOR_SSH && !x->hosts.argc)
+		rc = yr_fail(L, n, "executor.hosts", "an ssh sweep needs executor.hosts: the "
+			     "hosts to run blocks on, as ssh names them");
 	if ((v = yr_map_get(L, n, "max_attempts")) &&
 	    yr_get_int(L, v, "executor.max_attempts", 1, 100, &x->max_attempts) < 0)
 		rc = -1;
 	if ((v = yr_map_get(L, n, "poll_interval")) &&
 	    config_get_fraction(L, v, "executor.poll_interval", 0.01, 600, "seconds, 0.01..600 "
 			 "(e.g. 3)", &x->poll_interval) < 0)
+		rc = -1;
+	if ((v = yr_map_get(L, n, "exclude_after")) &&
+	    yr_get_int(L, v, "executor.exclude_after", 0, 1000, &x->exclude_after) < 0)
 		rc = -1;
 	return rc;
 }
@@ -144,6 +199,7 @@ void config_executor_defaults(struct executor_settings *x)
 	x->node_dir = xstrdup("/var/lib/topoadvisor/nodes");
 	x->max_attempts = 3;
 	x->poll_interval = 3;
+	x->exclude_after = 3;
 }
 
 void config_executor_release(struct executor_settings *x)
@@ -152,15 +208,21 @@ void config_executor_release(struct executor_settings *x)
 	config_argv_free(&x->sbatch);
 	free(x->shared_dir);
 	free(x->node_dir);
+	config_argv_free(&x->hosts);
+	free(x->ssh_config);
 }
 
 void config_executor_dump(const struct executor_settings *x, struct strbuf *out)
 {
 	strbuf_addf(out, "executor: kind=%s max_hosts=%d partition=%s shared_dir=%s "
-		    "node_dir=%s max_attempts=%d poll_interval=%g\n", executor_names[x->kind],
-		    x->max_hosts, x->partition ? x->partition : "default",
+		    "node_dir=%s max_attempts=%d poll_interval=%g exclude_after=%d\n",
+		    executor_names[x->kind], x->max_hosts, x->partition ? x->partition : "default",
 		    x->shared_dir ? x->shared_dir : "none", x->node_dir, x->max_attempts,
-		    x->poll_interval);
+		    x->poll_interval, x->exclude_after);
 	if (x->sbatch.argc)
 		config_dump_argv(out, "executor.sbatch", &x->sbatch);
+	if (x->hosts.argc)
+		config_dump_argv(out, "executor.hosts", &x->hosts);
+	if (x->ssh_config)
+		strbuf_addf(out, "executor.ssh_config: %s\n", x->ssh_config);
 }

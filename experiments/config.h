@@ -136,7 +136,7 @@ struct collect {
 };
 
 /* executor: where a sweep's runs go (docs/config.md, "executor"). */
-enum executor_kind { EXECUTOR_LOCAL, EXECUTOR_SLURM };
+enum executor_kind { EXECUTOR_LOCAL, EXECUTOR_SLURM, EXECUTOR_SSH };
 
 struct executor_settings {
 	enum executor_kind kind;	/* default local: this host */
@@ -149,6 +149,10 @@ struct executor_settings {
 					   directory), one subdirectory per node */
 	int max_attempts;		/* slurm: submissions of one block at most */
 	double poll_interval;		/* slurm: seconds between squeue polls */
+	int exclude_after;		/* slurm: a node failing this many blocks in a row
+					   gets no more of the sweep (0: never) */
+	struct argv_list hosts;		/* ssh: the hosts, as ssh names them */
+	char *ssh_config;		/* ssh: ssh -F FILE; NULL: ssh's own */
 };
 
 /* advisor.objective: how a decision's ratios over environment levels combine. */

@@ -17,6 +17,7 @@
 #include "../collectors/benchparse.h"
 #include "../collectors/live.h"
 #include "../collectors/traps.h"
+#include "../schema/db-controller.h"
 #include "../schema/db-race.h"
 #include "../schema/db-runs.h"
 #include "../util/json.h"
@@ -24,6 +25,7 @@
 #include "../util/warn.h"
 #include "controller-int.h"
 #include "hostexec.h"
+#include "hostlock.h"
 #include "knobs.h"
 #include "noise.h"
 #include "progress.h"
@@ -351,6 +353,12 @@ static void record_host_state(struct ctl *c, const struct plan_config *pc,
 		for (int i = 0; i < 3; i++)
 			json_double(&w, load[i]);
 		json_arr_end(&w);
+		/* what the load is measured against (host_busy): this host's, on a Slurm node too */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		if (cpus > 0) {
+			json_key(&w, "online_cpus");
+			json_int(&w, cpus);
+		}
 	}
 	json_key(&w, "noise"); json_str(&w, pc->noise->name);
 	json_key(&w, "runner"); json_str(&w, in_guest(c, pc) ? "agent" : "host");
@@ -410,8 +418,13 @@ static void record_trace(struct ctl *c, const struct gang_result *res, double se
 			const struct gang_reason *r = &res->reasons[i];
 			char name[64];
 			traps_format(r->source, r->code, name, sizeof(name));
+			/* Times only where this trace could take them (gang.h). */
+			bool timed = res->timed && !res->time_void[0] &&
+				     r->source != EXIT_SRC_USERSPACE;
 			runrec_exit(rec, r->source == EXIT_SRC_POWER ? "kvm_hv" : "kvm",
-				    r->vcpu == GANG_VCPU_UNKNOWN ? -1 : r->vcpu, name, r->count);
+				    r->vcpu == GANG_VCPU_UNKNOWN ? -1 : r->vcpu, name, r->count,
+				    timed ? (int64_t)r->time_pairs : -1,
+				    timed ? (int64_t)r->time_total_ns : -1);
 			total += r->count;
 		}
 		if (res->nreasons && seconds > 0)
@@ -910,6 +923,25 @@ static int restore_knobs(struct ctl *c, struct ta_err *err)
 				 err);
 }
 
+/*
+ * Records this process as experiment exp_id's controller on the host it
+ * drives (the machine, and the root's lock key), refused while another
+ * experiment of the database runs there (db-controller.h).
+ */
+static int claim_host(struct db *db, int64_t exp_id, const char *machine, const char *root,
+		      struct ta_err *err)
+{
+	struct strbuf key = STRBUF_INIT, host = STRBUF_INIT;
+	int rc = hostlock_key(root, &key, err);
+	if (rc == 0) {
+		strbuf_addf(&host, "%s:%s", machine ? machine : "?", strbuf_str(&key));
+		rc = db_controller_claim(db, exp_id, strbuf_str(&host), err);
+	}
+	strbuf_release(&key);
+	strbuf_release(&host);
+	return rc;
+}
+
 int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 		   const struct controller_opts *opts, struct controller_summary *summary,
 		   struct ta_err *err)
@@ -932,7 +964,10 @@ int controller_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	struct utsname uts;
 	const char *host = opts->host ? opts->host : uname(&uts) == 0 ? uts.nodename : NULL;
 
-	/* What a crashed controller left: runs marked running, knobs changed. */
+	/* What a crashed controller left: runs marked running, knobs changed
+	 * (once no other controller drives this host for this database). */
+	if (claim_host(db, exp_id, host, opts->sysfs_root, err) < 0)
+		goto out;
 	if (db_runs_mark_stale(db, exp_id, "the controller stopped during this run", err) < 0)
 		goto out;
 	if (restore_knobs(&c, err) < 0) {

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,11 @@
 #define SUBMIT_TRIES 3
 /* Polls an ended job's result may take to appear (a shared file system's caches). */
 #define RESULT_GRACE_POLLS 3
+/* The largest result file read: a block's runs with their artifacts (each output at
+ * most 64 MiB per stream, hostexec.h); a larger one is not a worker's. */
+#define RESULT_MAX_BYTES ((uint64_t)4 << 30)
+/* What is read of a job's output file: its end (progress, a failure's cause). */
+#define OUTPUT_TAIL_BYTES 16384
 
 /* The batch script: the job's arguments are the command, no shell word is ever parsed. */
 static const char worker_script[] = "#!/bin/sh\n"
@@ -53,8 +59,11 @@ struct job {
 	enum job_state state;
 	double ended_at;	/* JOB_ENDED: when it was seen ending */
 	double started;		/* when it was seen running (0: not yet) */
+	char *reason;		/* squeue's reason for its state ("None" dropped) */
 	int submit_failures;
 	char *submit_error;
+	char *exclude;		/* sbatch --exclude (NULL: none) */
+	char *unusable;		/* why its result cannot be used: it fails, without grace */
 };
 
 struct block {
@@ -62,6 +71,8 @@ struct block {
 	int attempts;		/* submitted in this session */
 	int last_attempt;	/* the highest attempt number stored */
 	char *node;		/* where its result came from */
+	char **failed_on;	/* nodes an attempt of it failed on: not tried again */
+	size_t nfailed_on;
 };
 
 /* What one host did in this session (progress). */
@@ -92,6 +103,11 @@ struct dsp {
 	double start, block_seconds;	/* this session's start; sum of done blocks' times */
 	int blocks_timed;
 	int queue_failures;
+	struct slurm_node *nodes;	/* the partition's, at the start (sinfo) */
+	size_t nnodes;
+	int usable;		/* of them, able to take a job */
+	char **bad;		/* nodes given no more blocks (executor.exclude_after) */
+	size_t nbad;
 	bool changed;		/* something to report in the status line */
 	char *last_status;	/* the status line printed last */
 };
@@ -176,9 +192,17 @@ static void status_line(struct dsp *d)
 				strbuf_release(&at);
 			}
 	}
+	if (d->nbad) {
+		strbuf_addstr(&sb, " | excluded:");
+		for (size_t i = 0; i < d->nbad; i++)
+			strbuf_addf(&sb, "%s %s", i ? "," : "", d->bad[i]);
+	}
 	if (d->blocks_timed && left) {
 		double per = d->block_seconds / d->blocks_timed;
 		int hosts = d->x->max_hosts < left ? d->x->max_hosts : left;
+		int avail = d->usable - (int)d->nbad;
+		if (d->nnodes && avail >= 1 && avail < hosts)
+			hosts = avail;
 		char eta[32];
 		progress_clock_format(eta, sizeof(eta), ceil((double)left / hosts) * per);
 		strbuf_addf(&sb, " | ETA %s", eta);
@@ -203,6 +227,9 @@ static void job_release(struct job *j)
 	free(j->node);
 	free(j->slurm_state);
 	free(j->submit_error);
+	free(j->unusable);
+	free(j->reason);
+	free(j->exclude);
 }
 
 static void set_str(char **dst, const char *src)
@@ -211,6 +238,29 @@ static void set_str(char **dst, const char *src)
 		free(*dst);
 		*dst = xstrdup(src);
 	}
+}
+
+static bool in_list(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+static void list_add(char ***v, size_t *n, const char *s)
+{
+	if (in_list(*v, *n, s))
+		return;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+static void list_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }
 
 static struct job *job_add(struct dsp *d, int64_t id, int block, int attempt, const char *name)
@@ -251,6 +301,50 @@ static void mark_seen(struct dsp *d, const char *file)
 
 /* ---- set-up ----------------------------------------------------------- */
 
+/* Tries of a Slurm tool at the start (one failure of a busy slurmctld is no answer). */
+#define CHECK_TRIES 3
+
+int dispatch_hosts(const struct executor_settings *x, struct slurm_node **nodes, size_t *n,
+		   int *usable, struct ta_err *err)
+{
+	*nodes = NULL;
+	*n = 0;
+	*usable = 0;
+	if (slurm_tools_check(err) < 0)
+		return -1;
+	int rc = -1;
+	for (int t = 0; t < CHECK_TRIES && rc < 0; t++) {
+		if (t)
+			mono_sleep_ms(1000);
+		rc = slurm_nodes(x->partition, nodes, n, err);
+	}
+	if (rc < 0) {
+		err_prefix(err, "Slurm does not answer (is SLURM_CONF set, slurmctld up?)");
+		return -1;
+	}
+	for (size_t i = 0; i < *n; i++)
+		*usable += (*nodes)[i].usable;
+	if (!*n && x->partition)
+		return err_set(err, EXIT_BAD_INPUT, "partition %s has no nodes (sinfo lists "
+			       "none): is executor.partition right?", x->partition);
+	if (!*n)
+		return err_set(err, EXIT_BAD_INPUT, "the cluster has no default partition with "
+			       "nodes (sinfo lists none): set executor.partition");
+	if (!*usable) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < *n && i < 8; i++)
+			strbuf_addf(&sb, "%s%s %s", i ? ", " : "", (*nodes)[i].name,
+				    (*nodes)[i].state);
+		err_set(err, EXIT_BAD_INPUT, "no node of %s%s can take a job (%s): resume "
+			"them (scontrol update nodename=... state=resume) first",
+			x->partition ? "partition " : "the default partition",
+			x->partition ? x->partition : "", strbuf_str(&sb));
+		strbuf_release(&sb);
+		return -1;
+	}
+	return 0;
+}
+
 int dispatch_check(const struct executor_settings *x, struct ta_err *err)
 {
 	if (!x->shared_dir)
@@ -262,10 +356,23 @@ int dispatch_check(const struct executor_settings *x, struct ta_err *err)
 		return err_set(err, EXIT_BAD_INPUT, "executor.shared_dir %s: %s; create it on "
 			       "the shared file system first", x->shared_dir,
 			       errno ? strerror(errno) : "not a directory");
+	struct slurm_node *nodes;
+	size_t nn;
+	int usable;
+	int rc = dispatch_hosts(x, &nodes, &nn, &usable, err);
+	slurm_nodes_free(nodes, nn);
+	if (rc < 0)
+		return -1;
 	const char *probe = "topoadvisor-probe";
 	struct slurm_job *jobs;
 	size_t n;
-	if (slurm_queue(&probe, 1, &jobs, &n, err) < 0) {
+	rc = -1;
+	for (int t = 0; t < CHECK_TRIES && rc < 0; t++) {
+		if (t)
+			mono_sleep_ms(1000);
+		rc = slurm_queue(&probe, 1, &jobs, &n, err);
+	}
+	if (rc < 0) {
 		err_prefix(err, "Slurm does not answer (is SLURM_CONF set, slurmctld up?)");
 		return -1;
 	}
@@ -290,6 +397,7 @@ static char *settings_json(const struct executor_settings *x, const char *root)
 	json_key(&w, "shared_dir"); json_str(&w, x->shared_dir);
 	json_key(&w, "node_dir"); json_str(&w, x->node_dir);
 	json_key(&w, "max_attempts"); json_int(&w, x->max_attempts);
+	json_key(&w, "exclude_after"); json_int(&w, x->exclude_after);
 	json_key(&w, "poll_interval"); json_double(&w, x->poll_interval);
 	json_key(&w, "root"); json_str(&w, root);
 	json_obj_end(&w);
@@ -377,6 +485,8 @@ static int load_state(struct dsp *d, struct ta_err *err)
 		if (a[i].result_file)
 			mark_seen(d, strrchr(a[i].result_file, '/') ? strrchr(a[i].result_file, '/') + 1
 								   : a[i].result_file);
+		if (a[i].node && a[i].state && !strcmp(a[i].state, "failed"))
+			list_add(&b->failed_on, &b->nfailed_on, a[i].node);
 		if (a[i].outcome && !strcmp(a[i].outcome, "ingested")) {
 			b->state = BLK_DONE;
 			set_str(&b->node, a[i].node);
@@ -448,6 +558,18 @@ static int cancel_jobs(struct dsp *d, int block, const char *why, struct ta_err 
 	return rc;
 }
 
+/*
+ * scancel job j (by id, or by name while sbatch's reply is unknown),
+ * leaving it followed: squeue says when it has ended.
+ */
+static void slurm_stop_job(struct dsp *d, const struct job *j)
+{
+	const char *id = j->job_id, *name = j->name;
+	struct ta_err cerr = { 0 };
+	if (slurm_cancel(&id, id ? 1 : 0, &name, id ? 0 : 1, &cerr) < 0 && !d->opts->quiet)
+		warn_emit("%s", cerr.msg);
+}
+
 /* The Slurm state a job is in now, from squeue's row for it. */
 static void job_seen(struct dsp *d, struct job *j, const struct slurm_job *row)
 {
@@ -455,6 +577,8 @@ static void job_seen(struct dsp *d, struct job *j, const struct slurm_job *row)
 	bool pending = !strcmp(row->state, "PENDING") || !strcmp(row->state, "CONFIGURING") ||
 		       !strncmp(row->state, "REQUEUE", 7);
 	set_str(&j->slurm_state, row->state);
+	if (row->reason[0] && strcmp(row->reason, "None") && strcmp(row->reason, "(null)"))
+		set_str(&j->reason, row->reason);
 	if (row->nodes[0] && strcmp(row->nodes, "(null)"))
 		set_str(&j->node, row->nodes);
 	enum job_state was = j->state;
@@ -553,43 +677,63 @@ static int poll_queue(struct dsp *d, struct ta_err *err)
 
 /* ---- results ---------------------------------------------------------- */
 
-/* Parses "block-K.attempt-A.job-J.NODE.db" (K 1-based); false for other names. */
-static bool result_name(const char *name, int *block, int *attempt)
+/*
+ * Parses "block-K.attempt-A.job-J.NODE.db" (K 1-based; J the job id, up
+ * to the next dot, copied to job when given); false for other names.
+ */
+static bool result_name(const char *name, int *block, int *attempt, char *job, size_t jobsz)
 {
 	int k, a, n = 0;
 	size_t len = strlen(name);
 	if (sscanf(name, "block-%d.attempt-%d.job-%n", &k, &a, &n) != 2 || !n || k < 1 ||
 	    a < 1 || len < 4 || strcmp(name + len - 3, ".db"))
 		return false;
+	size_t jl = strcspn(name + n, ".");
+	if (!jl || name[n + jl] != '.')
+		return false;
+	if (job) {
+		if (jl >= jobsz)
+			return false;
+		memcpy(job, name + n, jl);
+		job[jl] = '\0';
+	}
 	*block = k - 1;
 	*attempt = a;
 	return true;
 }
 
-/* The end of what the job wrote (its output file, the last 8-64 KiB), trailing blanks cut. */
+/*
+ * The end of what the job wrote (its output file, at most its last
+ * OUTPUT_TAIL_BYTES), trailing blanks cut.  Only a regular file is read —
+ * opened without following a link and without blocking (a FIFO put in its
+ * place), and from OUTPUT_TAIL_BYTES before its end as it is now: one
+ * read of a bounded size, whatever grows the file meanwhile.
+ */
 static void job_output_read(const struct dsp *d, const struct job *j, struct strbuf *text)
 {
 	if (!j->job_id)
 		return;
 	struct strbuf path = STRBUF_INIT;
 	strbuf_addf(&path, "%s/%s.%s.out", d->d.work_dir, j->name, j->job_id);
-	FILE *f = fopen(strbuf_str(&path), "re");
-	if (f) {
-		char buf[4096];
-		size_t n;
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-			strbuf_add(text, buf, n);
-			if (text->len > 65536) {
-				memmove(text->buf, text->buf + text->len - 8192, 8192);
-				text->len = 8192;
-			}
-		}
-		fclose(f);
+	int fd = open(strbuf_str(&path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+		      O_NOCTTY);
+	strbuf_release(&path);
+	struct stat st;
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t from = st.st_size > OUTPUT_TAIL_BYTES ? st.st_size - OUTPUT_TAIL_BYTES : 0;
+		size_t want = (size_t)(st.st_size - from);
+		char *buf = xmalloc(want + 1);
+		ssize_t n = want ? pread(fd, buf, want, from) : 0;
+		if (n > 0)
+			strbuf_add(text, buf, (size_t)n);
+		free(buf);
 		while (text->len && (text->buf[text->len - 1] == '\n' ||
 				     text->buf[text->len - 1] == ' '))
 			text->len--;
 	}
-	strbuf_release(&path);
+	close(fd);
 }
 
 /* The last line the job wrote (its output file), for a failure's message. */
@@ -663,37 +807,89 @@ static int block_done(struct dsp *d, struct job *j, const struct db_block_result
 	return cancel_jobs(d, res->block, "the block's result came from another attempt", err);
 }
 
-/* Reads and ingests one result file (first complete result of its block, or a duplicate). */
-static int take_result(struct dsp *d, const char *file, int block, int attempt,
-		       struct ta_err *err)
+/*
+ * The attempt j's result is unusable (why): recorded with the file, and the
+ * attempt fails — at once when its job has ended, else once Slurm says it
+ * ended after we cancelled it, so that the block is never out twice and
+ * no more than max_hosts jobs ever run.
+ */
+static int result_unusable(struct dsp *d, struct job *j, const char *path, const char *why,
+			   struct ta_err *err)
 {
-	struct job *j = job_by_block(d, block, attempt);
+	note(d, "block %d: attempt %d's result is unusable: %s", j->block + 1, j->attempt, why);
+	struct db_attempt_set s = { .error = why, .result_file = path };
+	if (db_attempt_update(d->db, j->id, &s, err) < 0)
+		return -1;
+	if (!job_out(j) || j->unusable)
+		return 0;
+	set_str(&j->unusable, why);
+	if (j->state == JOB_ENDED)
+		j->ended_at = -1e9;
+	else
+		slurm_stop_job(d, j);
+	return 0;
+}
+
+/*
+ * Why the result file `file` cannot be attempt j's (NULL when it can): a
+ * regular file no larger than RESULT_MAX_BYTES, its block, attempt, job
+ * name and job id those of the attempt.  (Read before it is trusted.)
+ */
+static const char *result_check_file(const struct dsp *d, const char *path, struct strbuf *why)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		strbuf_addf(why, "%s: %s", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		strbuf_addf(why, "%s is not a regular file", path);
+	else if ((uint64_t)st.st_size > RESULT_MAX_BYTES)
+		strbuf_addf(why, "%s has %.0f MiB, more than a result may (%u MiB)", path,
+			    st.st_size / 1048576.0, (unsigned)(RESULT_MAX_BYTES >> 20));
+	(void)d;
+	return why->len ? strbuf_str(why) : NULL;
+}
+
+static const char *result_check(const struct job *j, const char *job, int block, int attempt,
+				const struct db_block_result *res, struct strbuf *why)
+{
+	if (res->block != block || res->attempt != attempt)
+		strbuf_addf(why, "it holds block %d attempt %d, its name says block %d attempt %d",
+			    res->block + 1, res->attempt, block + 1, attempt);
+	else if (strcmp(res->job_name, j->name))
+		strbuf_addf(why, "it is of job %s, not %s", res->job_name, j->name);
+	else if (!res->job_id || strcmp(res->job_id, job))
+		strbuf_addf(why, "it holds job id %s, its name says %s",
+			    res->job_id ? res->job_id : "none", job);
+	return why->len ? strbuf_str(why) : NULL;
+}
+
+/*
+ * Reads and ingests one result file (first complete result of its block,
+ * or a duplicate).  A file that is no attempt's (no such block or attempt,
+ * or another job than the attempt's) is ignored; one of the attempt's job
+ * that cannot be used fails that attempt only (result_unusable).
+ */
+static int take_result(struct dsp *d, const char *file, int block, int attempt,
+		       const char *job, struct ta_err *err)
+{
 	mark_seen(d, file);
-	if (!j || block >= d->nblocks) {
-		note(d, "ignoring %s: no such attempt of experiment %lld", file,
-		     (long long)d->exp_id);
+	struct job *j = block < d->nblocks ? job_by_block(d, block, attempt) : NULL;
+	if (!j || (j->job_id && strcmp(j->job_id, job))) {
+		note(d, "ignoring %s: %s", file, !j ? "no such attempt of this experiment"
+		     : "not the job of that attempt");
 		return 0;
 	}
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, why = STRBUF_INIT;
 	strbuf_addf(&path, "%s/%s", d->d.work_dir, file);
-	struct db_block_result res;
+	struct db_block_result res = { 0 };
 	struct ta_err rerr = { 0 };
 	int rc = 0;
-	if (db_block_result_read(strbuf_str(&path), &res, &rerr) < 0 ||
-	    (strcmp(res.job_name, j->name) &&
-	     (db_block_result_release(&res), err_set(&rerr, EXIT_FAILURE_RUN, "%s is of job %s, "
-						      "not %s", file, res.job_name, j->name)))) {
-		note(d, "block %d: attempt %d's result is unusable: %s", block + 1, attempt,
-		     rerr.msg);
-		if (job_out(j)) {
-			j->state = JOB_ENDED;
-			j->ended_at = -1e9;	/* fails at once: no other result will come */
-			set_str(&j->submit_error, rerr.msg);
-		}
-		strbuf_release(&path);
-		return 0;
-	}
-	if (d->blocks[block].state == BLK_DROPPED) {
+	if (result_check_file(d, strbuf_str(&path), &why) ||
+	    (db_block_result_read(strbuf_str(&path), &res, &rerr) < 0 &&
+	     (strbuf_addstr(&why, rerr.msg), true)) ||
+	    result_check(j, job, block, attempt, &res, &why)) {
+		rc = result_unusable(d, j, strbuf_str(&path), strbuf_str(&why), err);
+	} else if (d->blocks[block].state == BLK_DROPPED) {
 		note(d, "block %d: result of attempt %d not stored: the race stopped before it",
 		     block + 1, attempt);
 		j->state = JOB_FINAL;
@@ -701,9 +897,11 @@ static int take_result(struct dsp *d, const char *file, int block, int attempt,
 			       err);
 	} else {
 		int ingested = db_block_ingest(d->db, d->exp_id, j->id, &res, strbuf_str(&path),
-					       err);
-		if (ingested < 0)
-			rc = -1;
+					       &rerr);
+		if (ingested == DB_BLOCK_UNUSABLE)
+			rc = result_unusable(d, j, strbuf_str(&path), rerr.msg, err);
+		else if (ingested < 0)
+			rc = err_set(err, rerr.code, "%s", rerr.msg);
 		else if (ingested)
 			rc = block_done(d, j, &res, err);
 		else {
@@ -714,6 +912,7 @@ static int take_result(struct dsp *d, const char *file, int block, int attempt,
 		}
 	}
 	db_block_result_release(&res);
+	strbuf_release(&why);
 	strbuf_release(&path);
 	return rc;
 }
@@ -730,7 +929,7 @@ static int scan_results(struct dsp *d, struct ta_err *err)
 	struct dirent *e;
 	while ((e = readdir(dir))) {
 		int block, attempt;
-		if (e->d_name[0] != '.' && result_name(e->d_name, &block, &attempt) &&
+		if (e->d_name[0] != '.' && result_name(e->d_name, &block, &attempt, NULL, 0) &&
 		    !seen(d, e->d_name)) {
 			names = xrealloc(names, (n + 1) * sizeof(*names));
 			names[n++] = xstrdup(e->d_name);
@@ -740,9 +939,9 @@ static int scan_results(struct dsp *d, struct ta_err *err)
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		int block, attempt;
-		result_name(names[i], &block, &attempt);
-		if (rc == 0)
-			rc = take_result(d, names[i], block, attempt, err);
+		char job[64];
+		if (rc == 0 && result_name(names[i], &block, &attempt, job, sizeof(job)))
+			rc = take_result(d, names[i], block, attempt, job, err);
 		free(names[i]);
 	}
 	free(names);
@@ -759,13 +958,17 @@ static int end_jobs(struct dsp *d, struct ta_err *err)
 	double grace = RESULT_GRACE_POLLS * d->x->poll_interval;
 	for (size_t i = 0; i < d->njobs; i++) {
 		struct job *j = &d->jobs[i];
-		if (j->state != JOB_ENDED || mono_now_s() - j->ended_at < grace)
+		if (j->state != JOB_ENDED || (mono_now_s() - j->ended_at < grace && !j->unusable))
 			continue;
 		struct strbuf why = STRBUF_INIT;
 		strbuf_addf(&why, "job %s%s%s ended %s without a result", j->job_id ? j->job_id : "?",
 			    j->node ? " on " : "", j->node ? j->node : "",
 			    j->slurm_state ? j->slurm_state : "");
-		if (j->submit_error)
+		if (j->reason)
+			strbuf_addf(&why, " (Slurm: %s)", j->reason);
+		if (j->unusable)
+			strbuf_addf(&why, " it could use: %s", j->unusable);
+		else if (j->submit_error)
 			strbuf_addf(&why, ": %s", j->submit_error);
 		else
 			job_output_tail(d, j, &why);
@@ -774,9 +977,11 @@ static int end_jobs(struct dsp *d, struct ta_err *err)
 			strbuf_release(&why);
 			return -1;
 		}
-		if (j->node)
-			tally(d, j->node)->failed++;
 		struct block *b = &d->blocks[j->block];
+		if (j->node) {
+			tally(d, j->node)->failed++;
+			list_add(&b->failed_on, &b->nfailed_on, j->node);
+		}
 		int rc = 0;
 		bool other_out = false;
 		for (size_t k = 0; k < d->njobs; k++)
@@ -850,6 +1055,86 @@ static int race_steps(struct dsp *d, struct ta_err *err)
 	return 0;
 }
 
+/* ---- nodes ------------------------------------------------------------ */
+
+/*
+ * The nodes given no more blocks of the sweep: by the stored attempts, a
+ * node whose last executor.exclude_after blocks failed there
+ * (db_attempts_bad_nodes, the rule `show` applies too).  A node newly
+ * excluded is said.
+ */
+static int refresh_bad_nodes(struct dsp *d, struct ta_err *err)
+{
+	if (d->x->exclude_after <= 0)
+		return 0;
+	struct db_attempt *a;
+	size_t na;
+	if (db_attempts_list(d->db, d->exp_id, &a, &na, err) < 0)
+		return -1;
+	const char **out = xcalloc(na + 1, sizeof(*out));
+	size_t n = db_attempts_bad_nodes(a, na, d->x->exclude_after, out);
+	char **bad = NULL;
+	size_t nbad = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!in_list(d->bad, d->nbad, out[i]))
+			note(d, "node %s: excluded from this sweep: its last %d blocks failed "
+			     "there (executor.exclude_after)", out[i], d->x->exclude_after);
+		list_add(&bad, &nbad, out[i]);
+	}
+	list_free(d->bad, d->nbad);
+	d->bad = bad;
+	d->nbad = nbad;
+	free(out);
+	db_attempts_free(a, na);
+	return 0;
+}
+
+/* How many of the partition's usable nodes are in neither list. */
+static int nodes_left(const struct dsp *d, char *const *x1, size_t n1, char *const *x2,
+		      size_t n2)
+{
+	int left = 0;
+	for (size_t i = 0; i < d->nnodes; i++)
+		left += d->nodes[i].usable && !in_list(x1, n1, d->nodes[i].name) &&
+			!in_list(x2, n2, d->nodes[i].name);
+	return left;
+}
+
+/*
+ * sbatch --exclude for block b: the nodes excluded from the sweep and
+ * those an attempt of b failed on — unless that leaves no node of the
+ * partition, when b may go back to a node it failed on.  NULL: none.
+ * -1 (err) when every node is excluded from the sweep.
+ */
+static int exclude_for(struct dsp *d, int b, char **out, struct ta_err *err)
+{
+	*out = NULL;
+	const struct block *blk = &d->blocks[b];
+	if (d->nnodes && !nodes_left(d, d->bad, d->nbad, NULL, 0)) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < d->nbad; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", d->bad[i]);
+		err_set(err, EXIT_FAILURE_RUN, "every node that can take a job is excluded from "
+			"this sweep, each having failed its last %d blocks (%s); see 'topoadvisor "
+			"show %lld' for why, mend them, then resume", d->x->exclude_after,
+			strbuf_str(&sb), (long long)d->exp_id);
+		strbuf_release(&sb);
+		return -1;
+	}
+	bool per_block = !d->nnodes || nodes_left(d, d->bad, d->nbad, blk->failed_on,
+						  blk->nfailed_on) > 0;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < d->nbad; i++)
+		strbuf_addf(&sb, "%s%s", sb.len ? "," : "", d->bad[i]);
+	for (size_t i = 0; per_block && i < blk->nfailed_on; i++)
+		if (!in_list(d->bad, d->nbad, blk->failed_on[i]))
+			strbuf_addf(&sb, "%s%s", sb.len ? "," : "", blk->failed_on[i]);
+	if (sb.len)
+		*out = strbuf_detach(&sb);
+	strbuf_release(&sb);
+	return 0;
+}
+
 /* ---- submitting ------------------------------------------------------- */
 
 /* sbatch for job j (already recorded); a failure is retried by poll_queue. */
@@ -860,6 +1145,7 @@ static int submit(struct dsp *d, struct job *j, struct ta_err *err)
 	strbuf_addf(&output, "%s/%s.%%j.out", d->d.work_dir, j->name);
 	char *args[] = { d->program, "run-block", (char *)strbuf_str(&request), NULL };
 	struct slurm_submit s = { .job_name = j->name, .partition = d->x->partition,
+				  .exclude = j->exclude,
 				  .extra = d->x->sbatch.argv, .output = strbuf_str(&output),
 				  .chdir = d->d.work_dir, .script = d->script, .args = args };
 	struct ta_err serr = { 0 };
@@ -873,6 +1159,13 @@ static int submit(struct dsp *d, struct job *j, struct ta_err *err)
 			note(d, "block %d: submitted as job %s (attempt %d)", j->block + 1, id,
 			     j->attempt);
 		rc = job_store(d, j, "queued", NULL, err);
+	} else if (slurm_error_permanent(serr.msg)) {
+		/* No job was made, and none will be: nothing to look up or retry. */
+		j->state = JOB_FINAL;
+		struct ta_err ignore = { 0 };
+		job_store(d, j, "failed", serr.msg, &ignore);
+		rc = err_set(err, EXIT_BAD_INPUT, "block %d: Slurm refused the job: %s",
+			     j->block + 1, serr.msg);
 	} else if (++j->submit_failures >= SUBMIT_TRIES) {
 		rc = err_set(err, EXIT_FAILURE_RUN, "block %d: sbatch failed %d times: %s",
 			     j->block + 1, j->submit_failures, serr.msg);
@@ -923,13 +1216,30 @@ static int send_block(struct dsp *d, int b, const struct db_run_todo *todo, size
 		blk->attempts++;
 		blk->state = BLK_AWAY;
 		d->changed = true;
-		rc = submit(d, job_add(d, attempt_id, b, req.attempt, strbuf_str(&name)), err);
+		struct job *j = job_add(d, attempt_id, b, req.attempt, strbuf_str(&name));
+		rc = exclude_for(d, b, &j->exclude, err);
+		if (rc == 0)
+			rc = submit(d, j, err);
 	}
 	free(ids);
 	free(req.keys);
 	strbuf_release(&name);
 	strbuf_release(&path);
 	return rc;
+}
+
+/*
+ * Whether block b is too far past the race's last look to go out now: a
+ * race runs at most max_hosts blocks beyond the last block it looked
+ * after (RACE_AHEAD).  Without the bound, a block that stalls (its node
+ * died; Slurm takes SlurmdTimeout to say so) lets every later block run
+ * every configuration, turning the race into a full sweep; with it, the
+ * stall costs time, and at most max_hosts blocks' runs a serial race
+ * might not have made.
+ */
+static bool past_race_bound(const struct dsp *d, int b)
+{
+	return d->opts->scheduler && !d->stopped && b >= d->evaluated + d->x->max_hosts;
 }
 
 /* Submits pending blocks, lowest first, while fewer than max_hosts jobs are out. */
@@ -941,7 +1251,7 @@ static int send_blocks(struct dsp *d, struct ta_err *err)
 	for (int b = 0; b < d->nblocks && rc == 0 && !cancel_flag; b++) {
 		if (d->blocks[b].state != BLK_PENDING)
 			continue;
-		if (jobs_out(d) >= (size_t)d->x->max_hosts)
+		if (jobs_out(d) >= (size_t)d->x->max_hosts || past_race_bound(d, b))
 			break;
 		if (!todo && db_runs_list(d->db, d->exp_id, true, &todo, &ntodo, err) < 0)
 			return -1;
@@ -973,9 +1283,13 @@ static void dsp_release(struct dsp *d)
 	for (size_t i = 0; i < d->njobs; i++)
 		job_release(&d->jobs[i]);
 	free(d->jobs);
-	for (int b = 0; b < d->nblocks; b++)
+	for (int b = 0; b < d->nblocks; b++) {
 		free(d->blocks[b].node);
+		list_free(d->blocks[b].failed_on, d->blocks[b].nfailed_on);
+	}
 	free(d->blocks);
+	list_free(d->bad, d->nbad);
+	slurm_nodes_free(d->nodes, d->nnodes);
 	for (size_t i = 0; i < d->nseen; i++)
 		free(d->seen[i]);
 	free(d->seen);
@@ -1002,7 +1316,10 @@ int dispatch_run(struct db *db, const struct plan *plan, int64_t exp_id,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	int rc = -1;
-	if (dispatch_check(x, err) < 0 || setup_work_dir(&d, err) < 0 || load_state(&d, err) < 0 ||
+	if (dispatch_check(x, err) < 0 ||
+	    dispatch_hosts(x, &d.nodes, &d.nnodes, &d.usable, err) < 0 ||
+	    setup_work_dir(&d, err) < 0 || load_state(&d, err) < 0 ||
+	    refresh_bad_nodes(&d, err) < 0 ||
 	    db_experiment_set_status(db, exp_id, "running", err) < 0)
 		goto out;
 	if (!opts->quiet)
@@ -1010,7 +1327,7 @@ int dispatch_run(struct db *db, const struct plan *plan, int64_t exp_id,
 			"work directory %s\n", d.nblocks, x->max_hosts, d.d.tag, d.d.work_dir);
 	for (;;) {
 		if (poll_queue(&d, err) < 0 || scan_results(&d, err) < 0 || end_jobs(&d, err) < 0 ||
-		    race_steps(&d, err) < 0)
+		    refresh_bad_nodes(&d, err) < 0 || race_steps(&d, err) < 0)
 			goto out;
 		if (cancel_flag || finished(&d))
 			break;
@@ -1035,9 +1352,19 @@ out:
 		}
 		summary->interrupted = true;
 	} else if (rc < 0 && jobs_out(&d) && !opts->quiet) {
-		fprintf(stderr, "topoadvisor: %zu job%s still out; 'topoadvisor resume %lld' "
-			"adopts them\n", jobs_out(&d), jobs_out(&d) == 1 ? " is" : "s are",
-			(long long)exp_id);
+		/* A job sbatch gave no id for may or may not exist. */
+		size_t known = 0;
+		for (size_t i = 0; i < d.njobs; i++)
+			known += job_out(&d.jobs[i]) && d.jobs[i].job_id;
+		size_t maybe = jobs_out(&d) - known;
+		if (known)
+			fprintf(stderr, "topoadvisor: %zu job%s still out; 'topoadvisor resume %lld' "
+				"adopts them\n", known, known == 1 ? " is" : "s are",
+				(long long)exp_id);
+		if (maybe)
+			fprintf(stderr, "topoadvisor: %zu submission%s failed but may have made a "
+				"job; 'topoadvisor resume %lld' looks %s up by name\n", maybe,
+				maybe == 1 ? "" : "s", (long long)exp_id, maybe == 1 ? "it" : "them");
 	}
 	{
 		struct ta_err serr = { 0 };

@@ -10,22 +10,37 @@
  *  - the work directory is scanned for result files; the first complete
  *    result of a block is ingested in one transaction (db-blocks.h), a
  *    later one is recorded as a duplicate, never stored twice, and other
- *    jobs still out for that block are cancelled;
+ *    jobs still out for that block are cancelled.  A file is checked
+ *    before use (a regular file of at most 4 GiB; block, attempt, job name
+ *    and id those of the attempt; configurations the experiment's): one
+ *    that fails fails only its attempt, after its job is cancelled and
+ *    seen ended; one of no attempt or another job is ignored;
  *  - a job that ended without a result (NODE_FAIL, a worker that failed,
  *    one gone from the queue), after waiting three polls for its file, is
- *    recorded failed and its block submitted again as the next attempt, up
- *    to executor.max_attempts; then the block's runs are failed;
+ *    recorded failed (with the job's last output line and squeue's reason)
+ *    and its block submitted again as the next attempt, up to
+ *    executor.max_attempts, never to a node an attempt of it failed on
+ *    while another can take it; then the block's runs are failed.  A node
+ *    whose last executor.exclude_after blocks failed gets no more of the
+ *    sweep (db_attempts_bad_nodes);
  *  - a race (controller_scheduler, the same one a local sweep uses) is
  *    asked to decide after block k only once blocks 1..k are all
  *    complete, in order, so its decisions do not depend on which host
  *    finished first and equal a serial race over the same blocks; blocks
  *    already out keep their configurations; when the race stops, the jobs
- *    of the blocks after it are cancelled and those blocks dropped;
+ *    of the blocks after it are cancelled and those blocks dropped; no
+ *    block goes out more than max_hosts blocks past the last one the race
+ *    looked after (a stalled block costs time, not the race's saving);
  *  - blocks are submitted (sbatch --parsable --exclusive --no-requeue
  *    --job-name=TAG-bK-aA) while fewer than executor.max_hosts are out.
  *    An sbatch that failed may still have created its job: the name is
  *    looked up before the block is submitted again, and extra jobs of one
  *    name are cancelled.
+ * The Slurm tools (slurm.h) are called from six functions only —
+ * dispatch_hosts, dispatch_check, poll_queue, cancel_jobs, slurm_stop_job
+ * and submit — and the job output and result file names from
+ * job_output_read and result_name; the block bookkeeping around them
+ * (attempts, exclusions, results, the race) is the executor's own.
  * Every attempt is recorded (block_attempts) before sbatch runs, so a
  * controller killed at any point is continued by dispatch_run on the same
  * experiment (`resume`), which adopts the jobs still out and ingests the
@@ -52,8 +67,20 @@ int dispatch_run(struct db *db, const struct plan *plan, int64_t exp_id,
 
 /*
  * Checks up front what a Slurm sweep needs on this host: a shared_dir
- * that is a directory, and a Slurm that answers (squeue).
+ * that is a directory, Slurm's tools, a partition with a node that can
+ * take a job (sinfo), and a Slurm that answers (squeue; a tool failing
+ * is tried CHECK_TRIES times a second apart).  What cannot change by
+ * waiting (no sbatch, no such partition, no usable node) is EXIT_BAD_INPUT.
  */
 int dispatch_check(const struct executor_settings *x, struct ta_err *err);
+
+/*
+ * The nodes the sweep's partition has (sinfo) and how many of them can
+ * take a job; -1 (EXIT_BAD_INPUT when waiting will not help) as for
+ * dispatch_check.  `plan` uses it for the hosts a sweep will have.
+ */
+struct slurm_node;
+int dispatch_hosts(const struct executor_settings *x, struct slurm_node **nodes, size_t *n,
+		   int *usable, struct ta_err *err);
 
 #endif

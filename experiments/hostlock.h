@@ -1,12 +1,25 @@
 /*
  * hostlock: one controller per host, and what it leaves running.
  *
- * Everything that changes the host — run, resume, rerun, restore-host —
- * holds an exclusive flock() on a lock file first (default
- * /run/topoadvisor.lock; $TOPOADVISOR_LOCK overrides it, e.g. for tests),
- * before it opens (and perhaps migrates) the database.  Taking it never
- * waits: a second controller fails at once with the holder's pid and what
- * to do.  The kernel drops the lock when the holder's descriptor closes, so
+ * Everything that changes the host — run, resume, rerun, restore-host, a
+ * distributed block's worker — holds the lock of the host it drives first,
+ * before it opens (and perhaps migrates) the database.  The lock belongs to
+ * what it protects, never to a path the caller chose:
+ *
+ *   the anchor	an exclusive flock() on the protected directory itself: the
+ *		fake root given with --root, or, for the real host,
+ *		/run/topoadvisor (root's, mode 0700).  Whatever the
+ *		environment, two controllers of one host meet here.
+ *   the file	DIR/KEY.lock, flock()ed too, holding what is written below;
+ *		KEY names the host ("host", or "root-MAJ.MIN-INODE" for a
+ *		fake root: its device and inode), DIR is /run/topoadvisor or
+ *		$TOPOADVISOR_LOCK, which relocates the files (e.g. for a user
+ *		who is not root, with a fake root) but cannot split a host
+ *		into two locks: the anchor stays.
+ *
+ * Taking it never waits: a second controller fails at once with the
+ * holder's pid (from the file, or /proc/locks for the anchor) and what to
+ * do.  The kernel drops the lock when the holder's descriptor closes, so
  * a crashed or killed controller never leaves a stale lock; the file itself
  * stays (removing it would race with the next locker).
  *
@@ -44,10 +57,14 @@
 #include "../util/err.h"
 #include "../util/strbuf.h"
 
-#define HOSTLOCK_DEFAULT_PATH "/run/topoadvisor.lock"
+#include <stdbool.h>
+
+#define HOSTLOCK_DEFAULT_DIR "/run/topoadvisor"
 
 struct hostlock {
 	int fd;		/* -1 when not held */
+	int anchor_fd;	/* the protected directory's, when anchored */
+	bool anchored;
 	char *path;
 	int leftovers;		/* processes of an earlier holder ended on acquiring */
 	int stale_instances;	/* trace instances of dead holders removed on acquiring */
@@ -56,11 +73,33 @@ struct hostlock {
 	char *survivor_cgroup;	/* a cgroup of theirs whose processes survived, or NULL */
 };
 
-/* $TOPOADVISOR_LOCK when set and not empty, else HOSTLOCK_DEFAULT_PATH. */
-const char *hostlock_path(void);
+/* The directory of the lock files: $TOPOADVISOR_LOCK, else HOSTLOCK_DEFAULT_DIR. */
+const char *hostlock_dir(void);
+/*
+ * The name of the host a controller with --root `root` drives: "host" for
+ * the real one (root NULL, empty, or the same directory as /), else
+ * "root-MAJ.MIN-INODE" of the root directory (symlinks resolved), so two
+ * spellings of one root name one host.  A per-node root (Slurm's "%n" in
+ * it) names the directory that holds the node roots: what its controller
+ * protects.  -1 when root is not a directory.
+ */
+int hostlock_key(const char *root, struct strbuf *key, struct ta_err *err);
+/* hostlock_dir()/KEY.lock: the lock file of that host. */
+int hostlock_path_for(const char *root, struct strbuf *path, struct ta_err *err);
 
 /*
- * Takes the lock at path (NULL: hostlock_path()) and ends the process
+ * Takes the lock of the host under root (NULL: the real host): its anchor,
+ * then the lock file at path (NULL: hostlock_path_for(root), its directory
+ * made 0700 when missing), as hostlock_acquire does.  Fails without waiting
+ * when another process holds either, naming it.
+ */
+int hostlock_acquire_host(struct hostlock *lk, const char *root, const char *path,
+			  struct ta_err *err);
+
+/*
+ * Takes the lock file at path (NULL: hostlock_dir()/host.lock) alone,
+ * without the anchor (a Slurm node's worker lock, tests, and readers that
+ * only migrate the database), and ends the process
  * trees an earlier holder recorded and left running (counted in
  * lk->leftovers); as root also removes the tracefs instances a killed
  * controller left (live_cleanup_stale(), counted in lk->stale_instances),

@@ -58,7 +58,7 @@ void runrec_metric(struct run_record *r, const char *name, double value, const c
 }
 
 void runrec_exit(struct run_record *r, const char *source, int64_t vcpu, const char *reason,
-		 uint64_t count)
+		 uint64_t count, int64_t time_pairs, int64_t time_ns)
 {
 	r->exits = xrealloc(r->exits, (r->nexits + 1) * sizeof(*r->exits));
 	struct db_exit_count *x = &r->exits[r->nexits++];
@@ -66,6 +66,8 @@ void runrec_exit(struct run_record *r, const char *source, int64_t vcpu, const c
 	x->vcpu = vcpu;
 	x->reason = xstrdup(reason);
 	x->count = count;
+	x->time_pairs = time_pairs;
+	x->time_ns = time_ns;
 }
 
 void runrec_artifact(struct run_record *r, const char *name, const void *content, size_t len)

@@ -37,8 +37,9 @@ void runrec_release(struct run_record *r);
 /* Adds (or replaces) a metric. */
 void runrec_metric(struct run_record *r, const char *name, double value, const char *unit,
 		   enum metric_dir dir);
+/* time_pairs, time_ns < 0: the exits were not timed (db_exit_count). */
 void runrec_exit(struct run_record *r, const char *source, int64_t vcpu, const char *reason,
-		 uint64_t count);
+		 uint64_t count, int64_t time_pairs, int64_t time_ns);
 /* Adds an artifact; an empty one is skipped.  A second one with the same name replaces it. */
 void runrec_artifact(struct run_record *r, const char *name, const void *content, size_t len);
 /* Marks the run failed (first reason wins; later ones are appended). */

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hostexec.h"
 
@@ -243,4 +244,138 @@ int slurm_cancel(const char *const *ids, size_t nids, const char *const *names, 
 		args_release(&a);
 	}
 	return rc;
+}
+
+bool slurm_error_permanent(const char *msg)
+{
+	/* sbatch's words (Slurm 20-24) for a request no retry can satisfy. */
+	static const char *const permanent[] = {
+		"invalid partition", "Invalid partition", "Invalid account",
+		"Invalid qos", "Invalid QOS", "Requested node configuration is not available",
+		"Node count specification invalid", "More processors requested than permitted",
+		"Invalid feature specification", "Invalid node name specified",
+		"Job violates accounting/QOS policy", "Invalid generic resource",
+		"unrecognized option", "invalid option", NULL
+	};
+	for (const char *const *p = permanent; *p; p++)
+		if (strstr(msg, *p))
+			return true;
+	return false;
+}
+
+/* Whether `tool` is an executable file in a directory of PATH. */
+static bool on_path(const char *tool)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		size_t len = strcspn(p, ":");
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "%.*s/%s", (int)len, len ? p : ".", tool);
+		bool ok = access(strbuf_str(&sb), X_OK) == 0;
+		strbuf_release(&sb);
+		if (ok)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	return false;
+}
+
+int slurm_tools_check(struct ta_err *err)
+{
+	static const char *const tools[] = { "sbatch", "squeue", "scancel", "sinfo", NULL };
+	for (const char *const *t = tools; *t; t++)
+		if (!on_path(*t))
+			return err_set(err, EXIT_BAD_INPUT, "%s is not on PATH: a Slurm sweep needs "
+				       "Slurm's client tools (Debian: slurm-client) where it is "
+				       "started", *t);
+	return 0;
+}
+
+bool slurm_node_state_usable(const char *state)
+{
+	static const char *const bad[] = { "down", "drain", "drng", "fail", "futr", "inval",
+					   "maint", "unk", "boot_fail", "reboot_issued", NULL };
+	size_t len = strlen(state);
+	if (!len || state[len - 1] == '*')	/* not responding */
+		return false;
+	for (const char *const *b = bad; *b; b++)
+		if (!strncmp(state, *b, strlen(*b)))
+			return false;
+	return true;
+}
+
+int slurm_nodes_parse(const char *text, const char *partition, struct slurm_node **nodes,
+		      size_t *n, struct ta_err *err)
+{
+	struct slurm_node *v = NULL;
+	size_t count = 0;
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		const char *end = line + len, *next = end + (*end == '\n');
+		if (strspn(line, " \t") >= len) {
+			line = next;
+			continue;
+		}
+		const char *p = line;
+		if (!memchr(line, '|', len)) {
+			slurm_nodes_free(v, count);
+			return err_set(err, EXIT_FAILURE_RUN, "sinfo printed '%.*s', not "
+				       "'node|state|partition'", (int)(len > 200 ? 200 : len), line);
+		}
+		char *name = next_field(&p, end, false);
+		char *state = next_field(&p, end, false);
+		char *part = next_field(&p, end, true);
+		size_t pl = strlen(part);
+		bool mine = partition ? (!strcmp(part, partition) ||
+					 (pl && part[pl - 1] == '*' && pl - 1 == strlen(partition) &&
+					  !strncmp(part, partition, pl - 1)))
+				      : pl && part[pl - 1] == '*';
+		for (size_t i = 0; mine && i < count; i++)
+			mine = strcmp(v[i].name, name) != 0;
+		if (mine && *name) {
+			v = xrealloc(v, (count + 1) * sizeof(*v));
+			v[count++] = (struct slurm_node){ .name = name, .state = state,
+							  .usable = slurm_node_state_usable(state) };
+		} else {
+			free(name);
+			free(state);
+		}
+		free(part);
+		line = next;
+	}
+	*nodes = v;
+	*n = count;
+	return 0;
+}
+
+int slurm_nodes(const char *partition, struct slurm_node **nodes, size_t *n,
+		struct ta_err *err)
+{
+	*nodes = NULL;
+	*n = 0;
+	struct args a = { 0 };
+	args_add(&a, "sinfo");
+	args_add(&a, "--noheader");
+	args_add(&a, "--Node");
+	if (partition)
+		args_addf(&a, "--partition", partition);
+	args_addf(&a, "--format", "%N|%t|%P");
+	struct strbuf out = STRBUF_INIT;
+	int rc = run_tool(a.v, &out, err);
+	if (rc == 0)
+		rc = slurm_nodes_parse(strbuf_str(&out), partition, nodes, n, err);
+	strbuf_release(&out);
+	args_release(&a);
+	return rc;
+}
+
+void slurm_nodes_free(struct slurm_node *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].state);
+	}
+	free(v);
 }

@@ -72,6 +72,39 @@ char *slurm_submit_parse(const char *text);
  */
 bool slurm_state_active(const char *state);
 
+/*
+ * Whether an sbatch error says the job can never be submitted as asked
+ * (an unknown partition, account or QOS, a node configuration no node
+ * has) rather than that slurmctld is slow or away: retrying is no use.
+ */
+bool slurm_error_permanent(const char *msg);
+
+/*
+ * Whether sbatch, squeue, scancel and sinfo can be run (found on PATH);
+ * -1 with err naming the first missing one.
+ */
+int slurm_tools_check(struct ta_err *err);
+
+/* One node as sinfo lists it. */
+struct slurm_node {
+	char *name;
+	char *state;		/* idle, mix, alloc, down*, drain, ... */
+	bool usable;		/* may take a job now or soon */
+};
+
+/*
+ * sinfo --Node: the nodes of `partition` (NULL: the default partition),
+ * each once.  None when the partition does not exist.
+ */
+int slurm_nodes(const char *partition, struct slurm_node **nodes, size_t *n,
+		struct ta_err *err);
+void slurm_nodes_free(struct slurm_node *v, size_t n);
+/* Parses sinfo -o '%N|%t|%P' output (the default partition ends with '*'). */
+int slurm_nodes_parse(const char *text, const char *partition, struct slurm_node **nodes,
+		      size_t *n, struct ta_err *err);
+/* Whether a node in this sinfo state (%t) takes jobs: not down, drained, failing, ... */
+bool slurm_node_state_usable(const char *state);
+
 /* scancel the jobs (ids) and, by name, jobs whose id is not known. */
 int slurm_cancel(const char *const *ids, size_t nids, const char *const *names, size_t nnames,
 		 struct ta_err *err);

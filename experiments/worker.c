@@ -5,6 +5,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,47 @@ static int mkdir_p(const char *path, mode_t mode, struct ta_err *err)
 	return 0;
 }
 
+/*
+ * Whether the node's directory (node_dir/NODE) and node_dir are safe to
+ * keep journals in: NODE ours (this user) and closed to everyone else,
+ * node_dir ours or root's and writable by no one else unless sticky (as
+ * /var/tmp).  Otherwise another user could plant a journal that sets any
+ * knob when "restored", or take our lock and results away.
+ */
+static int check_node_dir(const char *node_dir, const char *dir, struct ta_err *err)
+{
+	struct stat st;
+	uid_t me = geteuid();
+	if (lstat(node_dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return err_set(err, EXIT_FAILURE_RUN, "executor.node_dir %s is not a directory",
+			       node_dir);
+	if ((st.st_uid != me && st.st_uid != 0) ||
+	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)))
+		return err_set(err, EXIT_FAILURE_RUN, "executor.node_dir %s is owned by uid %u "
+			       "with mode %04o: others could write our journals there; make it "
+			       "this user's (uid %u) or root's and writable by no one else",
+			       node_dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+			       (unsigned)me);
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != me ||
+	    (st.st_mode & 077))
+		return err_set(err, EXIT_FAILURE_RUN, "%s is not a directory of this user "
+			       "(uid %u) closed to others (mode 0700); remove it and the worker "
+			       "makes it again", dir, (unsigned)me);
+	return 0;
+}
+
+/* Whether name is one of our journals: "JOBNAME.job-J.db", a regular file of ours. */
+static bool our_journal(int dirfd, const char *name)
+{
+	size_t len = strlen(name);
+	const char *job = strstr(name, ".job-");
+	struct stat st;
+	return len > 3 && !strcmp(name + len - 3, ".db") && name[0] != '.' && job &&
+	       job != name && file_word(name) &&
+	       fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid();
+}
+
 /* root with every "%n" replaced by the node's name (NULL stays NULL). */
 static char *root_for_node(const char *root, const char *node)
 {
@@ -120,9 +163,27 @@ static int restore_leftovers(const char *dir, const char *root, const char *node
 		size_t len = strlen(e->d_name);
 		if (len < 4 || strcmp(e->d_name + len - 3, ".db") || e->d_name[0] == '.')
 			continue;
+		if (!our_journal(dirfd(d), e->d_name)) {
+			if (!o->quiet)
+				fprintf(stderr, "%s: %s/%s is not a journal of ours: left alone\n",
+					node, dir, e->d_name);
+			continue;
+		}
 		struct strbuf path = STRBUF_INIT;
 		strbuf_addf(&path, "%s/%s", dir, e->d_name);
-		struct db *db = db_open(strbuf_str(&path), false, err);
+		struct ta_err oerr = { 0 };
+		struct db *db = db_open_readonly(strbuf_str(&path), &oerr);
+		if (!db) {
+			/* Named like ours, but no database of ours (a worker killed while
+			 * creating it leaves an empty one): nothing journalled in it. */
+			if (!o->quiet)
+				fprintf(stderr, "%s: %s is no journal (%s): left alone\n", node,
+					strbuf_str(&path), oerr.msg);
+			strbuf_release(&path);
+			continue;
+		}
+		db_close(db);
+		db = db_open(strbuf_str(&path), false, err);
 		struct knob_journal journal = { db, 0 };
 		if (!db || knobs_restore_all(root ? root : "/", &journal, err) < 0) {
 			err_prefix(err, "%s: host knobs an earlier worker left changed (its "
@@ -180,6 +241,23 @@ static int block_plan(const struct plan *p, const struct block_request *req, str
 		sub->nruns++;
 	}
 	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* rm -r path (not following links, not crossing into other file systems). */
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
 /* The directory part of path ("." when it has none). */
@@ -308,26 +386,38 @@ int worker_run_block(const char *request, const struct worker_opts *o,
 	const char *job_env = getenv("SLURM_JOB_ID");
 	const char *job = job_env && *job_env ? job_env : "none";
 	char *root = root_for_node(req.root, node);
-	char *result_dir = dir_of(request);
-	struct strbuf dir = STRBUF_INIT, local = STRBUF_INIT;
+	if (root && root[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		struct strbuf abs = STRBUF_INIT;
+		strbuf_addf(&abs, "%s/%s", cwd ? cwd : ".", root);
+		free(cwd);
+		free(root);
+		root = strbuf_detach(&abs);
+	}
+	/* Absolute: the worker changes its directory before it writes there. */
+	char *request_abs = realpath(request, NULL);
+	char *result_dir = dir_of(request_abs ? request_abs : request);
+	free(request_abs);
+	struct strbuf dir = STRBUF_INIT, local = STRBUF_INIT, run_dir = STRBUF_INIT;
 	struct hostlock lock = { .fd = -1 };
 	struct db *db = NULL;
 	int rc = -1;
-	if (!file_word(node) || !file_word(job)) {
-		err_set(err, EXIT_FAILURE_RUN, "node '%s' or job '%s' cannot name a file", node,
-			job);
+	if (!file_word(node) || !file_word(job) || !file_word(req.job_name)) {
+		err_set(err, EXIT_FAILURE_RUN, "node '%s', job '%s' or job name '%s' cannot "
+			"name a file", node, job, req.job_name);
 		goto out;
 	}
 	strbuf_addf(&dir, "%s/%s", cfg->executor.node_dir, node);
 	strbuf_addf(&local, "%s/%s.job-%s.db", strbuf_str(&dir), req.job_name, job);
 	struct strbuf lock_path = STRBUF_INIT;
 	strbuf_addf(&lock_path, "%s/lock", strbuf_str(&dir));
-	if (mkdir_p(strbuf_str(&dir), 0700, err) < 0) {
+	if (mkdir_p(strbuf_str(&dir), 0700, err) < 0 ||
+	    check_node_dir(cfg->executor.node_dir, strbuf_str(&dir), err) < 0) {
 		strbuf_release(&lock_path);
 		goto out;
 	}
 	wait_node_lock(strbuf_str(&lock_path));
-	if (hostlock_acquire(&lock, strbuf_str(&lock_path), err) < 0) {
+	if (hostlock_acquire_host(&lock, root, strbuf_str(&lock_path), err) < 0) {
 		strbuf_release(&lock_path);
 		goto out;
 	}
@@ -345,6 +435,15 @@ int worker_run_block(const char *request, const struct worker_opts *o,
 		fprintf(stderr, "block %d (attempt %d, job %s) of experiment %lld on %s: %zu "
 			"runs\n", req.block + 1, req.attempt, job, (long long)req.experiment_id,
 			node, req.nkeys);
+	/* The benchmarks' working directory: private to this job on the node, not
+	 * the shared work directory among the results (removed after). */
+	strbuf_addf(&run_dir, "%s/run.%s", strbuf_str(&dir), job);
+	remove_tree(strbuf_str(&run_dir));
+	if (mkdir(strbuf_str(&run_dir), 0700) < 0 || chdir(strbuf_str(&run_dir)) < 0) {
+		err_set(err, EXIT_FAILURE_RUN, "cannot make %s the working directory: %s",
+			strbuf_str(&run_dir), strerror(errno));
+		goto out;
+	}
 	db = db_open(strbuf_str(&local), true, err);
 	if (!db)
 		goto out;
@@ -363,6 +462,11 @@ int worker_run_block(const char *request, const struct worker_opts *o,
 		rc = err_set(err, EXIT_FAILURE_RUN, "%s (its journal stays in %s for the next "
 			     "worker)", rerr.msg, strbuf_str(&local));
 out:
+	if (run_dir.len) {
+		if (chdir("/") == 0)
+			remove_tree(strbuf_str(&run_dir));
+		strbuf_release(&run_dir);
+	}
 	hostlock_release(&lock);
 	strbuf_release(&dir);
 	strbuf_release(&local);

@@ -10,10 +10,13 @@
  * opens the controller's database.
  *
  * Everything it keeps on the node lives in executor.node_dir/NODE (NODE:
- * $SLURMD_NODENAME, else the host name): its lock (hostlock.h: two
+ * $SLURMD_NODENAME, else the host name; made 0700 and refused unless it is
+ * this user's and closed to others, node_dir writable by no one else): the
+ * benchmarks' working directory run.JOB (removed after), its lock (hostlock.h: two
  * workers on one host exclude each other, while nodes that share one
  * filesystem, as a test cluster's do, never collide), and its database,
- * whose host_journal is the node's journal.  A worker killed before it
+ * whose host_journal is the node's journal (only files named like ours,
+ * regular and ours, are ever read as journals).  A worker killed before it
  * finished leaves its database there; the next worker on the node, holding
  * the lock, restores the knobs it journalled and ends the processes it
  * left, then removes it.

@@ -1,6 +1,7 @@
 /* db-blocks: distributed sweeps' attempts and result files; see db-blocks.h. */
 #include "db-blocks.h"
 
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,26 @@ int db_distributed_get(struct db *db, int64_t exp_id, struct db_distributed *out
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
 		: db_error(db, "reading the distributed sweep", err);
+}
+
+long db_distributed_setting_int(const struct db_distributed *d, const char *key, long def)
+{
+	json_object *o = d->settings ? json_tokener_parse(d->settings) : NULL, *v;
+	long r = def;
+	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int))
+		r = (long)json_object_get_int64(v);
+	json_object_put(o);
+	return r;
+}
+
+char *db_distributed_setting_str(const struct db_distributed *d, const char *key)
+{
+	json_object *o = d->settings ? json_tokener_parse(d->settings) : NULL, *v;
+	char *r = NULL;
+	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		r = xstrdup(json_object_get_string(v));
+	json_object_put(o);
+	return r;
 }
 
 void db_distributed_release(struct db_distributed *d)
@@ -127,6 +148,92 @@ void db_attempts_free(struct db_attempt *v, size_t n)
 	free(v);
 }
 
+/* Whether attempt a ended (done or failed) before b: by finished_at, then id. */
+static bool ended_before(const struct db_attempt *a, const struct db_attempt *b)
+{
+	int c = strcmp(a->finished_at, b->finished_at);
+	return c < 0 || (c == 0 && a->id < b->id);
+}
+
+static bool attempt_ended(const struct db_attempt *a)
+{
+	return a->node && a->finished_at && a->state &&
+	       (!strcmp(a->state, "done") || !strcmp(a->state, "failed"));
+}
+
+size_t db_attempts_bad_nodes(const struct db_attempt *a, size_t n, int k, const char **out)
+{
+	size_t nout = 0;
+	if (k <= 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!attempt_ended(&a[i]))
+			continue;
+		bool known = false;
+		for (size_t o = 0; o < nout && !known; o++)
+			known = !strcmp(out[o], a[i].node);
+		if (known)
+			continue;
+		/* Its attempts that failed after its last one that was done. */
+		const struct db_attempt *last_ok = NULL;
+		for (size_t j = 0; j < n; j++)
+			if (attempt_ended(&a[j]) && !strcmp(a[j].node, a[i].node) &&
+			    !strcmp(a[j].state, "done") && (!last_ok || ended_before(last_ok, &a[j])))
+				last_ok = &a[j];
+		int blocks = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (!attempt_ended(&a[j]) || strcmp(a[j].node, a[i].node) ||
+			    strcmp(a[j].state, "failed") || (last_ok && ended_before(&a[j], last_ok)))
+				continue;
+			bool counted = false;	/* one block failing twice counts once */
+			for (size_t m = 0; m < j && !counted; m++)
+				counted = attempt_ended(&a[m]) && !strcmp(a[m].node, a[j].node) &&
+					  !strcmp(a[m].state, "failed") && a[m].block == a[j].block &&
+					  (!last_ok || !ended_before(&a[m], last_ok));
+			blocks += !counted;
+		}
+		if (blocks >= k)
+			out[nout++] = a[i].node;
+	}
+	return nout;
+}
+
+/* When an attempt began, as far as is known: started, else submitted. */
+static const char *began(const struct db_attempt *a)
+{
+	return a->started_at ? a->started_at : a->submitted_at;
+}
+
+static bool killed(const struct db_attempt *a)
+{
+	return a->slurm_state && (!strcmp(a->slurm_state, "NODE_FAIL") ||
+				  !strcmp(a->slurm_state, "OUT_OF_MEMORY"));
+}
+
+size_t db_attempts_dirty(const struct db_attempt *a, size_t n, size_t *out)
+{
+	size_t nout = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct db_attempt *k = &a[i];
+		/* A job with a node ran there (a pending job has none). */
+		if (!k->node || !began(k) || !killed(k))
+			continue;
+		bool mended = false, later_killed = false;
+		for (size_t j = 0; j < n && !mended; j++) {
+			const struct db_attempt *l = &a[j];
+			if (j == i || !l->node || strcmp(l->node, k->node) || !began(l))
+				continue;
+			int c = strcmp(began(l), began(k));
+			bool later = c > 0 || (c == 0 && l->id > k->id);
+			mended = later && l->state && !strcmp(l->state, "done");
+			later_killed |= later && killed(l);
+		}
+		if (!mended && !later_killed)
+			out[nout++] = i;	/* the node's last killed worker */
+	}
+	return nout;
+}
+
 int db_attempt_insert(struct db *db, int64_t exp_id, int block, int attempt,
 		      const char *job_name, int64_t *id_out, struct ta_err *err)
 {
@@ -153,6 +260,7 @@ int db_attempt_update(struct db *db, int64_t id, const struct db_attempt_set *s,
 		"UPDATE block_attempts SET job_id = COALESCE(?1, job_id), "
 		"node = COALESCE(?2, node), state = COALESCE(?3, state), "
 		"slurm_state = COALESCE(?4, slurm_state), error = COALESCE(?5, error), "
+		"result_file = COALESCE(?7, result_file), "
 		"started_at = CASE WHEN ?3 = 'running' AND started_at IS NULL THEN " NOW
 		" ELSE started_at END, "
 		"finished_at = CASE WHEN ?3 IN ('done', 'failed', 'cancelled') AND "
@@ -165,6 +273,7 @@ int db_attempt_update(struct db *db, int64_t id, const struct db_attempt_set *s,
 	sqlite3_bind_text(st, 4, s->slurm_state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, s->error, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 6, id);
+	sqlite3_bind_text(st, 7, s->result_file, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(db, "updating a block attempt", err);
@@ -268,10 +377,14 @@ static void block_run_release(struct db_block_run *b)
 		free((void *)r->artifacts[i].content);
 	}
 	free((void *)r->artifacts);
+	for (size_t i = 0; i < b->narts; i++)
+		free(b->arts[i].name);
+	free(b->arts);
 }
 
 void db_block_result_release(struct db_block_result *r)
 {
+	free(r->path);
 	free(r->job_name);
 	free(r->job_id);
 	free(r->node);
@@ -376,8 +489,8 @@ static int read_children(struct db *db, struct db_block_result *out, struct ta_e
 	if (rc != SQLITE_DONE)
 		return db_error(db, "reading the result's metrics", err);
 
-	st = db_prepare(db, "SELECT run_id, source, vcpu, reason, count FROM exit_counts "
-			"ORDER BY id", err);
+	st = db_prepare(db, "SELECT run_id, source, vcpu, reason, count, time_pairs, time_ns "
+			"FROM exit_counts ORDER BY id", err);
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -392,29 +505,27 @@ static int read_children(struct db *db, struct db_block_result *out, struct ta_e
 			.vcpu = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1
 				: sqlite3_column_int64(st, 2),
 			.reason = db_column_strdup(st, 3),
-			.count = (uint64_t)sqlite3_column_int64(st, 4) };
+			.count = (uint64_t)sqlite3_column_int64(st, 4),
+			/* NULL reads as 0: no time (db_exit_count). */
+			.time_pairs = sqlite3_column_int64(st, 5),
+			.time_ns = sqlite3_column_int64(st, 6) };
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_error(db, "reading the result's exit counts", err);
 
-	st = db_prepare(db, "SELECT run_id, name, content FROM artifacts ORDER BY id", err);
+	st = db_prepare(db, "SELECT run_id, name, id, length(content) FROM artifacts "
+			"ORDER BY id", err);
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_block_run *b = result_run(out, sqlite3_column_int64(st, 0));
 		if (!b)
 			continue;
-		struct db_run_result *r = &b->r;
-		struct db_artifact *a = xrealloc((void *)r->artifacts,
-						 (r->nartifacts + 1) * sizeof(*a));
-		r->artifacts = a;
-		size_t len = (size_t)sqlite3_column_bytes(st, 2);
-		void *content = xmalloc(len + 1);
-		if (len)
-			memcpy(content, sqlite3_column_blob(st, 2), len);
-		a[r->nartifacts++] = (struct db_artifact){ .name = db_column_strdup(st, 1),
-							   .content = content, .len = len };
+		b->arts = xrealloc(b->arts, (b->narts + 1) * sizeof(*b->arts));
+		b->arts[b->narts++] = (struct db_block_artifact){ .name = db_column_strdup(st, 1),
+								  .src_id = sqlite3_column_int64(st, 2),
+								  .len = sqlite3_column_int64(st, 3) };
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(db, "reading the result's artifacts", err);
@@ -426,6 +537,7 @@ int db_block_result_read(const char *path, struct db_block_result *out, struct t
 	struct db *db = db_open_readonly(path, err);
 	if (!db)
 		return -1;
+	out->path = xstrdup(path);
 	int rc = -1;
 	if (db->version != db_schema_version())
 		err_set(err, EXIT_FAILURE_RUN, "%s: a result of schema version %d; this "
@@ -499,9 +611,68 @@ static int mark_outcome(struct db *db, int64_t attempt_id, const char *outcome,
 	return 0;
 }
 
+/* The piece an artifact is copied in: what ingestion holds of it at once. */
+#define ARTIFACT_CHUNK (1u << 20)
+
+/*
+ * Copies artifact a of a result (open as src) to run run_id of db, through
+ * SQLite's incremental blob I/O, ARTIFACT_CHUNK bytes at a time.  -1 on
+ * the database's failure; DB_BLOCK_UNUSABLE when the file's artifact is
+ * not what was read before (the file changed under us).
+ */
+static int copy_artifact(struct db *db, struct db *src, int64_t run_id,
+			 const struct db_block_artifact *a, struct ta_err *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "INSERT INTO artifacts (run_id, name, content) "
+				      "VALUES (?, ?, zeroblob(?))", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, a->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, a->len);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(db, "storing an artifact", err);
+	if (!a->len)
+		return 0;
+	int64_t row = sqlite3_last_insert_rowid(db->handle);
+	sqlite3_blob *in = NULL, *out = NULL;
+	if (sqlite3_blob_open(src->handle, "main", "artifacts", "content", a->src_id, 0,
+			      &in) != SQLITE_OK || sqlite3_blob_bytes(in) != a->len) {
+		sqlite3_blob_close(in);
+		err_set(err, EXIT_FAILURE_RUN, "%s: artifact %s changed while it was read",
+			src->path, a->name);
+		return DB_BLOCK_UNUSABLE;
+	}
+	if (sqlite3_blob_open(db->handle, "main", "artifacts", "content", row, 1, &out) !=
+	    SQLITE_OK) {
+		sqlite3_blob_close(in);
+		return db_error(db, "storing an artifact", err);
+	}
+	char *buf = xmalloc(ARTIFACT_CHUNK);
+	rc = 0;
+	for (int64_t off = 0; off < a->len && rc == 0; off += ARTIFACT_CHUNK) {
+		int n = (int)(a->len - off < ARTIFACT_CHUNK ? a->len - off : ARTIFACT_CHUNK);
+		if (sqlite3_blob_read(in, buf, n, (int)off) != SQLITE_OK) {
+			err_set(err, EXIT_FAILURE_RUN, "%s: reading artifact %s: %s", src->path,
+				a->name, sqlite3_errmsg(src->handle));
+			rc = DB_BLOCK_UNUSABLE;
+		}
+		else if (sqlite3_blob_write(out, buf, n, (int)off) != SQLITE_OK)
+			rc = db_error(db, "storing an artifact", err);
+	}
+	free(buf);
+	sqlite3_blob_close(in);
+	sqlite3_blob_close(out);
+	return rc;
+}
+
 int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 		    const struct db_block_result *res, const char *path, struct ta_err *err)
 {
+	struct db *src = NULL;
+	int failed = -1;
 	if (db_begin(db, err) < 0)
 		return -1;
 	int64_t done;
@@ -540,12 +711,24 @@ int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 				continue;
 			err_set(err, EXIT_FAILURE_RUN, "%s: experiment %lld has no run of %s in "
 				"block %d", path, (long long)exp_id, b->key, b->repetition + 1);
+			failed = DB_BLOCK_UNUSABLE;
 			goto fail;
 		}
 		if (!r.host)
 			r.host = res->node;
 		if (db_run_store_nested(db, &r, err) < 0)
 			goto fail;
+		if (b->narts && !src && !(src = db_open_readonly(res->path, err))) {
+			failed = DB_BLOCK_UNUSABLE;
+			goto fail;
+		}
+		for (size_t k = 0; k < b->narts; k++) {
+			int crc = copy_artifact(db, src, r.run_id, &b->arts[k], err);
+			if (crc < 0) {
+				failed = crc;
+				goto fail;
+			}
+		}
 	}
 	/* Nothing of the block stays pending: a run its result lacks failed. */
 	struct strbuf why = STRBUF_INIT;
@@ -559,10 +742,12 @@ int db_block_ingest(struct db *db, int64_t exp_id, int64_t attempt_id,
 	if (rc < 0 || mark_outcome(db, attempt_id, "ingested", res, path, err) < 0 ||
 	    db_commit(db, err) < 0)
 		goto fail;
+	db_close(src);
 	return 1;
 fail:
 	db_rollback(db);
-	return -1;
+	db_close(src);
+	return failed;
 }
 
 int db_hosts_list(struct db *db, int64_t exp_id, struct db_host_summary **out, size_t *n,

@@ -1,6 +1,7 @@
 /* db-results: reading an experiment whole or run by run, and fixture inserts; see db-results.h. */
 #include "db-results.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +185,7 @@ static int read_run_metrics(struct db_results_cursor *cur, int idx, struct db_re
 struct exit_acc {
 	struct db_results_exit e;
 	int64_t all_vcpus, per_vcpu;
+	int64_t all_pairs, all_ns, vcpu_pairs, vcpu_ns;	/* times, the same way */
 	bool has_all;
 };
 
@@ -220,14 +222,21 @@ static int read_run_exits(struct db_results_cursor *cur, int idx, struct db_resu
 			k++;
 		if (k == n) {
 			acc = array_room(acc, n, sizeof(*acc));
-			acc[n++] = (struct exit_acc){ .e = { xstrdup(source), xstrdup(reason), 0 } };
+			acc[n++] = (struct exit_acc){ .e = { xstrdup(source), xstrdup(reason), 0, 0,
+							     0 } };
 		}
 		int64_t count = sqlite3_column_int64(st, 6);
+		/* NULL times (not timed) read as 0 pairs. */
+		int64_t pairs = sqlite3_column_int64(st, 7), ns = sqlite3_column_int64(st, 8);
 		if (sqlite3_column_type(st, 5) == SQLITE_NULL) {
 			acc[k].all_vcpus += count;
+			acc[k].all_pairs += pairs;
+			acc[k].all_ns += ns;
 			acc[k].has_all = true;
 		} else {
 			acc[k].per_vcpu += count;
+			acc[k].vcpu_pairs += pairs;
+			acc[k].vcpu_ns += ns;
 		}
 		if ((rc = walk_next(cur, &cur->exits, err)) < 0)
 			break;
@@ -237,6 +246,9 @@ static int read_run_exits(struct db_results_cursor *cur, int idx, struct db_resu
 		for (size_t k = 0; k < n; k++) {
 			run->exits[k] = acc[k].e;
 			run->exits[k].count = acc[k].has_all ? acc[k].all_vcpus : acc[k].per_vcpu;
+			run->exits[k].time_pairs = acc[k].has_all ? acc[k].all_pairs
+								  : acc[k].vcpu_pairs;
+			run->exits[k].time_ns = acc[k].has_all ? acc[k].all_ns : acc[k].vcpu_ns;
 		}
 		run->nexits = n;
 		qsort(run->exits, n, sizeof(*run->exits), cmp_exit);
@@ -253,7 +265,13 @@ static int cursor_prepare(struct db_results_cursor *cur, bool exits, struct ta_e
 	cur->runs = db_prepare(db,
 		"SELECT c.idx, r.repetition, r.id, r.configuration_id, r.order_index, r.status, "
 		"r.error, r.started_at, r.finished_at, r.topology_ok, r.lost_events, r.host, "
-		"r.boot " WALK_FROM "WHERE c.experiment_id = ? ORDER BY c.idx, r.repetition", err);
+		"r.boot, CASE WHEN json_valid(r.host_state) THEN "
+		"json_extract(r.host_state, '$.loadavg[0]') END, "
+		"COALESCE(CASE WHEN json_valid(r.host_state) THEN "
+		"json_extract(r.host_state, '$.online_cpus') END, (SELECT json_extract(e.host_facts, "
+		"'$.online_cpus') FROM experiments e WHERE e.id = c.experiment_id AND "
+		"json_valid(e.host_facts))) " WALK_FROM "WHERE c.experiment_id = ? "
+		"ORDER BY c.idx, r.repetition", err);
 	if (!cur->runs)
 		return -1;
 	cur->metrics.st = db_prepare(db,
@@ -264,8 +282,8 @@ static int cursor_prepare(struct db_results_cursor *cur, bool exits, struct ta_e
 		return -1;
 	if (exits) {
 		cur->exits.st = db_prepare(db,
-			"SELECT " WALK_RUN_COLUMNS "x.source, x.reason, x.vcpu, x.count "
-			WALK_FROM "JOIN exit_counts x ON x.run_id = r.id "
+			"SELECT " WALK_RUN_COLUMNS "x.source, x.reason, x.vcpu, x.count, "
+			"x.time_pairs, x.time_ns " WALK_FROM "JOIN exit_counts x ON x.run_id = r.id "
 			"WHERE c.experiment_id = ? ORDER BY c.idx, r.repetition, x.id", err);
 		if (!cur->exits.st)
 			return -1;
@@ -348,6 +366,9 @@ int db_results_next_run(struct db_results_cursor *cur, struct db_results_run *ru
 		? -1 : sqlite3_column_int64(st, 10);
 	run->host = db_column_strdup(st, 11);
 	run->boot = sqlite3_column_int64(st, 12);	/* NULL: 0, unknown */
+	run->loadavg = sqlite3_column_type(st, 13) == SQLITE_NULL ? NAN
+		: sqlite3_column_double(st, 13);
+	run->host_cpus = sqlite3_column_int(st, 14);	/* NULL: 0, unknown */
 	if (read_run_metrics(cur, idx, run, err) < 0 ||
 	    (cur->exits.st && read_run_exits(cur, idx, run, err) < 0)) {
 		db_results_run_release(run);

@@ -32,6 +32,8 @@ struct db_results_exit {
 	char *source;		/* 'kvm_hv' | 'kvm' | ... */
 	char *reason;
 	int64_t count;
+	int64_t time_pairs;	/* exits timed (migration 11), summed as count is; 0: none */
+	int64_t time_ns;	/* their summed handling time */
 };
 
 struct db_results_run {
@@ -45,6 +47,8 @@ struct db_results_run {
 	int topology_ok;	/* -1: not checked */
 	int64_t lost_events;	/* -1: not recorded */
 	int64_t boot;		/* the run whose guest boot it ran in; 0: not recorded */
+	double loadavg;		/* the host's 1-minute load average at the run's end; NAN: none */
+	int host_cpus;		/* the host's online CPUs (the run's, else the experiment's); 0: unknown */
 	struct db_results_metric *metrics;
 	size_t nmetrics;
 	struct db_results_exit *exits;

@@ -117,8 +117,8 @@ static int store_children(struct db *db, const struct db_run_result *r, struct t
 	}
 	sqlite3_finalize(st);
 
-	st = db_prepare(db, "INSERT INTO exit_counts (run_id, source, vcpu, reason, count) "
-			"VALUES (?,?,?,?,?)", err);
+	st = db_prepare(db, "INSERT INTO exit_counts (run_id, source, vcpu, reason, count, "
+			"time_pairs, time_ns) VALUES (?,?,?,?,?,?,?)", err);
 	if (!st)
 		return -1;
 	for (size_t i = 0; i < r->nexits; i++) {
@@ -131,6 +131,10 @@ static int store_children(struct db *db, const struct db_run_result *r, struct t
 			sqlite3_bind_int64(st, 3, x->vcpu);
 		sqlite3_bind_text(st, 4, x->reason, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 5, (sqlite3_int64)x->count);
+		if (x->time_pairs > 0 && x->time_ns >= 0) {
+			sqlite3_bind_int64(st, 6, x->time_pairs);
+			sqlite3_bind_int64(st, 7, x->time_ns);
+		}
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			sqlite3_finalize(st);
 			return db_error(db, "storing exit counts", err);

@@ -46,6 +46,8 @@ struct db_exit_count {
 	int64_t vcpu;		/* < 0: all vCPUs (stored as NULL) */
 	const char *reason;
 	uint64_t count;
+	int64_t time_pairs;	/* exits timed (migration 11); <= 0: none (stored NULL) */
+	int64_t time_ns;	/* their summed handling time; < 0: not timed */
 };
 
 struct db_artifact {

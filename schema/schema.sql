@@ -415,3 +415,38 @@ WHEN OLD.status IS NOT NEW.status OR OLD.configuration_id IS NOT NEW.configurati
 		interrupted = interrupted + (NEW.status = 'interrupted')
 	WHERE configuration_id = NEW.configuration_id;
 END;
+
+-- @migration 11
+-- Exit handling time per run and reason (collectors/gang.h): how many of a
+-- row's exits were timed (exit to the vCPU's next entry) and their summed
+-- time in nanoseconds.  NULL: not timed (user-space exits; a trace without
+-- entry events, or one that lost events where no time may span them).
+ALTER TABLE exit_counts ADD COLUMN time_pairs INTEGER
+	CHECK (time_pairs IS NULL OR time_pairs >= 0);
+ALTER TABLE exit_counts ADD COLUMN time_ns INTEGER CHECK (time_ns IS NULL OR time_ns >= 0);
+
+-- @migration 12
+-- The controller of each experiment that runs here: the host it drives
+-- (the machine's name and the host lock's key of its root, hostlock.h) and
+-- its process (pid and start time, against a reused pid), so that a second
+-- experiment on that host is refused while this one's controller lives,
+-- whatever lock either took (schema/db-controller.h).
+CREATE TABLE controllers (
+	experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+	host TEXT NOT NULL,
+	pid INTEGER NOT NULL,
+	pid_start INTEGER NOT NULL
+);
+CREATE INDEX controllers_host ON controllers(host);
+
+-- A distributed sweep may also run over ssh (experiments/sshexec.h).
+CREATE TABLE distributed_v12 (
+	experiment_id INTEGER PRIMARY KEY REFERENCES experiments(id) ON DELETE CASCADE,
+	kind TEXT NOT NULL CHECK (kind IN ('slurm', 'ssh')),
+	tag TEXT NOT NULL UNIQUE,
+	work_dir TEXT NOT NULL,
+	settings TEXT NOT NULL CHECK (json_valid(settings))
+);
+INSERT INTO distributed_v12 SELECT experiment_id, kind, tag, work_dir, settings FROM distributed;
+DROP TABLE distributed;
+ALTER TABLE distributed_v12 RENAME TO distributed;

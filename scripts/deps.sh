@@ -60,11 +60,13 @@ cpio busybox-static qemu-guest-agent stress-ng sysbench redis-server redis-tools
 # helpers; zstd, xz-utils, qemu-utils and time for the fixtures and hosts the
 # suites build.  slurmctld, slurmd, slurm-client and munge: the test cluster
 # of the Slurm executor (tests/integration/slurm-*.sh start their own daemons
-# in network namespaces; nothing runs by default).
+# in network namespaces; nothing runs by default).  openssh-server and
+# openssh-client: the SSH executor's test hosts (tests/integration/ssh-*.sh
+# start their own sshd in network namespaces, with keys they make).
 check="libcmocka-dev sqlite3 trace-cmd linux-perf clang libclang-rt-14-dev
 qemu-system-ppc qemu-system-data binutils qemu-utils zstd xz-utils python3 time
 gcc-powerpc64le-linux-gnu procps chromium
-slurmctld slurmd slurm-client munge"
+slurmctld slurmd slurm-client munge openssh-server openssh-client"
 
 case "$profile" in
 build) pkgs=$build ;;

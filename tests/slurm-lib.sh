@@ -31,12 +31,14 @@ wait_until() {
 
 # The benchmark: ops from this node's dynamic_mt_modes (a fake knob the
 # sweep sets: 2 is far worse than 6, 4 close to it) with a jitter of at
-# most 1 % from a per-node counter; sleeps $1 seconds; waits while
+# most 1 % from a per-node counter; sleeps $1 seconds; records its working
+# directory in $ROOTS/NODE/cwd; waits while
 # $GATES/NODE exists (a test holds a node's block mid-run that way).
 cat >"$tmp/bench" <<'EOF'
 #!/bin/sh
 node=$SLURMD_NODENAME
 while [ -e "$GATES/$node" ]; do sleep 0.02; done
+pwd >"$ROOTS/$node/cwd"
 k=$(cat "$ROOTS/$node/sys/module/kvm_hv/parameters/dynamic_mt_modes")
 c=$(cat "$ROOTS/$node/count" 2>/dev/null || echo 0)
 echo $((c + 1)) >"$ROOTS/$node/count"

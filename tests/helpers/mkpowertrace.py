@@ -2,7 +2,7 @@
 """Writes a small trace-cmd v6 file (or perf.data) as a big-endian POWER8 host would.
 
 usage: mkpowertrace.py OUT [--lost N] [--little] [--x86] [--perf | --perf-pipe]
-                         [--page BYTES] [--repeat N]
+                         [--page BYTES] [--repeat N] [--p9 [--gap]]
 
 64 KiB pages, 64-bit longs, the kernel's own kvm_hv field types (int, pid_t,
 unsigned long, u8) and a doubled runner_vcpu in the print format, on two
@@ -27,6 +27,15 @@ kernel's kvm:kvm_exit and kvm:kvm_userspace_exit formats, threads 6001 on
 vCPU 0 and 6002 on vCPU 1):
   vmx HLT 5, vmx IO_INSTRUCTION 3, vmx INVALID_STATE (failed entry) 1,
   svm HLT 2, userspace IO 3; no ganged exits (not applicable).
+--p9 writes a POWER9 host's file instead (kvmppc_run_core defined but never
+fired; kvm_guest_exit and kvm_guest_enter; vCPU threads 7001 on vCPU 0, CPU
+0, and 7002 on vCPU 1, CPU 1; a step every 1000 ns):
+  H_FAC_UNAVAIL (msgsndp doorbells) 3 on vCPU 0 (timed 2000, 1000, 2000 ns)
+  and 1 on vCPU 1 (2000 ns); HV_DECREMENTER 1 on vCPU 1 (2000 ns) and 1 on
+  vCPU 0 that the recording ends before its entry (unmatched); 2 entries
+  with no exit before them.  --gap starts CPU 0's records from the second
+  doorbell's entry on a page flagged "events missed": that doorbell is not
+  timed (vCPU 0: 2 timed, 4000 ns), one pair across lost events.
 """
 import struct
 import sys
@@ -39,6 +48,8 @@ E = ">" if big else "<"
 PAGE = int(sys.argv[sys.argv.index("--page") + 1]) if "--page" in sys.argv else \
     4096 if x86 else 65536
 REPEAT = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
+P9 = "--p9" in sys.argv
+GAP = "--gap" in sys.argv
 
 HEADER_PAGE = ("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
                "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
@@ -67,6 +78,13 @@ GUEST_EXIT = ("name: kvm_guest_exit\nID: 1002\nformat:\n" + COMMON +
               "\tfield:u8 ceded;\toffset:32;\tsize:1;\tsigned:0;\n\n"
               'print fmt: "VCPU %d: trap=0x%x pc=0x%lx msr=0x%lx, ceded=%d", REC->vcpu_id, '
               'REC->trap, REC->pc, REC->msr, REC->ceded\n')
+GUEST_ENTER = ("name: kvm_guest_enter\nID: 1003\nformat:\n" + COMMON +
+               "\tfield:int vcpu_id;\toffset:8;\tsize:4;\tsigned:1;\n"
+               "\tfield:unsigned long pc;\toffset:16;\tsize:8;\tsigned:0;\n"
+               "\tfield:unsigned long pending_exceptions;\toffset:24;\tsize:8;\tsigned:0;\n"
+               "\tfield:u8 ceded;\toffset:32;\tsize:1;\tsigned:0;\n\n"
+               'print fmt: "VCPU %d: pc=0x%lx pexcp=0x%lx ceded=%d", REC->vcpu_id, REC->pc, '
+               'REC->pending_exceptions, REC->ceded\n')
 
 KVM_EXIT = ("name: kvm_exit\nID: 103\nformat:\n" + COMMON +
             "\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
@@ -100,6 +118,12 @@ if x86:
     steps = ([("K", V0, 1, 12, 0)] * 5 + [("K", V1, 1, 30, 1)] * 3 +
              [("K", V0, 1, 0x80000021, 0)] + [("K", V1, 2, 0x78, 1)] * 2 +
              [("U", V0, 2)] * 3)
+if P9:
+    P0, P1 = (7001, 0), (7002, 1)
+    steps = [("E", P0, 0), ("E", P1, 1), ("G", P0, 0, 0xf80, 0), ("G", P1, 1, 0x980, 0),
+             ("E", P0, 0), ("E", P1, 1), ("G", P0, 0, 0xf80, 0), ("E", P0, 0),
+             ("G", P1, 1, 0xf80, 0), ("G", P0, 0, 0xf80, 0), ("E", P1, 1), ("E", P0, 0),
+             ("G", P0, 0, 0x980, 0)]
 steps = steps * REPEAT
 
 def record(step):
@@ -109,6 +133,9 @@ def record(step):
                            step[2], 0, 0, 0, 0, 0, step[4], 0, 0)
     if kind == "U":
         return struct.pack(E + "HBBiIi", 42, 0, 0, pid, step[2], 0)
+    if kind == "E":
+        d = struct.pack(E + "HBBiiIQQB", 1003, 0, 0, pid, step[2], 0, 0x1008, 0, 0)
+        return d + b"\0" * (-len(d) % 4)
     if kind in "NX":
         return struct.pack(E + "HBBiiiii", 1001, 0, 0, pid, step[2], 0,
                            0 if kind == "N" else 1, step[3])
@@ -124,14 +151,14 @@ for s in steps:
     percpu[s[1][1]].append((ts, record(s)))
     stamped.append((ts, s, record(s)))
 
-def page(events):
+def page(events, missed=False):
     body, prev = b"", events[0][0]
     for t, data in events:
         header = ((len(data) // 4) << 27 | (t - prev)) if big else \
                  ((t - prev) << 5 | (len(data) // 4))
         body += struct.pack(E + "I", header) + data
         prev = t
-    p = struct.pack(E + "QQ", events[0][0], len(body)) + body
+    p = struct.pack(E + "QQ", events[0][0], len(body) | (1 << 31 if missed else 0)) + body
     return p + b"\0" * (PAGE - len(p))
 
 def pages(events):
@@ -153,11 +180,14 @@ h = b"\x17\x08\x44tracing" + cstr("6") + bytes([1 if big else 0, 8]) + u32(PAGE)
 h += cstr("header_page") + u64(len(HEADER_PAGE)) + HEADER_PAGE.encode()
 h += cstr("header_event") + u64(len(HEADER_EVENT)) + HEADER_EVENT.encode()
 h += u32(0)                                            # ftrace formats
-h += u32(1) + cstr("kvm" if x86 else "kvm_hv") + u32(2)
-for f in ((KVM_EXIT, USER_EXIT) if x86 else (RUN_CORE, GUEST_EXIT)):
+FORMATS = (KVM_EXIT, USER_EXIT) if x86 else (RUN_CORE, GUEST_EXIT, GUEST_ENTER) if P9 else \
+    (RUN_CORE, GUEST_EXIT)
+h += u32(1) + cstr("kvm" if x86 else "kvm_hv") + u32(len(FORMATS))
+for f in FORMATS:
     h += u64(len(f)) + f.encode()
 h += u32(0) + u32(0)                                   # kallsyms, printk
-cmdlines = "4242 qemu-system-ppc\n5001 CPU 0/KVM\n5002 CPU 2/KVM\n"
+cmdlines = "4242 qemu-system-ppc\n5001 CPU 0/KVM\n5002 CPU 2/KVM\n7001 CPU 0/KVM\n" \
+    "7002 CPU 1/KVM\n"
 h += u64(len(cmdlines)) + cmdlines.encode()
 
 def perf_data(pipe):
@@ -234,7 +264,14 @@ for cpu in (0, 1):
     h += struct.pack(E + "HI", 2, len(st) + 1) + cstr(st)
 h += struct.pack(E + "H", 0)
 h += b"flyrecord\0"
-data = [pages(percpu[0]), pages(percpu[1])]
+if GAP:
+    # CPU 0's records from the second doorbell's entry (step 8) on a page of
+    # their own that says events were lost before it.
+    cut = [t for t, _, _ in stamped].index(1000000000 + 8 * 1000)
+    first = [e for e in percpu[0] if e[0] < stamped[cut][0]]
+    data = [page(first) + page(percpu[0][len(first):], missed=True), pages(percpu[1])]
+else:
+    data = [pages(percpu[0]), pages(percpu[1])]
 start = (len(h) + 32 + PAGE - 1) // PAGE * PAGE
 h += u64(start) + u64(len(data[0])) + u64(start + len(data[0])) + u64(len(data[1]))
 h += b"\0" * (start - len(h))

@@ -202,7 +202,7 @@ static void run_make(struct db_run_result *res, struct run_values *v, int64_t ru
 	for (int i = 0; i < c->vcpus; i++)
 		for (size_t k = 0; k < 3; k++)
 			v->x[nx++] = (struct db_exit_count){ "kvm_hv", i, reasons[k],
-				(uint64_t)(value * (k + 1) * (0.9 + 0.2 * uniform(rng))) };
+				(uint64_t)(value * (k + 1) * (0.9 + 0.2 * uniform(rng))), -1, -1 };
 	res->exits = v->x;
 	res->nexits = nx;
 	snprintf(v->stdout_text, sizeof(v->stdout_text), "%.0f records/s\nreal 3.00 s\n"

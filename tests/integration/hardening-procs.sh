@@ -90,7 +90,7 @@ wait "$bg"
 q "SELECT status || ': ' || error FROM runs" >"$tmp/err"
 grep -q "^failed: the benchmark left processes running after it ended: sleep(" "$tmp/err" ||
 	{ cat "$tmp/err" "$tmp/bg.err"; fail "1: the run is not failed naming what the benchmark left"; }
-grep -E -q "^(group|cgroup) " "$TOPOADVISOR_LOCK" && fail "1: ended trees still recorded in the lock"
+grep -E -q "^(group|cgroup) " "$TOPOADVISOR_LOCK/host.lock" && fail "1: ended trees still recorded in the lock"
 [ "$(cgroups_of "$bg")" = 0 ] || fail "1: the controller left cgroups behind"
 bench prep "[$fb, \"100\"]" "noise: [{kind: command, name: d, argv: [sh, -c, \"setsid -f sleep ${mark}2; exec sleep ${mark}3\"]}]"
 ta -q run "$tmp/prep.yaml" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "1: a clean benchmark beside a daemonizing noise failed"; }

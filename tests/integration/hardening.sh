@@ -60,8 +60,9 @@ YAML
 # --- 4: the lock before any migration ------------------------------------
 # Held by another process (flock(1) on the same file): run must refuse before
 # it creates or migrates the database.
-: >"$TOPOADVISOR_LOCK"
-exec 8<>"$TOPOADVISOR_LOCK"
+mkdir -p "$TOPOADVISOR_LOCK"
+: >"$TOPOADVISOR_LOCK/host.lock"
+exec 8<>"$TOPOADVISOR_LOCK/host.lock"
 flock -n 8 || fail "4: cannot take the lock for the test"
 ta run "$tmp/quick.yaml" 8>&- >/dev/null 2>"$tmp/err"
 rc=$?
@@ -102,16 +103,24 @@ ta -q report "$exp" -o "$tmp/link.html" || fail "1: report over a symlink failed
 rm -f "$tmp"/out.html.tmp.*
 
 # --- 2: the lock file -----------------------------------------------------
+# TOPOADVISOR_LOCK names the directory of the lock files; a file there under
+# the lock's name, or TOPOADVISOR_LOCK naming a file, is refused untouched.
 printf 'keep me\n' >"$tmp/notes"
 chmod 644 "$tmp/notes"
 TOPOADVISOR_LOCK="$tmp/notes" ta run "$tmp/quick.yaml" >/dev/null 2>"$tmp/err" &&
+	fail "2: run accepted an existing file as its lock directory"
+grep -q "not a directory" "$tmp/err" || { cat "$tmp/err"; fail "2: message (file)"; }
+mkdir "$tmp/l2" "$tmp/l3"
+ln "$tmp/notes" "$tmp/l2/host.lock"
+rm -f "$tmp/notes"
+TOPOADVISOR_LOCK="$tmp/l2" ta run "$tmp/quick.yaml" >/dev/null 2>"$tmp/err" &&
 	fail "2: run accepted an existing file as its lock"
 grep -q "not a topoadvisor lock file" "$tmp/err" || { cat "$tmp/err"; fail "2: message"; }
-[ "$(cat "$tmp/notes")" = "keep me" ] || fail "2: the file was changed"
-[ "$(stat -c %a "$tmp/notes")" = 644 ] || fail "2: the file's mode was changed"
-ln "$tmp/notes" "$tmp/hardlink"
-: >"$tmp/empty"; ln "$tmp/empty" "$tmp/hardlink2"
-TOPOADVISOR_LOCK="$tmp/hardlink2" ta run "$tmp/quick.yaml" >/dev/null 2>"$tmp/err" &&
+[ "$(cat "$tmp/l2/host.lock")" = "keep me" ] || fail "2: the file was changed"
+[ "$(stat -c %a "$tmp/l2/host.lock")" = 644 ] || fail "2: the file's mode was changed"
+ln "$tmp/l2/host.lock" "$tmp/hardlink"
+: >"$tmp/empty"; ln "$tmp/empty" "$tmp/l3/host.lock"
+TOPOADVISOR_LOCK="$tmp/l3" ta run "$tmp/quick.yaml" >/dev/null 2>"$tmp/err" &&
 	fail "2: run accepted a hard-linked lock file"
 grep -q "hard links" "$tmp/err" || { cat "$tmp/err"; fail "2: hard-link message"; }
 [ ! -s "$tmp/empty" ] || fail "2: pid written through a hard link"
@@ -221,7 +230,7 @@ grep -q "ended .* left running by an earlier sweep: .*sleep" "$tmp/err" ||
 # A normal run leaves nothing either, and records no group in the lock.
 ta -q run "$tmp/orphans.yaml" >/dev/null 2>&1 || fail "3: second sweep failed"
 [ -z "$(our_sleeps)" ] || fail "3: a finished sweep left processes running"
-grep -q "^group" "$TOPOADVISOR_LOCK" && fail "3: ended groups still recorded in the lock"
+grep -q "^group" "$TOPOADVISOR_LOCK/host.lock" && fail "3: ended groups still recorded in the lock"
 
 # --- 11: report -o into devices and streams, never replacing them ----------
 tk() { timeout -s KILL 60 "$TOPOADVISOR" --db "$db" "$@"; }

@@ -89,11 +89,15 @@ echo "$get" | grep -q "<th>p50_ms (lower is better): geometric mean</th>" || fai
 # The redis-multi fixture: 1x2x1 is faster than the baseline at GET.
 echo "$get" | grep -q "^<tr><td>1</td><td>1x2x1</td><td>5</td><td>[0-9.]*</td><td>[0-9.]* &ndash; [0-9.]*</td><td>+" ||
 	fail "GET row of 1x2x1: $get"
+# A lower-is-better test reads as the change of its value: the p50 latency fell.
+"$TOPOADVISOR" --db "$tmp/redis.db" recommend redis-multi >"$tmp/redisrec" || fail "redis recommend"
+grep -q "^    redis\.GET\.p50_ms  *-[0-9.]* % \[-[0-9.]* %, -[0-9.]* %\], 1\.[0-9][0-9]x faster (lower is better)$" "$tmp/redisrec" ||
+	fail "the GET latency's change: $(grep p50 "$tmp/redisrec")"
 # recommend over environment levels: each level's gain with its interval and verdict.
 "$fixture_bin" --write-fixture environment "$tmp/env.db" >/dev/null || fail "fixture"
 "$TOPOADVISOR" --db "$tmp/env.db" recommend environment >"$tmp/envrec" 2>&1 || fail "recommend"
 for level in none spin; do
-	grep -q "^  records_per_s at noise=$level: geometric mean [0-9.]* (95% CI [0-9.]* \.\. [0-9.]*) over 5 runs; +5\.0 % \[+[0-9.]* %, +[0-9.]* %\] over the baseline there (better)$" "$tmp/envrec" ||
+	grep -q "^  records_per_s at noise=$level: geometric mean [0-9.]* (95% CI [0-9.]* \.\. [0-9.]*) over 5 runs; +5\.0 % \[+[0-9.]* %, +[0-9.]* %\] against the baseline there (better)$" "$tmp/envrec" ||
 		fail "recommend's gain at noise=$level: $(cat "$tmp/envrec")"
 done
 # A single-metric report has no such section.

@@ -45,13 +45,17 @@ q "INSERT INTO host_journal (experiment_id, knob, path, original_value, applied_
    (1, 'thp', '$root/sys/kernel/mm/transparent_hugepage/enabled', 'madvise', 'never')"
 
 # Another controller holds the lock: refuse, change nothing.
-out=$(flock "$TOPOADVISOR_LOCK" "$TOPOADVISOR" --db "$db" restore-host --root "$root" 2>&1)
+out=$(flock "$root" "$TOPOADVISOR" --db "$db" restore-host --root "$root" 2>&1)
 rc=$?
 [ $rc -eq 1 ] || fail "with the lock held: exit $rc: $out"
 echo "$out" | grep -q "another topoadvisor" || fail "lock message: $out"
 [ "$(cat "$cpu/smt/control")" = off ] || fail "changed the host without the lock"
 
 # Rows of another root are reported, not touched.
+# (A root must exist: its lock is taken on the directory itself.)
+out=$(ta restore-host --root "$tmp/missing" 2>&1) && fail "a missing root was locked: $out"
+echo "$out" | grep -q "cannot lock the host under $tmp/missing" || fail "missing root: $out"
+mkdir "$tmp/elsewhere"
 out=$(ta restore-host --root "$tmp/elsewhere" 2>&1) || fail "other root: exit $?: $out"
 echo "$out" | grep -q "5 under another root" || fail "other root summary: $out"
 [ "$(q 'SELECT count(*) FROM host_journal WHERE restored_at IS NULL')" = 5 ] ||

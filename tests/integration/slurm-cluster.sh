@@ -60,13 +60,19 @@ check_race "$(exp_of race)"
 # the node down (SlurmdTimeout) and ends the job NODE_FAIL.
 sweep nodefail 3 0.1 0.5 2
 touch "$GATES/tasl-n1"
+t0=$(date +%s)
 "$TOPOADVISOR" --db "$db" -q run --root "$ROOTS/%n" "$tmp/nodefail.yaml" >/dev/null 2>"$tmp/err" &
 pid=$!; bg="$bg $pid"
 wait_until 30 worker_db_on tasl-n1
 "$TA_TOP/scripts/slurm-cluster.sh" kill-node "$cluster" tasl-n1
 rm -f "$GATES/tasl-n1"
 wait "$pid" || run_failed "nodefail: run failed"
+echo "nodefail: the sweep with a node killed mid-block took $(( $(date +%s) - t0 )) s (SlurmdTimeout=10)" >&2
 e=$(exp_of nodefail)
+# show names the dead node, whose worker could not restore its knobs.
+ta show "$e" >"$tmp/show" || fail "show exited $?"
+grep -q "node tasl-n1 may be left with changed host knobs: the worker of block .* was killed (NODE_FAIL)" "$tmp/show" ||
+	fail "show does not name the dead node: $(cat "$tmp/show")"
 check_blocks "$e" 3 2
 [ "$(q "SELECT COUNT(*) FROM block_attempts WHERE experiment_id = $e AND node = 'tasl-n1'
 	AND state = 'failed' AND slurm_state = 'NODE_FAIL' AND outcome IS NULL")" = 1 ] ||

@@ -39,9 +39,10 @@ fresh() {
 }
 
 # ---- plan: how the sweep is spread, its wall time with max_hosts hosts -----
+fresh plan
 sweep planned 5 0.05 0.05 2
 ta plan --root "$ROOTS/fn1" "$tmp/planned.yaml" >"$tmp/out" || fail "plan exited $?"
-grep -q "^On Slurm: 5 blocks (one job each, 2 runs, .*at most 2 at once" "$tmp/out" ||
+grep -q "^On Slurm: 5 blocks (one job each, 2 runs, .*at most 2 at once (executor.max_hosts 2, 3 nodes can take a job)" "$tmp/out" ||
 	fail "plan: $(cat "$tmp/out")"
 ta --json plan "$tmp/planned.yaml" >"$tmp/plan.json" || fail "plan --json"
 # 3 rounds of 2 blocks (ceil(5 / 2)) of what one block takes.
@@ -49,8 +50,8 @@ ta --json plan "$tmp/planned.yaml" >"$tmp/plan.json" || fail "plan --json"
 	abs(j ->> '\$.executor.estimated_seconds' - 3 * (j ->> '\$.executor.block_seconds')) < 0.01
 	FROM (SELECT readfile('$tmp/plan.json') AS j)")" = "slurm|5|1" ] || fail "plan --json: $(cat "$tmp/plan.json")"
 ta --json plan --root "$ROOTS/fn1" --executor local "$tmp/planned.yaml" | grep -q '"kind": "local"' || fail "plan --executor local"
-ta plan --executor ssh "$tmp/planned.yaml" 2>"$tmp/err"
-[ $? -eq 2 ] && grep -q "expected local or slurm" "$tmp/err" || fail "plan --executor ssh"
+ta plan --executor pbs "$tmp/planned.yaml" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "expected local, slurm or ssh" "$tmp/err" || fail "plan --executor pbs"
 # No shared_dir: refused up front, nothing stored.
 sed '/^executor:/,$d' "$tmp/planned.yaml" >"$tmp/noshared.yaml"
 ta -q run --executor slurm "$tmp/noshared.yaml" 2>"$tmp/err"
@@ -125,13 +126,17 @@ grep -q "found job .* by its name after sbatch failed" "$tmp/err" || fail "lost 
 [ "$(ls "$FAKE_SLURM_DIR/jobs" | wc -l)" = 5 ] || fail "jobs made: $(ls "$FAKE_SLURM_DIR/jobs")"
 
 # ---- sbatch fails for good: a clear error, the experiment failed ----------
+# A partition that does not exist: refused by plan and run at once (sinfo),
+# nothing submitted, nothing stored.
 fresh badpart
 sweep badpart 2 0.05 0.05 2 ", partition: bad"
+ta plan "$tmp/badpart.yaml" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "partition bad has no nodes" "$tmp/err" || fail "plan, bad partition: $(cat "$tmp/err")"
 ta -q run --root "$ROOTS/%n" "$tmp/badpart.yaml" >/dev/null 2>"$tmp/err"
-[ $? -eq 1 ] || fail "a refused partition should exit 1"
-grep -q "sbatch failed 3 times.*invalid partition specified: bad" "$tmp/err" || fail "message: $(cat "$tmp/err")"
-e=$(exp_of badpart)
-[ "$(q "SELECT status FROM experiments WHERE id = $e")" = failed ] || fail "badpart not failed"
+[ $? -eq 2 ] || fail "a partition that does not exist should exit 2"
+grep -q "partition bad has no nodes" "$tmp/err" || fail "message: $(cat "$tmp/err")"
+[ -z "$(exp_of badpart)" ] || fail "a refused partition left an experiment"
+[ ! -s "$FAKE_SLURM_DIR/sbatch.log" ] || fail "a job was submitted to a partition that does not exist"
 
 # ---- a node dies mid-block: NODE_FAIL, the block runs again elsewhere -----
 fresh nodefail
@@ -152,6 +157,11 @@ check_blocks "$e" 3 2
 	fail "the block was not run again elsewhere"
 # The killed worker's database (its journal) is still on the node, its knob changed.
 [ -n "$(find "$tmp/nodes/fn1" -name '*.db')" ] || fail "the killed worker left no journal"
+# show names the node and how to put it back.
+ta show "$e" >"$tmp/show" || fail "show exited $?"
+grep -q "node fn1 may be left with changed host knobs: the worker of block 1 attempt 1 (job 101) was killed (NODE_FAIL).*topoadvisor --db $tmp/nodes/fn1/.*-b1-a1.job-101.db restore-host" "$tmp/show" ||
+	fail "show does not name the node left changed: $(cat "$tmp/show")"
+[ -f "$(sed -n 's/.*topoadvisor --db \(.*\) restore-host/\1/p' "$tmp/show")" ] || fail "show names no journal that exists"
 # The node comes back: the next worker there restores what the dead one left.
 rm -f "$FAKE_SLURM_DIR/down/fn1"
 fresh nodeback

@@ -87,9 +87,10 @@ ta list | grep -q "(rerun of 1)" || fail "list does not show the rerun's parent"
 ta --json -q resume --root "$root" 2 >"$tmp/json" 2>&1 || true
 grep -q "nothing to resume" "$tmp/json" || fail "resume of a finished experiment"
 
-# Another controller holds the host lock: run refuses and stores nothing.
+# Another controller holds the host lock (its anchor: the root itself, hostlock.h):
+# run refuses and stores nothing.
 n=$(q "SELECT COUNT(*) FROM experiments")
-flock "$TOPOADVISOR_LOCK" "$TOPOADVISOR" --db "$db" -q run --root "$root" "$tmp/moved.yaml" \
+flock "$root" "$TOPOADVISOR" --db "$db" -q run --root "$root" "$tmp/moved.yaml" \
 	>/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || fail "run with the host lock held should exit 1"
 grep -q "another topoadvisor" "$tmp/err" || fail "lock message: $(cat "$tmp/err")"

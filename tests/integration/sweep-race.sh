@@ -172,7 +172,8 @@ ta --json compare 1 "$exp3" >"$tmp/json" || fail "compare exited $?"
 [ "$(sqlite3 :memory: "SELECT COUNT(*) FROM json_each(readfile('$tmp/json'), '\$.configurations')
 	WHERE value ->> 'verdict' IN ('better', 'worse', 'equivalent', 'undecided', 'insufficient')")" = 12 ] ||
 	fail "compare verdicts: $(cat "$tmp/json")"
-[ "$(sqlite3 :memory: "SELECT json_type(readfile('$tmp/json'), '\$.recommendation.holds')")" != null ] ||
+case "$(sqlite3 :memory: "SELECT json_type(readfile('$tmp/json'), '\$.recommendation.holds')")" in
+true|false|null) ;; *) false ;; esac ||
 	fail "compare lacks the recommendation"
 ta compare 1 "$exp3" >"$tmp/out" || fail "compare text"
 grep -q "^recommendation: " "$tmp/out" || fail "compare text: $(cat "$tmp/out")"

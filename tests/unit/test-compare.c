@@ -114,38 +114,104 @@ static void test_interval_agrees_with_test(void **state)
 	}
 }
 
-/* The status: a changed winner only when both decide; drift before consistency. */
+/*
+ * The status and holds: a changed winner only when both decide different
+ * picks and one experiment separates them; different picks neither
+ * separates are tied winners (holds unknown); an undecided side never
+ * holds; drift before consistency.
+ */
 static void test_status_table(void **state)
 {
 	(void)state;
 	struct decide_shift still = { .verdict = DECIDE_EQUIVALENT };
 	struct decide_shift moved = { .verdict = DECIDE_WORSE };
 	struct decide_shift open = { .verdict = DECIDE_UNDECIDED };
+#define U DECIDE_HOLDS_UNKNOWN
+#define Y DECIDE_HOLDS_YES
+#define N DECIDE_HOLDS_NO
 	const struct {
-		bool d1;
-		const char *p1;
-		bool d2;
-		const char *p2;
+		struct decide_compare_side a, b;
 		const struct decide_shift *shift;
 		enum decide_compare_status want;
+		enum decide_holds holds;
 	} rows[] = {
-		{ true, "a", true, "a", &still, DECIDE_CONSISTENT },
-		{ true, "a", true, "b", &still, DECIDE_CHANGED_WINNER },
-		{ true, "a", true, "b", &moved, DECIDE_CHANGED_WINNER },
-		{ true, "a", false, "b", &still, DECIDE_INCONCLUSIVE },	/* undecided "recommends" b */
-		{ false, "a", true, "b", &open, DECIDE_INCONCLUSIVE },
-		{ false, "a", false, "b", &moved, DECIDE_DRIFTED },
-		{ true, "a", true, "a", &moved, DECIDE_DRIFTED },
-		{ true, NULL, true, "a", &still, DECIDE_INCONCLUSIVE },
+		{ { true, "a", false }, { true, "a", false }, &still, DECIDE_CONSISTENT, Y },
+		/* different picks, one experiment separates them */
+		{ { true, "a", true }, { true, "b", false }, &still, DECIDE_CHANGED_WINNER, N },
+		{ { true, "a", false }, { true, "b", true }, &moved, DECIDE_CHANGED_WINNER, N },
+		/* different picks neither separates: tied, never a changed winner */
+		{ { true, "a", false }, { true, "b", false }, &still, DECIDE_TIED_WINNERS, U },
+		{ { true, "a", false }, { true, "b", false }, &moved, DECIDE_DRIFTED, U },
+		/* an undecided side neither confirms nor changes it */
+		{ { true, "a", true }, { false, "b", true }, &still, DECIDE_INCONCLUSIVE, U },
+		{ { true, "a", true }, { false, "a", true }, &still, DECIDE_INCONCLUSIVE, U },
+		{ { true, "a", false }, { false, "a", false }, &moved, DECIDE_DRIFTED, U },
+		{ { false, "a", true }, { true, "b", true }, &open, DECIDE_INCONCLUSIVE, U },
+		{ { false, "a", true }, { false, "b", true }, &moved, DECIDE_DRIFTED, U },
+		{ { true, "a", false }, { true, "a", false }, &moved, DECIDE_DRIFTED, Y },
+		{ { true, NULL, true }, { true, "a", true }, &still, DECIDE_INCONCLUSIVE, U },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		enum decide_compare_status got = decide_compare(rows[i].d1, rows[i].p1, rows[i].d2,
-								rows[i].p2, rows[i].shift, 1);
-		if (got != rows[i].want)
-			fail_msg("row %zu: %s, expected %s", i, decide_compare_status_name(got),
-				 decide_compare_status_name(rows[i].want));
+		struct decide_comparison got;
+		decide_compare(&rows[i].a, &rows[i].b, rows[i].shift, 1, &got);
+		if (got.status != rows[i].want || got.holds != rows[i].holds)
+			fail_msg("row %zu: %s holds %d, expected %s holds %d", i,
+				 decide_compare_status_name(got.status), (int)got.holds,
+				 decide_compare_status_name(rows[i].want), (int)rows[i].holds);
 	}
-	assert_int_equal(decide_compare(true, "a", true, "a", NULL, 0), DECIDE_CONSISTENT);
+#undef U
+#undef Y
+#undef N
+	struct decide_compare_side a = { true, "a", false };
+	struct decide_comparison got;
+	decide_compare(&a, &a, NULL, 0, &got);
+	assert_int_equal(got.status, DECIDE_CONSISTENT);
+}
+
+/*
+ * decide_separates: which decisions an experiment shows worse than its
+ * pick.  Tied ones (in contention, not separated from the best) are not.
+ */
+static void test_separates_table(void **state)
+{
+	(void)state;
+	struct decide_option opts[3] = { { .key = "base" }, { .key = "x" }, { .key = "y" } };
+	struct decide_input in = { .decisions = opts, .ndecisions = 3, .baseline = 0 };
+	struct decide_decision_out d[3];
+	struct decide_result r = { .ndecisions = 3, .decisions = d, .pick = 1,
+				   .verdict = DECIDE_BETTER };
+	const struct {
+		enum decide_verdict pick_verdict, verdict;
+		bool failing, worse_than_best;
+		int elim;
+		size_t other;
+		bool want;
+	} rows[] = {
+		{ DECIDE_BETTER, DECIDE_BETTER, false, false, 0, 2, false },	/* tied, in contention */
+		{ DECIDE_BETTER, DECIDE_BETTER, false, true, 0, 2, true },
+		{ DECIDE_BETTER, DECIDE_UNDECIDED, false, false, 0, 2, false },
+		{ DECIDE_BETTER, DECIDE_EQUIVALENT, false, false, 0, 2, true },
+		{ DECIDE_BETTER, DECIDE_WORSE, false, false, 0, 2, true },
+		{ DECIDE_BETTER, DECIDE_BETTER, true, false, 0, 2, true },
+		{ DECIDE_BETTER, DECIDE_BETTER, false, false, 4, 2, true },
+		{ DECIDE_BETTER, DECIDE_NOT_COMPARED, false, false, 0, 0, true },	/* the baseline */
+		{ DECIDE_EQUIVALENT, DECIDE_NOT_COMPARED, false, false, 0, 0, false },
+		{ DECIDE_EQUIVALENT, DECIDE_EQUIVALENT, false, false, 0, 2, false },
+		{ DECIDE_BETTER, DECIDE_BETTER, false, false, 0, 1, false },	/* the pick itself */
+		{ DECIDE_BETTER, DECIDE_BETTER, false, false, 0, DECIDE_NONE, true },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(d, 0, sizeof(d));
+		r.verdict = rows[i].pick_verdict;
+		r.pick = rows[i].pick_verdict == DECIDE_EQUIVALENT ? 0 : 1;
+		size_t o = rows[i].other == DECIDE_NONE ? 2 : rows[i].other;
+		d[o].verdict = rows[i].verdict;
+		d[o].failing = rows[i].failing;
+		d[o].worse_than_best = rows[i].worse_than_best;
+		d[o].elim.block = rows[i].elim;
+		if (decide_separates(&r, &in, rows[i].other) != rows[i].want)
+			fail_msg("row %zu: expected %s", i, rows[i].want ? "separated" : "tied");
+	}
 }
 
 struct two {
@@ -225,7 +291,7 @@ static void test_recommendation_holds(void **state)
 		assert_int_equal(c.entries[i].r.verdict, DECIDE_EQUIVALENT);
 	}
 	assert_int_equal(c.status, DECIDE_CONSISTENT);
-	assert_true(c.recommendation_holds);
+	assert_int_equal(c.holds, DECIDE_HOLDS_YES);
 	assert_string_equal(c.recommended_first, "1x2x1");
 	compare_result_release(&c);
 	/* One experiment against itself is refused. */
@@ -259,12 +325,13 @@ static void test_recommendation_flipped(void **state)
 		}
 	}
 	assert_int_equal(c.status, DECIDE_CHANGED_WINNER);
-	assert_false(c.recommendation_holds);
+	assert_int_equal(c.holds, DECIDE_HOLDS_NO);
 	assert_string_equal(c.recommended_first, "1x2x1");
 	assert_non_null(c.recommended_second);
 	assert_string_equal(c.recommended_second, "1x1x2");
-	assert_non_null(c.first_pick_in_second);
-	assert_false(c.first_pick_in_second->is_best);
+	assert_non_null(c.first_pick_there);
+	assert_false(c.first_pick_there->is_best);
+	assert_true(c.first_pick_there->worse_than_best);
 	compare_result_release(&c);
 
 	/* Different metrics cannot be compared. */
@@ -305,7 +372,10 @@ static void test_drifted_and_inconclusive(void **state)
 	rank_two(&t, build_drifted);
 	assert_int_equal(compare_rankings(&t.a, &t.b, 0.02, &c, &err), 0);
 	assert_int_equal(c.status, DECIDE_DRIFTED);
-	assert_true(c.recommendation_holds);
+	assert_int_equal(c.holds, DECIDE_HOLDS_YES);
+	/* MEAN1 and MEAN2 are the ratio's own locations. */
+	assert_true(fabs(c.largest->r.second_loc / c.largest->r.first_loc - c.largest->r.ratio) <
+		    1e-12);
 	assert_non_null(c.largest);
 	assert_true(fabs(c.largest->r.ratio - 0.9) < 0.01);
 	compare_result_release(&c);
@@ -315,7 +385,12 @@ static void test_drifted_and_inconclusive(void **state)
 	assert_int_equal(t.a.verdict, DECIDE_UNDECIDED);
 	assert_int_equal(compare_rankings(&t.a, &t.b, 0.02, &c, &err), 0);
 	assert_true(c.status == DECIDE_INCONCLUSIVE || c.status == DECIDE_DRIFTED);
-	assert_true(c.recommendation_holds);
+	/* The first does not decide: the recommendation neither holds nor changed. */
+	assert_int_equal(c.holds, DECIDE_HOLDS_UNKNOWN);
+	compare_result_release(&c);
+	/* Nor when the rerun is the undecided one. */
+	assert_int_equal(compare_rankings(&t.b, &t.a, 0.02, &c, &err), 0);
+	assert_int_equal(c.holds, DECIDE_HOLDS_UNKNOWN);
 	compare_result_release(&c);
 	release_two(&t);
 }
@@ -327,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_shift_reference),
 		cmocka_unit_test(test_interval_agrees_with_test),
 		cmocka_unit_test(test_status_table),
+		cmocka_unit_test(test_separates_table),
 		cmocka_unit_test(test_recommendation_holds),
 		cmocka_unit_test(test_recommendation_flipped),
 		cmocka_unit_test(test_drifted_and_inconclusive),

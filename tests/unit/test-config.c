@@ -1052,7 +1052,7 @@ static void test_executor(void **state)
 	static const char ok[] = HEAD "benchmark: {kind: ebizzy}\n"
 		"executor: {kind: slurm, max_hosts: 8, partition: power8, shared_dir: /lab/ta,\n"
 		"  node_dir: /var/tmp/ta, max_attempts: 5, poll_interval: 0.5,\n"
-		"  sbatch: [--time=02:00:00, --account=lab]}\n";
+		"  exclude_after: 2, sbatch: [--time=02:00:00, --account=lab]}\n";
 	struct ta_err err = { 0 };
 	struct sweep_config *cfg = config_parse("m.yaml", ok, strlen(ok), &err);
 	if (!cfg)
@@ -1064,6 +1064,7 @@ static void test_executor(void **state)
 	assert_string_equal(x->shared_dir, "/lab/ta");
 	assert_string_equal(x->node_dir, "/var/tmp/ta");
 	assert_int_equal(x->max_attempts, 5);
+	assert_int_equal(x->exclude_after, 2);
 	assert_true(x->poll_interval == 0.5);
 	assert_int_equal(x->sbatch.argc, 2);
 	assert_string_equal(x->sbatch.argv[1], "--account=lab");
@@ -1072,9 +1073,21 @@ static void test_executor(void **state)
 	config_dump(cfg, &dump);
 	assert_non_null(strstr(dump.buf, "executor: kind=slurm max_hosts=8 partition=power8 "
 				       "shared_dir=/lab/ta node_dir=/var/tmp/ta max_attempts=5 "
-				       "poll_interval=0.5\n"));
+				       "poll_interval=0.5 exclude_after=2\n"));
 	assert_non_null(strstr(dump.buf, "executor.sbatch: [\"--time=02:00:00\", \"--account=lab\"]"));
 	strbuf_release(&dump);
+	config_free(cfg);
+	/* ssh: the hosts as given (a user is ssh's to resolve), the ssh config. */
+	static const char ssh[] = HEAD "benchmark: {kind: ebizzy}\n"
+		"executor: {kind: ssh, hosts: [lab1, root@lab-2.example, lab_3],\n"
+		"  ssh_config: /etc/ta/ssh.conf}\n";
+	cfg = config_parse("m.yaml", ssh, strlen(ssh), &err);
+	if (!cfg)
+		fail_msg("should parse: %s", err.msg);
+	assert_int_equal(cfg->executor.kind, EXECUTOR_SSH);
+	assert_int_equal(cfg->executor.hosts.argc, 3);
+	assert_string_equal(cfg->executor.hosts.argv[1], "root@lab-2.example");
+	assert_string_equal(cfg->executor.ssh_config, "/etc/ta/ssh.conf");
 	config_free(cfg);
 	/* Defaults: this host; the Slurm settings a lab would start from. */
 	static const char plain[] = HEAD "benchmark: {kind: ebizzy}\n";
@@ -1086,17 +1099,32 @@ static void test_executor(void **state)
 	assert_string_equal(cfg->executor.node_dir, "/var/lib/topoadvisor/nodes");
 	assert_int_equal(cfg->executor.max_attempts, 3);
 	assert_true(cfg->executor.poll_interval == 3);
+	assert_int_equal(cfg->executor.exclude_after, 3);
 	config_free(cfg);
 	enum executor_kind k;
 	assert_int_equal(config_executor_from_name("slurm", &k), 0);
 	assert_int_equal(k, EXECUTOR_SLURM);
-	assert_int_equal(config_executor_from_name("ssh", &k), -1);
+	assert_int_equal(config_executor_from_name("ssh", &k), 0);
+	assert_int_equal(k, EXECUTOR_SSH);
+	assert_int_equal(config_executor_from_name("sshd", &k), -1);
 	assert_string_equal(config_executor_name(EXECUTOR_LOCAL), "local");
 
 	static const struct { const char *yaml, *msg; } bad[] = {
-		{ "executor: {kind: slrum}", "executor.kind: expected local or slurm, got 'slrum' "
+		{ "executor: {kind: slrum}", "executor.kind: expected local, slurm or ssh, got 'slrum' "
 		  "(did you mean 'slurm'?)" },
 		{ "executor: {max_hosts: 0}", "executor.max_hosts: 0 is out of range" },
+		/* ssh: host names only (never an ssh option), each once, and some. */
+		{ "executor: {kind: ssh}", "an ssh sweep needs executor.hosts" },
+		{ "executor: {kind: ssh, hosts: []}", "executor.hosts: no host given" },
+		{ "executor: {hosts: [-oProxyCommand=x]}", "executor.hosts[0]: '-oProxyCommand=x' is "
+		  "not a host name" },
+		{ "executor: {hosts: [a, \"b c\"]}", "executor.hosts[1]: 'b c' is not a host name" },
+		{ "executor: {hosts: [\"a;reboot\"]}", "'a;reboot' is not a host name" },
+		{ "executor: {hosts: [u@a@b]}", "'u@a@b' is not a host name" },
+		{ "executor: {hosts: [lab1, lab2, lab1]}", "executor.hosts[2]: host 'lab1' is listed twice" },
+		{ "executor: {hosts: lab1}", "executor.hosts: expected a list of host names" },
+		{ "executor: {ssh_config: ssh.conf}", "executor.ssh_config: 'ssh.conf' is not an "
+		  "absolute path" },
 		{ "executor: {shared_dir: shared}", "executor.shared_dir: 'shared' is not an "
 		  "absolute path" },
 		{ "executor: {node_dir: ./n}", "executor.node_dir: './n' is not an absolute path" },

@@ -134,7 +134,7 @@ static void write_result(const char *out, int block, int attempt, const char *jo
 	for (int c = 0; c < 2; c++) {
 		struct db_metric m[] = { { "ops", 100.0 + c + block, "ops/s", METRIC_DIR_HIGHER },
 					 { "benchmark_seconds", 1.5, "s", METRIC_DIR_NONE } };
-		struct db_exit_count x = { "kvm", 1, "HLT", 42 };
+		struct db_exit_count x = { "kvm", 1, "HLT", 42, 41, 123456789 };
 		struct db_artifact a = { "benchmark.stdout", "out\0put", 7 };
 		struct db_run_result r = { .run_id = run[block][c],
 					   .status = c == 0 ? status_a : "failed",
@@ -203,9 +203,15 @@ static void test_result_roundtrip(void **state)
 	assert_int_equal(a->r.nexits, 1);
 	assert_int_equal(a->r.exits[0].vcpu, 1);
 	assert_int_equal(a->r.exits[0].count, 42);
-	assert_int_equal(a->r.nartifacts, 1);
-	assert_int_equal(a->r.artifacts[0].len, 7);
-	assert_memory_equal(a->r.artifacts[0].content, "out\0put", 7);
+	/* The handling times travel with the counts (migration 11). */
+	assert_int_equal(a->r.exits[0].time_pairs, 41);
+	assert_int_equal(a->r.exits[0].time_ns, 123456789);
+	/* Artifacts are named and sized, not read: ingestion streams them. */
+	assert_int_equal(a->r.nartifacts, 0);
+	assert_int_equal(a->narts, 1);
+	assert_string_equal(a->arts[0].name, "benchmark.stdout");
+	assert_int_equal(a->arts[0].len, 7);
+	assert_string_equal(res.path, out);
 	assert_int_equal(a->r.topology_ok, 1);
 	assert_string_equal(b->r.status, "failed");
 	assert_string_equal(b->r.error, "exited with status 3");
@@ -264,6 +270,8 @@ static void test_ingest_once_then_duplicate(void **state)
 			       "started_at = '2024-01-01T00:00:00.000Z'"), 2);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM metrics"), 2);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM artifacts"), 2);
+	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM artifacts WHERE content = "
+			       "CAST(X'6f757400707574' AS BLOB)"), 2);
 	/* The late one is a duplicate: recorded, nothing stored. */
 	assert_int_equal(db_block_ingest(f->db, f->exp, a1, &res, out, &err), 0);
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM metrics"), 2);
@@ -312,7 +320,9 @@ static void test_ingest_skips_eliminated_and_fails_missing(void **state)
 	check(db_block_result_read(out, &res, &err), &err);
 	free(res.runs[1].key);
 	res.runs[1].key = xstrdup("no-such");
-	assert_int_equal(db_block_ingest(f->db, f->exp, attempt(f, 0, 1), &res, out, &err), -1);
+	/* Unusable (only its attempt fails), not a failure of the database. */
+	assert_int_equal(db_block_ingest(f->db, f->exp, attempt(f, 0, 1), &res, out, &err),
+			 DB_BLOCK_UNUSABLE);
 	assert_non_null(strstr(err.msg, "has no run of no-such"));
 	/* ... and nothing of that transaction stayed. */
 	assert_int_equal(q_int(f->db, "SELECT COUNT(*) FROM runs WHERE repetition = 0 AND "
@@ -412,6 +422,171 @@ static void test_distributed_and_hosts(void **state)
 	db_hosts_free(h, n);
 }
 
+/*
+ * An artifact larger than the piece ingestion copies at a time (1 MiB) and
+ * not a multiple of it arrives byte for byte: streamed, never read whole.
+ */
+static void test_ingest_streams_large_artifact(void **state)
+{
+	struct fx *f = *state;
+	struct ta_err err = { 0 };
+	char out[96];
+	snprintf(out, sizeof(out), "/tmp/test-db-blocks.%d.big.db", (int)getpid());
+	write_result(out, 1, 1, "21", "node-a", "ok");
+	size_t len = (7u << 19) + 13;	/* 3.5 MiB and 13 bytes */
+	unsigned char *big = xmalloc(len);
+	for (size_t i = 0; i < len; i++)
+		big[i] = (unsigned char)((i * 7 + i / 4093) % 251);
+	struct db *w = db_open(out, false, &err);
+	assert_non_null(w);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(w->handle, "UPDATE artifacts SET content = ? "
+					    "WHERE id = (SELECT MIN(id) FROM artifacts)", -1, &st,
+					    NULL), SQLITE_OK);
+	sqlite3_bind_blob(st, 1, big, (int)len, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	db_close(w);
+	struct db_block_result res;
+	check(db_block_result_read(out, &res, &err), &err);
+	assert_int_equal(res.runs[0].arts[0].len, (int64_t)len);
+	assert_int_equal(db_block_ingest(f->db, f->exp, attempt(f, 1, 1), &res, out, &err), 1);
+	assert_int_equal(sqlite3_prepare_v2(f->db->handle, "SELECT content FROM artifacts ORDER "
+					    "BY length(content) DESC LIMIT 1", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_bytes(st, 0), (int)len);
+	assert_memory_equal(sqlite3_column_blob(st, 0), big, len);
+	sqlite3_finalize(st);
+	free(big);
+	db_block_result_release(&res);
+	remove_db(out);
+}
+
+/*
+ * The rule for a node the sweep gives up on, as a table: per case, the
+ * attempts ("NODE:BLOCK:STATE:T", T its finish time, in stored order), k,
+ * and the nodes it yields.
+ */
+static void test_bad_nodes_table(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *attempts;
+		int k;
+		const char *want;
+	} cases[] = {
+		{ "fn1:0:failed:1 fn1:1:failed:2 fn1:2:failed:3", 3, "fn1" },
+		{ "fn1:0:failed:1 fn1:1:failed:2", 3, "" },
+		/* a success in between starts the count again */
+		{ "fn1:0:failed:1 fn1:1:failed:2 fn1:3:done:3 fn1:2:failed:4", 3, "" },
+		{ "fn1:3:done:1 fn1:0:failed:2 fn1:1:failed:3 fn1:2:failed:4", 3, "fn1" },
+		/* one block failing twice there is one block */
+		{ "fn1:0:failed:1 fn1:0:failed:2 fn1:1:failed:3", 3, "" },
+		/* a cancelled attempt is not the node's failure, nor a success */
+		{ "fn1:0:failed:1 fn1:1:cancelled:2 fn1:2:failed:3 fn1:3:failed:4", 3, "fn1" },
+		{ "fn1:0:failed:1 fn1:1:failed:2 fn1:2:failed:3", 0, "" },
+		{ "fn1:0:failed:1 fn2:0:failed:2 fn1:1:failed:3 fn2:1:done:4", 2, "fn1" },
+		{ "fn1:0:failed:1 fn2:0:failed:2 fn1:1:failed:3 fn2:1:failed:4", 2, "fn1 fn2" },
+		/* the order they finished in, not the order stored */
+		{ "fn1:0:failed:5 fn1:1:failed:6 fn1:2:done:2 fn1:3:failed:7", 3, "fn1" },
+		{ "fn1:0:failed:5 fn1:1:failed:6 fn1:2:done:9 fn1:3:failed:7", 3, "" },
+		/* still out: neither */
+		{ "fn1:0:failed:1 fn1:1:failed:2 fn1:2:running:", 3, "" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct db_attempt a[8];
+		size_t n = 0;
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%s", cases[c].attempts);
+		for (char *save, *tok = strtok_r(buf, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save)) {
+			char *f[4] = { 0 };
+			for (int i = 0; i < 4; i++)
+				f[i] = strsep(&tok, ":");
+			char t[32] = "";
+			if (f[3] && *f[3])
+				snprintf(t, sizeof(t), "2024-01-01T00:00:%02d.000Z", atoi(f[3]));
+			a[n] = (struct db_attempt){ .id = (int64_t)n + 1, .node = f[0],
+						    .block = atoi(f[1]), .state = f[2],
+						    .finished_at = *t ? strdup(t) : NULL };
+			n++;
+		}
+		const char *out[8];
+		size_t nout = db_attempts_bad_nodes(a, n, cases[c].k, out);
+		char got[64] = "";
+		for (size_t i = 0; i < nout; i++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? " " : "",
+				 out[i]);
+		if (strcmp(got, cases[c].want))
+			fail_msg("case %zu (%s, k %d): got '%s', want '%s'", c, cases[c].attempts,
+				 cases[c].k, got, cases[c].want);
+		for (size_t i = 0; i < n; i++)
+			free(a[i].finished_at);
+	}
+}
+
+/*
+ * Which killed worker may have left its node's knobs changed, as a table:
+ * attempts "NODE:STATE:SLURM_STATE:T" (NODE "": none, never placed; T: when
+ * it was submitted),
+ * and the attempts (1-based, in order) named.
+ */
+static void test_dirty_nodes_table(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *attempts;
+		const char *want;
+	} cases[] = {
+		{ "fn1:failed:NODE_FAIL:1", "1" },
+		/* a later block done there restored it */
+		{ "fn1:failed:NODE_FAIL:1 fn1:done:COMPLETED:2", "" },
+		/* one done there before does not */
+		{ "fn1:done:COMPLETED:1 fn1:failed:NODE_FAIL:2", "2" },
+		/* a worker that ended as it should (failed, cancelled: it restored) */
+		{ "fn1:failed:FAILED:1 fn2:cancelled:CANCELLED:2", "" },
+		/* never placed on a node: nothing changed */
+		{ ":failed:NODE_FAIL:1", "" },
+		{ "fn1:failed:OUT_OF_MEMORY:1 fn2:failed:NODE_FAIL:2 fn2:done:COMPLETED:3", "1" },
+		/* one line per node: its last killed worker */
+		{ "fn1:failed:NODE_FAIL:1 fn1:failed:NODE_FAIL:2", "2" },
+		/* another node's success mends nothing */
+		{ "fn1:failed:NODE_FAIL:1 fn2:done:COMPLETED:2", "1" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct db_attempt a[8];
+		size_t n = 0;
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%s", cases[c].attempts);
+		for (char *save, *tok = strtok_r(buf, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save)) {
+			char *f[4] = { 0 };
+			for (int i = 0; i < 4; i++)
+				f[i] = strsep(&tok, ":");
+			char t[32] = "";
+			if (f[3] && *f[3])
+				snprintf(t, sizeof(t), "2024-01-01T00:00:%02d.000Z", atoi(f[3]));
+			a[n] = (struct db_attempt){ .id = (int64_t)n + 1,
+						    .node = *f[0] ? f[0] : NULL, .state = f[1],
+						    .slurm_state = f[2],
+						    .submitted_at = *t ? strdup(t) : NULL };
+			n++;
+		}
+		size_t out[8];
+		size_t nout = db_attempts_dirty(a, n, out);
+		char got[64] = "";
+		for (size_t i = 0; i < nout; i++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%zu", i ? " " : "",
+				 out[i] + 1);
+		if (strcmp(got, cases[c].want))
+			fail_msg("case %zu (%s): got '%s', want '%s'", c, cases[c].attempts, got,
+				 cases[c].want);
+		for (size_t i = 0; i < n; i++)
+			free(a[i].submitted_at);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +595,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ingest_once_then_duplicate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_skips_eliminated_and_fails_missing,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ingest_streams_large_artifact, setup, teardown),
+		cmocka_unit_test(test_bad_nodes_table),
+		cmocka_unit_test(test_dirty_nodes_table),
 		cmocka_unit_test_setup_teardown(test_block_runs_end_and_drop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_race_spares_runs_away, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_distributed_and_hosts, setup, teardown),

@@ -565,7 +565,10 @@ static void test_old_schema_upgraded_only_under_the_lock(void **state)
 	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
 	db_close(db);
 	unsetenv("TOPOADVISOR_LOCK");
-	unlink(lockpath);
+	char file[300];
+	snprintf(file, sizeof(file), "%s/host.lock", lockpath);
+	unlink(file);
+	rmdir(lockpath);
 }
 
 /*
@@ -737,10 +740,13 @@ static void test_results_walk(void **state)
 				{ "alpha", v + 1, NULL, METRIC_DIR_NONE },
 				{ "mid", v + 2, "s", METRIC_DIR_LOWER },
 			};
+			/* Times (migration 11) sum as counts do; HLT was not timed. */
 			const struct db_exit_count x[] = {
-				{ "kvm_hv", 0, "EXTERNAL", 5 }, { "kvm_hv", 1, "EXTERNAL", 7 },
-				{ "kvm_hv", -1, "H_DOORBELL", 100 }, { "kvm_hv", 0, "H_DOORBELL", 40 },
-				{ "kvm", 0, "HLT", 12 },
+				{ "kvm_hv", 0, "EXTERNAL", 5, 4, 4000 },
+				{ "kvm_hv", 1, "EXTERNAL", 7, 6, 9000 },
+				{ "kvm_hv", -1, "H_DOORBELL", 100, 90, 1000000 },
+				{ "kvm_hv", 0, "H_DOORBELL", 40, 40, 7 },
+				{ "kvm", 0, "HLT", 12, -1, -1 },
 			};
 			bool none = !strcmp(r->key, "a") && r->repetition == 1;
 			struct db_run_result res = {
@@ -781,11 +787,16 @@ static void test_results_walk(void **state)
 			if (exits && !none) {
 				assert_string_equal(run.exits[0].reason, "H_DOORBELL");
 				assert_int_equal(run.exits[0].count, 100);
+				assert_int_equal(run.exits[0].time_pairs, 90);
+				assert_int_equal(run.exits[0].time_ns, 1000000);
 				assert_string_equal(run.exits[1].reason, "EXTERNAL");
 				assert_string_equal(run.exits[1].source, "kvm_hv");
 				assert_int_equal(run.exits[1].count, 12);
+				assert_int_equal(run.exits[1].time_pairs, 10);
+				assert_int_equal(run.exits[1].time_ns, 13000);
 				assert_string_equal(run.exits[2].reason, "HLT");
 				assert_int_equal(run.exits[2].count, 12);
+				assert_int_equal(run.exits[2].time_pairs, 0);
 			}
 			db_results_run_release(&run);
 			k++;

@@ -256,14 +256,25 @@ static void test_negative_values(void **state)
 /* Guest exits from a thread never seen in run_core go to tgid 0. */
 static void test_unknown_runner(void **state)
 {
+	/* No kvmppc_run_core at all (POWER9): the vCPU thread is the process. */
 	struct gang_counter *g = gang_new(GANG_ALGO_VCORE);
 	gexit(g, 601, 0, 0x980, 1);
 	struct gang_result r;
 	gang_result_get(g, &r);
-	struct gang_proc *p = gang_result_proc(&r, 0);
+	assert_null(gang_result_proc(&r, 0));
+	struct gang_proc *p = gang_result_proc(&r, 601);
 	assert_non_null(p);
 	assert_int_equal(p->guest_exits, 1);
 	assert_int_equal(r.run_core_events, 0);
+	gang_result_release(&r);
+	/* Once runners are known (POWER8), a thread that never ran a vcore is unknown: 0. */
+	enter(g, 602, 600, 1);
+	leave(g, 602, 600, 1);
+	gexit(g, 601, 0, 0x980, 1);
+	gang_result_get(g, &r);
+	p = gang_result_proc(&r, 0);
+	assert_non_null(p);
+	assert_int_equal(p->guest_exits, 1);
 	gang_result_release(&r);
 	gang_free(g);
 }
@@ -432,6 +443,170 @@ static void test_many_runners(void **state)
 }
 
 /* Damage notes join with "; " and are cut with "..." rather than overflow. */
+/*
+ * Exit handling time as a table of scripted cases: each step is an x86 exit
+ * (X) or entry (N) of (thread, vCPU) at a time, or a loss (L, until a time);
+ * the answer is the reason's timed pairs, total, min and max, and the
+ * counter's untimed kinds.
+ */
+struct tstep {
+	char op;	/* X exit, N entry, L lost (ts: until), P POWER exit, E POWER entry */
+	int pid, vcpu;
+	uint64_t ts;
+};
+
+struct tcase {
+	const char *name;
+	bool expect;		/* gang_expect_entries called */
+	struct tstep steps[12];
+	uint64_t pairs, total, min, max, unmatched, gap, unpaired;
+};
+
+static const struct tcase time_cases[] = {
+	{ "one pair", true, { { 'X', 7, 0, 100 }, { 'N', 7, 0, 130 } }, 1, 30, 30, 30, 0, 0, 0 },
+	{ "two pairs: min, max, total", true,
+	  { { 'X', 7, 0, 100 }, { 'N', 7, 0, 110 }, { 'X', 7, 0, 200 }, { 'N', 7, 0, 250 } },
+	  2, 60, 10, 50, 0, 0, 0 },
+	{ "entry first: unpaired", true, { { 'N', 7, 0, 90 }, { 'X', 7, 0, 100 },
+					   { 'N', 7, 0, 105 } }, 1, 5, 5, 5, 0, 0, 1 },
+	{ "exit, exit: the first is unmatched", true,
+	  { { 'X', 7, 0, 100 }, { 'X', 7, 0, 200 }, { 'N', 7, 0, 220 } }, 1, 20, 20, 20, 1, 0, 0 },
+	{ "exit at the end: unmatched", true, { { 'X', 7, 0, 100 } }, 0, 0, 0, 0, 1, 0, 0 },
+	{ "vCPUs pair apart", true,
+	  { { 'X', 7, 0, 100 }, { 'X', 7, 1, 101 }, { 'N', 7, 1, 103 }, { 'N', 7, 0, 140 } },
+	  2, 42, 2, 40, 0, 0, 0 },
+	{ "threads (VMs) pair apart", true,
+	  { { 'X', 7, 0, 100 }, { 'X', 8, 0, 110 }, { 'N', 8, 0, 111 }, { 'N', 7, 0, 150 } },
+	  2, 51, 1, 50, 0, 0, 0 },
+	{ "loss between exit and entry: not timed", true,
+	  { { 'X', 7, 0, 100 }, { 'L', 0, 0, 300 }, { 'N', 7, 0, 400 }, { 'X', 7, 0, 500 },
+	    { 'N', 7, 0, 510 } }, 1, 10, 10, 10, 0, 1, 0 },
+	{ "exit inside a gap's span: not timed", true,
+	  { { 'L', 0, 0, 300 }, { 'X', 7, 0, 200 }, { 'N', 7, 0, 310 } }, 0, 0, 0, 0, 0, 1, 0 },
+	{ "loss before the exit: timed", true,
+	  { { 'L', 0, 0, 50 }, { 'X', 7, 0, 100 }, { 'N', 7, 0, 120 } }, 1, 20, 20, 20, 0, 0, 0 },
+	{ "no entries expected: nothing timed", false,
+	  { { 'X', 7, 0, 100 }, { 'N', 7, 0, 130 } }, 0, 0, 0, 0, 0, 0, 0 },
+	{ "POWER: the runner's VM pairs across runner threads", true,
+	  { { 'P', 50, 1, 100 }, { 'E', 51, 1, 160 } }, 1, 60, 60, 60, 0, 0, 0 },
+};
+
+/* The events a case feeds (losses are not events). */
+static uint64_t now_fed(const struct tcase *k)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < 12 && k->steps[i].op; i++)
+		n += k->steps[i].op != 'L';
+	return n;
+}
+
+static void feed_step(struct gang_counter *g, const struct tstep *s)
+{
+	struct gang_event ev = { .pid = s->pid, .ts = s->ts };
+	switch (s->op) {
+	case 'X':
+		ev.kind = GANG_EV_KVM_EXIT;
+		ev.u.kvm_exit.isa = EXIT_SRC_VMX;
+		ev.u.kvm_exit.reason = 12;
+		ev.u.kvm_exit.vcpu_id = s->vcpu;
+		break;
+	case 'N':
+		ev.kind = GANG_EV_KVM_ENTRY;
+		ev.u.entry.vcpu_id = s->vcpu;
+		break;
+	case 'P':
+		ev.kind = GANG_EV_GUEST_EXIT;
+		ev.u.guest_exit.vcpu_id = s->vcpu;
+		ev.u.guest_exit.trap = 12;
+		break;
+	case 'E':
+		ev.kind = GANG_EV_GUEST_ENTER;
+		ev.u.entry.vcpu_id = s->vcpu;
+		break;
+	default:
+		gang_lost(g, s->ts);
+		return;
+	}
+	gang_feed(g, &ev);
+}
+
+static void test_exit_times(void **state)
+{
+	for (size_t c = 0; c < sizeof(time_cases) / sizeof(time_cases[0]); c++) {
+		const struct tcase *k = &time_cases[c];
+		struct gang_counter *g = gang_new(GANG_ALGO_VCORE);
+		if (k->expect)
+			gang_expect_entries(g);
+		if (k->steps[0].op == 'P' || k->steps[0].op == 'E') {
+			/* Runner threads 50 and 51 of VM 500 (POWER8 style). */
+			enter(g, 50, 500, 1);
+			leave(g, 50, 500, 1);
+			enter(g, 51, 500, 1);
+			leave(g, 51, 500, 1);
+		}
+		for (size_t i = 0; i < 12 && k->steps[i].op; i++)
+			feed_step(g, &k->steps[i]);
+		struct gang_result r;
+		gang_result_get(g, &r);
+		uint64_t pairs = 0, total = 0, min = 0, max = 0;
+		for (size_t i = 0; i < r.nreasons; i++)
+			if (r.reasons[i].code == 12 && r.reasons[i].time_pairs) {
+				pairs += r.reasons[i].time_pairs;
+				total += r.reasons[i].time_total_ns;
+				if (!min || r.reasons[i].time_min_ns < min)
+					min = r.reasons[i].time_min_ns;
+				if (r.reasons[i].time_max_ns > max)
+					max = r.reasons[i].time_max_ns;
+			}
+		print_message("case: %s\n", k->name);
+		assert_int_equal(r.timed, k->expect);
+		assert_int_equal(pairs, k->pairs);
+		assert_int_equal(r.time_pairs, k->pairs);
+		assert_int_equal(total, k->total);
+		assert_int_equal(min, k->min);
+		assert_int_equal(max, k->max);
+		assert_int_equal(r.time_unmatched, k->unmatched);
+		assert_int_equal(r.time_gap, k->gap);
+		assert_int_equal(r.time_unpaired_entries, k->unpaired);
+		/* Entries are not KVM events: events counts exits (and run_core) only. */
+		assert_int_equal(r.events + r.entry_events, now_fed(k) + (k->steps[0].op == 'P' ||
+									k->steps[0].op == 'E' ? 4 : 0));
+		gang_result_release(&r);
+		gang_free(g);
+	}
+	(void)state;
+}
+
+/* The quarter-octave histogram: bucket bounds and a percentile read from them. */
+static void test_time_hist(void **state)
+{
+	struct gang_time_hist h = { 0 };
+	assert_int_equal(gang_hist_low(7), 7);
+	assert_int_equal(gang_hist_low(8), 8);
+	assert_int_equal(gang_hist_low(9), 10);
+	assert_int_equal(gang_hist_low(12), 16);
+	/* 99 times of 1000 ns and one of 100000 ns: p50 in 1000's bucket [896, 1024). */
+	struct gang_counter *g = gang_new(GANG_ALGO_VCORE);
+	gang_expect_entries(g);
+	for (int i = 0; i < 100; i++) {
+		struct tstep x = { 'X', 7, 0, 1000000 * (uint64_t)(i + 1) };
+		struct tstep n = { 'N', 7, 0, x.ts + (i == 99 ? 100000 : 1000) };
+		feed_step(g, &x);
+		feed_step(g, &n);
+	}
+	struct gang_result r;
+	gang_result_get(g, &r);
+	assert_int_equal(r.nhists, 1);
+	h = r.hists[0];
+	assert_int_equal(gang_hist_quantile(&h, 100, 0.5, 100000), 1023);
+	assert_int_equal(gang_hist_quantile(&h, 100, 0.99, 100000), 1023);
+	assert_int_equal(gang_hist_quantile(&h, 100, 1.0, 100000), 100000);
+	assert_int_equal(gang_hist_quantile(&h, 0, 0.5, 100000), 0);
+	gang_result_release(&r);
+	gang_free(g);
+	(void)state;
+}
+
 static void test_damage_notes(void **state)
 {
 	(void)state;
@@ -462,6 +637,8 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_many_runners),
 		cmocka_unit_test(test_damage_notes),
+		cmocka_unit_test(test_exit_times),
+		cmocka_unit_test(test_time_hist),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,10 @@
 /*
- * Unit tests of advisor/hostfx, the host x configuration diagnostic, on
- * sweeps of known truth: effects alike on every host (no interaction, the
- * same best), a configuration that wins on one host and loses on the other
- * (the best differs, the interaction shown), one host (no diagnostic),
- * incomplete blocks and eliminated configurations left out, effects
- * measured within blocks (a host twice as fast changes nothing).
+ * Unit tests of the host x configuration diagnostic: the engine's rule
+ * (decide/hosts.h) as a table of sweeps of known truth, and its sentence
+ * (advisor/hostfx.c).  No interaction: no finding about the hosts, however
+ * the leaders per host fall; an interaction shown: the finding.  Failures
+ * are outcomes, blocks on two hosts and eliminated decisions are left out,
+ * effects are within blocks (a host twice as fast changes nothing).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -18,184 +18,221 @@
 #include <cmocka.h>
 
 #include "advisor/hostfx.h"
+#include "decide/hosts.h"
+#include "decide/stats.h"
 #include "util/strbuf.h"
 
-#define NC 3
+#define ND 3
 #define NB 8
+#define NL 2
 
-/*
- * A sweep of NC configurations x NB blocks, block b on host hosts[b],
- * value[c][b] the metric (<= 0: the run failed).
- */
+/* ND decisions x NL levels x NB blocks; block b on host b % 2. */
 struct sweep {
-	struct db_results res;
-	struct db_results_config configs[NC];
-	struct db_results_run runs[NC][NB];
-	struct db_results_metric metrics[NC][NB];
+	struct decide_option opts[ND];
+	struct decide_config configs[ND * NL];
+	struct decide_run runs[ND * NL * NB];
+	struct decide_input in;
+	size_t block_host[NB];
 };
 
-static void build(struct sweep *s, const char *const hosts[NB], double value[NC][NB])
+/*
+ * value(d, l, b): the metric (0: the run failed); the second host's blocks
+ * run twice as fast (the blocks cancel it).
+ */
+static void build(struct sweep *s, double (*value)(int d, int l, int b, uint64_t seed),
+		  uint64_t seed)
 {
 	memset(s, 0, sizeof(*s));
-	static char *const keys[NC] = { "a", "b", "c" };
-	s->res.configs = s->configs;
-	s->res.nconfigs = NC;
-	for (int c = 0; c < NC; c++) {
-		s->configs[c].rec.key = keys[c];
-		s->configs[c].rec.baseline = c == 0;
-		s->configs[c].runs = s->runs[c];
-		s->configs[c].nruns = NB;
-		for (int b = 0; b < NB; b++) {
-			struct db_results_run *r = &s->runs[c][b];
-			r->repetition = b;
-			r->status = value[c][b] > 0 ? "ok" : "failed";
-			r->host = (char *)hosts[b];
-			s->metrics[c][b] = (struct db_results_metric){ .name = "ops",
-								       .value = value[c][b] };
-			r->metrics = &s->metrics[c][b];
-			r->nmetrics = value[c][b] > 0;
+	static const char *const keys[ND] = { "a", "b", "c" };
+	for (int d = 0; d < ND; d++)
+		s->opts[d].key = keys[d];
+	size_t n = 0;
+	for (int d = 0; d < ND; d++)
+		for (int l = 0; l < NL; l++) {
+			size_t c = (size_t)(d * NL + l);
+			s->configs[c] = (struct decide_config){ (size_t)d, (size_t)l };
+			for (int b = 0; b < NB; b++) {
+				double v = value(d, l, b, seed) * (b % 2 ? 2 : 1);
+				s->runs[n++] = (struct decide_run){
+					.config = c, .block = b, .order = (int)n,
+					.status = v > 0 ? DECIDE_RUN_OK : DECIDE_RUN_FAILED,
+					.value = v, .gang = NAN };
+			}
 		}
+	for (int b = 0; b < NB; b++)
+		s->block_host[b] = (size_t)(b % 2);
+	s->in = (struct decide_input){ .decisions = s->opts, .ndecisions = ND,
+				       .configs = s->configs, .nconfigs = ND * NL,
+				       .nlevels = NL, .runs = s->runs, .nruns = n, .baseline = 0,
+				       .higher_is_better = true, .boot_seconds = NAN,
+				       .run_seconds = NAN };
+}
+
+/* A seeded normal draw per cell: CV 5 %. */
+static double noise(int d, int l, int b, uint64_t seed)
+{
+	struct stats_rng r;
+	stats_rng_seed(&r, seed * 1000003u + (uint64_t)(d * 97 + l * 13 + b));
+	return exp(0.05 * stats_rng_normal(&r));
+}
+
+static double equal(int d, int l, int b, uint64_t seed)
+{
+	return 100 * noise(d, l, b, seed);
+}
+
+/* b 10 % better everywhere: a main effect, no interaction. */
+static double main_effect(int d, int l, int b, uint64_t seed)
+{
+	return (d == 1 ? 110 : 100) * noise(d, l, b, seed);
+}
+
+/* b +20 % on host 0, -20 % on host 1: the best differs by host. */
+static double crossing(int d, int l, int b, uint64_t seed)
+{
+	double m = d == 1 ? (b % 2 ? 80 : 120) : d == 2 ? 105 : 100;
+	return m * noise(d, l, b, seed);
+}
+
+/* As crossing, and b fails one run on host 1 (an outcome, the worst). */
+static double crossing_failing(int d, int l, int b, uint64_t seed)
+{
+	return d == 1 && l == 0 && b == 3 ? 0 : crossing(d, l, b, seed);
+}
+
+/* The sentence hostfx prints for s. */
+static void sentence(const struct sweep *s, struct strbuf *out, struct decide_hosts *d)
+{
+	static const char *const hosts[] = { "n1", "n2" };
+	static const char *keys[ND];
+	struct hostfx fx = { .metric = "ops", .hosts = (const char **)hosts, .keys = keys, .d = *d };
+	for (size_t i = 0; i < d->ndecisions; i++)
+		keys[i] = s->opts[d->decisions[i]].key;
+	hostfx_text(out, &fx);
+}
+
+static void test_rule_table(void **state)
+{
+	(void)state;
+	const struct {
+		const char *name;
+		double (*value)(int, int, int, uint64_t);
+		bool shown, best_differs;
+		const char *said;
+	} rows[] = {
+		{ "all equal", equal, false, false, "no interaction shown" },
+		{ "a main effect only", main_effect, false, false, "no interaction shown" },
+		{ "b wins on n1, loses on n2", crossing, true, true, "a finding about the hosts" },
+		{ "the same, a run of b failed", crossing_failing, true, true,
+		  "a finding about the hosts" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct sweep s;
+		build(&s, rows[i].value, 7);
+		struct decide_hosts d;
+		if (!decide_hosts_compute(&s.in, s.block_host, NB, 2, DECIDE_NONE, &d))
+			fail_msg("%s: not computed", rows[i].name);
+		struct strbuf out = STRBUF_INIT;
+		sentence(&s, &out, &d);
+		if (d.shown != rows[i].shown || d.best_differs != rows[i].best_differs ||
+		    !strstr(out.buf, rows[i].said))
+			fail_msg("%s: shown %d, best_differs %d, p_adj %g: %s", rows[i].name, d.shown,
+				 d.best_differs, d.p_adj, out.buf);
+		/* Never the finding without the interaction shown. */
+		if (!d.shown && strstr(out.buf, "finding about the hosts"))
+			fail_msg("%s: the finding without an interaction: %s", rows[i].name, out.buf);
+		assert_int_equal(d.tests, 3);		/* 3 decision pairs x 1 host pair */
+		assert_int_equal(d.nblocks, NB);
+		assert_int_equal(d.blocks[0], NB / 2);
+		strbuf_release(&out);
+		decide_hosts_release(&d);
 	}
 }
 
-static const char *const two_hosts[NB] = { "n1", "n2", "n1", "n2", "n1", "n2", "n1", "n2" };
-
-/* A small deterministic wiggle so that blocks of one host are not identical. */
-static double wiggle(int c, int b)
-{
-	return 1 + 0.01 * (((c * 7 + b * 3) % 5) - 2);
-}
-
-static void test_same_everywhere(void **state)
+/*
+ * Pure noise over many seeds: the leaders per host differ in most sweeps,
+ * but the finding is claimed in at most about 5 % (the family's level).
+ */
+static void test_null_calibrated(void **state)
 {
 	(void)state;
-	double v[NC][NB];
-	for (int b = 0; b < NB; b++) {
-		/* n2 is twice as fast: the blocks cancel it. */
-		double host = b % 2 ? 2 : 1;
-		v[0][b] = 100 * host * wiggle(0, b);
-		v[1][b] = 110 * host * wiggle(1, b);
-		v[2][b] = 90 * host * wiggle(2, b);
+	int claimed = 0, leaders_differ = 0, n = 400;
+	for (int k = 0; k < n; k++) {
+		struct sweep s;
+		build(&s, equal, (uint64_t)k + 100);
+		struct decide_hosts d;
+		assert_true(decide_hosts_compute(&s.in, s.block_host, NB, 2, DECIDE_NONE, &d));
+		claimed += d.best_differs;
+		leaders_differ += d.best[0] != d.best[1];
+		decide_hosts_release(&d);
 	}
-	struct sweep s;
-	build(&s, two_hosts, v);
-	struct hostfx h;
-	assert_true(hostfx_compute(&s.res, "ops", true, &h));
-	assert_int_equal(h.nhosts, 2);
-	assert_string_equal(h.hosts[0], "n1");
-	assert_int_equal(h.nblocks, 8);
-	assert_int_equal(h.blocks[0], 4);
-	assert_false(h.best_differs);
-	assert_string_equal(h.configs[h.best[0]]->rec.key, "b");
-	assert_int_equal(h.df1, 2);
-	assert_int_equal(h.df2, 12);
-	assert_true(h.p > 0.05);
-	/* b is ~10 % above the block mean on both hosts. */
-	for (int i = 0; i < 2; i++)
-		assert_true(fabs(exp(h.effect[1 * h.nhosts + i]) - 1.104) < 0.03);
-	struct strbuf out = STRBUF_INIT;
-	hostfx_text(&out, &h);
-	assert_non_null(strstr(out.buf, "the same best on every host (b)"));
-	assert_non_null(strstr(out.buf, "no sign that the host changes them"));
-	strbuf_release(&out);
-	/* Lower is better: the same data, c best. */
-	hostfx_release(&h);
-	assert_true(hostfx_compute(&s.res, "ops", false, &h));
-	assert_string_equal(h.configs[h.best[1]]->rec.key, "c");
-	hostfx_release(&h);
+	assert_true(leaders_differ > n / 3);
+	if (claimed > n * 7 / 100)
+		fail_msg("the finding on %d of %d null sweeps", claimed, n);
 }
 
-static void test_winner_changes(void **state)
+static void test_effects_and_left_out(void **state)
 {
 	(void)state;
-	double v[NC][NB];
-	for (int b = 0; b < NB; b++) {
-		bool n2 = b % 2;
-		v[0][b] = 100 * wiggle(0, b);
-		v[1][b] = (n2 ? 80 : 120) * wiggle(1, b);	/* wins on n1, loses on n2 */
-		v[2][b] = 105 * wiggle(2, b);
+	struct sweep s;
+	build(&s, main_effect, 3);
+	struct decide_hosts d;
+	assert_true(decide_hosts_compute(&s.in, s.block_host, NB, 2, DECIDE_NONE, &d));
+	/* Against the baseline a, on each host: b about +10 % (host 2's x2 cancels). */
+	assert_int_equal(d.reference, 0);
+	for (int h = 0; h < 2; h++) {
+		assert_true(fabs(expm1(d.effect[1 * 2 + h]) - 0.10) < 0.06);
+		assert_true(d.effect[0 * 2 + h] == 0);
+		assert_int_equal(d.best[h], 1);
 	}
-	struct sweep s;
-	build(&s, two_hosts, v);
-	struct hostfx h;
-	assert_true(hostfx_compute(&s.res, "ops", true, &h));
-	assert_true(h.best_differs);
-	assert_string_equal(h.configs[h.best[0]]->rec.key, "b");
-	assert_string_equal(h.configs[h.best[1]]->rec.key, "c");
-	assert_true(h.p < 0.001);
-	struct strbuf out = STRBUF_INIT;
-	hostfx_text(&out, &h);
-	assert_non_null(strstr(out.buf, "the best configuration differs by host"));
-	assert_non_null(strstr(out.buf, "the hosts change the configurations' effects"));
-	strbuf_reset(&out);
-	struct json_writer w;
-	json_init(&w, &out, false);
-	hostfx_json(&w, &h);
-	assert_non_null(strstr(out.buf, "\"best_differs\":true"));
-	assert_non_null(strstr(out.buf, "{\"host\":\"n2\",\"blocks\":4,\"best\":\"c\"}"));
-	strbuf_reset(&out);
-	hostfx_html(&out, &h);
-	assert_non_null(strstr(out.buf, "<h2 id='hosts'>"));
-	strbuf_release(&out);
-	hostfx_release(&h);
+	decide_hosts_release(&d);
+	/* A block on neither host (its runs on two) is left out. */
+	s.block_host[3] = DECIDE_NONE;
+	assert_true(decide_hosts_compute(&s.in, s.block_host, NB, 2, DECIDE_NONE, &d));
+	assert_int_equal(d.nblocks, NB - 1);
+	assert_int_equal(d.blocks[1], NB / 2 - 1);
+	decide_hosts_release(&d);
+	/* An eliminated decision is left out. */
+	s.opts[2].elim.block = 3;
+	assert_true(decide_hosts_compute(&s.in, s.block_host, NB, 2, DECIDE_NONE, &d));
+	assert_int_equal(d.ndecisions, 2);
+	assert_int_equal(d.tests, 1);
+	decide_hosts_release(&d);
+	/* One host: no diagnostic. */
+	for (int b = 0; b < NB; b++)
+		s.block_host[b] = 0;
+	assert_false(decide_hosts_compute(&s.in, s.block_host, NB, 2, DECIDE_NONE, &d));
 }
 
-static void test_not_applicable_and_left_out(void **state)
+static void test_too_few_blocks(void **state)
 {
 	(void)state;
-	double v[NC][NB];
-	for (int c = 0; c < NC; c++)
-		for (int b = 0; b < NB; b++)
-			v[c][b] = 100 + c * 10 + b;
-	static const char *const one_host[NB] = { "n1", "n1", "n1", "n1", "n1", "n1", "n1",
-						  "n1" };
 	struct sweep s;
-	build(&s, one_host, v);
-	struct hostfx h;
-	assert_false(hostfx_compute(&s.res, "ops", true, &h));
-	/* An unknown metric: nothing to look at. */
-	build(&s, two_hosts, v);
-	assert_false(hostfx_compute(&s.res, "latency", true, &h));
-	/* A failed run makes its block incomplete; an eliminated configuration is left out. */
-	v[2][0] = 0;
-	build(&s, two_hosts, v);
-	assert_true(hostfx_compute(&s.res, "ops", true, &h));
-	assert_int_equal(h.nblocks, 7);
-	assert_int_equal(h.blocks[0], 3);
-	assert_int_equal(h.nconfigs, 3);
-	hostfx_release(&h);
-	s.configs[2].eliminated_block = 3;
-	assert_true(hostfx_compute(&s.res, "ops", true, &h));
-	assert_int_equal(h.nconfigs, 2);
-	assert_int_equal(h.nblocks, 8);
-	hostfx_release(&h);
-	/* A block whose runs came from two hosts is not paired: left out. */
-	s.runs[1][3].host = "n1";
-	assert_true(hostfx_compute(&s.res, "ops", true, &h));
-	assert_int_equal(h.nblocks, 7);
-	hostfx_release(&h);
-	/* Two blocks on two hosts: effects, but no test. */
-	s.configs[2].eliminated_block = 0;
-	s.runs[2][0].status = "ok";
-	s.metrics[2][0].value = 120;
-	s.runs[2][0].nmetrics = 1;
-	for (int c = 0; c < NC; c++)
-		s.configs[c].nruns = 2;
-	assert_true(hostfx_compute(&s.res, "ops", true, &h));
-	assert_true(isnan(h.p));
+	build(&s, crossing, 5);
+	/* Two blocks in all, one per host: effects, no test, no finding. */
+	s.in.nruns = 0;
+	for (size_t i = 0; i < ND * NL * NB; i++)
+		if (s.runs[i].block < 2)
+			s.runs[s.in.nruns++] = s.runs[i];
+	struct decide_hosts d;
+	assert_true(decide_hosts_compute(&s.in, s.block_host, 2, 2, DECIDE_NONE, &d));
+	assert_int_equal(d.tests, 0);
+	assert_false(d.shown);
 	struct strbuf out = STRBUF_INIT;
-	hostfx_text(&out, &h);
+	sentence(&s, &out, &d);
 	assert_non_null(strstr(out.buf, "too few blocks per host"));
+	assert_null(strstr(out.buf, "finding"));
 	strbuf_release(&out);
-	hostfx_release(&h);
+	decide_hosts_release(&d);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_same_everywhere),
-		cmocka_unit_test(test_winner_changes),
-		cmocka_unit_test(test_not_applicable_and_left_out),
+		cmocka_unit_test(test_rule_table),
+		cmocka_unit_test(test_null_calibrated),
+		cmocka_unit_test(test_effects_and_left_out),
+		cmocka_unit_test(test_too_few_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

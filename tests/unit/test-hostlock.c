@@ -1,7 +1,7 @@
 /*
  * Unit tests for the host lock: exclusive across processes, never waits,
  * names the holder's pid, is released when the holder dies (even by
- * SIGKILL), is 0600 and close-on-exec, and honours $TOPOADVISOR_LOCK; never
+ * SIGKILL), is 0600 and close-on-exec, and keeps its file in $TOPOADVISOR_LOCK; never
  * truncates, chmods or writes a file that is not a lock of ours (other
  * content, hard links, FIFOs); and ends the process groups a killed holder
  * recorded (their whole cgroup, or their process group), but not a group
@@ -150,15 +150,20 @@ static void test_released_when_holder_dies(void **state)
 
 static void test_env_and_symlink(void **state)
 {
+	/* TOPOADVISOR_LOCK names the directory (made when missing). */
 	setenv("TOPOADVISOR_LOCK", lockpath, 1);
-	assert_string_equal(hostlock_path(), lockpath);
+	assert_string_equal(hostlock_dir(), lockpath);
 	struct hostlock lk;
 	struct ta_err err = { 0 };
 	assert_int_equal(hostlock_acquire(&lk, NULL, &err), 0);
-	assert_string_equal(lk.path, lockpath);
+	char want[160];
+	snprintf(want, sizeof(want), "%s/host.lock", lockpath);
+	assert_string_equal(lk.path, want);
 	hostlock_release(&lk);
+	assert_int_equal(unlink(want), 0);
+	assert_int_equal(rmdir(lockpath), 0);
 	setenv("TOPOADVISOR_LOCK", "", 1);
-	assert_string_equal(hostlock_path(), HOSTLOCK_DEFAULT_PATH);
+	assert_string_equal(hostlock_dir(), HOSTLOCK_DEFAULT_DIR);
 	unsetenv("TOPOADVISOR_LOCK");
 
 	/* A symlink in place of the lock file is refused, its target untouched. */

@@ -116,10 +116,10 @@ static void store_run(struct db *db, const struct db_run_todo *t, const struct t
 	m[nm++] = (struct db_metric){ "gang_exits", gang, "exits", -1 };
 	m[nm++] = (struct db_metric){ "gang_exits_per_s", gang / WINDOW_S, "exits/s", -1 };
 	struct db_exit_count ex[] = {
-		{ "kvm_hv", -1, "H_DOORBELL", (uint64_t)(gang * 2) + 1000 },
-		{ "kvm_hv", -1, "EXTERNAL", 50000 },
-		{ "kvm_hv", 0, "EXTERNAL", 30000 },
-		{ "kvm_hv", 1, "EXTERNAL", 20000 },
+		{ "kvm_hv", -1, "H_DOORBELL", (uint64_t)(gang * 2) + 1000, -1, -1 },
+		{ "kvm_hv", -1, "EXTERNAL", 50000, 50000, 2000000 },
+		{ "kvm_hv", 0, "EXTERNAL", 30000, 30000, 1 },
+		{ "kvm_hv", 1, "EXTERNAL", 20000, 20000, 1 },
 	};
 	struct db_run_result r = {
 		.run_id = t->run_id, .status = "ok", .topology_ok = 1, .lost_events = 0,
@@ -270,6 +270,10 @@ static void test_commands_and_xml(void **state)
 		if (!strcmp(e->top_exits[i].reason, "EXTERNAL")) {
 			external = true;
 			assert_true(e->top_exits[i].mean_per_run == 50000);
+			/* Its handling time: the NULL row's 2 ms per run, not plus 2 ns. */
+			assert_true(e->top_exits[i].mean_time_s == 0.002);
+		} else if (!strcmp(e->top_exits[i].reason, "H_DOORBELL")) {
+			assert_true(isnan(e->top_exits[i].mean_time_s));	/* never timed */
 		}
 	assert_true(external);
 }

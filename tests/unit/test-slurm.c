@@ -148,12 +148,93 @@ static void test_request_roundtrip(void **state)
 	unlink(path);
 }
 
+/* sinfo's node states: which take a job, as a table. */
+static void test_node_state_usable(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *state;
+		bool usable;
+	} cases[] = {
+		{ "idle", true }, { "mix", true }, { "alloc", true }, { "comp", true },
+		{ "resv", true }, { "idle~", true }, { "plnd", true },
+		{ "down", false }, { "down*", false }, { "idle*", false }, { "drain", false },
+		{ "drng", false }, { "drain*", false }, { "fail", false }, { "futr", false },
+		{ "maint", false }, { "unk", false }, { "inval", false }, { "", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (slurm_node_state_usable(cases[i].state) != cases[i].usable)
+			fail_msg("state '%s': usable should be %d", cases[i].state, cases[i].usable);
+}
+
+/* sinfo -N -o '%N|%t|%P': a partition's nodes, each once; the default's without -p. */
+static void test_nodes_parse(void **state)
+{
+	(void)state;
+	static const char text[] = "n1|idle|debug*\nn1|idle|big\nn2|down*|debug*\n"
+				   "n3|mix|big\n\nn2|down*|big\n";
+	static const struct {
+		const char *partition;
+		const char *want;	/* "name:usable ..." */
+	} cases[] = {
+		{ NULL, "n1:1 n2:0" },
+		{ "debug", "n1:1 n2:0" },
+		{ "big", "n1:1 n3:1 n2:0" },
+		{ "none", "" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct slurm_node *v;
+		size_t n;
+		struct ta_err err = { 0 };
+		assert_int_equal(slurm_nodes_parse(text, cases[c].partition, &v, &n, &err), 0);
+		char got[128] = "";
+		for (size_t i = 0; i < n; i++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s:%d", i ? " " : "",
+				 v[i].name, v[i].usable);
+		if (strcmp(got, cases[c].want))
+			fail_msg("partition %s: got '%s', want '%s'", cases[c].partition, got,
+				 cases[c].want);
+		slurm_nodes_free(v, n);
+	}
+	struct slurm_node *v;
+	size_t n;
+	struct ta_err err = { 0 };
+	assert_int_equal(slurm_nodes_parse("PARTITION AVAIL\n", NULL, &v, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "not 'node|state|partition'"));
+}
+
+/* Which sbatch errors no retry mends, as a table. */
+static void test_error_permanent(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *msg;
+		bool permanent;
+	} cases[] = {
+		{ "sbatch: error: invalid partition specified: bad", true },
+		{ "sbatch: error: Batch job submission failed: Invalid partition name specified", true },
+		{ "sbatch: error: Batch job submission failed: Requested node configuration is not available", true },
+		{ "sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified", true },
+		{ "sbatch: error: Batch job submission failed: Invalid qos specification", true },
+		{ "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)", false },
+		{ "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation", false },
+		{ "sbatch timed out after 30 s", false },
+		{ "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (slurm_error_permanent(cases[i].msg) != cases[i].permanent)
+			fail_msg("'%s': permanent should be %d", cases[i].msg, cases[i].permanent);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_submit_parse),
 		cmocka_unit_test(test_queue_parse),
 		cmocka_unit_test(test_state_active),
+		cmocka_unit_test(test_node_state_usable),
+		cmocka_unit_test(test_nodes_parse),
+		cmocka_unit_test(test_error_permanent),
 		cmocka_unit_test(test_request_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,6 +65,7 @@ schedule() {
 		fi
 		for n in $FAKE_SLURM_NODES; do
 			[ -e "$d/down/$n" ] && continue
+			grep -qx "$n" "$j/exclude" 2>/dev/null && continue
 			node_busy "$n" && continue
 			job_start "$id" "$n"
 			break
