@@ -6,10 +6,12 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -431,19 +433,136 @@ static int tracefs_ready(struct ta_err *err)
 	return 0;
 }
 
+/* The inode of the PID namespace /proc/PID/ns/pid (PID "self") names; 0: none. */
+static unsigned long long pidns_of(const char *pid)
+{
+	char path[300];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%s/ns/pid", pid);
+	return stat(path, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+/* The initial PID namespace's inode (PROC_PID_INIT_INO). */
+#define PIDNS_INIT_INO 0xEFFFFFFCULL
+
+/* Whether /proc is our PID namespace's (unshare --pid without --mount-proc: not). */
+static bool proc_is_ours(void)
+{
+	char link[32];
+	ssize_t n = readlink("/proc/self", link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strtol(link, NULL, 10) == (long)getpid();
+}
+
+/* Field 22 of /proc/PID/stat (clock ticks since boot); 0 when there is none. */
+static unsigned long long start_time_of(const char *pid)
+{
+	char path[300], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');	/* comm may hold anything */
+	unsigned long long start = 0;
+	for (int field = 2; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (p)
+		sscanf(p, "%llu", &start);
+	return start;
+}
+
+/* The last number of the "NSpid:" line of /proc/PID/status: its pid in its own namespace. */
+static long innermost_pid(const char *pid)
+{
+	char path[300], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *line = strstr(buf, "\nNSpid:");
+	if (!line)
+		return -1;
+	line[strcspn(line + 1, "\n") + 1] = '\0';
+	char *last = strrchr(line, '\t');
+	return last ? strtol(last + 1, NULL, 10) : -1;
+}
+
+void live_instance_token(struct live_token *tok)
+{
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	tok->pid = getpid();
+	tok->pidns = pidns_of("self");
+	tok->start = start_time_of(proc_is_ours() ? pid : "self");
+}
+
+enum live_owner live_instance_owner(const char *name)
+{
+	int pid, serial, used = 0;
+	unsigned long long ns, start;
+	char tail;
+	bool token = sscanf(name, "topoadvisor-%d-%d-%llu-%llu%n", &pid, &serial, &ns, &start,
+			    &used) == 4 && name[used] == '\0';
+	if (!token && (sscanf(name, "topoadvisor-%d-%d%c", &pid, &serial, &tail) != 2))
+		return LIVE_OWNER_NOT_OURS;
+	if (pid <= 0)
+		return LIVE_OWNER_NOT_OURS;
+	unsigned long long self = pidns_of("self");
+	if (!self || !proc_is_ours())
+		return LIVE_OWNER_UNKNOWN;
+	if (!token) {
+		/* A name of an older build: it says nothing of its namespace,
+		 * so only the initial one may judge it, by its pid. */
+		if (self != PIDNS_INIT_INO)
+			return LIVE_OWNER_UNKNOWN;
+		return kill(pid, 0) < 0 && errno == ESRCH ? LIVE_OWNER_GONE : LIVE_OWNER_ALIVE;
+	}
+	char p[24];
+	snprintf(p, sizeof(p), "%d", pid);
+	if (ns == self)
+		return start_time_of(p) == start ? LIVE_OWNER_ALIVE : LIVE_OWNER_GONE;
+	/* Another namespace: only from the initial one are all its processes
+	 * in sight (each with its pid there, NSpid); from elsewhere, unknown. */
+	if (self != PIDNS_INIT_INO)
+		return LIVE_OWNER_UNKNOWN;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return LIVE_OWNER_UNKNOWN;
+	enum live_owner owner = LIVE_OWNER_GONE;
+	struct dirent *de;
+	while (owner == LIVE_OWNER_GONE && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || pidns_of(de->d_name) != ns)
+			continue;
+		if (innermost_pid(de->d_name) == pid && start_time_of(de->d_name) == start)
+			owner = LIVE_OWNER_ALIVE;
+	}
+	closedir(d);
+	return owner;
+}
+
 int live_cleanup_stale(void)
 {
-	/* Only instances named like ours whose process is gone (SIGKILL, crash). */
+	/* Only instances named like ours whose process is shown to be gone. */
 	DIR *d = opendir(TRACEFS_DIR "/instances");
 	if (!d)
 		return 0;
 	int removed = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		int pid, serial;
-		char tail;
-		if (sscanf(de->d_name, "topoadvisor-%d-%d%c", &pid, &serial, &tail) != 2 ||
-		    pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH))
+		if (live_instance_owner(de->d_name) != LIVE_OWNER_GONE)
 			continue;
 		struct tracefs_instance *inst = tracefs_instance_alloc(NULL, de->d_name);
 		if (!inst)
@@ -590,7 +709,12 @@ int live_start(const struct live_opts *opts, struct live_session **out, struct t
 		goto fail;
 	}
 
-	snprintf(s->name, sizeof(s->name), "topoadvisor-%d-%d", (int)getpid(), serial++);
+	/* Named with what proves its owner alive from any PID namespace
+	 * (live_instance_owner): pid, serial, PID namespace, start time. */
+	struct live_token tok;
+	live_instance_token(&tok);
+	snprintf(s->name, sizeof(s->name), "topoadvisor-%d-%d-%llu-%llu", (int)tok.pid, serial++,
+		 tok.pidns, tok.start);
 	s->inst = tracefs_instance_create(s->name);
 	if (!s->inst) {
 		err_set(err, EXIT_FAILURE_RUN, "cannot create tracefs instance %s: %s", s->name,

@@ -35,6 +35,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../util/err.h"
 #include "gang.h"
@@ -79,11 +80,39 @@ int live_stop(struct live_session *s, struct gang_result *res, struct ta_err *er
 void live_abort(struct live_session *s);
 
 /*
- * Removes tracefs instances of this tool whose process is gone (a
- * controller killed with SIGKILL cannot remove its own).  live_start() and
- * the sweep controller call it; returns how many were removed.
+ * Removes tracefs instances of this tool whose process is shown to be gone
+ * (a controller killed with SIGKILL cannot remove its own): tracefs is
+ * host-wide, so each instance carries its owner's token in its name,
+ * "topoadvisor-PID-SERIAL-PIDNS-START" (the PID namespace's inode and the
+ * process's start time), and live_instance_owner() judges it, never a
+ * kill(PID, 0) in a namespace where PID means another process.  live_start()
+ * and the sweep controller call it; returns how many were removed.
  */
 int live_cleanup_stale(void);
+
+/* Whose an instance is, as live_instance_owner() can tell from here. */
+enum live_owner {
+	LIVE_OWNER_NOT_OURS,	/* not a name this tool makes */
+	LIVE_OWNER_ALIVE,	/* its process runs */
+	LIVE_OWNER_GONE,	/* its process is shown to be gone: stale */
+	LIVE_OWNER_UNKNOWN,	/* cannot be told from this PID namespace: kept */
+};
+/*
+ * Judges instance name by its token: in our PID namespace, alive when PID
+ * runs with that start time; in another, alive when (seen from the initial
+ * namespace, which sees every process) a process of that namespace has
+ * that pid there and that start time, else unknown.  A name of an older
+ * build ("topoadvisor-PID-SERIAL") is judged by its pid from the initial
+ * namespace only.  Unknown too when /proc is not our namespace's.
+ */
+enum live_owner live_instance_owner(const char *name);
+
+/* This process's token: pid, PID namespace inode, start time. */
+struct live_token {
+	pid_t pid;
+	unsigned long long pidns, start;
+};
+void live_instance_token(struct live_token *tok);
 
 /*
  * Keeps process pid's name as /proc says it now, for the result should the

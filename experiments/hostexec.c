@@ -30,7 +30,9 @@
 /* One output stream: its pipe, what is kept and what was dropped. */
 struct stream {
 	int fd;			/* -1 once closed */
-	struct strbuf *sb;
+	struct strbuf *sb;	/* the head, then (once closed) the tail after it */
+	struct strbuf tail;	/* past the head: a window on the last bytes */
+	bool tail_whole;	/* the window starts a line (what it dropped ended one) */
 	size_t *dropped, *dropped_lines;
 };
 
@@ -42,6 +44,36 @@ static size_t count_newlines(const char *p, size_t n)
 	return lines;
 }
 
+/* Drops the first n bytes of the tail window, counting them. */
+static void tail_drop(struct stream *s, size_t n)
+{
+	*s->dropped += n;
+	*s->dropped_lines += count_newlines(s->tail.buf, n);
+	s->tail_whole = n && s->tail.buf[n - 1] == '\n';
+	memmove(s->tail.buf, s->tail.buf + n, s->tail.len - n);
+	s->tail.len -= n;
+	s->tail.buf[s->tail.len] = '\0';
+}
+
+/*
+ * Keeps the first HOSTEXEC_OUTPUT_CAP - HOSTEXEC_OUTPUT_TAIL bytes and a
+ * window on the last HOSTEXEC_OUTPUT_TAIL (a result printed last, after
+ * any amount of output, is kept); what falls out between is counted.
+ */
+static void stream_add(struct stream *s, const char *buf, size_t n)
+{
+	size_t head = HOSTEXEC_OUTPUT_CAP - HOSTEXEC_OUTPUT_TAIL;
+	size_t keep = s->sb->len < head ? head - s->sb->len : 0;
+	if (keep > n)
+		keep = n;
+	strbuf_add(s->sb, buf, keep);
+	if (keep == n)
+		return;
+	strbuf_add(&s->tail, buf + keep, n - keep);
+	if (s->tail.len > 2 * HOSTEXEC_OUTPUT_TAIL)
+		tail_drop(s, s->tail.len - HOSTEXEC_OUTPUT_TAIL);
+}
+
 /* Reads what fd has into s; returns 0 at EOF, 1 when more may come. */
 static int drain_fd(struct stream *s)
 {
@@ -51,20 +83,28 @@ static int drain_fd(struct stream *s)
 		return errno == EINTR || errno == EAGAIN ? 1 : 0;
 	if (n == 0)
 		return 0;
-	size_t keep = s->sb->len < HOSTEXEC_OUTPUT_CAP ? HOSTEXEC_OUTPUT_CAP - s->sb->len : 0;
-	if (keep > (size_t)n)
-		keep = (size_t)n;
-	strbuf_add(s->sb, buf, keep);
-	*s->dropped += (size_t)n - keep;
-	*s->dropped_lines += count_newlines(buf + keep, (size_t)n - keep);
+	stream_add(s, buf, (size_t)n);
 	return 1;
 }
 
+/*
+ * Puts the tail after the head: when bytes were dropped between them, from
+ * the tail's first whole line on (the line cut in two is dropped whole).
+ */
 static void stream_close(struct stream *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
+	if (s->tail.len > HOSTEXEC_OUTPUT_TAIL)
+		tail_drop(s, s->tail.len - HOSTEXEC_OUTPUT_TAIL);
+	if (*s->dropped && !s->tail_whole) {
+		const char *nl = s->tail.len ? memchr(s->tail.buf, '\n', s->tail.len) : NULL;
+		if (nl && (size_t)(nl - s->tail.buf) + 1 < s->tail.len)
+			tail_drop(s, (size_t)(nl - s->tail.buf) + 1);
+	}
+	strbuf_add(s->sb, s->tail.buf ? s->tail.buf : "", s->tail.len);
+	strbuf_release(&s->tail);
 }
 
 /* Reads what is left in the pipes without waiting, then closes them. */
@@ -311,8 +351,10 @@ static int run(char *const argv[], const char *cpus, int timeout_s,
 	}
 
 	struct stream st[2] = {
-		{ out[0], &res->out, &res->out_dropped, &res->out_dropped_lines },
-		{ errp[0], &res->errout, &res->errout_dropped, &res->errout_dropped_lines },
+		{ out[0], &res->out, STRBUF_INIT, false, &res->out_dropped,
+		  &res->out_dropped_lines },
+		{ errp[0], &res->errout, STRBUF_INIT, false, &res->errout_dropped,
+		  &res->errout_dropped_lines },
 	};
 	int exitfd = (int)syscall(SYS_pidfd_open, pid, 0);	/* -1: polls only */
 	supervise(pid, exitfd, &tree, st, start, timeout_s, cancel, res, &wstatus);
@@ -368,7 +410,8 @@ void hostexec_describe(const struct hostexec_result *res, int timeout_s, struct 
 
 void hostexec_describe_cut(const char *stream, size_t dropped, size_t lines, struct strbuf *out)
 {
-	strbuf_addf(out, "%s was cut at the %zu MiB limit: %.1f MiB (%zu line%s) more were "
-		    "dropped", stream, HOSTEXEC_OUTPUT_CAP >> 20, (double)dropped / (1 << 20),
-		    lines, lines == 1 ? "" : "s");
+	strbuf_addf(out, "%s was cut at the %zu MiB limit: %.1f MiB (%zu line%s) were dropped "
+		    "before its last %zu MiB", stream, HOSTEXEC_OUTPUT_CAP >> 20,
+		    (double)dropped / (1 << 20), lines, lines == 1 ? "" : "s",
+		    HOSTEXEC_OUTPUT_TAIL >> 20);
 }

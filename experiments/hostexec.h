@@ -13,8 +13,13 @@
 #include "../util/err.h"
 #include "../util/strbuf.h"
 
-/* Output kept per stream; what comes beyond it is counted, not kept. */
+/*
+ * Output kept per stream: its beginning and its last HOSTEXEC_OUTPUT_TAIL
+ * bytes (from a whole line on), HOSTEXEC_OUTPUT_CAP in all; what comes
+ * between is counted, not kept.
+ */
 #define HOSTEXEC_OUTPUT_CAP ((size_t)64 << 20)
+#define HOSTEXEC_OUTPUT_TAIL ((size_t)1 << 20)
 
 struct hostexec_result {
 	int exit_code;		/* when exited normally, else -1 */
@@ -25,7 +30,7 @@ struct hostexec_result {
 	/* The caller owns the strbufs: hostexec_result_release. */
 	struct strbuf out;	/* stdout, at most HOSTEXEC_OUTPUT_CAP bytes */
 	struct strbuf errout;	/* stderr, the same */
-	size_t out_dropped, errout_dropped;	/* bytes beyond the cap */
+	size_t out_dropped, errout_dropped;	/* bytes dropped between head and tail */
 	size_t out_dropped_lines, errout_dropped_lines;	/* line ends among them */
 	int leftovers;		/* processes of its tree alive after it ended */
 	struct strbuf leftover_names;	/* "sleep(1234), sh(1233)" */
@@ -67,8 +72,9 @@ void hostexec_result_release(struct hostexec_result *res);
 void hostexec_describe(const struct hostexec_result *res, int timeout_s, struct strbuf *out);
 
 /*
- * "stdout was cut at the 64 MiB limit: 960.0 MiB (100000000 lines) more
- * were dropped" for a stream that lost dropped bytes holding `lines` line ends.
+ * "stdout was cut at the 64 MiB limit: 960.0 MiB (100000000 lines) were
+ * dropped before its last 1 MiB" for a stream that lost dropped bytes
+ * holding `lines` line ends.
  */
 void hostexec_describe_cut(const char *stream, size_t dropped, size_t lines,
 			   struct strbuf *out);

@@ -191,6 +191,23 @@ static int lock_open(const char *path, struct strbuf *content, struct ta_err *er
 	return -1;
 }
 
+static ssize_t tracked_cgroup(const char *cgroup)
+{
+	for (size_t i = 0; i < ntrees; i++)
+		if (trees[i].cgroup && !strcmp(trees[i].cgroup, cgroup))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Adds a tree to the list lock_write writes (once for a cgroup). */
+static void track(const char *cgroup, pid_t pgid, unsigned long long start)
+{
+	if (cgroup && tracked_cgroup(cgroup) >= 0)
+		return;
+	trees = xrealloc(trees, (ntrees + 1) * sizeof(*trees));
+	trees[ntrees++] = (struct tracked_tree){ cgroup ? xstrdup(cgroup) : NULL, pgid, start };
+}
+
 /* Ends the trees an earlier holder recorded in content and left running. */
 static void end_leftovers(struct hostlock *lk, const char *content)
 {
@@ -204,6 +221,8 @@ static void end_leftovers(struct hostlock *lk, const char *content)
 			path[strcspn(path, "\n")] = '\0';
 			n = proctree_end_cgroup(path, 5000, &lk->leftover_names);
 			if (n < 0) {
+				/* Still recorded, for whoever holds the lock next. */
+				track(path, 0, 0);
 				free(lk->survivor_cgroup);
 				lk->survivor_cgroup = path;
 			} else {
@@ -211,8 +230,10 @@ static void end_leftovers(struct hostlock *lk, const char *content)
 			}
 		} else if (sscanf(line, "group %d %llu", &pgid, &start) == 2 && pgid > 1) {
 			n = procgroup_end_leftover(pgid, start, 5000, &lk->leftover_names);
-			if (n < 0)
+			if (n < 0) {
+				track(NULL, pgid, start);
 				lk->survivor_group = pgid;
+			}
 		} else {
 			continue;
 		}
@@ -235,6 +256,25 @@ static void lock_write(struct hostlock *lk)
 	if (safefile_pwrite_all(lk->fd, sb.buf, sb.len) < 0)
 		warn_emit("cannot write to the host lock %s: %s", lk->path, strerror(errno));
 	strbuf_release(&sb);
+}
+
+/*
+ * proctree's recorder: a tree's cgroup is written into the lock before it
+ * is made, and forgotten once it is removed, so a SIGKILL at any moment
+ * leaves no cgroup the next holder cannot find.
+ */
+static void record_cgroup(const char *cgroup, bool made)
+{
+	ssize_t i = tracked_cgroup(cgroup);
+	if (!held || made == (i >= 0))
+		return;
+	if (made) {
+		track(cgroup, 0, 0);
+	} else {
+		free(trees[i].cgroup);
+		trees[i] = trees[--ntrees];
+	}
+	lock_write(held);
 }
 
 /* Takes the lock file at path into lk (already cleared). */
@@ -265,6 +305,11 @@ static int acquire_file(struct hostlock *lk, const char *path, struct ta_err *er
 	}
 	lk->fd = fd;
 	lk->path = xstrdup(path);
+	for (size_t i = 0; i < ntrees; i++)
+		free(trees[i].cgroup);
+	free(trees);
+	trees = NULL;
+	ntrees = 0;
 	/* What the last holder wrote, read again now that it cannot change. */
 	if (read_content(fd, &content) == 0)
 		end_leftovers(lk, content.buf);
@@ -272,13 +317,9 @@ static int acquire_file(struct hostlock *lk, const char *path, struct ta_err *er
 	/* Its trace instances are named for a pid that is gone. */
 	if (geteuid() == 0)
 		lk->stale_instances = live_cleanup_stale();
-	for (size_t i = 0; i < ntrees; i++)
-		free(trees[i].cgroup);
-	free(trees);
-	trees = NULL;
-	ntrees = 0;
 	held = lk;
 	lock_write(lk);
+	proctree_set_recorder(record_cgroup);
 	return 0;
 }
 
@@ -439,8 +480,10 @@ void hostlock_release(struct hostlock *lk)
 	if (lk->anchored)
 		close(lk->anchor_fd);
 	lk->anchored = false;
-	if (held == lk)
+	if (held == lk) {
 		held = NULL;
+		proctree_set_recorder(NULL);
+	}
 	lk->fd = -1;
 	free(lk->path);
 	lk->path = NULL;
@@ -451,12 +494,9 @@ void hostlock_release(struct hostlock *lk)
 
 void hostlock_track_tree(const struct proctree *t)
 {
-	if (!held || (!t->cgroup && t->pgid <= 1))
+	if (!held || (!t->cgroup && t->pgid <= 1) || (t->cgroup && tracked_cgroup(t->cgroup) >= 0))
 		return;
-	trees = xrealloc(trees, (ntrees + 1) * sizeof(*trees));
-	trees[ntrees] = (struct tracked_tree){ t->cgroup ? xstrdup(t->cgroup) : NULL, t->pgid,
-					       t->start };
-	ntrees++;
+	track(t->cgroup, t->pgid, t->start);
 	lock_write(held);
 }
 

@@ -36,8 +36,11 @@
  *				where there is no usable cgroup v2
  *
  * The holder records each process tree it starts (noise loads, host
- * benchmarks, preparation commands, servers: hostlock_track_tree) and
- * forgets it once it has ended it.  A controller killed with SIGKILL cannot
+ * benchmarks, preparation commands, servers: hostlock_track_tree; a
+ * tree's cgroup is recorded before it is made, through proctree's
+ * recorder, so a SIGKILL at any moment leaves nothing unnamed) and
+ * forgets it once it has ended it; a tree that survives SIGKILL stays
+ * recorded for the next holder.  A controller killed with SIGKILL cannot
  * end them: the next holder does, when it takes the lock — the whole cgroup
  * (daemonized descendants included), or the process group — and removes
  * the cgroup, so `resume` (or any later sweep, or restore-host) leaves

@@ -8,9 +8,19 @@
  * /sys/fs/cgroup/unified beside v1), each tree is a cgroup of its own,
  * "topoadvisor-PID-N" under the controller's own cgroup: the child joins it
  * before it execs, and every descendant stays in it whatever it does
- * (setsid, double fork, daemon()).  Ending a tree writes cgroup.kill (on
- * kernels before 5.14: freezes it, SIGKILLs each member, thaws), waits
- * until it is empty and removes the directory.
+ * (setsid, double fork, daemon()) — unless it is root and moves itself
+ * out (writes its pid into another cgroup's cgroup.procs).  So a tree also
+ * holds the descendants of its members wherever their cgroup, the orphans
+ * reparented to the controller (a subreaper, below) that no other tree
+ * holds, and every process once seen so (by pid and start time): they are
+ * counted, named and ended with it.  Sub-cgroups a command makes inside
+ * the tree's cgroup are part of it: counted, ended and removed.  Ending a
+ * tree writes cgroup.kill (on kernels before 5.14: freezes it, SIGKILLs
+ * each member, thaws), SIGKILLs the members outside it, waits (by the
+ * monotonic clock) until all are gone and removes the directories.  What
+ * root can still do unseen: move a process out and leave it in another
+ * PID namespace, or make it a child of a process that is not ours (by
+ * ptrace, or a service manager it asks to start it).
  *
  * Elsewhere (no cgroup2 mount, no permission — e.g. not root — or a
  * cgroup the kernel will not move a process into) a tree is the child's
@@ -32,6 +42,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -44,6 +55,11 @@ struct proctree {
 	unsigned long long start;	/* that child's start time (procgroup.h) */
 	pid_t *children;	/* the direct children (their owner reaps them) */
 	size_t nchildren;
+	struct proctree_escapee {	/* members seen outside the cgroup */
+		pid_t pid;
+		unsigned long long start;
+	} *escaped;
+	size_t nescaped;
 	bool group_only;	/* proctree_init_group: the process group, nothing more */
 	bool live;		/* between proctree_init and proctree_release */
 };
@@ -102,8 +118,19 @@ void proctree_release(struct proctree *t);
  */
 int proctree_end_cgroup(const char *path, int wait_ms, struct strbuf *who);
 
+/*
+ * Who keeps a record of the cgroups trees make (the host lock): fn(path,
+ * true) before the cgroup is made, so a controller killed at any moment
+ * leaves nothing the next lock holder cannot name; fn(path, false) once it
+ * is removed (or could not be made).  NULL: no one.
+ */
+typedef void (*proctree_recorder)(const char *cgroup, bool made);
+void proctree_set_recorder(proctree_recorder fn);
+
 /* Test hooks: behave as a kernel without cgroup v2 / without cgroup.kill would. */
 enum proctree_force { PROCTREE_AUTO, PROCTREE_NO_CGROUP, PROCTREE_NO_KILL_FILE };
 void proctree_force_mode(enum proctree_force f);
+/* Test hook: the clock every wait reads (NULL: CLOCK_MONOTONIC, mono.h). */
+void proctree_set_clock(uint64_t (*now_ns)(void));
 
 #endif

@@ -12,7 +12,8 @@
 #  4 SIGKILL to the controller while daemonized processes run: resume ends
 #    them all (the setsid ones too) and names them
 #  5 output beyond the 64 MiB cap: the cause names the limit and what was
-#    dropped (bytes, lines), the stored artifact ends saying so; a missing
+#    dropped (bytes, lines) before the last MiB, which is kept (the result
+#    printed last is in the stored artifact), and it ends saying so; a missing
 #    primary metric names the metrics the output had
 #  6 benchmarks, and the command `trace` runs, inherit no descriptor of the
 #    controller (not even one its own parent leaked to it)
@@ -164,8 +165,11 @@ bench big "[sh, -c, \"head -c 70000000 /dev/zero | tr '\\\\0' '\\\\n'; echo 'thr
 sed -i 's/^  timeout: 2$/  timeout: 120/' "$tmp/big.yaml"
 ta -q run "$tmp/big.yaml" >/dev/null 2>"$tmp/err"
 q "SELECT error FROM runs ORDER BY id DESC LIMIT 1" >"$tmp/cause"
-grep -q "stdout was cut at the 64 MiB limit: 2.8 MiB (2891137 lines) more were dropped" "$tmp/cause" ||
+grep -q "stdout was cut at the 64 MiB limit: 2.8 MiB (2891156 lines) were dropped before its last 1 MiB" "$tmp/cause" ||
 	{ cat "$tmp/cause"; fail "5: the cause does not say what was cut"; }
+# The head and the tail are kept: the result printed last is in the artifact.
+q "SELECT substr(content, -200) FROM artifacts WHERE name = 'benchmark.stdout' ORDER BY id DESC LIMIT 1" |
+	grep -q "^throughput: 5 ops/s$" || fail "5: the output's last line (its result) was not kept"
 q "SELECT substr(content, -120) FROM artifacts WHERE name = 'benchmark.stdout' ORDER BY id DESC LIMIT 1" |
 	grep -q "\[topoadvisor: stdout was cut at the 64 MiB limit" || fail "5: the artifact does not say it was cut"
 # sysbench output with a 95th percentile, asked for the 99th.

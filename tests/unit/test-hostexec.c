@@ -208,25 +208,31 @@ static void test_cancel(void **state)
 	hostexec_result_release(&res);
 }
 
-/* Output beyond the cap: kept up to it, the rest counted in bytes and lines. */
+/*
+ * Output beyond the cap: its head and its last MiB kept (from a whole line
+ * on: a result printed last survives any amount of output), what was
+ * between counted in bytes and lines.
+ */
 static void test_output_cut(void **state)
 {
 	struct hostexec_result res;
 	size_t total = HOSTEXEC_OUTPUT_CAP + 3000000;
-	char script[128];
+	char script[160];
 	snprintf(script, sizeof(script), "head -c %zu /dev/zero | tr '\\0' '\\n'; "
-		 "echo tail >&2", total);
+		 "echo 'throughput: 5 ops/s'; echo tail >&2", total);
 	run_sh(script, 60, NULL, &res);
 	assert_int_equal(res.exit_code, 0);
 	assert_int_equal(res.out.len, HOSTEXEC_OUTPUT_CAP);
-	assert_int_equal(res.out_dropped, 3000000);
-	assert_int_equal(res.out_dropped_lines, 3000000);
+	const char *last = "\nthroughput: 5 ops/s\n";
+	assert_memory_equal(res.out.buf + res.out.len - strlen(last), last, strlen(last));
+	assert_int_equal(res.out_dropped, 3000000 + strlen(last) - 1);
+	assert_int_equal(res.out_dropped_lines, 3000000 + strlen(last) - 1);	/* all "\n" */
 	assert_int_equal(res.errout_dropped, 0);
 	assert_string_equal(strbuf_str(&res.errout), "tail\n");
 	struct strbuf sb = STRBUF_INIT;
 	hostexec_describe_cut("stdout", res.out_dropped, res.out_dropped_lines, &sb);
 	assert_string_equal(sb.buf, "stdout was cut at the 64 MiB limit: 2.9 MiB "
-			    "(3000000 lines) more were dropped");
+			    "(3000020 lines) were dropped before its last 1 MiB");
 	strbuf_release(&sb);
 	hostexec_result_release(&res);
 }

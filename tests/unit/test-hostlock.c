@@ -5,7 +5,9 @@
  * truncates, chmods or writes a file that is not a lock of ours (other
  * content, hard links, FIFOs); and ends the process groups a killed holder
  * recorded (their whole cgroup, or their process group), but not a group
- * whose id now names another process, nor a cgroup that is not ours.
+ * whose id now names another process, nor a cgroup that is not ours; a
+ * tree's cgroup is recorded as soon as it exists, and a leftover one with
+ * sub-cgroups is ended and removed whole.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -360,7 +362,7 @@ static void test_leftover_cgroup_removed(void **state)
 	}
 	char *path = strdup(tree.cgroup);
 	proctree_release(&tree);
-	{ char cmd[300]; snprintf(cmd, sizeof cmd, "echo PROCS; cat %s/cgroup.procs; ls -la /proc/self/fd", path); system(cmd); }	/* left as a killed controller leaves it: empty */
+	/* left as a killed controller leaves it: empty */
 	char text[512];
 	snprintf(text, sizeof(text), "topoadvisor host lock\npid 1\ncgroup %s\n"
 		 "cgroup /sys/fs/cgroup\ncgroup /tmp\n", path);
@@ -373,6 +375,106 @@ static void test_leftover_cgroup_removed(void **state)
 	assert_int_equal(stat("/tmp", &st), 0);
 	hostlock_release(&lk);
 	free(path);
+}
+
+static void read_lock(char *buf, size_t size)
+{
+	int fd = open(lockpath, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+}
+
+/*
+ * A tree's cgroup is in the lock as soon as proctree_init returns (it is
+ * written before the cgroup is made: test-proctree checks the order), not
+ * only once a child runs in it; and is forgotten once removed, also when
+ * no hostlock_untrack_tree follows (a run that fails before its fork).
+ */
+static void test_cgroup_recorded_at_once(void **state)
+{
+	struct hostlock lk;
+	struct ta_err err = { 0 };
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), 0);
+	struct proctree tree;
+	assert_int_equal(proctree_init(&tree, &err), 0);
+	if (!tree.cgroup) {
+		proctree_release(&tree);
+		hostlock_release(&lk);
+		skip();
+	}
+	char text[4096], line[512];
+	snprintf(line, sizeof(line), "\ncgroup %s\n", tree.cgroup);
+	read_lock(text, sizeof(text));
+	assert_non_null(strstr(text, line));
+	assert_int_equal(proctree_end(&tree, 5000, NULL), 0);
+	read_lock(text, sizeof(text));
+	assert_null(strstr(text, "\ncgroup "));
+	proctree_release(&tree);
+	hostlock_release(&lk);
+}
+
+/*
+ * A leftover cgroup with a sub-cgroup (a benchmark as root made one) and
+ * a process in it: the next holder ends the process, removes both and
+ * counts no survivor.
+ */
+static void test_leftover_subcgroup_removed(void **state)
+{
+	struct proctree tree;
+	struct ta_err err = { 0 };
+	assert_int_equal(proctree_init(&tree, &err), 0);
+	if (!tree.cgroup) {
+		proctree_release(&tree);
+		skip();
+	}
+	char *path = strdup(tree.cgroup), sub[300], procs[320];
+	proctree_release(&tree);
+	snprintf(sub, sizeof(sub), "%s/made-by-a-benchmark", path);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", sub);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(procs, O_WRONLY);
+		if (fd < 0 || write(fd, "0", 1) != 1)
+			_exit(1);
+		close(fd);
+		pause();
+		_exit(0);
+	}
+	for (int i = 0; i < 500; i++) {
+		char text[64] = "";
+		int fd = open(procs, O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0)
+			break;
+		usleep(10000);
+	}
+	char text[512];
+	snprintf(text, sizeof(text), "topoadvisor host lock\npid 1\ncgroup %s\n", path);
+	write_file(lockpath, text, 0600);
+	struct hostlock lk;
+	assert_int_equal(hostlock_acquire(&lk, lockpath, &err), 0);
+	int leftovers = lk.leftovers;
+	bool survivor = lk.survivor_cgroup != NULL;
+	hostlock_release(&lk);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	struct stat st;
+	bool sub_left = stat(sub, &st) == 0, left = stat(path, &st) == 0;
+	rmdir(sub);
+	rmdir(path);
+	free(path);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(leftovers, 1);
+	assert_false(survivor);
+	assert_false(sub_left);
+	assert_false(left);
 }
 
 /* A recorded group whose id now names a process started later is left alone. */
@@ -414,6 +516,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_leftover_groups_ended, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leftover_cgroup_removed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reused_group_id_spared, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_recorded_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leftover_subcgroup_removed, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,11 @@
  * leaves its process group (setsid) and a daemon (double fork + setsid)
  * are counted, named and ended with the tree; SIGTERM reaches them too;
  * what the tree leaves is reaped here, not left as zombies; the cgroup is
- * removed.  The cgroup modes skip where cgroup v2 is not usable (not root).
+ * removed.  In cgroup mode, a process that moves itself out of the tree's
+ * cgroup (root may) is still counted, named and ended, and a sub-cgroup the
+ * child makes is ended and removed; the cgroup is recorded before it is
+ * made; waits read the clock.  The cgroup modes skip where cgroup v2 is not
+ * usable (not root).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -216,16 +220,192 @@ static void test_two_trees(void **state)
 	check_two_trees(PROCTREE_NO_CGROUP);
 }
 
+/*
+ * Where the child of a cgroup tree moves a process it starts: "up" (the
+ * cgroup the tree's is made in: ours) or "sub" (a sub-cgroup it makes).
+ */
+static void start_mover(struct proctree *t, const char *where)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (proctree_child_join(t, 0) < 0)
+			_exit(126);
+		char dir[300], procs[340];
+		snprintf(dir, sizeof(dir), "%s", t->cgroup);
+		if (!strcmp(where, "up"))
+			*strrchr(dir, '/') = '\0';
+		else if (snprintf(dir, sizeof(dir), "%s/sub", t->cgroup) > 0 && mkdir(dir, 0755) < 0)
+			_exit(125);
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+		pid_t mover = fork();
+		if (mover == 0) {
+			int fd = open(procs, O_WRONLY);
+			if (fd < 0 || write(fd, "0", 1) != 1)
+				_exit(124);
+			close(fd);
+			setsid();
+			execlp("sleep", "sleep", escaped_arg, (char *)NULL);
+			_exit(127);
+		}
+		/* Becomes a sleep only once the mover runs: it was seen leaving. */
+		execlp("sleep", "sleep", direct_arg, (char *)NULL);
+		_exit(127);
+	}
+	proctree_add(t, pid);
+	for (int i = 0; i < 500 && sleeps_running() < 2; i++)
+		usleep(10000);
+	assert_int_equal(sleeps_running(), 2);
+}
+
+/*
+ * A process that moves itself out of the tree's cgroup (into ours) or into
+ * a sub-cgroup the child made: counted, named, ended; the cgroup (and the
+ * sub-cgroup) removed; proctree_end reports no survivor.  Also after the
+ * child that started it is gone (the mover is then a stray of ours).
+ */
+static void check_moved(const char *where, bool child_first)
+{
+	snprintf(direct_arg, sizeof(direct_arg), "%d4", 1800 + getpid() % 100);
+	snprintf(escaped_arg, sizeof(escaped_arg), "%d5", 1800 + getpid() % 100);
+	struct proctree t;
+	struct ta_err err = { 0 };
+	assert_int_equal(proctree_init(&t, &err), 0);
+	if (!t.cgroup) {
+		proctree_release(&t);
+		skip();
+	}
+	char *dir = strdup(t.cgroup);
+	start_mover(&t, where);
+	pid_t child = t.children[0];
+	struct strbuf who = STRBUF_INIT;
+	if (child_first) {
+		kill(child, SIGKILL);
+		assert_int_equal(waitpid(child, NULL, 0), child);
+	}
+	int live = proctree_count(&t, &who);
+	if (live != 2 - child_first)
+		fprintf(stderr, "members: %s\n", strbuf_str(&who));
+	assert_int_equal(live, 2 - child_first);
+	char name[48];
+	snprintf(name, sizeof(name), "sleep(");
+	assert_non_null(strstr(who.buf, name));
+	strbuf_reset(&who);
+	assert_int_equal(proctree_end(&t, 5000, &who), 2 - child_first);
+	int left = sleeps_running();
+	kill_sleeps();
+	assert_int_equal(left, 0);
+	if (!child_first)
+		assert_int_equal(waitpid(child, NULL, 0), child);
+	struct stat st;
+	assert_int_equal(stat(dir, &st), -1);
+	free(dir);
+	strbuf_release(&who);
+	proctree_release(&t);
+}
+
+static void test_cgroup_escape_up(void **state)
+{
+	check_moved("up", false);
+}
+
+static void test_cgroup_escape_orphaned(void **state)
+{
+	check_moved("up", true);
+}
+
+static void test_cgroup_subcgroup(void **state)
+{
+	check_moved("sub", false);
+}
+
+/* What the recorder saw: the path, and whether it existed at that moment. */
+static char recorded[300];
+static bool recorded_existed, forgotten;
+
+static void recorder(const char *cgroup, bool made)
+{
+	struct stat st;
+	if (made) {
+		snprintf(recorded, sizeof(recorded), "%s", cgroup);
+		recorded_existed = stat(cgroup, &st) == 0;
+	} else if (!strcmp(cgroup, recorded)) {
+		forgotten = stat(cgroup, &st) < 0;
+	}
+}
+
+/* The recorder hears of a cgroup before it exists, and of its removal after. */
+static void test_cgroup_recorded_first(void **state)
+{
+	proctree_set_recorder(recorder);
+	recorded[0] = '\0';
+	recorded_existed = forgotten = false;
+	struct proctree t;
+	struct ta_err err = { 0 };
+	int rc = proctree_init(&t, &err);
+	proctree_set_recorder(NULL);
+	assert_int_equal(rc, 0);
+	if (!t.cgroup) {
+		proctree_release(&t);
+		skip();
+	}
+	assert_string_equal(recorded, t.cgroup);
+	assert_false(recorded_existed);
+	proctree_set_recorder(recorder);
+	rc = proctree_end(&t, 5000, NULL);
+	proctree_set_recorder(NULL);
+	assert_int_equal(rc, 0);
+	assert_true(forgotten);
+	proctree_release(&t);
+}
+
+/* A clock that moves 100 ms each time it is read. */
+static uint64_t fake_ns;
+static unsigned fake_reads;
+static uint64_t fast_clock(void)
+{
+	fake_reads++;
+	return fake_ns += 100000000ULL;
+}
+
+/*
+ * The waits read the clock, not count their 10 ms sleeps: on a clock that
+ * moves 100 ms per reading (a wait whose every round takes that long: a
+ * busy host, a slow /proc) a 1000 ms wait ends after about 10 rounds, not
+ * 100.  Nothing here depends on real time.
+ */
+static void test_wait_by_the_clock(void **state)
+{
+	proctree_force_mode(PROCTREE_NO_CGROUP);
+	snprintf(direct_arg, sizeof(direct_arg), "%d6", 1800 + getpid() % 100);
+	struct proctree t;
+	struct ta_err err = { 0 };
+	assert_int_equal(proctree_init(&t, &err), 0);
+	pid_t pid = start_sleep(&t, direct_arg);
+	fake_reads = 0;
+	proctree_set_clock(fast_clock);
+	bool empty = proctree_wait_empty(&t, 1000);
+	unsigned reads = fake_reads;
+	proctree_set_clock(NULL);
+	assert_int_equal(proctree_end(&t, 5000, NULL), 1);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	proctree_release(&t);
+	proctree_force_mode(PROCTREE_AUTO);
+	assert_false(empty);
+	assert_in_range(reads, 2, 12);
+}
+
 /* Also after a failed assertion: no sleep and no cgroup of ours is left. */
 static int teardown(void **state)
 {
 	kill_sleeps();
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
-	char cmd[160];
-	snprintf(cmd, sizeof(cmd), "rmdir /sys/fs/cgroup/topoadvisor-%d-* "
+	char cmd[400];
+	snprintf(cmd, sizeof(cmd), "rmdir /sys/fs/cgroup/topoadvisor-%d-*/sub "
+		 "/sys/fs/cgroup/unified/topoadvisor-%d-*/sub /sys/fs/cgroup/topoadvisor-%d-* "
 		 "/sys/fs/cgroup/unified/topoadvisor-%d-* 2>/dev/null", (int)getpid(),
-		 (int)getpid());
+		 (int)getpid(), (int)getpid(), (int)getpid());
 	if (system(cmd) < 0)
 		perror("system");
 	proctree_force_mode(PROCTREE_AUTO);
@@ -241,6 +421,11 @@ int main(void)
 		cmocka_unit_test_teardown(test_process_group, teardown),
 		cmocka_unit_test_teardown(test_process_group_sigterm, teardown),
 		cmocka_unit_test_teardown(test_two_trees, teardown),
+		cmocka_unit_test_teardown(test_cgroup_escape_up, teardown),
+		cmocka_unit_test_teardown(test_cgroup_escape_orphaned, teardown),
+		cmocka_unit_test_teardown(test_cgroup_subcgroup, teardown),
+		cmocka_unit_test_teardown(test_cgroup_recorded_first, teardown),
+		cmocka_unit_test_teardown(test_wait_by_the_clock, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
