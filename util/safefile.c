@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,26 +79,87 @@ static void temp_name(const char *path, struct strbuf *out)
 }
 
 /* The file is replaced through a fresh temporary file and rename(). */
+/*
+ * An unnamed file in path's directory (O_TMPFILE), -1 where the file
+ * system has none (errno EOPNOTSUPP, EISDIR or EINVAL: the caller names a
+ * temporary instead).  Nothing of it is in the directory until it is
+ * linked, so a process killed while writing it leaves nothing behind.
+ */
+static int open_unnamed(const char *path, mode_t mode)
+{
+	const char *slash = strrchr(path, '/');
+	struct strbuf dir = STRBUF_INIT;
+	if (!slash)
+		strbuf_addstr(&dir, ".");
+	else if (slash == path)
+		strbuf_addstr(&dir, "/");
+	else
+		strbuf_add(&dir, path, (size_t)(slash - path));
+	int fd;
+	do
+		fd = open(strbuf_str(&dir), O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+	while (fd < 0 && errno == EINTR);
+	strbuf_release(&dir);
+	return fd;
+}
+
+/* Gives the unnamed file fd the name tmp (which must not exist); 0 or -1 (errno). */
+static int link_unnamed(int fd, const char *tmp)
+{
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+}
+
+/*
+ * Replaces path whole: the data is written and synced in an unnamed file
+ * of path's directory, which only then gets a temporary name and is
+ * renamed over path, so a writer killed at any point (a controller given
+ * SIGTERM and then SIGKILL while it restores knobs) leaves either the old
+ * file or the new, and at most for the two calls between link and rename
+ * a temporary.  Where the file system has no unnamed files, the data goes
+ * into the named temporary from the start.
+ */
 static int replace_regular(const char *path, const void *data, size_t len, mode_t mode,
 			   struct ta_err *err)
 {
 	struct strbuf tmp = STRBUF_INIT;
-	int fd = -1;
+	int fd = open_unnamed(path, mode);
+	bool unnamed = fd >= 0;
+	int rc = 0, e = 0;
+	if (unnamed) {
+		/* O_TMPFILE's mode is masked by the umask as open()'s is. */
+		if (write_all(fd, data, len, 0) < 0 || fsync(fd) < 0) {
+			rc = -1;
+			e = errno;
+		}
+	}
 	/* A name someone planted is skipped, not opened: try a few others. */
-	for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
+	for (int attempt = 0; rc == 0 && attempt < 16; attempt++) {
 		temp_name(path, &tmp);
-		fd = safefile_create(strbuf_str(&tmp), mode, err);
-		if (fd < 0 && errno != EEXIST)
-			break;
+		if (unnamed) {
+			if (link_unnamed(fd, strbuf_str(&tmp)) == 0)
+				break;
+		} else {
+			fd = safefile_create(strbuf_str(&tmp), mode, err);
+			if (fd >= 0)
+				break;
+		}
+		if (errno != EEXIST || attempt == 15) {
+			e = errno;
+			if (fd >= 0)
+				close(fd);
+			err_set(err, EXIT_FAILURE_RUN, "cannot write %s: creating a temporary file "
+				"in its directory: %s", path, strerror(e));
+			strbuf_release(&tmp);
+			errno = e;
+			return -1;
+		}
 	}
-	if (fd < 0) {
-		err_set(err, EXIT_FAILURE_RUN, "cannot write %s: creating a temporary file "
-			"in its directory: %s", path, strerror(errno));
-		strbuf_release(&tmp);
-		return -1;
+	if (rc == 0 && !unnamed && (write_all(fd, data, len, 0) < 0 || fsync(fd) < 0)) {
+		rc = -1;
+		e = errno;
 	}
-	int rc = write_all(fd, data, len, 0) < 0 || fsync(fd) < 0 ? -1 : 0;
-	int e = errno;
 	if (close(fd) < 0 && rc == 0) {
 		rc = -1;
 		e = errno;
@@ -107,7 +169,8 @@ static int replace_regular(const char *path, const void *data, size_t len, mode_
 		e = errno;
 	}
 	if (rc < 0) {
-		unlink(strbuf_str(&tmp));
+		if (tmp.len)
+			unlink(strbuf_str(&tmp));
 		err_set(err, EXIT_FAILURE_RUN, "cannot write %s: %s", path, strerror(e));
 		errno = e;
 	}

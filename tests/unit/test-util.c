@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -376,6 +379,62 @@ static void test_safefile(void **state)
 }
 
 /*
+ * A writer killed while it replaces a file (a controller given SIGTERM and
+ * then SIGKILL while it restores a knob under a test root) leaves the old
+ * file and nothing else in the directory: the data goes into an unnamed
+ * file first.  The kill is made exact by a file size limit: the write past
+ * it raises SIGXFSZ in the middle of safefile_replace.
+ */
+static void test_safefile_killed(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ta-test-killed.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char knob[sizeof(dir) + 16];
+	snprintf(knob, sizeof(knob), "%s/knob", dir);
+	write_text(knob, "6");
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = { .rlim_cur = 64 << 10, .rlim_max = 64 << 10 };
+		signal(SIGXFSZ, SIG_DFL);
+		if (setrlimit(RLIMIT_FSIZE, &lim) < 0)
+			_exit(3);
+		size_t len = 1 << 20;
+		char *big = malloc(len);
+		if (!big)
+			_exit(4);
+		memset(big, '0', len);
+		struct ta_err err = { 0 };
+		safefile_replace(knob, big, len, 0644, &err);
+		_exit(5);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGXFSZ);
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	size_t names = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		names++;
+		if (strcmp(e->d_name, "knob"))
+			fail_msg("a killed replace left %s behind", e->d_name);
+	}
+	closedir(d);
+	assert_int_equal(names, 1);
+	assert_text(knob, "6");
+	/* And a replace that is not killed still replaces. */
+	struct ta_err err = { 0 };
+	assert_int_equal(safefile_replace(knob, "0", 1, 0644, &err), 0);
+	assert_text(knob, "0");
+	assert_int_equal(unlink(knob), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
  * Output names that are not files: a character device (a /dev/null twin
  * made with mknod, so the system's is never at stake) and a link of ours to
  * it, and our own stdout through a link, are written into and stay what
@@ -577,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_mono_deadline),
 		cmocka_unit_test(test_safefile),
 		cmocka_unit_test(test_safefile_devices),
+		cmocka_unit_test(test_safefile_killed),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
