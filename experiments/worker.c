@@ -277,11 +277,20 @@ static char *dir_of(const char *path)
 /* Copies db to dir/final atomically: a hidden temporary name, then rename. */
 static int publish(struct db *db, const char *dir, const char *final, struct ta_err *err)
 {
-	struct strbuf tmp = STRBUF_INIT, dst = STRBUF_INIT;
-	strbuf_addf(&tmp, "%s/.%s.tmp", dir, final);
+	/* The copy is made in a directory only we can enter, made fresh
+	 * (mkdtemp), never at a name in dir that someone could plant a link
+	 * at between our unlink and SQLite's open. */
+	struct strbuf priv = STRBUF_INIT, tmp = STRBUF_INIT, dst = STRBUF_INIT;
+	strbuf_addf(&priv, "%s/.publish.XXXXXX", dir);
 	strbuf_addf(&dst, "%s/%s", dir, final);
-	unlink(strbuf_str(&tmp));
-	int rc = db_copy_to(db, strbuf_str(&tmp), err);
+	int rc;
+	if (!mkdtemp(priv.buf)) {
+		rc = err_set(err, EXIT_FAILURE_RUN, "writing %s: making a private directory "
+			     "beside it: %s", strbuf_str(&dst), strerror(errno));
+		goto out;
+	}
+	strbuf_addf(&tmp, "%s/result.db", strbuf_str(&priv));
+	rc = db_copy_to(db, strbuf_str(&tmp), err);
 	if (rc == 0) {
 		int fd = open(strbuf_str(&tmp), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0 || fsync(fd) < 0 || rename(strbuf_str(&tmp), strbuf_str(&dst)) < 0)
@@ -297,6 +306,9 @@ static int publish(struct db *db, const char *dir, const char *final, struct ta_
 	}
 	if (rc < 0)
 		unlink(strbuf_str(&tmp));
+	rmdir(strbuf_str(&priv));
+out:
+	strbuf_release(&priv);
 	strbuf_release(&tmp);
 	strbuf_release(&dst);
 	return rc;
