@@ -113,12 +113,15 @@ unsigned long long procgroup_start_time(pid_t pid)
 	return procgroup_info(pid, &pi) < 0 ? 0 : pi.start;
 }
 
+/* By the clock, not by counting sleeps: on a loaded host each 10 ms nap
+ * takes longer, and a count would wait many times ms. */
 bool procgroup_wait_gone(pid_t pgid, int ms)
 {
-	for (int waited = 0;; waited += 10) {
+	uint64_t end = mono_now_ns() + (uint64_t)(ms > 0 ? ms : 0) * 1000000u;
+	for (;;) {
 		if (!procgroup_alive(pgid))
 			return true;
-		if (waited >= ms)
+		if (mono_now_ns() >= end)
 			return false;
 		mono_sleep_ms(10);
 	}
