@@ -512,15 +512,18 @@ int hostprobe_knob(const char *root, const struct knob *k, struct strbuf *value,
 	hostprobe_knob_host(root, &h);
 	struct strbuf reason = STRBUF_INIT;
 	int ok = 1;
+	struct ta_err err = { 0 };
 	if (!knob_available(k, &h, &reason)) {
-		strbuf_addf(why, "not on this host: %s", strbuf_str(&reason));
+		strbuf_addstr(why, strbuf_str(&reason));
 		ok = 0;
-	} else {
-		struct ta_err err = { 0 };
-		if (knob_read(k, root, value, &err) < 0) {
-			strbuf_addf(why, "not on this host: %s", k->why_missing);
-			ok = 0;
-		}
+	} else if (knob_read(k, root, value, &err) < 0) {
+		strbuf_addstr(why, k->why_missing);
+		ok = 0;
+	} else if (k->kind == KNOB_SMT && !knob_canonical(k, strbuf_str(value))) {
+		/* smt/control says "notsupported", "forceoff", ... */
+		strbuf_addf(why, "SMT control says '%s'", strbuf_str(value));
+		strbuf_reset(value);
+		ok = 0;
 	}
 	strbuf_release(&reason);
 	return ok;

@@ -54,7 +54,8 @@ void hostprobe_knob_host(const char *root, struct knob_host *h);
 
 /*
  * Whether knob k exists on the host root names: 1 with value set to its
- * current value, or 0 with why set to the reason ("not on this host: ...").
+ * current value, or 0 with why set to the reason ("removed in Linux 5.14
+ * (this kernel is 6.1)", or the capability its missing file needs).
  */
 int hostprobe_knob(const char *root, const struct knob *k, struct strbuf *value,
 		   struct strbuf *why);
