@@ -8,6 +8,7 @@
  * the order `plan --json` and `rank --json` write them.  Repetitions are
  * 1-based, as every command shows them.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,22 +24,56 @@ static const struct option export_options[] = {
 	OPT_END(),
 };
 
-/* RFC 4180: quote fields holding a comma, quote or line break; double quotes. */
+/* Whether s is a plain decimal number ("-3.5", "1e-9"): a spreadsheet reads it as one. */
+static bool csv_is_number(const char *s)
+{
+	bool digits = false;
+	s += *s == '-' || *s == '+';
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits = true;
+	if (digits && (*s == 'e' || *s == 'E')) {
+		s++;
+		s += *s == '-' || *s == '+';
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return digits && !*s;
+}
+
+/*
+ * RFC 4180 (fields holding a comma, quote or line break quoted, quotes
+ * doubled), made safe for the spreadsheet that opens it (OWASP, CSV
+ * injection): a text cell starting with = + - @, a tab or a CR would be a
+ * formula there (a unit "=HYPERLINK(...)"), so it gets a leading ' inside
+ * quotes, unless it is a plain number ("-3" stays -3).  Control bytes
+ * (ESC, BEL, CR, DEL ...; tab and newline aside, quoting carries them) and
+ * bytes that are not UTF-8 become \xHH, as `show` prints them.
+ */
 static void csv_field(struct strbuf *out, const char *s)
 {
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		strbuf_addstr(out, s);
+	bool formula = strchr("=+-@\t\r", *s) && *s && !csv_is_number(s);
+	struct strbuf cell = STRBUF_INIT;
+	strbuf_add_printable(&cell, s, strlen(s));
+	if (!formula && !strpbrk(strbuf_str(&cell), ",\"\n")) {
+		strbuf_addstr(out, strbuf_str(&cell));
+		strbuf_release(&cell);
 		return;
 	}
-	strbuf_addch(out, '"');
-	for (; *s; s++) {
-		if (*s == '"')
+	strbuf_addstr(out, formula ? "\"'" : "\"");
+	for (const char *p = strbuf_str(&cell); *p; p++) {
+		if (*p == '"')
 			strbuf_addch(out, '"');
-		strbuf_addch(out, *s);
+		strbuf_addch(out, *p);
 	}
 	strbuf_addch(out, '"');
+	strbuf_release(&cell);
 }
 
 /* The columns before and after a configuration's record members. */
@@ -301,8 +336,10 @@ static int cmd_export_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	} else {
 		for (size_t i = 0; head_columns[i]; i++)
 			strbuf_addf(&out, "%s,", head_columns[i]);
-		for (size_t i = 0; i < ncols; i++)
-			strbuf_addf(&out, "%s,", cols[i]);
+		for (size_t i = 0; i < ncols; i++) {
+			csv_field(&out, cols[i]);
+			strbuf_addch(&out, ',');
+		}
 		for (size_t i = 0; run_columns[i]; i++)
 			strbuf_addf(&out, "%s%s", i ? "," : "", run_columns[i]);
 		strbuf_addch(&out, '\n');

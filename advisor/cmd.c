@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/json.h"
+
 int cmd_fail(const struct ta_err *e)
 {
 	/* Messages quote stored and benchmark text: never raw to a terminal. */
@@ -37,9 +39,27 @@ static void print_printable(const struct strbuf *out, bool last)
 	strbuf_release(&safe);
 }
 
+/*
+ * Says on stderr how many bytes of stored text JSON output had to replace
+ * by U+FFFD since the last note (output stays valid UTF-8; the note keeps
+ * the replacement from going unnoticed).
+ */
+static void note_replaced(void)
+{
+	static size_t noted;
+	size_t n = json_replaced_bytes();
+	if (n > noted)
+		fprintf(stderr, "topoadvisor: note: %zu byte%s of stored text (benchmark output, "
+			"names) %s not valid UTF-8 and %s written as U+FFFD\n", n - noted,
+			n - noted == 1 ? "" : "s", n - noted == 1 ? "was" : "were",
+			n - noted == 1 ? "is" : "are");
+	noted = n;
+}
+
 void cmd_print(const struct strbuf *out)
 {
 	print_printable(out, true);
+	note_replaced();
 }
 
 static void print_data(const struct strbuf *out, bool last)
@@ -53,6 +73,7 @@ static void print_data(const struct strbuf *out, bool last)
 void cmd_print_data(const struct strbuf *out)
 {
 	print_data(out, true);
+	note_replaced();
 }
 
 void cmd_print_data_part(const struct strbuf *out)

@@ -232,7 +232,12 @@ static void json_decision(struct json_writer *w, const struct rank_result *r,
 	json_key(w, "runs_failed"); json_int(w, (int64_t)d->runs_failed);
 	json_key(w, "failure_rate"); json_double(w, d->failure_rate);
 	json_key(w, "failing"); json_bool(w, d->failing);
+	json_key(w, "gain_bias"); json_double(w, d->gain_bias);
+	json_key(w, "failing_at");
+	json_str(w, d->failing && r->nlevels > 1 && d->failing_level < r->nlevels
+		    ? r->levels[d->failing_level] : NULL);
 	json_key(w, "more_failures"); json_bool(w, d->more_failures);
+	json_key(w, "failures_p"); json_double(w, d->failures_p);
 	json_key(w, "in_contention"); json_bool(w, d->in_contention);
 	json_key(w, "configurations");
 	json_arr_begin(w);

@@ -14,7 +14,10 @@ static void list_decisions(struct strbuf *why, const struct rank_decision *const
 			    decide_verdict_name(v[i]->verdict));
 }
 
-/* "k of n runs failed" for decisions with failures among those named. */
+/*
+ * "k of n runs failed" for decisions with failures among those named; a
+ * decision failing at one environment level says so with that level's count.
+ */
 static void list_failures(struct strbuf *why, const struct rank_result *r)
 {
 	bool any = false;
@@ -22,10 +25,19 @@ static void list_failures(struct strbuf *why, const struct rank_result *r)
 		const struct rank_decision *dec = &r->decisions[d];
 		if (!dec->runs_failed || dec->host_reference)
 			continue;
-		strbuf_addf(why, "%s%s: %zu of %zu runs failed%s", any ? "; " : " Failures: ",
-			    dec->key, dec->runs_failed, dec->runs_ok + dec->runs_failed,
-			    dec->failing ? " (failing: never recommended)"
-			    : dec->more_failures ? " (more often than the baseline: never better)" : "");
+		strbuf_addf(why, "%s%s: %zu of %zu runs failed", any ? "; " : " Failures: ",
+			    dec->key, dec->runs_failed, dec->runs_ok + dec->runs_failed);
+		const struct rank_entry *at = r->nlevels > 1 && dec->failing_level < r->nlevels
+					      ? dec->levels[dec->failing_level] : NULL;
+		if (dec->failing && at)
+			strbuf_addf(why, " (failing at %s: %zu of %zu runs there; never "
+				    "recommended)", r->levels[dec->failing_level], at->nfailed,
+				    at->nfailed + at->s.n);
+		else if (dec->failing)
+			strbuf_addstr(why, " (failing: never recommended)");
+		else if (dec->more_failures)
+			strbuf_addf(why, " (shown more often than the baseline, p = %.2g: never "
+				    "better)", dec->failures_p);
 		any = true;
 	}
 	if (any)
@@ -139,9 +151,32 @@ static void reason_with_baseline(struct strbuf *why, const struct rank_result *r
 	}
 }
 
+/* The decisions tied with the best (within the margin), the best first. */
+static void list_tied(struct strbuf *why, const struct rank_result *r)
+{
+	const struct rank_decision *best = r->best_decision;
+	strbuf_addstr(why, best->key);
+	for (size_t d = 0; d < r->ndecisions; d++) {
+		const struct rank_decision *x = &r->decisions[d];
+		if (x != best && x->equivalent_to_best && !x->failing && !x->host_reference &&
+		    !x->eliminated_block)
+			strbuf_addf(why, ", %s", x->key);
+	}
+}
+
 static void reason_without_baseline(struct strbuf *why, const struct rank_result *r)
 {
 	const struct rank_decision *pick = r->recommended_decision, *best = r->best_decision;
+	if (r->dr.tied && !r->ncontention) {
+		strbuf_addf(why, "Equivalent: %zu configurations are within +-%.0f %% of each "
+			    "other's %s (", r->dr.ncandidates, 100 * r->equivalence, r->metric);
+		list_tied(why, r);
+		strbuf_addf(why, ") and none costs less than the others: none is shown better, "
+			    "any of them will do; %s is listed only because it measured highest.",
+			    pick->key);
+		strbuf_addstr(why, " There is no baseline, so no gain can be given.");
+		return;
+	}
 	if (pick == best)
 		strbuf_addf(why, "%s has the best %s", pick->key, r->metric);
 	else
@@ -159,8 +194,13 @@ static void reason_without_baseline(struct strbuf *why, const struct rank_result
 				    "(topoadvisor extend %s --repetitions %d).",
 				    r->needed_repetitions, r->leader ? r->leader->key : "the contention",
 				    r->res->exp.name, r->needed_repetitions);
+	} else if (r->verdict == DECIDE_INSUFFICIENT) {
+		strbuf_addstr(why, "; nothing else was measured to compare it with.");
+	} else if (r->dr.ncandidates > 1) {
+		strbuf_addstr(why, "; the others tied with it cost more, every other configuration "
+			      "is shown worse or failing.");
 	} else {
-		strbuf_addstr(why, "; every other configuration is shown worse or equivalent.");
+		strbuf_addstr(why, "; every other configuration is shown worse or failing.");
 	}
 	strbuf_addstr(why, " There is no baseline, so no gain can be given.");
 }
@@ -193,5 +233,12 @@ void rank_reason(struct rank_result *r)
 			    decide_objective_name(r->objective), r->objective == DECIDE_OBJECTIVE_MEAN
 			    ? "the levels' log ratios averaged within each block"
 			    : "the worst level's ratio");
+	const struct rank_decision *g = r->recommended_decision;
+	if (r->nlevels > 1 && r->objective == DECIDE_OBJECTIVE_WORST && g && b && g != b &&
+	    g->gain_bias < -0.0005)
+		strbuf_addf(&why, " The worst level's gain is the smallest of %zu noisy estimates: "
+			    "for %s it reads about %.1f points low (its levels' estimates taken as "
+			    "true); the interval holds the worst level's true gain.", r->nlevels,
+			    g->key, -100 * g->gain_bias);
 	r->reason = strbuf_detach(&why);
 }

@@ -246,14 +246,35 @@ static void entry_fill(struct rank_result *r, struct rank_entry *e, size_t i)
 	entry_exits(e);
 }
 
-static int cmp_entry(const void *pa, const void *pb, void *hibp)
+/*
+ * Where a status puts a row, before its mean: the contenders (best, tied,
+ * not separated from the best), then those shown worse than the best, then
+ * those a race eliminated, then failing ones, so that no row ranks above
+ * one its status says is at least as good.
+ */
+static int status_tier(bool failing, bool eliminated, bool worse)
+{
+	return failing ? 3 : eliminated ? 2 : worse ? 1 : 0;
+}
+
+static int entry_tier(const struct rank_result *r, const struct rank_entry *e)
+{
+	const struct decide_decision_out *x = &r->dr.decisions[r->sweep.configs[e->index].decision];
+	return status_tier(e->failing || x->failing, x->elim.block > 0, x->worse_than_best);
+}
+
+static int cmp_entry(const void *pa, const void *pb, void *rp)
 {
 	const struct rank_entry *a = pa, *b = pb;
-	bool hib = *(const bool *)hibp;
+	const struct rank_result *r = rp;
+	bool hib = r->higher_is_better;
 	if (a->level != b->level)
 		return a->level < b->level ? -1 : 1;
 	if ((a->s.n > 0) != (b->s.n > 0))
 		return a->s.n > 0 ? -1 : 1;
+	int ta = entry_tier(r, a), tb = entry_tier(r, b);
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
 	if (a->s.n > 0 && a->s.mean != b->s.mean)
 		return (hib ? a->s.mean > b->s.mean : a->s.mean < b->s.mean) ? -1 : 1;
 	return (int)a->config->rec.index - (int)b->config->rec.index;
@@ -273,6 +294,10 @@ static void decision_fill(struct rank_result *r, struct rank_decision *dec, size
 		 &dec->gain_hi);
 	if (d == r->sweep.in.baseline)
 		dec->gain = 0;	/* against itself: exactly, no interval */
+	/* gain = expm1(est): its bias from the log estimate's, to first order. */
+	dec->gain_bias = d == r->sweep.in.baseline ? 0
+			 : isnan(x->objective.bias) ? NAN
+			 : expm1(x->objective.est) - expm1(x->objective.est - x->objective.bias);
 	dec->p_adj = x->p_adj;
 	dec->verdict = x->verdict;
 	dec->min_detectable_effect = decide_gain(x->objective.mde);
@@ -290,6 +315,8 @@ static void decision_fill(struct rank_result *r, struct rank_decision *dec, size
 	dec->failure_rate = x->failure_rate;
 	dec->failing = x->failing;
 	dec->more_failures = x->more_failures;
+	dec->failing_level = x->failing_level;
+	dec->failures_p = x->failures_p;
 	dec->in_contention = x->in_contention;
 	dec->needed_vs_pick = x->needed_vs_pick;
 	dec->eliminated_block = x->elim.block;
@@ -303,6 +330,10 @@ static int cmp_decision(const void *pa, const void *pb)
 	const struct rank_decision *a = pa, *b = pb;
 	if (a->host_reference != b->host_reference)
 		return a->host_reference ? 1 : -1;
+	int ta = status_tier(a->failing, a->eliminated_block > 0, a->worse_than_best);
+	int tb = status_tier(b->failing, b->eliminated_block > 0, b->worse_than_best);
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
 	if (isnan(a->score) != isnan(b->score))
 		return isnan(a->score) ? 1 : -1;
 	if (!isnan(a->score) && a->score != b->score)
@@ -403,9 +434,12 @@ static double composite_value(const struct db_results_run *run, void *ctx)
 	return used ? exp(logsum / (double)used) : NAN;
 }
 
-/* The engine on another value of the same runs: each configuration against the baseline. */
-static void engine_other(const struct rank_result *r, decide_value_fn fn, void *ctx, bool hib,
-			 struct decide_sweep *s, struct decide_result *out)
+/*
+ * The engine on another value of the same runs: each configuration against
+ * the baseline.  -1 when the engine refuses them (out empty, s released).
+ */
+static int engine_other(const struct rank_result *r, decide_value_fn fn, void *ctx, bool hib,
+			struct decide_sweep *s, struct decide_result *out)
 {
 	struct decide_settings st;
 	decide_settings_init(&st);
@@ -413,7 +447,11 @@ static void engine_other(const struct rank_result *r, decide_value_fn fn, void *
 	st.equivalence = r->equivalence;
 	st.max_failure_rate = r->max_failure_rate;
 	decide_sweep_build(r->res, fn, ctx, hib, &r->roles, s);
-	decide_compute(&s->in, &st, out);
+	if (decide_compute(&s->in, &st, out) < 0) {
+		decide_sweep_release(s);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -437,10 +475,16 @@ static void composite_compute(struct rank_result *r)
 		free(hib);
 		return;
 	}
-	r->composite_family = "redis";
 	struct decide_sweep s;
 	struct decide_result x;
-	engine_other(r, composite_value, &ct, true, &s, &x);
+	/* The same runs as the primary metric's: a refusal here is not expected,
+	 * and shows as no composite rather than as zeroed ratios. */
+	if (engine_other(r, composite_value, &ct, true, &s, &x) < 0) {
+		free(ct.tests);
+		free(hib);
+		return;
+	}
+	r->composite_family = "redis";
 	for (size_t i = 0; i < r->nentries; i++) {
 		struct rank_entry *e = &r->entries[i];
 		const struct decide_cmp *c = &x.configs[e->index].vs_baseline;
@@ -455,7 +499,14 @@ static void composite_compute(struct rank_result *r)
 	decide_result_release(&x);
 	decide_sweep_release(&s);
 	for (size_t j = 0; j < ct.n; j++) {
-		engine_other(r, metric_value, (void *)ct.tests[j], hib[j], &s, &x);
+		if (engine_other(r, metric_value, (void *)ct.tests[j], hib[j], &s, &x) < 0) {
+			for (size_t i = 0; i < r->nentries; i++)
+				r->entries[i].tests[j] = (struct rank_test_ratio){
+					.name = ct.tests[j], .higher_is_better = hib[j], .mean = NAN,
+					.ratio = NAN, .ratio_lo = NAN, .ratio_hi = NAN, .gain = NAN,
+					.gain_lo = NAN, .gain_hi = NAN };
+			continue;
+		}
 		for (size_t i = 0; i < r->nentries; i++) {
 			struct rank_entry *e = &r->entries[i];
 			struct rank_test_ratio *tr = &e->tests[j];
@@ -525,7 +576,7 @@ static void warnings_runs(struct rank_result *r, const struct rank_entry *e)
 			     "in its statistics; a comparison sets its block aside when it is far "
 			     "from the others)", key,
 			     e->value_runs[j]->repetition + 1, e->values[j],
-			     100 * expm1(e->dev[j] * r->dr.outlier_scale), e->dev[j]);
+			     100 * expm1(e->dev[j] * r->dr.configs[e->index].outlier_scale), e->dev[j]);
 	for (size_t j = 0; j < e->config->nruns; j++) {
 		const struct db_results_run *run = &e->config->runs[j];
 		if (!strcmp(run->status, "failed") || !strcmp(run->status, "interrupted"))
@@ -567,11 +618,21 @@ static void warnings_collect(struct rank_result *r)
 	for (size_t d = 0; d < r->ndecisions; d++) {
 		const struct rank_decision *dec = &r->decisions[d];
 		if (dec->more_failures && !dec->failing)
-			warn(r, "more_failures", dec->key, "%s fails more often than the baseline "
-			     "(%zu of %zu runs against %zu of %zu): it cannot be better while it "
-			     "does", dec->key, dec->runs_failed, dec->runs_ok + dec->runs_failed,
-			     r->baseline_decision->runs_failed, r->baseline_decision->runs_ok +
-			     r->baseline_decision->runs_failed);
+			warn(r, "more_failures", dec->key, "%s is shown to fail more often than "
+			     "the baseline (%zu of %zu runs against %zu of %zu, p = %.2g): it is "
+			     "never called better", dec->key, dec->runs_failed,
+			     dec->runs_ok + dec->runs_failed, r->baseline_decision->runs_failed,
+			     r->baseline_decision->runs_ok + r->baseline_decision->runs_failed,
+			     dec->failures_p);
+		if (dec->failing && r->nlevels > 1 && dec->failing_level < r->nlevels &&
+		    !dec->host_reference) {
+			const struct rank_entry *at = dec->levels[dec->failing_level];
+			if (at)
+				warn(r, "failing_level", dec->key, "%s fails %zu of %zu runs at %s: "
+				     "failing there (objective %s), never recommended", dec->key,
+				     at->nfailed, at->nfailed + at->s.n, r->levels[dec->failing_level],
+				     decide_objective_name(r->objective));
+		}
 	}
 	if (!r->direction_known)
 		warn(r, "direction_unknown", NULL, "no stored direction for %s: ranked as higher "
@@ -702,7 +763,9 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	st.objective = opt->objective;
 	st.equivalence = opt->equivalence;
 	st.max_failure_rate = opt->max_failure_rate;
-	decide_compute(&out->sweep.in, &st, &out->dr);
+	if (decide_compute(&out->sweep.in, &st, &out->dr) < 0)
+		return err_set(err, EXIT_FAILURE_RUN, "experiment %s: the decision engine refused "
+			       "its runs (a configuration or level out of range)", res->exp.name);
 	out->levels = out->sweep.levels;
 	out->nlevels = out->sweep.in.nlevels;
 	out->baseline_source = out->sweep.baseline_source;
@@ -723,8 +786,7 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 	out->runs_total = out->dr.runs_total;
 	out->runs_ok = out->dr.runs_ok;
 	out->runs_failed = out->dr.runs_failed;
-	qsort_r(out->entries, out->nentries, sizeof(*out->entries), cmp_entry,
-		&out->higher_is_better);
+	qsort_r(out->entries, out->nentries, sizeof(*out->entries), cmp_entry, out);
 	size_t pos = 0;
 	for (size_t i = 0; i < out->nentries; i++) {
 		if (i == 0 || out->entries[i].level != out->entries[i - 1].level)

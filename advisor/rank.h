@@ -116,6 +116,7 @@ struct rank_decision {
 	const struct rank_entry *entry;	/* the first measured level's: its shape and settings */
 	bool host_reference;
 	double gain, gain_lo, gain_hi;	/* objective, direction-aware, vs the baseline */
+	double gain_bias;		/* of gain under `worst` (<= 0, a fraction); 0: none; NAN */
 	double p_adj;
 	enum decide_verdict verdict;
 	double min_detectable_effect;
@@ -127,6 +128,8 @@ struct rank_decision {
 	size_t runs_ok, runs_failed;
 	double failure_rate;
 	bool failing, more_failures;
+	size_t failing_level;		/* the level it fails at; SIZE_MAX: none (or pooled) */
+	double failures_p;		/* of more failures than the baseline; NAN: not tested */
 	bool in_contention;
 	int needed_vs_pick;
 	int eliminated_block;		/* 0: not eliminated */

@@ -17,16 +17,49 @@ static const char *const palette[] = {
 
 void report_html_escape(struct strbuf *out, const char *s)
 {
-	for (; s && *s; s++) {
+	const char *end = s ? s + strlen(s) : s;
+	while (s && *s) {
+		uint32_t cp = 0;
+		size_t n = strbuf_utf8_len(s, (size_t)(end - s), &cp);
 		switch (*s) {
 		case '&': strbuf_addstr(out, "&amp;"); break;
 		case '<': strbuf_addstr(out, "&lt;"); break;
 		case '>': strbuf_addstr(out, "&gt;"); break;
 		case '"': strbuf_addstr(out, "&quot;"); break;
 		case '\'': strbuf_addstr(out, "&#39;"); break;
-		default: strbuf_addch(out, *s);
+		default:
+			/* Controls (ESC, BEL, DEL, C1) shown, as `show` prints them;
+			 * bytes that are not UTF-8 are left to report_html_render's
+			 * last pass, which counts them. */
+			if (n && *s != '\n' && *s != '\t' &&
+			    (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))) {
+				strbuf_add_printable(out, s, n);
+				s += n;
+				continue;
+			}
+			strbuf_add(out, s, n ? n : 1);
+			s += n ? n : 1;
+			continue;
 		}
+		s++;
 	}
+}
+
+/*
+ * Makes out[start..] valid UTF-8, every byte that is not replaced by
+ * U+FFFD (benchmark output is stored as the benchmark wrote it); returns
+ * how many were.
+ */
+static size_t utf8_repair(struct strbuf *out, size_t start)
+{
+	struct strbuf fixed = STRBUF_INIT;
+	size_t replaced = strbuf_add_valid_utf8(&fixed, out->buf + start, out->len - start);
+	if (replaced) {
+		out->len = start;
+		strbuf_add(out, fixed.buf, fixed.len);
+	}
+	strbuf_release(&fixed);
+	return replaced;
 }
 
 /* A "nice" tick step (1, 2 or 5 x 10^k) giving about `want` ticks over range. */
@@ -740,6 +773,7 @@ void report_html_render(const struct rank_result *r, const struct report_lineage
 			struct strbuf *o)
 {
 	const struct db_experiment *x = &r->res->exp;
+	size_t start = o->len;
 	strbuf_addstr(o, "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
 		      "<title>topoadvisor report: ");
 	report_html_escape(o, x->name);
@@ -827,6 +861,12 @@ void report_html_render(const struct rank_result *r, const struct report_lineage
 	}
 	strbuf_addstr(o, "<h2>Sweep configuration</h2>\n<pre id='config'>");
 	report_html_escape(o, x->config_yaml);
-	strbuf_addf(o, "</pre>\n<p><small>topoadvisor %s</small></p>\n</body>\n</html>\n",
-		    TA_VERSION);
+	strbuf_addstr(o, "</pre>\n");
+	size_t replaced = utf8_repair(o, start);
+	if (replaced)
+		strbuf_addf(o, "<p class='warn' id='not-utf8'>%zu byte%s of stored text (benchmark "
+			    "output, names) %s not valid UTF-8 and %s shown as &#xfffd;.</p>\n",
+			    replaced, replaced == 1 ? "" : "s", replaced == 1 ? "was" : "were",
+			    replaced == 1 ? "is" : "are");
+	strbuf_addf(o, "<p><small>topoadvisor %s</small></p>\n</body>\n</html>\n", TA_VERSION);
 }

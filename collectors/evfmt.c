@@ -380,6 +380,115 @@ bool evfmt_has_event_id(const struct evfmt_layout *l, uint64_t id)
 	return false;
 }
 
+void evfmt_event_ids(const struct evfmt_layout *l, uint64_t *known)
+{
+	memset(known, 0, EVFMT_ID_WORDS * sizeof(*known));
+	known[0] = 0xfffffffeu;		/* 1-31 */
+	struct bcur s = { .p = l->events, .len = l->events_len, .big_endian = l->big_endian };
+	uint64_t nsys = l->events ? bcur_num(&s, 4) : 0;
+	for (uint64_t k = 0; k < nsys && !s.bad; k++) {
+		bcur_str(&s);
+		uint64_t nev = bcur_num(&s, 4);
+		for (uint64_t i = 0; i < nev && !s.bad; i++) {
+			uint64_t size = bcur_num(&s, 8);
+			const char *text = (const char *)bcur_bytes(&s, size), *line;
+			if (!text)
+				break;
+			const char *p = text, *end = text + size;
+			next_line(&p, end, &line);
+			size_t n = next_line(&p, end, &line), used;
+			long long id = n > 3 && !memcmp(line, "ID:", 3)
+					       ? parse_uint(line + 3, n - 3, &used) : -1;
+			if (id >= 0 && id < 65536 && 3 + used == n)
+				known[id / 64] |= 1ull << (id % 64);
+		}
+	}
+}
+
+/* Whether a and b (n and m bytes) have the same length and differ in 1..most bytes. */
+static bool near_miss(const char *a, size_t n, const char *b, size_t m, int most)
+{
+	if (n != m)
+		return false;
+	int diff = 0;
+	for (size_t i = 0; i < n && diff <= most; i++)
+		diff += a[i] != b[i];
+	return diff >= 1 && diff <= most;
+}
+
+/* Whether sys is a KVM system of evfmt_events, or a byte from one (a damaged name). */
+static bool kvm_system(const char *sys)
+{
+	for (int i = 0; i < EVFMT_NEVENTS; i++)
+		if (!strcmp(sys, evfmt_events[i][0]) ||
+		    near_miss(sys, strlen(sys), evfmt_events[i][0], strlen(evfmt_events[i][0]), 1))
+			return true;
+	return false;
+}
+
+/* What is wrong with one format of a KVM system (text, size bytes), into why; false: nothing. */
+static bool format_damaged(const struct evfmt_table *t, const char *sys, const char *text,
+			   size_t size, char *why, size_t len)
+{
+	const char *p = text, *end = text + size, *line;
+	size_t n = next_line(&p, end, &line);
+	size_t name_len = n > 6 && !memcmp(line, "name: ", 6) ? n - 6 : 0;
+	const char *name = line + 6;
+	for (size_t i = 0; i < name_len; i++)
+		if (!is_ident(name[i]))
+			name_len = 0;
+	if (!name_len) {
+		snprintf(why, len, "a format of system %s has no valid name line ('%.*s')", sys,
+			 (int)(n < 40 ? n : 40), line);
+		return true;
+	}
+	n = next_line(&p, end, &line);
+	size_t used;
+	long long id = n > 3 && !memcmp(line, "ID:", 3) ? parse_uint(line + 3, n - 3, &used) : -1;
+	if (id < 0 || 3 + used != n) {
+		snprintf(why, len, "the format of %s/%.*s has no valid ID line", sys,
+			 (int)name_len, name);
+		return true;
+	}
+	for (int i = 0; i < EVFMT_NEVENTS; i++) {
+		const char *s0 = evfmt_events[i][0], *n0 = evfmt_events[i][1];
+		size_t sl = strlen(sys), s0l = strlen(s0), n0l = strlen(n0);
+		bool same_sys = sl == s0l && !memcmp(sys, s0, sl);
+		bool same_name = name_len == n0l && !memcmp(name, n0, n0l);
+		int sys_diff = same_sys ? 0 : near_miss(sys, sl, s0, s0l, 1) ? 1 : 3;
+		if (t->events[i].present || (same_sys && same_name) || sys_diff > 1 ||
+		    !(same_name || near_miss(name, name_len, n0, n0l, 2 - sys_diff)))
+			continue;
+		snprintf(why, len, "the format of ID %lld is named %s/%.*s, a byte or two from "
+			 "%s/%s, which the file lacks: a damaged name", id, sys, (int)name_len,
+			 name, s0, n0);
+		return true;
+	}
+	return false;
+}
+
+int evfmt_formats_damage(const struct evfmt_layout *l, const struct evfmt_table *t, char *why,
+			 size_t len)
+{
+	int damaged = 0;
+	why[0] = '\0';
+	struct bcur s = { .p = l->events, .len = l->events_len, .big_endian = l->big_endian };
+	uint64_t nsys = l->events ? bcur_num(&s, 4) : 0;
+	for (uint64_t k = 0; k < nsys && !s.bad; k++) {
+		const char *sys = bcur_str(&s);
+		uint64_t nev = bcur_num(&s, 4);
+		bool kvm = sys && kvm_system(sys);
+		for (uint64_t i = 0; i < nev && !s.bad; i++) {
+			uint64_t size = bcur_num(&s, 8);
+			const char *text = (const char *)bcur_bytes(&s, size);
+			if (kvm && text && format_damaged(t, sys, text, size, damaged ? NULL : why,
+							  damaged ? 0 : len))
+				damaged++;
+		}
+	}
+	return damaged;
+}
+
 const char *evfmt_comm(const char *text, size_t len, int32_t pid, char *buf, size_t buflen)
 {
 	const char *p = text, *end = text ? text + len : NULL;

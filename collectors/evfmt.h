@@ -143,6 +143,28 @@ int evfmt_table_build(const struct evfmt_layout *l, struct evfmt_table *t, struc
 bool evfmt_has_event_id(const struct evfmt_layout *l, uint64_t id);
 
 /*
+ * Damage in the formats of the KVM systems (kvm, kvm_hv, or a system name a
+ * byte from one), which would make their records read as some other event,
+ * silently: a format whose "name:" line is not an identifier or whose
+ * "ID:" line is not a number, or one named a byte or two from an event of
+ * evfmt_events that t lacks ("kvm/kvm_exiu" for kvm/kvm_exit: a flipped
+ * bit).  A kernel writes neither.  Returns how many formats are damaged,
+ * the first described in why (len bytes; "" when none).
+ */
+int evfmt_formats_damage(const struct evfmt_layout *l, const struct evfmt_table *t, char *why,
+			 size_t len);
+
+/*
+ * The event IDs the layout's formats describe, as a bitmap of
+ * EVFMT_ID_WORDS words (a record's common_type is 16 bits), plus 1-31:
+ * ftrace's own record types (kernel/trace/trace.h), whose formats trace-cmd
+ * keeps in a section of their own.  A record of any other type names an
+ * event the file has no format for: the file is damaged.
+ */
+#define EVFMT_ID_WORDS (65536 / 64)
+void evfmt_event_ids(const struct evfmt_layout *l, uint64_t *known);
+
+/*
  * The name of pid in saved cmdlines ("PID COMM" lines, text of len bytes,
  * may be NULL), copied into buf, or NULL.  Looked up for the few processes
  * of a result only: parsing thousands of lines up front cost more than

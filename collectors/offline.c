@@ -60,6 +60,10 @@ struct reader {
 	struct tsmerge merge;
 	struct ta_err *err;
 	const char *path;
+	const uint64_t *known_ids;	/* evfmt_event_ids of the file */
+	uint64_t unknown;		/* records of a type no format describes */
+	uint32_t unknown_id;		/* the last such type */
+	bool unknown_types;		/* ... and there were others */
 };
 
 static int stream_fail(struct reader *rd, struct cpu_stream *s, const char *what)
@@ -267,6 +271,17 @@ static inline __attribute__((always_inline)) int reader_run_as(struct reader *rd
 				if (!fed++)
 					fed_first = ts;
 				fed_last = ts;
+			} else if (rd->dec->type.size && size >= rd->dec->type.offset +
+							      rd->dec->type.size) {
+				/* Not ours: but an event the file describes? */
+				uint32_t id = (uint32_t)bcur_num_at(s->pr.ev + rd->dec->type.offset,
+								    rd->dec->type.size,
+								    rd->f->big_endian);
+				if (id >= 65536 || !(rd->known_ids[id / 64] >> (id % 64) & 1)) {
+					rd->unknown_types |= rd->unknown && id != rd->unknown_id;
+					rd->unknown++;
+					rd->unknown_id = id;
+				}
 			}
 			more = page_reader_next(&s->pr) ? 1 : stream_fill(rd, s);
 			if (more < 0)
@@ -331,15 +346,20 @@ static void buffer_check(const struct reader *rd, int opened, const struct tdat_
 	}
 	if (b->dup_stats >= 0)
 		gang_result_damage(res, "the stats of CPU %d appear twice", b->dup_stats);
+	if (rd->unknown)
+		gang_result_damage(res, "%llu records are of an event no format in the file "
+				   "describes (type %u%s)", (unsigned long long)rd->unknown,
+				   rd->unknown_id, rd->unknown_types ? " among others" : "");
 	decoder_note_malformed(malformed, res);
 }
 
 static int analyze_buffer(const char *path, int fd, const struct tdat_file *f,
 			  const struct tdat_buffer *b, const struct evfmt_table *t,
-			  struct decoder *dec, enum gang_algorithm algo,
+			  struct decoder *dec, const uint64_t *known_ids, enum gang_algorithm algo,
 			  struct buffer_result *out, struct ta_err *err)
 {
-	struct reader rd = { .f = f, .fd = fd, .dec = dec, .err = err, .path = path };
+	struct reader rd = { .f = f, .fd = fd, .dec = dec, .err = err, .path = path,
+			     .known_ids = known_ids };
 	rd.g = gang_new(algo);
 	rd.ncpus = b->ncpus;
 	rd.cpus = xcalloc(b->ncpus ? b->ncpus : 1, sizeof(*rd.cpus));
@@ -505,6 +525,21 @@ int offline_analyze(const char *path, const struct offline_opts *opts, struct ga
 	return rc;
 }
 
+/*
+ * Formats of a KVM system that a kernel cannot have written (evfmt.h): their
+ * records would be read as some other event, or as none, so the counts are
+ * lower bounds (or, with no event left, the recording is refused).
+ */
+static void formats_check(const struct evfmt_layout *l, const struct evfmt_table *t,
+			  struct gang_result *res)
+{
+	char why[200];
+	int n = evfmt_formats_damage(l, t, why, sizeof(why));
+	if (n)
+		gang_result_damage(res, "%d damaged KVM event format%s: %s", n, n == 1 ? "" : "s",
+				   why);
+}
+
 static int analyze_tdat(const char *path, int fd, const unsigned char *map, size_t size,
 			const struct offline_opts *opts, struct gang_result *res,
 			struct offline_info *info, struct ta_err *err)
@@ -512,6 +547,7 @@ static int analyze_tdat(const char *path, int fd, const unsigned char *map, size
 	struct tdat_file f;
 	struct evfmt_table table;
 	struct decoder dec;
+	uint64_t *known_ids = NULL;
 	int rc = -1;
 
 	if (tdat_open(path, map, size, &f, err) < 0)
@@ -521,6 +557,8 @@ static int analyze_tdat(const char *path, int fd, const unsigned char *map, size
 		goto out;
 	}
 	snprintf(info->format, sizeof(info->format), "trace.dat v%d", f.version);
+	known_ids = xmalloc(EVFMT_ID_WORDS * sizeof(*known_ids));
+	evfmt_event_ids(&f.formats, known_ids);
 
 	info->version = f.version;
 	snprintf(info->compression, sizeof(info->compression), "%s",
@@ -553,8 +591,8 @@ static int analyze_tdat(const char *path, int fd, const unsigned char *map, size
 	bool have_best = false;
 	for (size_t i = first; i < last; i++) {
 		struct buffer_result br;
-		if (analyze_buffer(path, fd, &f, &f.buffers[i], &table, &dec, opts->algorithm, &br,
-				   err) < 0) {
+		if (analyze_buffer(path, fd, &f, &f.buffers[i], &table, &dec, known_ids,
+				   opts->algorithm, &br, err) < 0) {
 			if (have_best)
 				gang_result_release(&best.res);
 			goto out;
@@ -576,6 +614,7 @@ static int analyze_tdat(const char *path, int fd, const unsigned char *map, size
 
 	const struct tdat_buffer *b = &f.buffers[best_idx];
 	*res = best.res;
+	formats_check(&f.formats, &table, res);
 	res->run_core_format = dec.id_run_core >= 0;
 	/* The file names no thread groups: its kvm:* entries are threads (gang.h). */
 	for (size_t i = 0; i < res->nreasons; i++)
@@ -598,6 +637,7 @@ static int analyze_tdat(const char *path, int fd, const unsigned char *map, size
 	res->records = best.records;
 	rc = 0;
 out:
+	free(known_ids);
 	tdat_close(&f);
 	return rc;
 }

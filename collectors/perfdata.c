@@ -177,6 +177,8 @@ struct pd {
 	uint64_t last_config;		/* the tracepoint ID tracepoint_config found last */
 	uint64_t since_round;		/* samples after the last FINISHED_ROUND */
 	struct evfmt_layout formats;	/* the tracing data, for attribute checks */
+	char formats_damage[200];	/* evfmt_formats_damage's first finding */
+	int damaged_formats;
 	size_t drop_checked;		/* reader position of the last drop_behind */
 	size_t low_dropped;		/* all below was given back and is never read again */
 };
@@ -339,6 +341,8 @@ static int formats_load(struct pd *p, const unsigned char *data, size_t len, uin
 		return bad(p, off, "%s", "the tracing data's byte order is not the file's");
 	p->have_dec = true;
 	p->formats = l;
+	p->damaged_formats = evfmt_formats_damage(&l, &t, p->formats_damage,
+						  sizeof(p->formats_damage));
 	return 0;
 }
 
@@ -1394,6 +1398,10 @@ static void damage_notes(const struct pd *p, struct gang_result *res)
 		if (notes[i].n)
 			gang_result_damage(res, "%llu %s", (unsigned long long)notes[i].n,
 					   notes[i].what);
+	if (p->damaged_formats)
+		gang_result_damage(res, "%d damaged KVM event format%s in the tracing data: %s",
+				   p->damaged_formats, p->damaged_formats == 1 ? "" : "s",
+				   p->formats_damage);
 	decoder_note_malformed(p->dec.malformed, res);
 }
 

@@ -19,12 +19,13 @@
  *    runs share a boot with another block's are one *unit* (their log
  *    ratios averaged): boots, not runs, are then the replicates.
  *  - A failed run is an outcome: the worst one.  Its block's log ratio is
- *    -inf (+inf when y failed), and the location of the units is their 20 %
- *    trimmed mean (Tukey & McLaughlin's standard error, df h - 1), which
+ *    -inf (+inf when y failed), and the location of the units is their 10 %
+ *    trimmed mean (DECIDE_TRIM; never less than the failures on either side) (Tukey & McLaughlin's standard error, df h - 1), which
  *    trims such values and a few extreme runs (heavy tails) alike.
  *  - A decision's objective against the baseline over the levels: `mean`
  *    averages the levels' log ratios within each block (one paired test);
- *    `worst` is the smallest level estimate, its interval [min of the
+ *    `worst` is the smallest level estimate (biased low: the minimum of
+ *    noisy estimates; decide_cmp.bias states by how much), its interval [min of the
  *    levels' lower bounds at alpha'/2 one-sided, min of their upper bounds
  *    at alpha'/(2L) one-sided], which holds min_l theta_l with probability
  *    >= 1 - alpha'.  Never a per-block minimum of noisy values.
@@ -32,8 +33,21 @@
  *    with the baseline (alpha' = alpha / m): better (above 0), equivalent
  *    (inside +-delta: two one-sided tests on data), worse (below 0),
  *    undecided, insufficient (fewer than 2 units), failing (a failure rate
- *    above max_failure_rate, or no successful run).  A decision failing
- *    more often than the baseline is never better (undecided, flagged).
+ *    above max_failure_rate, or no successful run).  Failures per level:
+ *    a decision that never succeeds at some level is failing; under
+ *    `worst` so is one failing above max_failure_rate at any level (its
+ *    worst case), named with that level; under `mean` its failures count
+ *    in the objective (the worst outcome) and its pooled rate decides.
+ *    A decision *shown* to fail more often than the baseline (Fisher's
+ *    exact test, one-sided, at the verdict's alpha; under `worst` per
+ *    level, Bonferroni over them) is never better: undecided, flagged,
+ *    and settled (out of contention: more runs only confirm the excess).
+ *    A difference of a failure or two that the test does not show blocks
+ *    nothing.
+ *  - Without a baseline the best is `better` only when something was
+ *    shown worse than it; tied with others (within +-delta) it is
+ *    `equivalent` among them, and recommended over them only when the
+ *    cost rules make it cheaper (otherwise `tied`).
  *  - A race's eliminations are a selection step, never evidence: an
  *    eliminated decision keeps the verdict its own data give.
  */
@@ -139,6 +153,9 @@ struct decide_cmp {
 	size_t set_aside;	/* far units left out (not in units) */
 	double mde;		/* log-scale effect these units detect with DECIDE_POWER */
 	int needed;		/* more blocks to settle; 0 settled; -1 unknown; CAP+1: more than CAP */
+	double bias;		/* the estimate's bias (<= 0, log): `worst` against the
+				 * baseline over levels, the minimum of noisy estimates;
+				 * 0 where unbiased (one level, `mean`); NAN: unknown */
 };
 
 struct decide_config_out {
@@ -147,9 +164,12 @@ struct decide_config_out {
 	double failure_rate;		/* failed / (ok + failed); NAN without outcome */
 	struct decide_cmp vs_baseline;	/* the baseline's configuration at the level */
 	enum decide_verdict verdict;
-	bool failing, more_failures;	/* more failures than the baseline's configuration */
+	bool failing;
+	bool more_failures;		/* shown to fail more often than the baseline's configuration */
+	double failures_p;		/* of that: Fisher's exact test, one-sided; NAN: not tested */
 	double p_best, p_best_adj;	/* against the best's configuration at the level */
 	size_t noutliers;
+	double outlier_scale;		/* its runs' robust sd (logs): its own or the pooled, the larger */
 };
 
 struct decide_run_out {
@@ -159,8 +179,11 @@ struct decide_run_out {
 
 struct decide_decision_out {
 	size_t n_ok, n_failed;
-	double failure_rate;
-	bool failing, more_failures;
+	double failure_rate;		/* pooled over its levels */
+	bool failing;
+	size_t failing_level;		/* the level it fails at (see decide.h), DECIDE_NONE: none */
+	bool more_failures;		/* shown to fail more often than the baseline */
+	double failures_p;		/* of that, Bonferroni over the levels under worst; NAN: not tested */
 	bool testable;			/* >= 2 units against the baseline wherever both ran */
 	struct decide_cmp objective;	/* against the baseline (mean: one test; worst: see above) */
 	double p_adj;			/* Bonferroni over m */
@@ -220,6 +243,8 @@ struct decide_result {
 	bool baseline_testable;
 	bool nothing_beats_baseline;
 	size_t ncandidates;		/* better and equivalent to the top (cost tie-break) */
+	bool tied;			/* no baseline: the best is tied with others and none is
+					 * cheaper (verdict equivalent: any of them will do) */
 	size_t *contention;		/* decisions still in contention */
 	size_t ncontention;
 	size_t *unsettled;		/* eliminated, and not shown worse or equivalent on data */
@@ -227,17 +252,22 @@ struct decide_result {
 	double mde;			/* the leader's, gain */
 	int needed;			/* blocks to settle the leader against the baseline */
 	size_t runs_total, runs_ok, runs_failed;
-	double outlier_scale;		/* pooled robust sd of the logs */
+	double outlier_scale;		/* pooled robust sd of the logs (configurations: their own) */
 	struct decide_components components;
 	struct decide_drift drift;
 };
 
+/* A fallible call whose result must be looked at: an ignored -1 would
+ * present an empty result (decision 0 "recommended"). */
+#define DECIDE_MUST_CHECK __attribute__((warn_unused_result))
+
 /*
  * Decides.  Fails (-1) only on input it cannot hold (an index out of
- * range, no levels); out is then empty.  Release with decide_result_release.
+ * range, no levels); out is then empty (pick DECIDE_NONE, nothing
+ * allocated): never render it.  Release with decide_result_release.
  */
-int decide_compute(const struct decide_input *in, const struct decide_settings *s,
-		   struct decide_result *out);
+DECIDE_MUST_CHECK int decide_compute(const struct decide_input *in,
+				     const struct decide_settings *s, struct decide_result *out);
 void decide_result_release(struct decide_result *r);
 /* Is the verdict something to act on (better, equivalent)? */
 bool decide_decisive(const struct decide_result *r);

@@ -51,7 +51,7 @@ double decide_gain(double log_gain)
 static void cmp_empty(struct decide_cmp *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->est = c->lo = c->hi = c->se = c->df = c->p = c->mde = c->alpha = NAN;
+	c->est = c->lo = c->hi = c->se = c->df = c->p = c->mde = c->alpha = c->bias = NAN;
 	c->needed = -1;
 }
 
@@ -84,6 +84,39 @@ static int needed_of(const struct decide_settings *s, const struct decide_cmp *c
 static size_t fewer(size_t a, size_t b)
 {
 	return a < b ? a : b;
+}
+
+/*
+ * The bias of the smallest of k level estimates as an estimate of the
+ * smallest true level gain: E[min_i (est_i + se_i Z_i)] - min_i est_i, the
+ * levels' estimates taken as their truths and independent (a parametric
+ * bootstrap, integrated, not drawn: E[X] = a + int_a^inf P(X > x) dx for
+ * X >= a nearly surely).  <= 0; 0 for one level; about -0.85 se for three
+ * equal levels.  NAN when a level has no spread estimate.
+ */
+static double worst_bias(const struct decide_cmp *lv, size_t k)
+{
+	double lo = INFINITY, hi = -INFINITY, top = 0, m = INFINITY;
+	for (size_t i = 0; i < k; i++) {
+		if (!lv[i].ok || !isfinite(lv[i].est) || !(lv[i].se >= 0))
+			return NAN;
+		m = fmin(m, lv[i].est);
+		top = fmax(top, lv[i].se);
+	}
+	if (k < 2 || top == 0)
+		return 0;
+	lo = m - 10 * top;
+	hi = m + 10 * top;
+	const int steps = 2000;
+	double h = (hi - lo) / steps, sum = 0;
+	for (int j = 0; j <= steps; j++) {
+		double x = lo + h * j, surv = 1;
+		for (size_t i = 0; i < k; i++)
+			surv *= lv[i].se > 0 ? 0.5 * erfc((x - lv[i].est) / (lv[i].se * M_SQRT2))
+					     : x < lv[i].est;
+		sum += (j == 0 || j == steps ? 0.5 : 1) * surv;
+	}
+	return fmin(0, lo + h * sum - m);
 }
 
 /*
@@ -125,6 +158,7 @@ static void worst_of(const struct decide_cmp *lv, size_t k, double alpha,
 	}
 	if (!ok)
 		out->p = NAN;
+	out->bias = ok ? worst_bias(lv, k) : NAN;
 }
 
 /*
@@ -284,12 +318,11 @@ static bool is_failing(size_t ok, size_t failed, double rate, double max_rate)
 	return (failed && !ok) || rate > max_rate;
 }
 
-/* More failures than the reference's, as rates. */
-static bool fails_more(double rate, double ref_rate)
-{
-	return rate > (isnan(ref_rate) ? 0 : ref_rate);	/* a NAN rate: no */
-}
-
+/*
+ * Failing: a configuration by its own rate; a decision by its pooled rate,
+ * or at a level: one it never succeeds at (settled, not "insufficient"),
+ * and under `worst` one it fails at above the maximum (its worst case).
+ */
 static void failures(const struct decide_input *in, const struct decide_settings *s,
 		     const struct decide_table *t, struct decide_result *r)
 {
@@ -297,17 +330,72 @@ static void failures(const struct decide_input *in, const struct decide_settings
 		struct decide_config_out *co = &r->configs[c];
 		co->failing = is_failing(co->n_ok, co->n_failed, co->failure_rate,
 					 s->max_failure_rate);
-		size_t b = in->baseline == DECIDE_NONE ? DECIDE_NONE
-			   : decide_table_config(t, in->baseline, in->configs[c].level);
-		co->more_failures = b != DECIDE_NONE && b != c &&
-				    fails_more(co->failure_rate, r->configs[b].failure_rate);
 	}
-	const struct decide_decision_out *bd = in->baseline == DECIDE_NONE ? NULL
-					       : &r->decisions[in->baseline];
 	for (size_t d = 0; d < in->ndecisions; d++) {
 		struct decide_decision_out *o = &r->decisions[d];
 		o->failing = is_failing(o->n_ok, o->n_failed, o->failure_rate, s->max_failure_rate);
-		o->more_failures = bd && o != bd && fails_more(o->failure_rate, bd->failure_rate);
+		o->failing_level = DECIDE_NONE;
+		for (size_t l = 0; l < in->nlevels && o->failing_level == DECIDE_NONE; l++) {
+			size_t c = decide_table_config(t, d, l);
+			if (c == DECIDE_NONE)
+				continue;
+			const struct decide_config_out *co = &r->configs[c];
+			if ((co->n_failed && !co->n_ok) ||
+			    (s->objective == DECIDE_OBJECTIVE_WORST && co->failing))
+				o->failing_level = l;
+		}
+		o->failing |= o->failing_level != DECIDE_NONE;
+	}
+}
+
+/* The one-sided p of x failing more often than y (Fisher's exact test). */
+static double failures_p(size_t x_failed, size_t x_ok, size_t y_failed, size_t y_ok)
+{
+	return stats_fisher_more(x_failed, x_failed + x_ok, y_failed, y_failed + y_ok);
+}
+
+/*
+ * More failures than the baseline, shown at the verdicts' alphas: each
+ * configuration against the baseline's at its level (level_alpha); a
+ * decision pooled over its levels under `mean`, level by level under
+ * `worst` (the smallest p, Bonferroni over the levels).
+ */
+static void more_failures(const struct decide_table *t, const struct decide_settings *s,
+			  struct decide_result *r)
+{
+	const struct decide_input *in = t->in;
+	size_t b = in->baseline;
+	for (size_t c = 0; c < in->nconfigs; c++) {
+		struct decide_config_out *co = &r->configs[c];
+		size_t bc = decide_table_config(t, b, in->configs[c].level);
+		co->failures_p = NAN;
+		if (bc == DECIDE_NONE || bc == c || in->configs[c].decision == b)
+			continue;
+		const struct decide_config_out *bo = &r->configs[bc];
+		co->failures_p = failures_p(co->n_failed, co->n_ok, bo->n_failed, bo->n_ok);
+		co->more_failures = co->failures_p < r->level_alpha;
+	}
+	const struct decide_decision_out *bd = &r->decisions[b];
+	for (size_t d = 0; d < in->ndecisions; d++) {
+		struct decide_decision_out *o = &r->decisions[d];
+		o->failures_p = NAN;
+		if (d == b)
+			continue;
+		if (s->objective == DECIDE_OBJECTIVE_MEAN) {
+			o->failures_p = failures_p(o->n_failed, o->n_ok, bd->n_failed, bd->n_ok);
+		} else {
+			size_t k = 0;
+			double p = 1;
+			for (size_t l = 0; l < in->nlevels; l++) {
+				size_t x = decide_table_config(t, d, l), y = decide_table_config(t, b, l);
+				if (x == DECIDE_NONE || y == DECIDE_NONE)
+					continue;
+				k++;
+				p = fmin(p, r->configs[x].failures_p);
+			}
+			o->failures_p = k ? fmin(1, p * (double)k) : NAN;
+		}
+		o->more_failures = o->failures_p < r->objective_alpha;
 	}
 }
 
@@ -364,6 +452,7 @@ static void against_baseline(const struct decide_table *t, const struct decide_s
 	r->m = m ? m : 1;
 	r->objective_alpha = DECIDE_ALPHA / (double)r->m;
 	r->level_alpha = DECIDE_ALPHA / (double)(r->m * nl);
+	more_failures(t, s, r);
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		struct decide_config_out *co = &r->configs[c];
 		size_t bc = decide_table_config(t, b, in->configs[c].level);
@@ -505,6 +594,16 @@ static void against_best(const struct decide_table *t, const struct decide_setti
 		o->equivalent_to_best = decide_verdict_of(&o->vs_best, s->equivalence) ==
 					DECIDE_EQUIVALENT;
 		o->worse_than_best = o->vs_best.hi < 0;
+		/*
+		 * The baseline against the best says what the best's own verdict
+		 * says (one comparison, one answer): not "worse than the best"
+		 * where the best is undecided against it.
+		 */
+		if (d == in->baseline && r->baseline_testable) {
+			enum decide_verdict bv = r->decisions[best].verdict;
+			o->worse_than_best = bv == DECIDE_BETTER;
+			o->equivalent_to_best = bv == DECIDE_EQUIVALENT;
+		}
 	}
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		struct decide_config_out *co = &r->configs[c];
@@ -610,8 +709,9 @@ static void recommend_better(const struct decide_table *t, const struct decide_s
 	for (size_t d = 0; d < in->ndecisions; d++) {
 		struct decide_decision_out *o = &r->decisions[d];
 		if (d == pick || d == top || !is_candidate(in, d) || o->failing ||
-		    in->decisions[d].elim.block || o->worse_than_best || o->equivalent_to_best ||
-		    o->verdict == DECIDE_WORSE || o->verdict == DECIDE_EQUIVALENT)
+		    o->more_failures || in->decisions[d].elim.block || o->worse_than_best ||
+		    o->equivalent_to_best || o->verdict == DECIDE_WORSE ||
+		    o->verdict == DECIDE_EQUIVALENT)
 			continue;
 		o->in_contention = true;
 		list_add(&r->contention, &r->ncontention, d);
@@ -661,8 +761,9 @@ static void recommend_with_baseline(const struct decide_table *t, const struct d
 		if (!is_candidate(in, d))
 			continue;
 		others = true;
+		/* Shown to fail more often: never better, and more runs only confirm it. */
 		if (o->verdict == DECIDE_EQUIVALENT || o->verdict == DECIDE_WORSE ||
-		    o->verdict == DECIDE_FAILING)
+		    o->verdict == DECIDE_FAILING || o->more_failures)
 			continue;
 		if (in->decisions[d].elim.block) {
 			list_add(&r->unsettled, &r->nunsettled, d);
@@ -689,29 +790,75 @@ static void recommend_with_baseline(const struct decide_table *t, const struct d
 	}
 }
 
+/*
+ * Is a cheaper than b by the cost rules alone (fewer host CPUs, fewer
+ * non-default host settings, significantly fewer ganged exits)?  Not by
+ * the objective: among equals that is noise.
+ */
+static bool cheaper(const struct decide_table *t, int blocks, size_t a, size_t b)
+{
+	const struct decide_option *x = &t->in->decisions[a], *y = &t->in->decisions[b];
+	if (x->host_cpus != y->host_cpus)
+		return x->host_cpus < y->host_cpus;
+	if (x->nondefault_knobs != y->nondefault_knobs)
+		return x->nondefault_knobs < y->nondefault_knobs;
+	size_t na, nb;
+	double *ga = decision_gang(t, a, blocks, &na), *gb = decision_gang(t, b, blocks, &nb);
+	struct stats_test w;
+	stats_welch(ga, na, gb, nb, &w);
+	bool fewer = !isnan(w.p) && w.p < DECIDE_ALPHA && stats_mean(ga, na) < stats_mean(gb, nb);
+	free(ga);
+	free(gb);
+	return fewer;
+}
+
+/*
+ * Without a baseline: the best, or the cheapest of those tied with it.
+ * `better` only when something was shown worse than it (better than
+ * something); tied with others it is `equivalent` among them, and
+ * recommended over them only when it is cheaper than each (else `tied`:
+ * any of them will do, none is a change worth making).
+ */
 static void recommend_without_baseline(const struct decide_table *t,
 				       const struct decide_settings *s, struct decide_result *r)
 {
 	const struct decide_input *in = t->in;
 	size_t best = r->best, pick = best;
+	size_t *tied = xmalloc((in->ndecisions + 1) * sizeof(*tied)), ntied = 0;
+	tied[ntied++] = best;
 	for (size_t d = 0; d < in->ndecisions; d++)
 		if (d != best && is_contender(in, r, d) && r->decisions[d].equivalent_to_best) {
-			r->ncandidates++;
+			tied[ntied++] = d;
 			if (preferred(t, r, s->blocks, d, pick))
 				pick = d;
 		}
-	r->ncandidates++;
+	r->ncandidates = ntied;
+	bool cheapest = true, shown_over = false;
+	for (size_t i = 0; i < ntied; i++)
+		cheapest &= tied[i] == pick || cheaper(t, s->blocks, pick, tied[i]);
+	free(tied);
 	r->pick = r->top = pick;
 	for (size_t d = 0; d < in->ndecisions; d++) {
 		struct decide_decision_out *o = &r->decisions[d];
-		if (d == best || in->decisions[d].host_reference || o->failing ||
-		    in->decisions[d].elim.block || o->equivalent_to_best || o->worse_than_best)
+		if (d == best || in->decisions[d].host_reference)
+			continue;
+		shown_over |= o->worse_than_best || o->failing;
+		if (o->failing || in->decisions[d].elim.block || o->equivalent_to_best ||
+		    o->worse_than_best)
 			continue;
 		o->in_contention = true;
 		o->needed_vs_pick = o->vs_best.needed;
 		list_add(&r->contention, &r->ncontention, d);
 	}
-	r->verdict = r->ncontention ? DECIDE_UNDECIDED : DECIDE_BETTER;
+	r->tied = ntied > 1 && !cheapest;
+	if (r->ncontention)
+		r->verdict = DECIDE_UNDECIDED;
+	else if (ntied > 1)
+		r->verdict = DECIDE_EQUIVALENT;
+	else if (!shown_over)
+		r->verdict = DECIDE_INSUFFICIENT;	/* nothing else measured: better than nothing */
+	else
+		r->verdict = DECIDE_BETTER;
 	r->leader = leading(r, r->contention, r->ncontention);
 	r->needed = r->leader == DECIDE_NONE ? 0 : r->decisions[r->leader].needed_vs_pick;
 }
@@ -764,6 +911,9 @@ int decide_compute(const struct decide_input *in, const struct decide_settings *
 		   struct decide_result *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* Empty, never a zeroed pick: decision 0 is a real decision. */
+	out->best = out->pick = out->leader = out->top = DECIDE_NONE;
+	out->verdict = DECIDE_INSUFFICIENT;
 	struct decide_table t;
 	if (!decide_table_build(in, s->blocks, &t)) {
 		decide_table_release(&t);
@@ -780,12 +930,15 @@ int decide_compute(const struct decide_input *in, const struct decide_settings *
 	for (size_t c = 0; c < in->nconfigs; c++) {
 		cmp_empty(&out->configs[c].vs_baseline);
 		out->configs[c].p_best = out->configs[c].p_best_adj = NAN;
+		out->configs[c].failures_p = NAN;
+		out->configs[c].outlier_scale = NAN;
 	}
 	for (size_t d = 0; d < in->ndecisions; d++) {
 		struct decide_decision_out *o = &out->decisions[d];
 		cmp_empty(&o->objective);
 		cmp_empty(&o->vs_best);
-		o->p_adj = o->score = NAN;
+		o->p_adj = o->score = o->failures_p = NAN;
+		o->failing_level = DECIDE_NONE;
 		o->needed_vs_pick = -1;
 		o->elim = in->decisions[d].elim;
 		o->verdict = DECIDE_INSUFFICIENT;

@@ -140,12 +140,48 @@ static double pooled_scale(const struct decide_table *t)
 	return m / PAIR_MEDIAN;
 }
 
+/*
+ * A configuration's own robust scale (its pairs' median distance), from
+ * OWN_SCALE_MIN successful runs on: there one wild run moves at most 4 of
+ * its 10 pairs, and the median stays among the others.  NAN with fewer.
+ */
+#define OWN_SCALE_MIN 5
+
+static double own_scale(const struct decide_table *t, size_t c)
+{
+	size_t nb = t->nblocks, n = 0;
+	double *s = xmalloc((nb + 1) * sizeof(*s));
+	for (size_t b = 0; b < nb; b++)
+		if (!isnan(s[n] = cell_log(t, c, b)))
+			n++;
+	double scale = NAN;
+	if (n >= OWN_SCALE_MIN) {
+		qsort(s, n, sizeof(*s), cmp_log);
+		size_t off[2] = { 0, n };
+		scale = pair_distance_median(s, off, 1, (uint64_t)n * (n - 1) / 2) / PAIR_MEDIAN;
+	}
+	free(s);
+	return scale;
+}
+
+/*
+ * Outliers, each configuration's runs against its median and the larger of
+ * its own scale and the pooled one: a configuration with a wider spread
+ * than the others (a CV of 20 % among 1 % ones) is judged by its own,
+ * where the pooled scale flagged nearly every run of it; a tighter one by
+ * the pooled scale (its few runs' own is unsure, and too small a scale
+ * flags noise).  With fewer than OWN_SCALE_MIN runs: the pooled scale.
+ */
 static void outliers(const struct decide_table *t, struct decide_result *r)
 {
 	const struct decide_input *in = t->in;
 	size_t nb = t->nblocks;
 	double scale = pooled_scale(t);
 	r->outlier_scale = scale;
+	for (size_t c = 0; c < in->nconfigs; c++) {
+		double own = own_scale(t, c);
+		r->configs[c].outlier_scale = own > scale ? own : scale;
+	}
 	double *v = xmalloc(nb * sizeof(*v));
 	double *median = xmalloc(in->nconfigs * sizeof(*median));
 	for (size_t c = 0; c < in->nconfigs; c++) {
@@ -159,10 +195,11 @@ static void outliers(const struct decide_table *t, struct decide_result *r)
 		const struct decide_run *run = &in->runs[i];
 		struct decide_run_out *o = &r->runs[i];
 		o->dev = 0;
+		double sc = r->configs[run->config].outlier_scale;
 		if ((size_t)run->block >= nb || run->status != DECIDE_RUN_OK || !(run->value > 0) ||
-		    isnan(median[run->config]) || !(scale > 0))
+		    isnan(median[run->config]) || !(sc > 0))
 			continue;
-		o->dev = (log(run->value) - median[run->config]) / scale;
+		o->dev = (log(run->value) - median[run->config]) / sc;
 		o->outlier = fabs(o->dev) > OUTLIER_K;
 		r->configs[run->config].noutliers += o->outlier;
 	}

@@ -562,3 +562,22 @@ double stats_binomial_upper(size_t k, size_t n, double p)
 		return 0;
 	return stats_incbeta((double)k, (double)(n - k + 1), p);
 }
+
+/* log C(n, k) */
+static double log_choose(size_t n, size_t k)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1);
+}
+
+double stats_fisher_more(size_t a, size_t n1, size_t b, size_t n2)
+{
+	size_t k = a + b, n = n1 + n2;
+	if (a == 0 || a > n1 || b > n2)
+		return 1;
+	double denom = log_choose(n, k), p = 0;
+	size_t hi = k < n1 ? k : n1;
+	for (size_t x = a; x <= hi; x++)
+		if (k - x <= n2)
+			p += exp(log_choose(n1, x) + log_choose(n2, k - x) - denom);
+	return p > 1 ? 1 : p;
+}

@@ -95,6 +95,12 @@ double stats_f_upper(double f, double df1, double df2);
 double stats_chi2_quantile(double p, double df);
 /* P(X >= k) for X binomial(n, p). */
 double stats_binomial_upper(size_t k, size_t n, double p);
+/*
+ * Fisher's exact test, one-sided: the probability of a failures or more
+ * among n1 outcomes when a + b failures fall at random among n1 + n2
+ * (hypergeometric upper tail).  1 when a is 0 or nothing failed.
+ */
+double stats_fisher_more(size_t a, size_t n1, size_t b, size_t n2);
 
 /* The seeded RNG of the simulations and fixtures (xoshiro256** through splitmix64). */
 struct stats_rng {

@@ -333,12 +333,25 @@ static int mark_baseline(struct plan *p, struct ta_err *err)
 	const struct sweep_config *cfg = p->cfg;
 	if (!cfg->nbaseline)
 		return 0;
+	/*
+	 * The baseline is a decision: configurations that differ only in
+	 * environment factors (one decision at several levels) are one match,
+	 * so a baseline need not name an environment level the engine ignores.
+	 */
 	size_t matches = 0, first = 0;
 	for (size_t i = 0; i < p->nconfigs; i++) {
-		if (!p->configs[i].rec.host_reference && baseline_matches(cfg, &p->configs[i])) {
-			if (!matches++)
-				first = i;
-		}
+		const struct config_record *rec = &p->configs[i].rec;
+		if (rec->host_reference || !baseline_matches(cfg, &p->configs[i]))
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !p->configs[j].rec.host_reference &&
+			       !strcmp(p->configs[j].rec.decision, rec->decision) &&
+			       baseline_matches(cfg, &p->configs[j]);
+		if (seen)
+			continue;
+		if (!matches++)
+			first = i;
 	}
 	const struct baseline_item *b = &cfg->baseline[0];
 	if (matches == 0)
@@ -348,8 +361,8 @@ static int mark_baseline(struct plan *p, struct ta_err *err)
 			       cfg->path, b->line, b->col);
 	if (matches > 1)
 		return err_set(err, EXIT_BAD_INPUT,
-			       "%s:%d:%d: baseline: matches %zu configurations; name more "
-			       "factors (topology, pinning, noise or a host knob) so it "
+			       "%s:%d:%d: baseline: matches %zu decisions; name more "
+			       "decision factors (topology, pinning or a host knob) so it "
 			       "picks one", cfg->path, b->line, b->col, matches);
 	assert(!p->configs[first].rec.host_reference);
 	p->configs[first].rec.baseline = true;

@@ -1,7 +1,9 @@
 /* db: opening, migrating and the experiment records; see db.h. */
 #include "db.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <glib.h>
 #include <json-c/json.h>
@@ -263,48 +265,236 @@ static int not_a_file_error(const char *path, const struct stat *st, struct ta_e
 		       "FILE", path, safefile_kind(st->st_mode));
 }
 
+/*
+ * What SQLite opens beside a database: a name planted there (a symbolic
+ * link, a FIFO, a file of a third user) would make it write elsewhere or
+ * read changes nobody of ours made, and SQLite itself says only "unable to
+ * open database file".  Each sidecar present must be a regular file of the
+ * database's owner or ours.  Returns 0, or -1 with err saying which and why.
+ */
+static int check_sidecars(const char *path, uid_t owner, struct ta_err *err)
+{
+	static const char *const suffixes[] = { "-wal", "-shm", "-journal" };
+	int rc = 0;
+	struct strbuf name = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]) && rc == 0; i++) {
+		strbuf_reset(&name);
+		strbuf_addf(&name, "%s%s", path, suffixes[i]);
+		struct stat lst;
+		if (lstat(strbuf_str(&name), &lst) < 0)
+			continue;
+		if (S_ISLNK(lst.st_mode)) {
+			char target[512];
+			ssize_t n = readlink(strbuf_str(&name), target, sizeof(target) - 1);
+			target[n > 0 ? n : 0] = '\0';
+			rc = err_set(err, EXIT_BAD_INPUT, "%s: refusing to open the database: "
+				     "%s is a symbolic link (to %s), and SQLite would read and "
+				     "write the database's changes through it; remove it if no program you "
+				     "trust made it", path, strbuf_str(&name), target);
+		} else if (!S_ISREG(lst.st_mode)) {
+			rc = err_set(err, EXIT_BAD_INPUT, "%s: refusing to open the database: "
+				     "%s is %s, not a file; remove it", path, strbuf_str(&name),
+				     safefile_kind(lst.st_mode));
+		} else if (lst.st_uid != owner && lst.st_uid != geteuid()) {
+			rc = err_set(err, EXIT_BAD_INPUT, "%s: refusing to open the database: "
+				     "%s belongs to uid %u, neither the database's owner (uid %u) "
+				     "nor us, and SQLite would take its content as the "
+				     "database's; remove it if no program you trust made it",
+				     path, strbuf_str(&name), (unsigned)lst.st_uid,
+				     (unsigned)owner);
+		}
+	}
+	strbuf_release(&name);
+	return rc;
+}
+
+/*
+ * The file --db names, when it exists: a regular file, or a symbolic link
+ * that we or root made (never one of another user: with
+ * fs.protected_symlinks off, a link planted in /tmp would otherwise turn a
+ * file we never made into a database).  Fills *id with the file's identity
+ * and real with the name to hand SQLite (the link resolved, so that SQLite
+ * can open it with SQLITE_OPEN_NOFOLLOW).  Returns 0, or -1 with err set
+ * (errno ENOENT when there is nothing at path).
+ */
+static int existing_file(const char *path, struct stat *id, struct strbuf *real,
+			 struct ta_err *err)
+{
+	struct stat lst;
+	if (lstat(path, &lst) < 0)
+		return missing_error(path, errno, err);
+	strbuf_reset(real);
+	if (S_ISLNK(lst.st_mode)) {
+		if (lst.st_uid != geteuid() && lst.st_uid != 0)
+			return err_set(err, EXIT_BAD_INPUT, "%s: refusing to use it: it is a "
+				       "symbolic link of another user (uid %u), and a database is "
+				       "never opened through a link someone else made; pass --db "
+				       "with the file's own path", path, (unsigned)lst.st_uid);
+		char *resolved = realpath(path, NULL);
+		if (!resolved)
+			return missing_error(path, errno, err);
+		strbuf_addstr(real, resolved);
+		free(resolved);
+		if (lstat(strbuf_str(real), &lst) < 0)
+			return missing_error(path, errno, err);
+	} else {
+		strbuf_addstr(real, path);
+	}
+	if (!S_ISREG(lst.st_mode))
+		return not_a_file_error(path, &lst, err);
+	if (lst.st_nlink != 1)
+		return err_set(err, EXIT_BAD_INPUT, "%s: refusing to use it: it has %ju more "
+			       "hard link%s, whose content would change too; pass --db with a "
+			       "file of its own", path, (uintmax_t)lst.st_nlink - 1,
+			       lst.st_nlink == 2 ? "" : "s");
+	*id = lst;
+	return 0;
+}
+
+/*
+ * Whether one of our descriptors is the file id: after sqlite3_open_v2(),
+ * SQLite holds the main file open, so this tells whether what it opened is
+ * what we looked at, whatever was swapped under the name in between.
+ * Without /proc there is nothing to compare with, and the name is trusted.
+ */
+static bool holding(const struct stat *id)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return true;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		struct stat st;
+		if (*end || end == e->d_name || fd == dirfd(d))
+			continue;
+		found = fstat((int)fd, &st) == 0 && st.st_dev == id->st_dev &&
+			st.st_ino == id->st_ino;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Refuses a database that is not ours before anything writes to it (the
+ * switch to WAL rewrites its header, migration 1 adds our tables): one with
+ * tables but without ours (another application's), or an empty one with a
+ * schema version of someone else.  An empty file and a database of ours of
+ * any version pass.
+ */
+static int check_ours(struct db *db, struct ta_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db->handle, "SELECT name FROM sqlite_master WHERE type IN "
+			       "('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+			       "ORDER BY name", -1, &st, NULL) != SQLITE_OK)
+		return err_set(err, EXIT_FAILURE_RUN, "%s: %s", db->path,
+			       sqlite3_errmsg(db->handle));
+	struct strbuf names = STRBUF_INIT;
+	bool ours = false;
+	size_t n = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		if (!name)
+			continue;
+		ours |= !strcmp(name, "experiments");
+		if (n++ < 8)
+			strbuf_addf(&names, "%s%s", n > 1 ? ", " : "", name);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		strbuf_release(&names);
+		return err_set(err, EXIT_FAILURE_RUN, "%s: %s", db->path,
+			       sqlite3_errmsg(db->handle));
+	}
+	int v = 0;
+	if (!ours && n == 0 && user_version(db, &v, err) < 0) {
+		strbuf_release(&names);
+		return -1;
+	}
+	if (n > 8)
+		strbuf_addf(&names, " and %zu more", n - 8);
+	if (!ours && n > 0)
+		rc = err_set(err, EXIT_BAD_INPUT, "%s is an SQLite database of another "
+			     "application (tables: %s), not a topoadvisor database; it was left "
+			     "untouched: pass --db with a new file name", db->path,
+			     strbuf_str(&names));
+	else if (!ours && v != 0)
+		rc = err_set(err, EXIT_BAD_INPUT, "%s is an SQLite database of another "
+			     "application (no tables, user_version %d), not a topoadvisor "
+			     "database; it was left untouched: pass --db with a new file name",
+			     db->path, v);
+	else
+		rc = 0;
+	strbuf_release(&names);
+	return rc;
+}
+
 static struct db *open_common(const char *path, bool create, int target, struct ta_err *err)
 {
-	struct stat stbuf;
+	struct stat id;
 	bool created = false;
-	if (stat(path, &stbuf) == 0 && !S_ISREG(stbuf.st_mode)) {
-		not_a_file_error(path, &stbuf, err);
-		return NULL;
-	}
-	if (stat(path, &stbuf) < 0) {
-		if (!create || errno != ENOENT) {
-			missing_error(path, errno, err);
-			return NULL;
-		}
+	struct strbuf real = STRBUF_INIT;
+	if (!create || lstat(path, &id) == 0 || errno != ENOENT) {
+		if (existing_file(path, &id, &real, err) < 0)
+			goto fail;
+	} else {
 		/* Made here, never through a name someone planted (safefile.h);
 		 * an empty file is an empty database.  Not world-readable. */
 		int fd = safefile_create(path, 0600, err);
-		struct stat lst;
 		if (fd >= 0) {
+			bool ok = fstat(fd, &id) == 0;
 			close(fd);
+			if (!ok) {
+				err_set(err, EXIT_FAILURE_RUN, "%s: %s", path, strerror(errno));
+				goto fail;
+			}
 			created = true;
-		} else if (!(errno == EEXIST && lstat(path, &lst) == 0 && S_ISREG(lst.st_mode))) {
+			strbuf_addstr(&real, path);
+		} else if (errno != EEXIST) {
 			err_prefix(err, "creating the database");
-			return NULL;
+			goto fail;
 		} else {
-			err_clear(err);	/* another command created it meanwhile: open theirs */
+			/* another command created it meanwhile: open theirs */
+			err_clear(err);
+			if (existing_file(path, &id, &real, err) < 0)
+				goto fail;
 		}
 	}
+	if (check_sidecars(strbuf_str(&real), id.st_uid, err) < 0)
+		goto fail;
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
-	int flags = SQLITE_OPEN_READWRITE | (created ? SQLITE_OPEN_NOFOLLOW : 0);
 	/* Its -wal and -shm files are not world-writable (nor world-readable). */
 	mode_t old = umask(077);
-	int rc = sqlite3_open_v2(path, &db->handle, flags, NULL);
+	int rc = sqlite3_open_v2(strbuf_str(&real), &db->handle,
+				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
 	umask(old);
+	strbuf_release(&real);
 	if (rc != SQLITE_OK) {
 		err_set(err, EXIT_FAILURE_RUN, "%s: cannot open database: %s", path,
 			db->handle ? sqlite3_errmsg(db->handle) : "out of memory");
 		db_close(db);
 		return NULL;
 	}
+	if (!holding(&id)) {
+		err_set(err, EXIT_BAD_INPUT, "%s: refusing to use it: the file changed under "
+			"its name while we opened it; pass --db with a name only you can change",
+			path);
+		db_close(db);
+		return NULL;
+	}
 	sqlite3_busy_timeout(db->handle, 10000);
 	sqlite3_extended_result_codes(db->handle, 1);
+	if (check_ours(db, err) < 0) {
+		if (err->code != EXIT_BAD_INPUT)
+			err_prefix(err, "%s is not a usable topoadvisor database", path);
+		db_close(db);
+		return NULL;
+	}
 	if (exec_sql(db, "PRAGMA foreign_keys = ON", err) < 0 ||
 	    set_wal(db, err) < 0 ||
 	    exec_sql(db, "PRAGMA synchronous = NORMAL", err) < 0) {
@@ -322,6 +512,9 @@ static struct db *open_common(const char *path, bool create, int target, struct 
 	}
 	db->version = target;
 	return db;
+fail:
+	strbuf_release(&real);
+	return NULL;
 }
 
 /* Whether path-SUFFIX exists and is not empty. */
@@ -401,6 +594,8 @@ struct db *db_open_readonly(const char *path, struct ta_err *err)
 		return NULL;
 	}
 	close(fd);
+	if (check_sidecars(path, st.st_uid, err) < 0)
+		return NULL;
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
 	int v = -1;
@@ -436,6 +631,10 @@ struct db *db_open_readonly(const char *path, struct ta_err *err)
 		return NULL;
 	}
 	db->version = v;
+	if (check_ours(db, err) < 0) {
+		db_close(db);
+		return NULL;
+	}
 	if (v <= db_schema_version())
 		return db;
 	db_close(db);

@@ -71,6 +71,14 @@ void json_key(struct json_writer *w, const char *key)
 	w->after_key = true;
 }
 
+/* Bytes replaced by U+FFFD (json_replaced_bytes); one process writes its output once. */
+static size_t replaced_bytes;
+
+size_t json_replaced_bytes(void)
+{
+	return replaced_bytes;
+}
+
 void json_escape(struct strbuf *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -94,6 +102,7 @@ void json_escape(struct strbuf *out, const char *str)
 		size_t n = strbuf_utf8_len((const char *)s, SIZE_MAX, &cp);
 		if (n == 0) {
 			strbuf_addstr(out, "\\ufffd");
+			replaced_bytes++;
 			s++;
 			continue;
 		}

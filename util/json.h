@@ -51,4 +51,11 @@ void json_raw(struct json_writer *w, const char *json);
 /* Appends s to out as a quoted, escaped JSON string. */
 void json_escape(struct strbuf *out, const char *s);
 
+/*
+ * How many bytes that are not UTF-8 this process's JSON strings have had
+ * replaced by U+FFFD so far (stored benchmark output is kept as written),
+ * for a note where the output is printed (advisor/cmd.c).
+ */
+size_t json_replaced_bytes(void);
+
 #endif

@@ -230,3 +230,21 @@ void strbuf_add_printable(struct strbuf *sb, const char *data, size_t len)
 		i += n;
 	}
 }
+
+size_t strbuf_add_valid_utf8(struct strbuf *sb, const char *data, size_t len)
+{
+	size_t replaced = 0, i = 0;
+	while (i < len) {
+		uint32_t cp;
+		size_t n = strbuf_utf8_len(data + i, len - i, &cp);
+		if (n == 0) {
+			strbuf_addstr(sb, "\xef\xbf\xbd");
+			replaced++;
+			i++;
+			continue;
+		}
+		strbuf_add(sb, data + i, n);
+		i += n;
+	}
+	return replaced;
+}

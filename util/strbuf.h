@@ -50,6 +50,13 @@ size_t strbuf_utf8_len(const char *s, size_t avail, uint32_t *cp);
 void strbuf_add_printable(struct strbuf *sb, const char *data, size_t len);
 
 /*
+ * Appends data[0..len) as valid UTF-8: each byte that is not part of a valid
+ * sequence becomes U+FFFD.  Returns how many bytes were replaced, for a
+ * note saying so (a report declared UTF-8 must be UTF-8).
+ */
+size_t strbuf_add_valid_utf8(struct strbuf *sb, const char *data, size_t len);
+
+/*
  * Appends data[0..len) as a terminal ends up showing it: of each line,
  * only the last non-empty part after a carriage return (a progress
  * counter, like redis-benchmark's, rewrites its line with CR many times a

@@ -219,12 +219,14 @@ static bool bench_null(size_t nl, int sweeps)
 		struct decide_result r;
 		sweep_init(&sw, &t);
 		sweep_full(&sw, 10);
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb_full += r.verdict == DECIDE_BETTER;
 		decide_result_release(&r);
 		sweep_init(&sw, &t);
 		runs_race += sweep_race(&sw, &st, 3, 20);
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb_race += r.verdict == DECIDE_BETTER;
 		eq_elim += equivalent_by_elimination(&r);
 		for (size_t d = 1; d < t.nd; d++)
@@ -260,7 +262,8 @@ static bool bench_gain(size_t nl, double gain, double cv, int sweeps, double tar
 		struct decide_result r;
 		sweep_init(&sw, &t);
 		runs_race += sweep_race(&sw, &st, 3, 20);
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		bool rr = r.verdict == DECIDE_BETTER && r.pick == 3;
 		right_race += rr;
 		kept += decide_decisive(&r) && r.pick == t.baseline;
@@ -268,7 +271,8 @@ static bool bench_gain(size_t nl, double gain, double cv, int sweeps, double tar
 		decide_result_release(&r);
 		sweep_init(&sw, &t);
 		runs_full += sweep_full(&sw, 20);
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		bool rf = r.verdict == DECIDE_BETTER && r.pick == 3;
 		right_full += rf;
 		agree += rr == rf;
@@ -315,7 +319,8 @@ static bool bench_tails(int sweeps)
 				sweep_init(&sw, &t);
 				sweep_full(&sw, 10);
 				struct decide_result r;
-				decide_compute(&sw.in, &st, &r);
+				if (decide_compute(&sw.in, &st, &r) < 0)
+					abort();
 				det[tails] += r.verdict == DECIDE_BETTER && r.pick == nd - 1;
 				decide_result_release(&r);
 			}
@@ -337,7 +342,8 @@ static bool bench_tails(int sweeps)
 		sweep_init(&sw, &t);
 		sweep_full(&sw, 10);
 		struct decide_result r;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb += r.verdict == DECIDE_BETTER;
 		for (size_t i = 0; i < sw.nruns; i++) {
 			bool slow = log(sw.runs[i].value / 100) < -log(3) / 2;
@@ -366,7 +372,8 @@ static bool bench_failures(int sweeps)
 		sweep_init(&sw, &t);
 		sweep_full(&sw, 10);
 		struct decide_result r;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb += r.verdict == DECIDE_BETTER && r.pick == 2;
 		const struct decide_decision_out *o = &r.decisions[2];
 		if (o->n_failed) {
@@ -399,7 +406,8 @@ static bool bench_boots(int sweeps)
 		sweep_init(&sw, &t);
 		sweep_full(&sw, 12);
 		struct decide_result r;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		fb += r.verdict == DECIDE_BETTER;
 		if (r.components.estimable) {
 			estimable++;
@@ -410,7 +418,8 @@ static bool bench_boots(int sweeps)
 		/* The same runs taken as independent (the boots forgotten). */
 		for (size_t i = 0; i < sw.nruns; i++)
 			sw.runs[i].boot = 0;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		naive += r.verdict == DECIDE_BETTER;
 		decide_result_release(&r);
 	}
@@ -459,7 +468,8 @@ static bool bench_drift(int sweeps)
 			sweep_init(&sw, &t);
 			sweep_full(&sw, 12);
 			struct decide_result r;
-			decide_compute(&sw.in, &st, &r);
+			if (decide_compute(&sw.in, &st, &r) < 0)
+				abort();
 			reported += r.drift.tested && r.drift.p < DECIDE_ALPHA;
 			decide_result_release(&r);
 		}
@@ -483,8 +493,10 @@ static enum decide_compare_status compare_two(const struct truth *a, const struc
 	sweep_full(&x, blocks);
 	sweep_init(&y, b);
 	sweep_full(&y, blocks);
-	decide_compute(&x.in, &st, &ra);
-	decide_compute(&y.in, &st, &rb);
+	if (decide_compute(&x.in, &st, &ra) < 0)
+		abort();
+	if (decide_compute(&y.in, &st, &rb) < 0)
+		abort();
 	size_t n = x.in.nconfigs;
 	struct decide_shift *sh = calloc(n, sizeof(*sh));
 	double *va = calloc(MAXB, sizeof(double)), *vb = calloc(MAXB, sizeof(double));
@@ -564,7 +576,8 @@ static bool bench_extend(size_t nd, double cv, int blocks, int sweeps, double ta
 		sweep_init(&sw, &t);
 		sweep_full(&sw, blocks);
 		struct decide_result r;
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		int need = r.needed;
 		bool open = r.verdict == DECIDE_UNDECIDED;
 		decide_result_release(&r);
@@ -582,7 +595,8 @@ static bool bench_extend(size_t nd, double cv, int blocks, int sweeps, double ta
 		asked += need;
 		for (int b = blocks; b < blocks + need; b++)
 			sweep_block(&sw, b);
-		decide_compute(&sw.in, &st, &r);
+		if (decide_compute(&sw.in, &st, &r) < 0)
+			abort();
 		decided += decide_decisive(&r);
 		right += r.verdict == DECIDE_BETTER && r.pick == nd - 1;
 		decide_result_release(&r);
@@ -645,7 +659,8 @@ static bool bench_coverage(int sweeps)
 				sweep_init(&sw, &t);
 				sweep_full(&sw, ns[i]);
 				struct decide_result r;
-				decide_compute(&sw.in, &st, &r);
+				if (decide_compute(&sw.in, &st, &r) < 0)
+					abort();
 				const struct decide_cmp *c = &r.decisions[1].objective;
 				held += c->lo <= log(1.10) && log(1.10) <= c->hi;
 				decide_result_release(&r);

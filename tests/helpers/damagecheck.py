@@ -13,7 +13,7 @@ name, what, fewer = sys.argv[3], sys.argv[4], int(sys.argv[5])
 problems = []
 if not got["counts_are_lower_bounds"]:
     problems.append("counts not flagged as lower bounds")
-if what not in got["damage"]:
+if what not in (got["damage"] or ""):
     problems.append("damage %r does not name %r" % (got["damage"], what))
 if got["events"] != whole["events"] - fewer:
     problems.append("%d events where the whole recording has %d (want %d fewer)" % (

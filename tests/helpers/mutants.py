@@ -18,6 +18,10 @@ layouts) and its boundaries; each mutant changes one thing:
   dup:ITEM      an option or a record written twice
   del:ITEM      an option or record removed
   commits=0     every page's commit 0 (trace.dat)
+  fmt:EV.name[i]^1, fmt:EV.ID[i]^1, fmt:EV.name[0:8]=0
+                a byte of the name or ID line of one of our events' formats
+                flipped, or 8 bytes of its name zeroed (where the formats
+                are not compressed)
 Event payloads (field values inside records) are never touched: nothing
 can tell a changed trap code from a recorded one.  A pipe-mode perf.data cut
 right after a FINISHED_ROUND is a complete shorter recording, so no such
@@ -26,6 +30,7 @@ OUTDIR/index listing "NNNN DESCRIPTION".
 """
 import ctypes
 import os
+import re
 import struct
 import sys
 
@@ -430,6 +435,21 @@ def main():
             if z is not None:
                 b[start + 8:start + 8 + zs] = z
         emit("commits=0", bytes(b))
+    # The name and ID lines of our events' formats where they are stored
+    # uncompressed: each byte's low bit flipped, and 8 bytes zeroed from
+    # the name on (a kernel never writes such a format; its records must not
+    # silently become some other event's, or none).
+    for m in re.finditer(rb"name: (kvm_exit|kvm_userspace_exit|kvmppc_run_core|"
+                         rb"kvm_guest_exit)\nID: ([0-9]+)\n", data):
+        for g in (1, 2):
+            for i in range(m.start(g), m.end(g)):
+                b = bytearray(data)
+                b[i] ^= 1
+                emit("fmt:%s.%s[%d]^1" % (m.group(1).decode(), ("name", "ID")[g - 1],
+                                          i - m.start(g)), bytes(b))
+        b = bytearray(data)
+        b[m.start(1):m.start(1) + 8] = bytes(8)
+        emit("fmt:%s.name[0:8]=0" % m.group(1).decode(), bytes(b))
     for start, end, name, fixups in L.items:
         for op in ("dup", "del"):
             piece = data[start:end]

@@ -34,6 +34,8 @@
  *   tail_factor (3)
  *   fail_slow (0)   the share of runs that fail: the slowest draws, so the
  *                   survivors look faster than the truth (informative failures)
+ *   fail_p (0)      the probability that a run fails at random, whatever it
+ *                   drew (a flaky benchmark: uninformative failures)
  *   drift (0)       relative change of the mean per 100 runs of the sweep
  *   boot_sd (0)     sigma of the log boot effect: the last --boot draw (what
  *                   guest.prepare wrote; per boot_by value), or with boot_every
@@ -66,7 +68,7 @@
 #define MAX_TRUTHS 64
 
 struct truth {
-	double mean, cv, tail_p, tail_factor, fail_slow, drift, boot_sd, boot_every;
+	double mean, cv, tail_p, tail_factor, fail_slow, fail_p, drift, boot_sd, boot_every;
 };
 
 struct spec {
@@ -155,7 +157,8 @@ static bool spec_truth_apply(struct spec *s, char *rest)
 		struct { const char *name; double *field; } params[] = {
 			{ "mean", &s->truth.mean }, { "cv", &s->truth.cv },
 			{ "tail_p", &s->truth.tail_p }, { "tail_factor", &s->truth.tail_factor },
-			{ "fail_slow", &s->truth.fail_slow }, { "drift", &s->truth.drift },
+			{ "fail_slow", &s->truth.fail_slow }, { "fail_p", &s->truth.fail_p },
+			{ "drift", &s->truth.drift },
 			{ "boot_sd", &s->truth.boot_sd }, { "boot_every", &s->truth.boot_every },
 		};
 		size_t i;
@@ -356,8 +359,11 @@ static int run_draw(struct spec *s)
 	if (u_tail < t->tail_p)
 		value /= t->tail_factor;
 	value *= 1 + t->drift * (double)global / 100;
-	/* The slowest draws fail: the run's quantile in its distribution is Phi(z). */
+	/* The slowest draws fail: the run's quantile in its distribution is Phi(z).
+	 * A random failure draws after the others, so values stay as without it. */
 	bool fail = 0.5 * erfc(-z / M_SQRT2) < t->fail_slow;
+	if (t->fail_p > 0 && uniform(&rng) < t->fail_p)
+		fail = true;
 	run_log(s, k, fail, value);
 	if (fail) {
 		fprintf(stderr, "truth-bench: simulated failure of a slow run (%.3f)\n", value);

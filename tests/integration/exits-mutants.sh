@@ -5,7 +5,8 @@
 # header, BUFFER entry, zstd chunk header and ring-buffer page header set to
 # 0, +-1, x2, /2, all ones or its top bit flipped, page commits cut by a
 # word or flagged, every commit 0, options and records written twice or
-# left out) of recordings of every format (trace.dat v6 big-endian with
+# left out, each byte of our events' format name and ID lines flipped, 8
+# bytes of such a name zeroed) of recordings of every format (trace.dat v6 big-endian with
 # several pages per CPU, v6 x86, v7 plain, v7 zstd with several pages per
 # CPU, perf.data file mode both byte orders and x86, pipe mode) must be
 # refused with exit 2 and a message naming the file, or read with its

@@ -148,13 +148,94 @@ static void failing(struct sw *s)
 	sw_fail(s, 1, 0, 6);
 }
 
-/* +20 % with 1 failure of 8 (12.5 %, allowed) against none: never better while it fails more. */
+/*
+ * +20 % with 1 failure of 8 (12.5 %, allowed) against none: one failure
+ * more is not shown to be more often (Fisher p = 0.5): better.
+ */
 static void more_failures(struct sw *s)
 {
 	sw_init(s, 2, 1, 0, true);
 	sw_runs(s, 0, 0, 8, 100, 0.01, 4);
 	sw_runs(s, 1, 0, 8, 120, 0.01, 4);
 	sw_fail(s, 1, 0, 5);
+}
+
+/*
+ * +20 %, 5 of 12 runs failed against none, failures allowed up to 50 %:
+ * shown to fail more often (Fisher p = C(12,5) / C(24,5) = 0.0186 < 0.05):
+ * never better, and settled (out of contention): keep the baseline.
+ */
+static void failures_shown(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 12, 100, 0.01, 4);
+	sw_runs(s, 1, 0, 12, 120, 0.01, 4);
+	for (int b = 0; b < 5; b++)
+		sw_fail(s, 1, 0, 2 * b + 1);
+	s->set.max_failure_rate = 0.5;
+}
+
+/*
+ * Both fail 1 of 5, exactly advisor.max_failure_rate (20 %): allowed (the
+ * maximum is not "above"), and d1's +20 % is better.
+ */
+static void failures_at_max(struct sw *s)
+{
+	sw_init(s, 2, 1, 0, true);
+	sw_runs(s, 0, 0, 5, 100, 0.01, 4);
+	sw_runs(s, 1, 0, 5, 120, 0.01, 4);
+	sw_fail(s, 0, 0, 1);
+	sw_fail(s, 1, 0, 3);
+}
+
+/*
+ * Three levels, d1 +10 % at each but failing 4 of 10 at level 2 (13 %
+ * pooled, under the 20 % maximum): under `worst` that level is its worst
+ * case, failing there, never recommended.
+ */
+static void fails_at_level(struct sw *s)
+{
+	sw_init(s, 2, 3, 0, true);
+	for (size_t l = 0; l < 3; l++) {
+		sw_runs(s, 0, l, 10, 100, 0.02, 13);
+		sw_runs(s, 1, l, 10, 110, 0.02, 13);
+	}
+	for (int b = 0; b < 4; b++)
+		sw_fail(s, 1, 2, 2 * b + 1);
+}
+
+/* The same under `mean`: not failing (13 % pooled); its failures are outcomes in the objective. */
+static void fails_at_level_mean(struct sw *s)
+{
+	fails_at_level(s);
+	s->set.objective = DECIDE_OBJECTIVE_MEAN;
+}
+
+/* Under `mean`, a level d1 never succeeds at: failing (settled), not insufficient. */
+static void never_at_level(struct sw *s)
+{
+	sw_init(s, 2, 2, 0, true);
+	for (size_t l = 0; l < 2; l++) {
+		sw_runs(s, 0, l, 6, 100, 0.01, 14);
+		sw_runs(s, 1, l, 6, 100, 0.01, 14);
+	}
+	for (int b = 0; b < 6; b++)
+		sw_fail(s, 1, 1, b);
+	s->set.objective = DECIDE_OBJECTIVE_MEAN;
+}
+
+/*
+ * +2.5 % shown better (d1), and a cheaper d2 (2 host CPUs) at +1 %, within
+ * +-2 % of the baseline: d2 is within +-2 % of d1 but not better than the
+ * baseline, so it is no candidate for the cost tie-break: d1.
+ */
+static void cheaper_not_better(struct sw *s)
+{
+	sw_init(s, 3, 1, 0, true);
+	sw_runs(s, 0, 0, 8, 100, 0.001, 15);
+	sw_runs(s, 1, 0, 8, 102.5, 0.001, 15);
+	sw_runs(s, 2, 0, 8, 101, 0.001, 15);
+	s->opt[2].host_cpus = 2;
 }
 
 /* The same when the baseline failed once too: better. */
@@ -354,7 +435,15 @@ static const struct row rows[] = {
 	{ "equivalent, noisy", equivalent_noisy, DECIDE_UNDECIDED, "d0", "d1", "",
 	  DECIDE_UNDECIDED },
 	{ "failing", failing, DECIDE_EQUIVALENT, "d0", "", "", DECIDE_FAILING },
-	{ "more failures", more_failures, DECIDE_UNDECIDED, "d0", "d1", "", DECIDE_UNDECIDED },
+	{ "one failure more", more_failures, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
+	{ "failures shown", failures_shown, DECIDE_EQUIVALENT, "d0", "", "", DECIDE_UNDECIDED },
+	{ "failures at the maximum", failures_at_max, DECIDE_BETTER, "d1", "", "",
+	  DECIDE_BETTER },
+	{ "fails at a level, worst", fails_at_level, DECIDE_EQUIVALENT, "d0", "", "",
+	  DECIDE_FAILING },
+	{ "never at a level, mean", never_at_level, DECIDE_EQUIVALENT, "d0", "", "",
+	  DECIDE_FAILING },
+	{ "cheaper, not better", cheaper_not_better, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
 	{ "failures even", failures_even, DECIDE_BETTER, "d1", "", "", DECIDE_BETTER },
 	{ "never succeeds", never_succeeds, DECIDE_EQUIVALENT, "d0", "", "", DECIDE_FAILING },
 	{ "no baseline", no_baseline, DECIDE_BETTER, "d1", "", "", DECIDE_NOT_COMPARED },
@@ -449,6 +538,44 @@ static size_t decision_of(const struct sw *s, const char *key)
 	return DECIDE_NONE;
 }
 
+/*
+ * Statuses that may never contradict a verdict, whatever the row: the
+ * baseline is "worse than the best" exactly when the best is shown better
+ * than it (and tied with it exactly when shown equivalent); nothing
+ * failing or shown to fail more often is in contention or recommended
+ * better; without a baseline `better` needs something shown worse.
+ */
+static void check_statuses(const char *name, const char *how, const struct sw *s,
+			   const struct decide_result *r)
+{
+	size_t b = s->in.baseline;
+	if (b != DECIDE_NONE && r->baseline_testable && r->best != DECIDE_NONE && r->best != b) {
+		const struct decide_decision_out *bo = &r->decisions[b];
+		enum decide_verdict bv = r->decisions[r->best].verdict;
+		if (bo->worse_than_best != (bv == DECIDE_BETTER) ||
+		    bo->equivalent_to_best != (bv == DECIDE_EQUIVALENT))
+			fail_msg("%s%s: baseline worse/tied %d/%d beside the best's verdict %s", name,
+				 how, bo->worse_than_best, bo->equivalent_to_best,
+				 decide_verdict_name(bv));
+	}
+	for (size_t i = 0; i < r->ncontention; i++) {
+		const struct decide_decision_out *o = &r->decisions[r->contention[i]];
+		if (o->failing || o->more_failures)
+			fail_msg("%s%s: %s in contention though failing or failing more", name, how,
+				 s->keys[r->contention[i]]);
+	}
+	if (r->verdict == DECIDE_BETTER && r->pick != DECIDE_NONE &&
+	    (r->decisions[r->pick].failing || r->decisions[r->pick].more_failures))
+		fail_msg("%s%s: %s recommended better though it fails", name, how, s->keys[r->pick]);
+	if (b == DECIDE_NONE && r->verdict == DECIDE_BETTER) {
+		bool shown = false;
+		for (size_t d = 0; d < s->in.ndecisions; d++)
+			shown |= r->decisions[d].worse_than_best || r->decisions[d].failing;
+		if (!shown)
+			fail_msg("%s%s: better without a baseline, nothing shown worse", name, how);
+	}
+}
+
 static void check_row(const struct row *w, const struct sw *s, const char *how)
 {
 	struct decide_result r;
@@ -458,6 +585,7 @@ static void check_row(const struct row *w, const struct sw *s, const char *how)
 	keys_sorted(s, r.unsettled, r.nunsettled, uns, sizeof(uns));
 	const char *pick = r.pick == DECIDE_NONE ? NULL : s->keys[r.pick];
 	enum decide_verdict d1 = r.decisions[decision_of(s, "d1")].verdict;
+	check_statuses(w->name, how, s, &r);
 	if (r.verdict != w->verdict || (pick == NULL) != (w->pick == NULL) ||
 	    (pick && strcmp(pick, w->pick)) || strcmp(cont, w->contention) ||
 	    strcmp(uns, w->unsettled) || d1 != w->d1)
@@ -467,6 +595,136 @@ static void check_row(const struct row *w, const struct sw *s, const char *how)
 			 decide_verdict_name(d1),
 			 decide_verdict_name(w->verdict), w->pick ? w->pick : "-",
 			 w->contention, w->unsettled, decide_verdict_name(w->d1));
+	decide_result_release(&r);
+}
+
+/*
+ * Failures at one level: under `worst` the decision is failing and names
+ * the level (2); under `mean` it is not (13 % pooled), its failures are
+ * outcomes in the objective (the estimate falls below the same runs
+ * without them) and its pooled rate is not shown above the baseline's
+ * (Fisher p = C(30,4) / C(60,4) = 0.056).
+ */
+static void test_fails_at_level(void **state)
+{
+	(void)state;
+	static struct sw s;
+	struct decide_result r;
+	fails_at_level(&s);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].failing);
+	assert_int_equal(r.decisions[1].failing_level, 2);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_FAILING);
+	assert_true(r.configs[1 * 3 + 2].failing);
+	assert_false(r.configs[1 * 3 + 0].failing);
+	decide_result_release(&r);
+
+	fails_at_level_mean(&s);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_decision_out *o = &r.decisions[1];
+	assert_false(o->failing);
+	assert_true(o->failing_level == DECIDE_NONE);
+	assert_true(fabs(o->failures_p - 27405.0 / 487635.0) < 1e-9);
+	assert_false(o->more_failures);
+	assert_int_not_equal(o->verdict, DECIDE_FAILING);
+	double with = o->objective.est;
+	decide_result_release(&r);
+	for (int b = 0; b < 4; b++)
+		sw_run(&s, 1, 2, 2 * b + 1)->status = DECIDE_RUN_OK;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(with < r.decisions[1].objective.est - 0.005);
+	decide_result_release(&r);
+}
+
+/* Fisher's exact test, one-sided, against sums worked out by hand. */
+static void test_fisher(void **state)
+{
+	(void)state;
+	assert_true(fabs(stats_fisher_more(5, 12, 0, 12) - 792.0 / 42504.0) < 1e-12);
+	assert_true(fabs(stats_fisher_more(1, 8, 0, 8) - 0.5) < 1e-12);
+	/* 2 of 5 against 1 of 5: P(X >= 2), X ~ H(10, 3, 5) = (30 + 10) / 120 */
+	assert_true(fabs(stats_fisher_more(2, 5, 1, 5) - 0.5) < 1e-12);
+	assert_true(fabs(stats_fisher_more(3, 5, 0, 5) - 10.0 / 120.0) < 1e-12);
+	assert_true(stats_fisher_more(0, 5, 3, 5) == 1);
+	assert_true(stats_fisher_more(1, 5, 1, 5) > 0.7);
+}
+
+/*
+ * No baseline, four configurations measuring the same: `equivalent` among
+ * them, tied, nothing recommended over the others; one of them cheaper (2
+ * host CPUs): recommended, still `equivalent` (not shown better than the
+ * others); one clearly ahead: `better`.  A lone configuration is better
+ * than nothing: insufficient.
+ */
+static void test_no_baseline_ties(void **state)
+{
+	(void)state;
+	static struct sw s;
+	struct decide_result r;
+	sw_init(&s, 4, 1, DECIDE_NONE, true);
+	for (size_t d = 0; d < 4; d++)
+		sw_runs(&s, d, 0, 10, 100, 0.005, 16);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_EQUIVALENT);
+	assert_true(r.tied);
+	assert_int_equal(r.ncandidates, 4);
+	assert_int_equal(r.ncontention, 0);
+	check_statuses("ties", "", &s, &r);
+	decide_result_release(&r);
+	s.opt[2].host_cpus = 2;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_EQUIVALENT);
+	assert_false(r.tied);
+	assert_int_equal(r.pick, 2);
+	decide_result_release(&r);
+	s.opt[2].host_cpus = 4;
+	s.nruns = 0;
+	sw_runs(&s, 0, 0, 10, 100, 0.005, 16);
+	sw_runs(&s, 1, 0, 10, 100, 0.005, 16);
+	sw_runs(&s, 2, 0, 10, 100, 0.005, 16);
+	sw_runs(&s, 3, 0, 10, 110, 0.005, 16);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_BETTER);
+	assert_false(r.tied);
+	assert_int_equal(r.pick, 3);
+	decide_result_release(&r);
+	sw_init(&s, 1, 1, DECIDE_NONE, true);
+	sw_runs(&s, 0, 0, 5, 100, 0.01, 16);
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.verdict, DECIDE_INSUFFICIENT);
+	assert_int_equal(r.pick, 0);
+	decide_result_release(&r);
+}
+
+/*
+ * The baseline is "worse than the best" only when the best's own verdict
+ * against it says so: d1 +1.3 % with t = 2.91 (df 5, p = 0.034) is
+ * undecided at alpha / 2 (two decisions compared with the baseline),
+ * though the baseline's comparison with the best alone, at alpha / 1,
+ * would exclude 0.
+ */
+static void test_baseline_vs_best(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 3, 1, 0, true);
+	for (int b = 0; b < 6; b++) {
+		double e = b % 2 ? -0.01 : 0.01;
+		s.runs[s.nruns++] = (struct decide_run){ .config = 0, .block = b,
+			.status = DECIDE_RUN_OK, .value = 100, .gang = NAN };
+		s.runs[s.nruns++] = (struct decide_run){ .config = 1, .block = b,
+			.status = DECIDE_RUN_OK, .value = 100 * exp(0.013 + e), .gang = NAN };
+		s.runs[s.nruns++] = (struct decide_run){ .config = 2, .block = b,
+			.status = DECIDE_RUN_OK, .value = 80 * exp(e / 2), .gang = NAN };
+	}
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.best, 1);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_UNDECIDED);
+	assert_true(r.decisions[0].vs_best.hi < 0);	/* alone it would say "worse" */
+	assert_false(r.decisions[0].worse_than_best);
+	assert_false(r.decisions[0].equivalent_to_best);
 	decide_result_release(&r);
 }
 
@@ -756,14 +1014,37 @@ static void test_failures_trimmed(void **state)
 	assert_false(r.decisions[1].more_failures);	/* the baseline failed once too */
 	assert_false(r.configs[0].more_failures);	/* never more than itself */
 	decide_result_release(&r);
-	/* Three of d1's: g grows to 3 of 12, still testable, never better (more failures). */
+	/*
+	 * Three of d1's: g grows to 3 of 12, still testable; 3 failures against
+	 * the baseline's 1 are not shown to be more often (Fisher p =
+	 * (C(12,3) C(12,1) + C(12,4)) / C(24,4) = 3135 / 10626): better.
+	 */
 	sw_fail(&s, 1, 0, 1);
 	sw_fail(&s, 1, 0, 9);
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_int_equal(r.decisions[1].objective.trimmed, 3);
+	assert_true(fabs(r.decisions[1].failures_p - 3135.0 / 10626.0) < 1e-9);
+	assert_true(fabs(r.configs[1].failures_p - 3135.0 / 10626.0) < 1e-9);
+	assert_false(r.decisions[1].more_failures);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_BETTER);
+	decide_result_release(&r);
+	/*
+	 * Seven of d1's against one: shown (p = (C(12,7) C(12,1) + C(12,8)) /
+	 * C(24,8) = 0.0136 < 0.05): never better, and settled: out of
+	 * contention, though too many to test (g 7 of 12).
+	 */
+	sw_fail(&s, 1, 0, 0);
+	sw_fail(&s, 1, 0, 4);
+	sw_fail(&s, 1, 0, 10);
+	sw_fail(&s, 1, 0, 11);
+	s.set.max_failure_rate = 0.6;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_true(r.decisions[1].more_failures);
 	assert_true(r.configs[1].more_failures);	/* its configuration's, in rank's row */
-	assert_int_equal(r.decisions[1].verdict, DECIDE_UNDECIDED);
+	assert_true(fabs(r.decisions[1].failures_p - 9999.0 / 735471.0) < 1e-9);
+	assert_int_equal(r.decisions[1].verdict, DECIDE_INSUFFICIENT);
+	assert_int_equal(r.verdict, DECIDE_EQUIVALENT);
+	assert_int_equal(r.ncontention, 0);
 	decide_result_release(&r);
 	/* Both failed in one block: a tie (0), no pair dropped. */
 	sw_init(&s, 2, 1, 0, true);
@@ -1503,6 +1784,11 @@ static void test_bad_input(void **state)
 	clear_winner(&s);
 	s.runs[2].block = -1;
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), -1);
+	/* A refused input leaves nothing to present: no pick, no best (not decision 0). */
+	assert_true(r.pick == DECIDE_NONE && r.best == DECIDE_NONE && r.top == DECIDE_NONE &&
+		    r.leader == DECIDE_NONE);
+	assert_false(decide_decisive(&r));
+	assert_null(r.decisions);
 	struct decide_race_step st;
 	clear_winner(&s);
 	assert_int_equal(decide_race(&s.in, &s.set, 3, 1, 5, &st), -1);
@@ -2001,7 +2287,9 @@ static void test_first_config_failing(void **state)
 	struct decide_result r;
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_true(r.configs[0].failing);
-	assert_true(r.configs[0].more_failures);
+	/* 3 of 8 against none: Fisher p = C(8,3) / C(16,3) = 0.1, not shown more often. */
+	assert_true(fabs(r.configs[0].failures_p - 0.1) < 1e-12);
+	assert_false(r.configs[0].more_failures);
 	assert_int_equal(r.configs[0].verdict, DECIDE_FAILING);
 	assert_int_equal(r.decisions[0].verdict, DECIDE_FAILING);
 	assert_false(r.configs[1].failing);
@@ -2797,6 +3085,68 @@ static void test_far_units_no_spread(void **state)
  * failed run's value (far off), and a configuration of 2 runs, get no
  * deviation and no flag.
  */
+/*
+ * Outlier scales per configuration: a configuration at CV 20 % among
+ * three at CV 1 % (10 runs each) has none of its runs flagged (the pooled
+ * scale, about 1.4 %, put most of them beyond 4.5); a run 3x slower at CV
+ * 10 % is still flagged against its own scale.
+ */
+static void test_outlier_own_scale(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 4, 1, 0, true);
+	for (size_t d = 0; d < 4; d++)
+		sw_runs(&s, d, 0, 10, 100, d == 3 ? 0.2 : 0.01, 18);
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[3].noutliers, 0);
+	assert_true(r.configs[3].outlier_scale > 5 * r.outlier_scale);
+	assert_true(r.configs[0].outlier_scale == r.outlier_scale);	/* tighter: the pooled */
+	decide_result_release(&r);
+	sw_init(&s, 4, 1, 0, true);
+	for (size_t d = 0; d < 4; d++)
+		sw_runs(&s, d, 0, 10, 100, d == 3 ? 0.1 : 0.01, 18);
+	sw_run(&s, 3, 0, 6)->value /= 3;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_int_equal(r.configs[3].noutliers, 1);
+	for (size_t i = 0; i < s.nruns; i++)
+		assert_int_equal(r.runs[i].outlier, s.runs[i].config == 3 && s.runs[i].block == 6);
+	decide_result_release(&r);
+}
+
+/*
+ * The worst objective's bias: three levels with the same estimate (+10 %)
+ * and standard error: the smallest of three such estimates lies E[min of
+ * 3 N(0,1)] = -0.8463 se below the truth on average; one level: none.
+ */
+static void test_worst_bias(void **state)
+{
+	(void)state;
+	static struct sw s;
+	sw_init(&s, 2, 3, 0, true);
+	for (size_t l = 0; l < 3; l++)
+		for (int b = 0; b < 6; b++) {
+			double e = b % 2 ? -0.02 : 0.02;
+			s.runs[s.nruns++] = (struct decide_run){ .config = l, .block = b,
+				.status = DECIDE_RUN_OK, .value = 100, .gang = NAN };
+			s.runs[s.nruns++] = (struct decide_run){ .config = 3 + l, .block = b,
+				.status = DECIDE_RUN_OK, .value = 110 * exp(e), .gang = NAN };
+		}
+	s.in.nruns = s.nruns;
+	struct decide_result r;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	const struct decide_cmp *c = &r.decisions[1].objective;
+	assert_true(fabs(c->est - log(1.1)) < 1e-12);
+	assert_true(c->se > 0);
+	assert_true(fabs(c->bias / c->se + 0.8463) < 0.002);
+	decide_result_release(&r);
+	s.set.objective = DECIDE_OBJECTIVE_MEAN;
+	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
+	assert_true(r.decisions[1].objective.bias == 0);
+	decide_result_release(&r);
+}
+
 static void test_outliers_judged(void **state)
 {
 	(void)state;
@@ -3095,8 +3445,9 @@ static void test_span_scores(void **state)
 }
 
 /*
- * More failures than a baseline configuration that has none to compare
- * (no run succeeded or failed at that level): any failure is more.
+ * More failures than a baseline configuration that has no outcome to
+ * compare (no run succeeded or failed at that level): nothing is shown
+ * (p = 1), and the level's lone failure blocks nothing.
  */
 static void test_more_failures_no_rate(void **state)
 {
@@ -3113,8 +3464,10 @@ static void test_more_failures_no_rate(void **state)
 	struct decide_result r;
 	assert_int_equal(decide_compute(&s.in, &s.set, &r), 0);
 	assert_true(isnan(r.configs[1].failure_rate));
-	assert_true(r.configs[3].more_failures);
+	assert_true(isnan(r.configs[3].failures_p));	/* the baseline is not testable */
+	assert_false(r.configs[3].more_failures);
 	assert_false(r.configs[2].more_failures);
+	assert_false(r.decisions[1].more_failures);
 	decide_result_release(&r);
 }
 
@@ -3277,6 +3630,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_fails_at_level),
+		cmocka_unit_test(test_fisher),
+		cmocka_unit_test(test_worst_bias),
+		cmocka_unit_test(test_outlier_own_scale),
+		cmocka_unit_test(test_baseline_vs_best),
+		cmocka_unit_test(test_no_baseline_ties),
 		cmocka_unit_test(test_clear_winner_numbers),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_failures_trimmed),

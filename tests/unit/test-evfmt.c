@@ -65,7 +65,8 @@ static void sized(struct blob *o, const char *text, int size_bytes)
 
 static const char cmdlines[] = "1 init\n4242 qemu-system-ppc\n42 CPU 0/KVM\n77 last";
 
-static void build(struct blob *o, bool be)
+/* The layout build() writes, with a third system holding one format (sys, text). */
+static void build_with(struct blob *o, bool be, const char *sys, const char *text)
 {
 	memset(o, 0, sizeof(*o));
 	o->be = be;
@@ -81,16 +82,87 @@ static void build(struct blob *o, bool be)
 	str(o, "header_event");
 	sized(o, "# compressed entry header\n", 8);
 	num(o, 0, 4);			/* ftrace formats */
-	num(o, 2, 4);			/* systems */
+	num(o, sys ? 3 : 2, 4);		/* systems */
 	str(o, "sched");
 	num(o, 1, 4);
 	sized(o, other, 8);
 	str(o, "kvm_hv");
 	num(o, 1, 4);
 	sized(o, run_core, 8);
+	if (sys) {
+		str(o, sys);
+		num(o, 1, 4);
+		sized(o, text, 8);
+	}
 	sized(o, "ffffffff81000000 T _stext\n", 4);	/* kallsyms */
 	num(o, 0, 4);			/* printk */
 	sized(o, cmdlines, 8);
+}
+
+static void build(struct blob *o, bool be)
+{
+	build_with(o, be, NULL, NULL);
+}
+
+/* Formats of a KVM system a kernel cannot have written: a table of cases. */
+static void test_formats_damage(void **state)
+{
+	static const struct {
+		const char *sys, *text;
+		int damaged;
+		const char *why;
+	} cases[] = {
+		{ "kvm", "name: kvm_entry\nID: 7\nformat:\n", 0, "" },
+		/* three bytes from kvm_exit: another event, not a damaged name */
+		{ "kvm", "name: kvm_mmio\nID: 7\nformat:\n", 0, "" },
+		{ "kvm", "name: kvm_exiu\nID: 7\nformat:\n", 1,
+		  "the format of ID 7 is named kvm/kvm_exiu, a byte or two from kvm/kvm_exit" },
+		{ "kvm", "name: kvm_userspace_exiT\nID: 7\n", 1, "from kvm/kvm_userspace_exit" },
+		{ "kvn", "name: kvm_exit\nID: 7\n", 1, "named kvn/kvm_exit, a byte or two from" },
+		{ "kvm", "name: kvm_\001\001it\nID: 7\n", 1, "a format of system kvm has no valid "
+		  "name line ('name: kvm_\001\001it')" },
+		{ "kvm", "name: kvm_pio\nID: 1x\n", 1, "the format of kvm/kvm_pio has no valid ID line" },
+		{ "kvm", "name: kvm_pio\n", 1, "the format of kvm/kvm_pio has no valid ID line" },
+		/* ours present (kvm_hv/kvmppc_run_core, ID 1001): a near name is another event */
+		{ "kvm_hv", "name: kvmppc_run_corf\nID: 9\n", 0, "" },
+		/* not a KVM system: not ours to judge */
+		{ "sched", "name: sched_\001\nID: 1x\n", 0, "" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct blob o;
+		struct evfmt_layout l;
+		struct evfmt_table t;
+		struct ta_err err;
+		char why[200];
+		build_with(&o, false, cases[i].sys, cases[i].text);
+		assert_int_equal(evfmt_scan(o.b, o.n, 0, &l, &err), 0);
+		assert_int_equal(evfmt_table_build(&l, &t, &err), 0);
+		assert_int_equal(evfmt_formats_damage(&l, &t, why, sizeof(why)), cases[i].damaged);
+		if (!strstr(why, cases[i].why))
+			fail_msg("case %zu: '%s' lacks '%s'", i, why, cases[i].why);
+	}
+}
+
+/* The IDs a file describes: its formats', and ftrace's own 1-31. */
+static void test_event_ids(void **state)
+{
+	struct blob o;
+	struct evfmt_layout l;
+	struct ta_err err;
+	static uint64_t known[EVFMT_ID_WORDS];
+	(void)state;
+	build(&o, true);
+	assert_int_equal(evfmt_scan(o.b, o.n, 0, &l, &err), 0);
+	evfmt_event_ids(&l, known);
+	static const struct { unsigned id; bool known; } cases[] = {
+		{ 0, false }, { 1, true }, { 5, true }, { 31, true }, { 32, false },
+		{ 1000, false }, { 1001, true }, { 1002, false }, { 65535, false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (((known[cases[i].id / 64] >> (cases[i].id % 64)) & 1) != cases[i].known)
+			fail_msg("ID %u: known %d, expected %d", cases[i].id, !cases[i].known,
+				 cases[i].known);
 }
 
 static void check_layout(bool be)
@@ -362,6 +434,8 @@ int main(void)
 		cmocka_unit_test(test_event_lines),
 		cmocka_unit_test(test_header_page),
 		cmocka_unit_test(test_libtraceevent_crashers),
+		cmocka_unit_test(test_formats_damage),
+		cmocka_unit_test(test_event_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

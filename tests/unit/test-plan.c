@@ -303,7 +303,29 @@ static void test_plan_errors(void **state)
 	expect_plan_error("name: p\ntopology: [1x4x1]\npinning: [compact]\n" BENCH,
 			  "no configuration can run");
 	expect_plan_error("name: p\ntopology: [1x2x1, 1x1x2]\nnoise: [none, {kind: spin}]\n"
-			  BENCH "baseline: {topology: 1x2x1}\n", "matches 2 configurations");
+			  BENCH "baseline: {noise: none}\n", "matches 2 decisions");
+}
+
+/*
+ * The baseline is matched over decision factors: naming the topology alone
+ * where noise is an environment level picks one decision (its first level
+ * marked), as on configs/ebizzy-tcg.yaml with {pinning: one-cpu}.
+ */
+static void test_baseline_decision_only(void **state)
+{
+	struct sweep_config *cfg = parse(
+		"name: q\ntopology: [1x2x1, 1x1x2]\nnoise: [none, {kind: spin, cpus: '1'}]\n"
+		BENCH "repetitions: 2\nbaseline: {topology: 1x2x1}\n");
+	struct plan *p = expand_ok(cfg, &x86_host, 7);
+	size_t baselines = 0;
+	for (size_t i = 0; i < p->nconfigs; i++)
+		if (p->configs[i].rec.baseline) {
+			baselines++;
+			assert_string_equal(p->configs[i].rec.decision, "1x2x1/pin=none");
+		}
+	assert_int_equal(baselines, 1);
+	plan_free(p);
+	config_free(cfg);
 }
 
 /* A topology generator of LIST values (1..n) for vcpus and threads. */
@@ -819,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_pinning_unfit),
 		cmocka_unit_test(test_cross_host),
 		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_baseline_decision_only),
 		cmocka_unit_test(test_big_sweeps),
 		cmocka_unit_test(test_baseline_on_knob),
 		cmocka_unit_test(test_host_references),

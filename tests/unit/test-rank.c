@@ -222,8 +222,11 @@ static void test_failed_runs(void **state)
 	struct fx_state *s = *state = fx_load("failed-runs", NULL);
 	const struct rank_result *r = &s->r;
 	assert_false(r->higher_is_better);
-	/* Lower is better: 150 s first. */
+	/* Lower is better: 150 s first; the failing one (160 s) after the baseline
+	 * (200 s, worse than the best): no status ranks above a better one. */
 	assert_string_equal(r->entries[0].config->rec.key, "1x1x2");
+	assert_string_equal(r->entries[1].config->rec.key, "2x1x1");
+	assert_string_equal(r->entries[2].config->rec.key, "1x2x1");
 	const struct rank_entry *f = entry(r, "1x2x1");
 	assert_int_equal(f->s.n, 3);
 	assert_int_equal(f->nfailed, 2);
@@ -431,6 +434,27 @@ static void test_redis_multi(void **state)
 	rank_result_release(&byget);
 }
 
+/* A decision failing at one environment level is failing there, and says where. */
+static void test_environment_failing(void **state)
+{
+	struct fx_state *s = *state = fx_load("environment-failing", NULL);
+	const struct rank_result *r = &s->r;
+	assert_int_equal(r->nlevels, 2);
+	const struct rank_decision *d = NULL;
+	for (size_t i = 0; i < r->ndecisions; i++)
+		if (strstr(r->decisions[i].key, "1x2x1"))
+			d = &r->decisions[i];
+	assert_non_null(d);
+	assert_true(d->failing);
+	assert_true(d->failing_level < r->nlevels);
+	assert_non_null(strstr(r->levels[d->failing_level], "spin"));
+	assert_int_equal(d->verdict, DECIDE_FAILING);
+	assert_int_equal(r->verdict, DECIDE_EQUIVALENT);
+	assert_non_null(strstr(r->reason, "(failing at "));
+	assert_non_null(strstr(r->reason, "2 of 8 runs there"));
+	assert_int_equal(warnings_of(r, "failing_level"), 1);
+}
+
 static void test_no_baseline(void **state)
 {
 	struct fx_state *s = *state = fx_load("no-baseline", NULL);
@@ -443,7 +467,10 @@ static void test_no_baseline(void **state)
 	assert_string_equal(r->recommended->config->rec.key, "1x1x2");
 	assert_true(isnan(r->recommended->gain) && isnan(r->recommended->ratio));
 	assert_false(r->nothing_beats_baseline);
-	assert_int_equal(r->verdict, DECIDE_BETTER);
+	/* Tied with the best and cheaper: recommended, `equivalent` (nothing shown better). */
+	assert_int_equal(r->verdict, DECIDE_EQUIVALENT);
+	assert_false(r->dr.tied);
+	assert_non_null(strstr(r->reason, "costs least"));
 	assert_int_equal(entry(r, "1x2x1")->verdict, DECIDE_NOT_COMPARED);	/* no baseline to test against */
 	assert_non_null(strstr(r->reason, "no baseline"));
 }
@@ -815,6 +842,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_redis_seeds, fx_teardown),
 		cmocka_unit_test_teardown(test_redis_multi, fx_teardown),
 		cmocka_unit_test_teardown(test_no_baseline, fx_teardown),
+		cmocka_unit_test_teardown(test_environment_failing, fx_teardown),
 		cmocka_unit_test_teardown(test_unknown_metric, fx_teardown),
 		cmocka_unit_test_teardown(test_no_successful_runs, fx_teardown),
 		cmocka_unit_test(test_unsafe_stored_values),

@@ -76,6 +76,38 @@ static void test_json_escaping(void **state)
 	strbuf_release(&sb);
 }
 
+/* Invalid UTF-8 becomes U+FFFD, byte by byte, and is counted: a table of cases. */
+static void test_valid_utf8(void **state)
+{
+	static const struct { const char *in; size_t len; const char *out; size_t replaced; } cases[] = {
+		{ "", 0, "", 0 },
+		{ "caf\xc3\xa9 \xe2\x82\xac", 9, "caf\xc3\xa9 \xe2\x82\xac", 0 },
+		{ "a\xff" "b", 3, "a\xef\xbf\xbd" "b", 1 },
+		/* a sequence cut by the end, overlong, surrogate: each byte */
+		{ "x\xe2\x82", 3, "x\xef\xbf\xbd\xef\xbf\xbd", 2 },
+		{ "\xc0\xaf", 2, "\xef\xbf\xbd\xef\xbf\xbd", 2 },
+		{ "\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 3 },
+		/* NUL and controls are valid UTF-8: left to the writers that escape them */
+		{ "\x1b\0z", 3, "\x1b\0z", 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		size_t n = strbuf_add_valid_utf8(&sb, cases[i].in, cases[i].len);
+		size_t want = strlen(cases[i].out) + (i == sizeof(cases) / sizeof(cases[0]) - 1 ? 2 : 0);
+		assert_int_equal(n, cases[i].replaced);
+		assert_int_equal(sb.len, want);
+		assert_memory_equal(sb.buf, cases[i].out, want);
+		strbuf_release(&sb);
+	}
+	/* The JSON writer counts what it replaces, for the note cmd.c prints. */
+	size_t before = json_replaced_bytes();
+	struct strbuf sb = STRBUF_INIT;
+	json_escape(&sb, "ok \xff\xfe \xc3\xa9");
+	assert_int_equal(json_replaced_bytes() - before, 2);
+	strbuf_release(&sb);
+}
+
 static void test_json_double_round_trip(void **state)
 {
 	double values[] = { 1.0 / 3.0, 57438.25, 1e-300, -2.5e17 };
@@ -531,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_json_structure),
 		cmocka_unit_test(test_json_pretty),
 		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_valid_utf8),
 		cmocka_unit_test(test_json_double_round_trip),
 		cmocka_unit_test(test_opts_parse),
 		cmocka_unit_test(test_opts_stop_at_arg),
