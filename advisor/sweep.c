@@ -89,6 +89,13 @@ static int sweep_distributed(struct db *db, int64_t exp_id, const struct sweep_c
 	return 0;
 }
 
+/* A distributed sweep's controller does not hold this machine (hostlock_leave_host). */
+static void leave_host_if_distributed(enum executor_kind where)
+{
+	if (where != EXECUTOR_LOCAL)
+		hostlock_leave_host();
+}
+
 /*
  * The plan for this host, checked: a local sweep needs this host to carry
  * it out; a Slurm sweep's nodes check for themselves (the controller may
@@ -226,6 +233,7 @@ int sweep_new(const struct cmd_ctx *ctx, struct db *db, const struct sweep_confi
 		return cmd_fail(&err);
 	if (!hostlock_held() && sweep_lock(ctx, so->sysfs_root, &lock, &err) < 0)
 		return cmd_fail(&err);
+	leave_host_if_distributed(where);
 	struct plan *p = expand_and_check(cfg, seed, &copts, where, &err);
 	if (!p) {
 		hostlock_release(&lock);
@@ -282,6 +290,7 @@ int sweep_resume(const struct cmd_ctx *ctx, struct db *db, const struct sweep_co
 		return cmd_fail(&err);
 	if (!hostlock_held() && sweep_lock(ctx, so->sysfs_root, &lock, &err) < 0)
 		return cmd_fail(&err);
+	leave_host_if_distributed(where);
 	struct plan *p = expand_and_check(cfg, seed, &copts, where, &err);
 	int rc = p ? drive(ctx, db, p, exp_id, &copts, where) : fail_check(ctx, db, so, &err);
 	plan_free(p);
@@ -337,6 +346,7 @@ int sweep_extend(const struct cmd_ctx *ctx, struct db *db, struct sweep_config *
 		return cmd_fail(&err);
 	if (!hostlock_held() && sweep_lock(ctx, so->sysfs_root, &lock, &err) < 0)
 		return cmd_fail(&err);
+	leave_host_if_distributed(where);
 	if (db_runs_blocks(db, exp_id, &from, &err) < 0) {
 		hostlock_release(&lock);
 		return cmd_fail(&err);

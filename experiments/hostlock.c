@@ -471,6 +471,15 @@ int hostlock_held(void)
 	return held != NULL;
 }
 
+void hostlock_leave_host(void)
+{
+	if (held && held->anchored) {
+		close(held->anchor_fd);
+		held->anchor_fd = -1;
+		held->anchored = false;
+	}
+}
+
 void hostlock_release(struct hostlock *lk)
 {
 	if (lk->fd >= 0) {

@@ -111,6 +111,15 @@ int hostlock_acquire_host(struct hostlock *lk, const char *root, const char *pat
 int hostlock_acquire(struct hostlock *lk, const char *path, struct ta_err *err);
 /* Whether this process holds a host lock. */
 int hostlock_held(void);
+/*
+ * Lets go of the host this process's lock anchors (the real host's, or a
+ * fake root's), keeping its lock file: a distributed sweep's controller
+ * drives its nodes, not this machine, and a node that is this machine (a
+ * test cluster in network namespaces, a login node that also takes jobs)
+ * takes the host for its block; two controllers still exclude each other
+ * through the lock file.  No-op when nothing is held or anchored.
+ */
+void hostlock_leave_host(void);
 /* Releases the lock (no-op when not held). */
 void hostlock_release(struct hostlock *lk);
 
