@@ -21,18 +21,21 @@ echo "ok: losses exact"
 for sig in INT TERM; do
 	"$TA" trace -d 60 >"$WORK/sig.out" 2>&1 &
 	pid=$!
-	i=0
-	while [ ! -d "$TRACEFS/instances/topoadvisor-$pid-0" ] && [ $i -lt 100 ]; do
-		sleep 0.1; i=$((i + 1))
+	# Its instance: topoadvisor-PID-0-PIDNS-START (live.h: the owner's token).
+	i=0 inst=
+	while [ -z "$inst" ] && [ $i -lt 100 ]; do
+		inst=$(ls "$TRACEFS/instances" 2>/dev/null | grep "^topoadvisor-$pid-0-" | head -n 1)
+		[ -n "$inst" ] || sleep 0.1
+		i=$((i + 1))
 	done
-	ta_track_instance "topoadvisor-$pid-0"
-	[ -d "$TRACEFS/instances/topoadvisor-$pid-0" ] || ta_fail "instance never appeared"
+	[ -n "$inst" ] || ta_fail "instance never appeared"
+	ta_track_instance "$inst"
 	kill -$sig $pid
 	wait $pid
 	rc=$?
 	case $sig in INT) want=130 ;; TERM) want=143 ;; esac
 	[ $rc -eq $want ] || ta_fail "SIG$sig: exit $rc, want $want: $(cat "$WORK/sig.out")"
-	[ -d "$TRACEFS/instances/topoadvisor-$pid-0" ] && ta_fail "SIG$sig left the instance"
+	[ -d "$TRACEFS/instances/$inst" ] && ta_fail "SIG$sig left the instance"
 	echo "ok: SIG$sig cleans up"
 done
 
