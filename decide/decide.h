@@ -262,9 +262,16 @@ struct decide_result {
 	struct decide_drift drift;
 };
 
-/* A fallible call whose result must be looked at: an ignored -1 would
- * present an empty result (decision 0 "recommended"). */
+/*
+ * A fallible call whose result must be looked at (git's pattern of a
+ * checked error): an ignored -1 would present an empty result (decision 0
+ * "recommended", a race that never stops) as a decision.  Every decide/
+ * function that can fail carries it; the -Werror build proves each caller
+ * looks.
+ */
+#ifndef DECIDE_MUST_CHECK
 #define DECIDE_MUST_CHECK __attribute__((warn_unused_result))
+#endif
 
 /*
  * Decides.  Fails (-1) only on input it cannot hold (an index out of
@@ -392,11 +399,18 @@ struct decide_race_step {
  * group-sequential level decide_race_level, is decisive and nothing is in
  * contention), one survivor, or max_blocks.
  */
-int decide_race(const struct decide_input *in, const struct decide_settings *s, int blocks,
-		int first_test, int max_blocks, struct decide_race_step *out);
-/* decide_race with the stop's level given: levels[blocks] of decide_race_levels. */
-int decide_race_look(const struct decide_input *in, const struct decide_settings *s, int blocks,
-		     int first_test, int max_blocks, double level, struct decide_race_step *out);
+DECIDE_MUST_CHECK int decide_race(const struct decide_input *in, const struct decide_settings *s,
+				  int blocks, int first_test, int max_blocks,
+				  struct decide_race_step *out);
+/*
+ * decide_race with the stop's level given: levels[blocks] of
+ * decide_race_levels.  Both fail (-1) on first_test < 2, blocks < 0 or an
+ * input decide_compute refuses; out then holds no elimination and no stop
+ * (release it all the same): never act on it.
+ */
+DECIDE_MUST_CHECK int decide_race_look(const struct decide_input *in,
+				       const struct decide_settings *s, int blocks, int first_test,
+				       int max_blocks, double level, struct decide_race_step *out);
 void decide_race_step_release(struct decide_race_step *st);
 /* The one-sided level of an elimination test among `survivors` over `looks` looks. */
 double decide_race_alpha(size_t survivors, int looks);
@@ -428,9 +442,10 @@ void decide_race_settings(const struct decide_input *in, int first_test, int max
  * simulated through decide_race with a seeded generator, run-to-run CV 5 %,
  * the decisions' true means spread evenly over 0..-10 % (the baseline in
  * the middle); nreference host references run every block.  *max_out gets
- * the full design's count.
+ * the full design's count.  NAN when a simulated look fails (first_test
+ * below 2): unknown, never the full design's count passed off as a race's.
  */
-double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nreference,
+DECIDE_MUST_CHECK double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nreference,
 				 int first_test, int max_blocks, double equivalence, uint64_t seed,
 				 int nsim, size_t *max_out);
 
