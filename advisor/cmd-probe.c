@@ -2,7 +2,9 @@
  * probe: what this host supports for experiments - architecture, CPU model
  * and topology, SMT control, POWER8 subcores and kvm_hv parameters, whether
  * KVM can really run a guest (else sweeps use TCG), tracefs and the kvm /
- * kvm_hv tracepoints, and the libvirt version and whether the URI answers.
+ * kvm_hv tracepoints, the libvirt version and whether the URI answers, and
+ * each host knob of the table: its value, or why this host has none (its
+ * CPU, its kernel, or a missing file; --root judges a fake tree instead).
  * Read-only: probing changes nothing on the host.
  */
 #include <stdio.h>
@@ -19,9 +21,13 @@
 #include "cmd.h"
 
 static const char *probe_uri;
+static const char *probe_root;
 
 static const struct option probe_options[] = {
 	OPT_STRING(0, "uri", &probe_uri, "URI", "libvirt URI to check (default qemu:///system)"),
+	OPT_STRING(0, "root", &probe_root, "DIR",
+		   "judge host knobs under DIR instead of / (a fake tree with its own "
+		   "proc/cpuinfo and proc/sys/kernel/osrelease, for tests)"),
 	OPT_END(),
 };
 
@@ -60,7 +66,7 @@ static void probe_libvirt_read(const char *uri, struct probe_libvirt *l)
 }
 
 static void probe_json(struct strbuf *out, const struct hostprobe *p,
-		       const struct probe_libvirt *l, const char *uri)
+		       const struct probe_libvirt *l, const char *uri, const char *root)
 {
 	struct json_writer w;
 	json_init(&w, out, true);
@@ -85,6 +91,20 @@ static void probe_json(struct strbuf *out, const struct hostprobe *p,
 	} else {
 		json_null(&w);
 	}
+	json_key(&w, "host_knobs");
+	json_obj_begin(&w);
+	for (size_t i = 0; i < knob_count(); i++) {
+		struct strbuf v = STRBUF_INIT, why = STRBUF_INIT;
+		int ok = hostprobe_knob(root, knob_at(i), &v, &why);
+		json_key(&w, knob_at(i)->name);
+		json_obj_begin(&w);
+		json_key(&w, "available"); json_bool(&w, ok);
+		json_key(&w, ok ? "value" : "reason"); json_str(&w, ok ? v.buf : why.buf);
+		json_obj_end(&w);
+		strbuf_release(&v);
+		strbuf_release(&why);
+	}
+	json_obj_end(&w);
 	json_key(&w, "kvm_device"); json_bool(&w, p->kvm_dev);
 	json_key(&w, "kvm_usable"); json_bool(&w, p->kvm_usable);
 	json_key(&w, "kvm_reason"); json_str(&w, p->kvm_why);
@@ -112,8 +132,23 @@ static const char *or_na(const char *s, const char *na)
 	return s ? s : na;
 }
 
+/* One line per knob of the table: its value, or why this host has none. */
+static void probe_knobs_text(struct strbuf *out, const char *root)
+{
+	strbuf_addf(out, "host knobs%s%s:\n", strcmp(root, "/") ? " under " : "",
+		    strcmp(root, "/") ? root : "");
+	for (size_t i = 0; i < knob_count(); i++) {
+		struct strbuf v = STRBUF_INIT, why = STRBUF_INIT;
+		int ok = hostprobe_knob(root, knob_at(i), &v, &why);
+		strbuf_addf(out, "  %-26s %s%s\n", knob_at(i)->name, ok ? "" : "not on this host: ",
+			    ok ? v.buf : why.buf);
+		strbuf_release(&v);
+		strbuf_release(&why);
+	}
+}
+
 static void probe_text(struct strbuf *out, const struct hostprobe *p,
-		       const struct probe_libvirt *l, const char *uri)
+		       const struct probe_libvirt *l, const char *uri, const char *root)
 {
 	strbuf_addf(out, "%-18s %s\n", "arch", p->arch);
 	strbuf_addf(out, "%-18s %s\n", "cpu model", or_na(p->cpu_model, "unknown"));
@@ -147,6 +182,7 @@ static void probe_text(struct strbuf *out, const struct hostprobe *p,
 		strbuf_addf(out, "%-18s answers (%s %s)\n", uri, l->hv_type, l->hv_version);
 	else
 		strbuf_addf(out, "%-18s does not answer: %s\n", uri, l->error);
+	probe_knobs_text(out, root);
 }
 
 static int cmd_probe_exec(const struct cmd_ctx *ctx, int argc, char **argv)
@@ -158,9 +194,9 @@ static int cmd_probe_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 	probe_libvirt_read(uri, &l);
 	struct strbuf out = STRBUF_INIT;
 	if (ctx->json)
-		probe_json(&out, &p, &l, uri);
+		probe_json(&out, &p, &l, uri, probe_root ? probe_root : "/");
 	else
-		probe_text(&out, &p, &l, uri);
+		probe_text(&out, &p, &l, uri, probe_root ? probe_root : "/");
 	cmd_print(&out);
 	strbuf_release(&out);
 	hostprobe_release(&p);

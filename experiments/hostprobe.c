@@ -20,6 +20,7 @@
 #include "../model/knob-table.h"
 #include "../util/strbuf.h"
 #include "hostprobe.h"
+#include "knobs.h"
 
 #define SYS_CPU "/sys/devices/system/cpu"
 
@@ -473,4 +474,57 @@ void hostprobe_release(struct hostprobe *p)
 	free(p->kvm_hv);
 	free(p->tracefs);
 	memset(p, 0, sizeof(*p));
+}
+
+/* ---- host knobs and where they exist ------------------------------------ */
+
+/* The text of root/rel, or NULL when it cannot be read. */
+static char *root_file(const char *root, const char *rel)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	strbuf_addf(&path, "%s%s%s", root, root[0] && root[strlen(root) - 1] == '/' ? "" : "/",
+		    rel);
+	int rc = strbuf_read_file(&text, strbuf_str(&path));
+	strbuf_release(&path);
+	if (rc < 0) {
+		strbuf_release(&text);
+		return NULL;
+	}
+	return strbuf_detach(&text);
+}
+
+void hostprobe_knob_host(const char *root, struct knob_host *h)
+{
+	char *cpuinfo = root_file(root, "proc/cpuinfo");
+	char *osrelease = root_file(root, "proc/sys/kernel/osrelease");
+	/* uname names this machine, not a fake root's. */
+	struct utsname u;
+	bool here = !strcmp(root, "/") && uname(&u) == 0;
+	knob_host_parse(h, cpuinfo, osrelease, here ? u.machine : NULL);
+	free(cpuinfo);
+	free(osrelease);
+}
+
+int hostprobe_knob(const char *root, const struct knob *k, struct strbuf *value,
+		   struct strbuf *why)
+{
+	struct knob_host h;
+	hostprobe_knob_host(root, &h);
+	struct strbuf reason = STRBUF_INIT;
+	int ok = 1;
+	struct ta_err err = { 0 };
+	if (!knob_available(k, &h, &reason)) {
+		strbuf_addstr(why, strbuf_str(&reason));
+		ok = 0;
+	} else if (knob_read(k, root, value, &err) < 0) {
+		strbuf_addstr(why, k->why_missing);
+		ok = 0;
+	} else if (k->kind == KNOB_SMT && !knob_canonical(k, strbuf_str(value))) {
+		/* smt/control says "notsupported", "forceoff", ... */
+		strbuf_addf(why, "SMT control says '%s'", strbuf_str(value));
+		strbuf_reset(value);
+		ok = 0;
+	}
+	strbuf_release(&reason);
+	return ok;
 }

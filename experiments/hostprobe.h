@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../model/knob-table.h"
 #include "../util/err.h"
+#include "../util/strbuf.h"
 #include "config.h"
 #include "domain.h"
 
@@ -40,6 +42,23 @@ struct hostprobe {
 /* Fills p; never fails (unknowns stay 0/NULL).  Release with hostprobe_release. */
 void hostprobe_read(struct hostprobe *p);
 void hostprobe_release(struct hostprobe *p);
+
+/*
+ * The facts that decide where a host knob exists (model/knob-table.h),
+ * read from root's own proc/cpuinfo and proc/sys/kernel/osrelease (root "/"
+ * is this host).  A file root lacks leaves its fact unknown, and an unknown
+ * fact never refuses a knob: a fake root without them is judged by its knob
+ * files alone.
+ */
+void hostprobe_knob_host(const char *root, struct knob_host *h);
+
+/*
+ * Whether knob k exists on the host root names: 1 with value set to its
+ * current value, or 0 with why set to the reason ("removed in Linux 5.14
+ * (this kernel is 6.1)", or the capability its missing file needs).
+ */
+int hostprobe_knob(const char *root, const struct knob *k, struct strbuf *value,
+		   struct strbuf *why);
 
 /*
  * The online host CPUs with package and core ids, sorted by CPU number.

@@ -17,6 +17,7 @@
 #include "../schema/db-journal.h"
 #include "../util/cpuset.h"
 #include "../util/safefile.h"
+#include "hostprobe.h"
 
 #define CPU_DIR "sys/devices/system/cpu"
 
@@ -587,6 +588,16 @@ int knob_snapshot(const struct knob *k, const char *root, struct strbuf *value,
 
 int knob_supported(const struct knob *k, const char *root, struct ta_err *err)
 {
+	/* Where the knob exists by the host's CPU and kernel (hostprobe.c). */
+	struct knob_host host;
+	hostprobe_knob_host(root, &host);
+	struct strbuf why = STRBUF_INIT;
+	if (!knob_available(k, &host, &why)) {
+		err_set(err, EXIT_FAILURE_RUN, "%s: not on this host: %s", k->name, why.buf);
+		strbuf_release(&why);
+		return -1;
+	}
+	strbuf_release(&why);
 	if (k->kind == KNOB_SMT && !smt_has_control(root)) {
 		/* Per-thread: there must be threads to take offline. */
 		struct cpu_list l;

@@ -45,6 +45,33 @@ enum knob_command {
 	KNOB_COMMAND_PPC64_CPU,	/* ppc64_cpu OPTION=VALUE */
 };
 
+/*
+ * Where a knob exists: a range of POWER generations (0 = no bound; both 0 =
+ * any CPU) and of kernel versions (KNOB_KV(major, minor); 0 = no bound,
+ * kernel_max is the last version that has it).  A knob lists up to
+ * KNOB_WHERE_MAX places; it exists on a host any of them admits.  A table
+ * entry with no place at all exists wherever its file does.
+ */
+#define KNOB_KV(major, minor) ((major) * 1000 + (minor))
+#define KNOB_WHERE_MAX 2
+struct knob_where {
+	bool power;		/* only on POWER (implied by a generation bound) */
+	int gen_min, gen_max;	/* POWER generations, e.g. 7..8 */
+	int kernel_min, kernel_max;
+};
+
+/*
+ * What a host is, as far as knob availability goes: from its /proc/cpuinfo
+ * and /proc/sys/kernel/osrelease (under a fake root, that root's own).
+ * Every field may be unknown; an unknown fact never refuses a knob.
+ */
+struct knob_host {
+	enum { KNOB_CPU_UNKNOWN, KNOB_CPU_POWER, KNOB_CPU_OTHER } cpu;
+	int power_gen;		/* POWERn: n; 0 when unknown (or not POWER) */
+	char cpu_name[32];	/* for messages: "POWER9", "x86_64"; "" when unknown */
+	int kernel;		/* KNOB_KV(major, minor); 0 when unknown */
+};
+
 /* Another accepted spelling (case-insensitive) and the value it means. */
 struct knob_spelling {
 	const char *spelling;
@@ -67,6 +94,7 @@ struct knob {
 	const char *kernel_default;	/* canonical; NULL when it depends on the host */
 	enum knob_command command;
 	const char *command_option;	/* KNOB_COMMAND_PPC64_CPU: the option */
+	struct knob_where where[KNOB_WHERE_MAX];	/* CPUs and kernels it exists on */
 };
 
 /* The table, in apply order. */
@@ -94,5 +122,24 @@ void knob_expected(const struct knob *k, struct strbuf *out);
  * value is printed as given: the caller checks it is a plain word.
  */
 void knob_host_command(const struct knob *k, const char *value, struct strbuf *out);
+
+/*
+ * Whether k exists on a host with these facts: true, or false with why set
+ * to the reason in a user's words, e.g. "removed in Linux 5.14 (this kernel
+ * is 6.1)" or "POWER9 only (this CPU is POWER8)".  Facts the host leaves
+ * unknown never refuse.  Pure.
+ */
+bool knob_available(const struct knob *k, const struct knob_host *h, struct strbuf *why);
+
+/*
+ * Fill h from the text of a /proc/cpuinfo (NULL: unknown), of an osrelease
+ * file (NULL: unknown), and the machine name used when cpuinfo names no
+ * POWER CPU (uname -m, or NULL: unknown).  Pure.
+ */
+void knob_host_parse(struct knob_host *h, const char *cpuinfo, const char *osrelease,
+		     const char *machine);
+
+/* Appends where k exists, for docs and messages: "POWER9, Linux 5.13 and older". */
+void knob_where_text(const struct knob *k, struct strbuf *out);
 
 #endif

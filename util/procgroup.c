@@ -113,15 +113,22 @@ unsigned long long procgroup_start_time(pid_t pid)
 	return procgroup_info(pid, &pi) < 0 ? 0 : pi.start;
 }
 
+static uint64_t (*clock_ns)(void) = mono_now_ns;
+
+void procgroup_set_clock(uint64_t (*now_ns)(void))
+{
+	clock_ns = now_ns ? now_ns : mono_now_ns;
+}
+
 /* By the clock, not by counting sleeps: on a loaded host each 10 ms nap
  * takes longer, and a count would wait many times ms. */
 bool procgroup_wait_gone(pid_t pgid, int ms)
 {
-	uint64_t end = mono_now_ns() + (uint64_t)(ms > 0 ? ms : 0) * 1000000u;
+	uint64_t end = clock_ns() + (uint64_t)(ms > 0 ? ms : 0) * 1000000u;
 	for (;;) {
 		if (!procgroup_alive(pgid))
 			return true;
-		if (mono_now_ns() >= end)
+		if (clock_ns() >= end)
 			return false;
 		mono_sleep_ms(10);
 	}

@@ -13,6 +13,7 @@
 #define TA_PROCGROUP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "strbuf.h"
@@ -50,7 +51,10 @@ unsigned long long procgroup_start_time(pid_t pid);
 int procgroup_end_leftover(pid_t pgid, unsigned long long start, int wait_ms,
 			   struct strbuf *who);
 
-/* Polls until no live process is in pgid; false after ms. */
+/* Polls until no live process is in pgid; false after ms by the monotonic clock. */
 bool procgroup_wait_gone(pid_t pgid, int ms);
+
+/* Tests: the clock procgroup_wait_gone reads (NULL: mono_now_ns). */
+void procgroup_set_clock(uint64_t (*now_ns)(void));
 
 #endif

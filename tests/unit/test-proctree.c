@@ -395,6 +395,31 @@ static void test_wait_by_the_clock(void **state)
 	assert_in_range(reads, 2, 12);
 }
 
+/* The same for a process group's wait (procgroup_wait_gone, which
+ * procgroup_end_leftover uses): a live group, a 1000 ms wait on the fast
+ * clock, about 10 readings, not 100 naps. */
+static void test_group_wait_by_the_clock(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		pause();
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	fake_reads = 0;
+	procgroup_set_clock(fast_clock);
+	bool gone = procgroup_wait_gone(pid, 1000);
+	unsigned reads = fake_reads;
+	procgroup_set_clock(NULL);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_false(gone);
+	assert_in_range(reads, 2, 12);
+}
+
 /* Also after a failed assertion: no sleep and no cgroup of ours is left. */
 static int teardown(void **state)
 {
@@ -426,6 +451,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_cgroup_subcgroup, teardown),
 		cmocka_unit_test_teardown(test_cgroup_recorded_first, teardown),
 		cmocka_unit_test_teardown(test_wait_by_the_clock, teardown),
+		cmocka_unit_test(test_group_wait_by_the_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
