@@ -319,7 +319,11 @@ static void plan_text(struct strbuf *out, const struct plan *p, const struct spr
 	plan_boots_line(out, p, &b);
 	struct race_estimate est;
 	race_estimate(p, &est);
-	if (est.first_test)
+	if (est.first_test && isnan(est.expected_runs))
+		strbuf_addf(out, "\nrace: at most %zu runs; how many fewer is unknown (first test "
+			    "after block %d: the race could not be simulated)", est.max_runs,
+			    est.first_test);
+	else if (est.first_test)
 		strbuf_addf(out, "\nrace: at most %zu runs, about %.0f expected (first test after "
 			    "block %d; simulated with 5 %% run-to-run spread and true differences "
 			    "of 0-10 %%)", est.max_runs, est.expected_runs, est.first_test);

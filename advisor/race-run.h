@@ -37,7 +37,8 @@ void race_run_release(struct race_run *rr);
 /*
  * The maximum (*max_out) and the expected number of runs of plan raced
  * with first_test (decide_race_expected_runs, seeded by the plan's seed;
- * at most nsim races, fewer for a large plan).
+ * at most nsim races, fewer for a large plan).  NAN: the simulation
+ * failed (unknown; plan says so, its JSON has null).
  */
 double race_run_expected(const struct plan *plan, int first_test, int nsim, size_t *max_out);
 

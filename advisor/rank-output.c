@@ -736,13 +736,23 @@ void rank_text_recommendation(struct strbuf *out, const struct rank_result *r)
 		text_warnings(out, r);
 		return;
 	}
-	if (rank_decisive(r))
+	if (rank_decisive(r)) {
 		strbuf_addf(out, "recommended: %s\n", d->key);
-	else if (r->leader && r->leader != d)
-		strbuf_addf(out, "no decision yet; leading for now: %s (strongest contender: %s)\n",
-			    d->key, r->leader->key);
-	else
-		strbuf_addf(out, "no decision yet; leading for now: %s\n", d->key);
+	} else {
+		/* "Leading" is the best objective only; the pick below is what stays meanwhile. */
+		const struct rank_decision *lead = rank_leading(r);
+		strbuf_addstr(out, "no decision yet; ");
+		if (lead)
+			strbuf_addf(out, "leading for now: %s", lead->key);
+		if (r->leader && r->leader != lead)
+			strbuf_addf(out, "%sstrongest contender: %s", lead ? " (" : "", r->leader->key);
+		if (lead && r->leader && r->leader != lead)
+			strbuf_addch(out, ')');
+		if (d != lead)
+			strbuf_addf(out, "%suntil then: %s%s", lead || r->leader ? "; " : "", d->key,
+				    d == r->baseline_decision ? " (the baseline)" : "");
+		strbuf_addch(out, '\n');
+	}
 	if (r->nothing_beats_baseline)
 		strbuf_addf(out, "  nothing beats the baseline (every other shown worse, within "
 			    "+-%.0f %% or failing): keep it.\n", 100 * r->equivalence);

@@ -212,11 +212,14 @@ void rank_reason(struct rank_result *r)
 	if (!r->recommended_decision) {
 		strbuf_addstr(&why, "No configuration has a successful run with this metric.");
 	} else if (b && !r->dr.baseline_testable) {
+		const struct rank_decision *lead = rank_leading(r);
 		strbuf_addf(&why, "Insufficient: the baseline %s has fewer than 2 successful "
-			    "runs, so nothing can be tested against it; %s leads by its mean, "
-			    "which decides nothing. Run the baseline again (topoadvisor extend "
-			    "%s --repetitions %d).", b->key, r->recommended_decision->key,
-			    r->res->exp.name, r->needed_repetitions > 0 ? r->needed_repetitions : 1);
+			    "runs, so nothing can be tested against it", b->key);
+		if (lead)
+			strbuf_addf(&why, "; %s leads by its mean, which decides nothing", lead->key);
+		strbuf_addf(&why, ". Run the baseline again (topoadvisor extend %s --repetitions "
+			    "%d).", r->res->exp.name,
+			    r->needed_repetitions > 0 ? r->needed_repetitions : 1);
 	} else if (b) {
 		reason_with_baseline(&why, r);
 	} else if (r->best_decision) {

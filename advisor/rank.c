@@ -15,6 +15,13 @@ bool rank_decisive(const struct rank_result *r)
 	return r->verdict == DECIDE_BETTER || r->verdict == DECIDE_EQUIVALENT;
 }
 
+const struct rank_decision *rank_leading(const struct rank_result *r)
+{
+	if (r->best_decision)
+		return r->best_decision;
+	return r->baseline_decision ? NULL : r->recommended_decision;
+}
+
 void rank_options_init(struct rank_options *o)
 {
 	memset(o, 0, sizeof(*o));

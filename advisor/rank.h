@@ -221,6 +221,14 @@ int rank_compute_opts(const struct db_results *res, const struct rank_options *o
 		      struct rank_result *out, struct ta_err *err);
 void rank_result_release(struct rank_result *r);
 bool rank_decisive(const struct rank_result *r);
+/*
+ * What an undecided verdict may call "leading for now": the engine's best
+ * objective (decide_result.best), never the pick that merely stays until
+ * settled (the baseline, or a decision shown better beside a higher
+ * scorer); without a baseline and with nothing testable, the pick by its
+ * mean.  NULL: nothing leads.
+ */
+const struct rank_decision *rank_leading(const struct rank_result *r);
 /* The decision with this engine index. */
 const struct rank_decision *rank_decision_at(const struct rank_result *r, size_t index);
 

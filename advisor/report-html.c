@@ -769,13 +769,27 @@ static void section_recommendation(struct strbuf *o, const struct rank_result *r
 		strbuf_addstr(o, "</p>\n</section>\n");
 		return;
 	}
-	strbuf_addstr(o, rank_decisive(r) ? "<p class='pick'>" : "<p class='pick tentative'>"
-		      "no decision yet; leading for now: ");
-	report_html_escape(o, d->key);
-	if (!rank_decisive(r) && r->leader && r->leader != d) {
-		strbuf_addstr(o, " (strongest contender: ");
-		report_html_escape(o, r->leader->key);
-		strbuf_addstr(o, ")");
+	if (rank_decisive(r)) {
+		strbuf_addstr(o, "<p class='pick'>");
+		report_html_escape(o, d->key);
+	} else {
+		/* "Leading" is the best objective only; the pick is what stays meanwhile. */
+		const struct rank_decision *lead = rank_leading(r);
+		strbuf_addstr(o, "<p class='pick tentative'>no decision yet; ");
+		if (lead) {
+			strbuf_addstr(o, "leading for now: ");
+			report_html_escape(o, lead->key);
+		}
+		if (r->leader && r->leader != lead) {
+			strbuf_addstr(o, lead ? " (strongest contender: " : "strongest contender: ");
+			report_html_escape(o, r->leader->key);
+			strbuf_addstr(o, lead ? ")" : "");
+		}
+		if (d != lead) {
+			strbuf_addstr(o, lead || r->leader ? "; until then: " : "until then: ");
+			report_html_escape(o, d->key);
+			strbuf_addstr(o, d == r->baseline_decision ? " (the baseline)" : "");
+		}
 	}
 	if (r->nothing_beats_baseline)
 		strbuf_addf(o, " &mdash; nothing beats the baseline (every other shown worse, "

@@ -20,8 +20,8 @@ struct decide_table {
 	size_t *cfg_of;		/* [decision * nlevels + level]: configuration or DECIDE_NONE */
 };
 
-/* False on an index out of range. */
-bool decide_table_build(const struct decide_input *in, int blocks, struct decide_table *t);
+/* False on an index out of range or no levels (t then holds nothing). */
+DECIDE_MUST_CHECK bool decide_table_build(const struct decide_input *in, int blocks, struct decide_table *t);
 void decide_table_release(struct decide_table *t);
 /* The configuration of decision d at level l, or DECIDE_NONE. */
 size_t decide_table_config(const struct decide_table *t, size_t d, size_t l);

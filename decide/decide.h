@@ -19,25 +19,37 @@
  *    runs share a boot with another block's are one *unit* (their log
  *    ratios averaged): boots, not runs, are then the replicates.
  *  - A failed run is an outcome: the worst one.  Its block's log ratio is
- *    -inf (+inf when y failed), and the location of the units is their 10 %
- *    trimmed mean (DECIDE_TRIM; never less than the failures on either side) (Tukey & McLaughlin's standard error, df h - 1), which
- *    trims such values and a few extreme runs (heavy tails) alike.
+ *    -inf (+inf when y failed; both failed: a tie, 0; each side failing at
+ *    some level of a `mean` average: the block is left out), and the
+ *    location of the h units is their 10 % trimmed mean (DECIDE_TRIM:
+ *    floor(0.1 h) units from each end, never fewer than the failures at
+ *    either end), with Tukey & McLaughlin's standard error (winsorized
+ *    variance, df = h - 2 trimmed - 1): failures and a few extreme runs
+ *    (heavy tails) are trimmed alike.  Before that, from 10 units on, a
+ *    finite unit more than 5 scaled MADs from the units' median is set
+ *    aside (at most a fifth of them; decide_cmp.set_aside).  A comparison
+ *    is testable with 2 units left after trimming.
  *  - A decision's objective against the baseline over the levels: `mean`
  *    averages the levels' log ratios within each block (one paired test);
  *    `worst` is the smallest level estimate (biased low: the minimum of
- *    noisy estimates; decide_cmp.bias states by how much), its interval [min of the
- *    levels' lower bounds at alpha'/2 one-sided, min of their upper bounds
- *    at alpha'/(2L) one-sided], which holds min_l theta_l with probability
- *    >= 1 - alpha'.  Never a per-block minimum of noisy values.
- *  - Verdicts from one interval, Bonferroni over the m decisions compared
- *    with the baseline (alpha' = alpha / m): better (above 0), equivalent
- *    (inside +-delta: two one-sided tests on data), worse (below 0),
- *    undecided, insufficient (fewer than 2 units), failing (a failure rate
- *    above max_failure_rate, or no successful run).  Failures per level:
- *    a decision that never succeeds at some level is failing; under
- *    `worst` so is one failing above max_failure_rate at any level (its
- *    worst case), named with that level; under `mean` its failures count
- *    in the objective (the worst outcome) and its pooled rate decides.
+ *    noisy estimates; decide_cmp.bias states by how much), its interval
+ *    [min of the levels' lower bounds at alpha'/2 one-sided, min of their
+ *    upper bounds at alpha'/(2L) one-sided], which holds min_l theta_l
+ *    with probability >= 1 - alpha'.  Never a per-block minimum of noisy
+ *    values.
+ *  - Verdicts from one two-sided interval at alpha', Bonferroni over the m
+ *    testable decisions compared with the baseline (alpha' = alpha / m;
+ *    each configuration's own interval at alpha / (m L)): equivalent
+ *    (inside +-delta: two one-sided tests at alpha'/2 each; it wins over
+ *    better, a gain shown under delta is no change worth making), better
+ *    (above 0), worse (below 0), undecided, insufficient (fewer than 2
+ *    units left after trimming), failing (a failure rate above
+ *    max_failure_rate, or failures and no successful run).  Failures per
+ *    level: a decision that never succeeds at some level is failing;
+ *    under `worst` so is one failing above max_failure_rate at any level
+ *    (its worst case), named with that level; under `mean` its failures
+ *    count in the objective (the worst outcome).  Under both, its pooled
+ *    rate above max_failure_rate is failing too.
  *    A decision *shown* to fail more often than the baseline (Fisher's
  *    exact test, one-sided, at the verdict's alpha; under `worst` per
  *    level, Bonferroni over them) is never better: undecided, flagged,
@@ -49,7 +61,9 @@
  *    `equivalent` among them, and recommended over them only when the
  *    cost rules make it cheaper (otherwise `tied`).
  *  - A race's eliminations are a selection step, never evidence: an
- *    eliminated decision keeps the verdict its own data give.
+ *    eliminated decision keeps the verdict its own data give.  A race's
+ *    stop, and the verdict after it, are at its look's group-sequential
+ *    level (decide_race_levels), never at alpha at every look.
  */
 #ifndef TA_DECIDE_H
 #define TA_DECIDE_H
@@ -262,9 +276,16 @@ struct decide_result {
 	struct decide_drift drift;
 };
 
-/* A fallible call whose result must be looked at: an ignored -1 would
- * present an empty result (decision 0 "recommended"). */
+/*
+ * A fallible call whose result must be looked at (git's pattern of a
+ * checked error): an ignored -1 would present an empty result (decision 0
+ * "recommended", a race that never stops) as a decision.  Every decide/
+ * function that can fail carries it; the -Werror build proves each caller
+ * looks.
+ */
+#ifndef DECIDE_MUST_CHECK
 #define DECIDE_MUST_CHECK __attribute__((warn_unused_result))
+#endif
 
 /*
  * Decides.  Fails (-1) only on input it cannot hold (an index out of
@@ -385,18 +406,28 @@ struct decide_race_step {
  * objective) and the baseline is tested against the leader: one-sided,
  * worse at every level (mean objective: on average), at the one-sided
  * level decide_race_alpha: 0.05 over (survivors - 1) and over L^0.8, L the
- * looks from first_test to max_blocks; the p stored is scaled back to be
- * read against 0.05.  A decision whose failure rate is shown above
- * max_failure_rate (binomial) is eliminated as failing.  Then the stop:
- * decided (decide_compute's verdict on these blocks, at this look's
- * group-sequential level decide_race_level, is decisive and nothing is in
- * contention), one survivor, or max_blocks.
+ * looks from first_test to max_blocks (survivors: the decisions still
+ * racing, the baseline included); the p stored is scaled back to be read
+ * against 0.05.  A decision with a failed run whose failure rate is shown
+ * above max_failure_rate (one-sided binomial test at the same level) is
+ * eliminated as failing.  Then the stop, with this look's eliminations
+ * standing: decided (decide_compute's verdict on these blocks, at this
+ * look's group-sequential level decide_race_level, is decisive and nothing
+ * is in contention), one survivor (no decision races beside the baseline;
+ * without a baseline, one decision), or max_blocks.
  */
-int decide_race(const struct decide_input *in, const struct decide_settings *s, int blocks,
-		int first_test, int max_blocks, struct decide_race_step *out);
-/* decide_race with the stop's level given: levels[blocks] of decide_race_levels. */
-int decide_race_look(const struct decide_input *in, const struct decide_settings *s, int blocks,
-		     int first_test, int max_blocks, double level, struct decide_race_step *out);
+DECIDE_MUST_CHECK int decide_race(const struct decide_input *in, const struct decide_settings *s,
+				  int blocks, int first_test, int max_blocks,
+				  struct decide_race_step *out);
+/*
+ * decide_race with the stop's level given: levels[blocks] of
+ * decide_race_levels.  Both fail (-1) on first_test < 2, blocks < 0 or an
+ * input decide_compute refuses; out then holds no elimination and no stop
+ * (release it all the same): never act on it.
+ */
+DECIDE_MUST_CHECK int decide_race_look(const struct decide_input *in,
+				       const struct decide_settings *s, int blocks, int first_test,
+				       int max_blocks, double level, struct decide_race_step *out);
 void decide_race_step_release(struct decide_race_step *st);
 /* The one-sided level of an elimination test among `survivors` over `looks` looks. */
 double decide_race_alpha(size_t survivors, int looks);
@@ -406,10 +437,15 @@ double decide_race_alpha(size_t survivors, int looks);
  * blocks 1..b, b = first_test..max_blocks) is taken at a nominal level
  * below DECIDE_ALPHA, the levels chosen so that over all the looks the
  * race may take the chance of a decisive verdict crossing a boundary by
- * chance is DECIDE_ALPHA in all (error spent by the fraction b / max_blocks
- * of the information, Hwang-Shih-DeCani; boundaries by numerical
- * integration of the looks' joint normal law).  levels[b] (max_blocks + 1
- * entries) gets look b's two-sided nominal level, 0 before first_test.
+ * chance is DECIDE_ALPHA in all, to the normal approximation of the
+ * looks' statistics: the error spent by look b is Hwang, Shih & DeCani's
+ * alpha (e^(2t) - 1) / (e^2 - 1), t = b / max_blocks (gamma -2, between
+ * Pocock and O'Brien-Fleming; the first look spends all of it up to its
+ * t), the boundaries by numerical integration of the looks' joint normal
+ * law.  levels[b] (max_blocks + 1 entries) gets look b's two-sided
+ * nominal level, 0 before first_test (and where nothing is left to
+ * spend).  With first_test 3: 0.0027 at block 3 and 0.027 at block 20 of
+ * 20; 0.0010 at block 3 and 0.025 at block 50 of 50.
  */
 void decide_race_levels(int first_test, int max_blocks, double *levels);
 /* The level of the look after `blocks` blocks (clamped to first_test..max_blocks). */
@@ -428,9 +464,10 @@ void decide_race_settings(const struct decide_input *in, int first_test, int max
  * simulated through decide_race with a seeded generator, run-to-run CV 5 %,
  * the decisions' true means spread evenly over 0..-10 % (the baseline in
  * the middle); nreference host references run every block.  *max_out gets
- * the full design's count.
+ * the full design's count.  NAN when a simulated look fails (first_test
+ * below 2): unknown, never the full design's count passed off as a race's.
  */
-double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nreference,
+DECIDE_MUST_CHECK double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nreference,
 				 int first_test, int max_blocks, double equivalence, uint64_t seed,
 				 int nsim, size_t *max_out);
 

@@ -72,6 +72,6 @@ size_t decide_config_knobs(const struct db_results_config *c, const struct decid
 /* Pinned to explicit host CPUs (the record's pinning CPUs)? */
 bool decide_pinning_explicit(const struct db_results_config *c);
 /* Distinct host CPUs in cpuset lists ("0-3,8"); -1 when one is malformed. */
-int decide_cpuset_count(const char *const *sets, size_t n);
+DECIDE_MUST_CHECK int decide_cpuset_count(const char *const *sets, size_t n);
 
 #endif

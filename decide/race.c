@@ -285,7 +285,12 @@ int decide_race_look(const struct decide_input *in, const struct decide_settings
 		return 0;
 	}
 	struct decide_table t;
-	decide_table_build(in, blocks, &t);
+	if (!decide_table_build(in, blocks, &t)) {
+		/* Not reached once decide_compute held the input; never a silent look. */
+		decide_table_release(&t);
+		decide_result_release(&r);
+		return -1;
+	}
 	int looks = max_blocks - first_test + 1;
 	double alpha = decide_race_alpha(out->nsurvivors, looks);
 	/* An elimination's p (below alpha) times scale stays below DECIDE_ALPHA: no cap at 1. */
@@ -328,16 +333,21 @@ int decide_race_look(const struct decide_input *in, const struct decide_settings
 		decide_result_release(&r);
 		rc = decide_compute(&after, &look, &r);
 	}
-	if (rc == 0) {
-		if (contenders == 0 || (in->baseline == DECIDE_NONE && contenders == 1))
-			out->stop = DECIDE_STOP_SINGLE;
-		else if (decide_decisive(&r) && r.ncontention == 0)
-			out->stop = DECIDE_STOP_DECIDED;
-		else if (at_max)
-			out->stop = DECIDE_STOP_MAX;
-		decide_result_release(&r);
-	}
 	free(opts);
+	if (rc < 0) {
+		/* No look: neither its eliminations nor a stop stand. */
+		free(out->elims);
+		out->elims = NULL;
+		out->nelims = 0;
+		return -1;
+	}
+	if (contenders == 0 || (in->baseline == DECIDE_NONE && contenders == 1))
+		out->stop = DECIDE_STOP_SINGLE;
+	else if (decide_decisive(&r) && r.ncontention == 0)
+		out->stop = DECIDE_STOP_DECIDED;
+	else if (at_max)
+		out->stop = DECIDE_STOP_MAX;
+	decide_result_release(&r);
 	return 0;
 }
 
@@ -376,7 +386,8 @@ double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nrefe
 	double *levels = xmalloc((size_t)(max_blocks + 1) * sizeof(*levels));
 	decide_race_levels(first_test, max_blocks, levels);
 	double total = 0;
-	for (int k = 0; k < nsim; k++) {
+	bool failed = false;
+	for (int k = 0; k < nsim && !failed; k++) {
 		size_t nruns = 0, spent = 0;
 		memset(opts, 0, ndecisions * sizeof(*opts));
 		for (int b = 0; b < max_blocks; b++) {
@@ -394,8 +405,13 @@ double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nrefe
 			}
 			in.nruns = nruns;
 			struct decide_race_step st;
-			decide_race_look(&in, &s, b + 1, first_test, max_blocks,
-					 levels[b + 1 < first_test ? first_test : b + 1], &st);
+			if (decide_race_look(&in, &s, b + 1, first_test, max_blocks,
+					     levels[b + 1 < first_test ? first_test : b + 1],
+					     &st) < 0) {
+				decide_race_step_release(&st);
+				failed = true;
+				break;
+			}
 			for (size_t i = 0; i < st.nelims; i++)
 				opts[st.elims[i].decision].elim =
 					(struct decide_stored_elim){ b + 1, st.elims[i].against, st.elims[i].p };
@@ -410,5 +426,5 @@ double decide_race_expected_runs(size_t ndecisions, size_t nlevels, size_t nrefe
 	free(runs);
 	free(confs);
 	free(opts);
-	return total / nsim;
+	return failed ? NAN : total / nsim;
 }

@@ -15,6 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A fallible call whose result must be looked at (see decide.h). */
+#ifndef DECIDE_MUST_CHECK
+#define DECIDE_MUST_CHECK __attribute__((warn_unused_result))
+#endif
+
 struct stats_summary {
 	size_t n;
 	double mean, median, stddev;	/* stddev: sample (n-1); NAN for n < 2 */
@@ -75,13 +80,13 @@ struct stats_location {
 	size_t n, trimmed;		/* values; trimmed from each end */
 	double est, se, df;
 };
-int stats_trimmed_location(const double *x, size_t n, double gamma, struct stats_location *out);
+DECIDE_MUST_CHECK int stats_trimmed_location(const double *x, size_t n, double gamma, struct stats_location *out);
 /*
  * Yuen's two-sample test: the difference of the trimmed means of x and y
  * (x - y), its standard error (squared ones added) and the
  * Welch-Satterthwaite df over h - 1 each.  Finite values only.
  */
-int stats_trimmed_difference(const double *x, size_t nx, const double *y, size_t ny,
+DECIDE_MUST_CHECK int stats_trimmed_difference(const double *x, size_t nx, const double *y, size_t ny,
 			     double gamma, struct stats_location *out);
 /* Two-sided p-value of t with df degrees of freedom (t may be infinite). */
 double stats_t_p(double t, double df);

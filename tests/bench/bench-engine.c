@@ -148,7 +148,9 @@ static int sweep_race(struct sweep *s, const struct decide_settings *st, int fir
 	for (int b = 0; b < max; b++) {
 		n += sweep_block(s, b);
 		struct decide_race_step rs;
-		decide_race_look(&s->in, st, b + 1, first, max, levels[b + 1], &rs);
+		/* A failed look is a broken bench, never a race that simply ran on. */
+		if (decide_race_look(&s->in, st, b + 1, first, max, levels[b + 1], &rs) < 0)
+			abort();
 		for (size_t i = 0; i < rs.nelims; i++)
 			s->opt[rs.elims[i].decision].elim = (struct decide_stored_elim){
 				b + 1, rs.elims[i].against, rs.elims[i].p };

@@ -242,6 +242,27 @@ static int64_t fixture_high_variance(struct db *db)
 }
 
 /*
+ * The baseline ranks third: 1x2x1 (115) and 1x1x2 (108) over the baseline
+ * 2x1x1 (100), sd 20: nothing shown, the baseline stays until settled, and
+ * 1x2x1 (the best objective) is what leads.
+ */
+static int64_t fixture_baseline_third(struct db *db)
+{
+	int64_t e = fx_experiment(db, "baseline-third", "records_per_s", 1, fx_yaml);
+	struct fx_config c[] = {
+		{ .key = "2x1x1", .sockets = 2, .cores = 1, .threads = 1,
+		  .mean = 100, .sd = 20, .baseline = true },
+		{ .key = "1x1x2", .sockets = 1, .cores = 1, .threads = 2,
+		  .mean = 108, .sd = 20 },
+		{ .key = "1x2x1", .sockets = 1, .cores = 2, .threads = 1,
+		  .mean = 115, .sd = 20 },
+	};
+	for (int i = 0; i < 3; i++)
+		fx_add(db, e, i, &c[i], "records_per_s", "records/s", 1);
+	return e;
+}
+
+/*
  * Lower is better (seconds).  1x2x1: 3 ok + 2 failed runs, one with lost
  * events and one topology mismatch; 1x1x2: 2 ok runs only; 2x1x1: baseline.
  */
@@ -674,6 +695,7 @@ static const struct {
 	{ "clear-winner", fixture_clear_winner, NULL, false },
 	{ "all-tied", fixture_all_tied, NULL, false },
 	{ "high-variance", fixture_high_variance, NULL, false },
+	{ "baseline-third", fixture_baseline_third, NULL, false },
 	{ "failed-runs", fixture_failed_runs, NULL, false },
 	{ "tie-break", NULL, fixture_tie_break, false },
 	{ "tie-break-cpus", NULL, fixture_tie_break, true },

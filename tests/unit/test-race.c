@@ -247,6 +247,82 @@ static void test_expected_runs(void **state)
 	assert_true(e == 60);
 }
 
+/*
+ * The levels decide.h and docs/advisor.md ("The stop is a sequential
+ * test") quote, as printed there (two significant digits), and the
+ * elimination level they state: a change of the spending (gamma) or of
+ * the look correction makes the documents wrong, and this fails.
+ */
+static void test_documented_levels(void **state)
+{
+	(void)state;
+	static const struct {
+		int first, max, block;
+		double level;
+	} rows[] = {
+		{ 3, 20, 3, 0.0027 }, { 3, 20, 5, 0.0023 }, { 3, 20, 10, 0.0058 },
+		{ 3, 20, 20, 0.027 }, { 3, 50, 3, 0.0010 }, { 3, 50, 50, 0.025 },
+		{ 3, 30, 3, 0.0017 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		double got = decide_race_level(rows[i].first, rows[i].max, rows[i].block);
+		/* within half a unit of the quoted last digit */
+		double unit = rows[i].level < 0.01 ? 1e-4 : 1e-3;
+		if (!(fabs(got - rows[i].level) <= unit / 2))
+			fail_msg("first %d, max %d, block %d: level %.5f, documented %.4g",
+				 rows[i].first, rows[i].max, rows[i].block, got, rows[i].level);
+	}
+	/* Eliminations: 0.05 over (survivors - 1) and over L^0.8 looks. */
+	assert_true(fabs(decide_race_alpha(4, 18) - 0.05 / (3 * pow(18, 0.8))) < 1e-15);
+	/* The trim decide.h states: 10 % from each end. */
+	assert_true(DECIDE_TRIM == 0.1);
+}
+
+/*
+ * A simulation whose looks fail says "unknown" (NAN), never the full
+ * design's count as if a race saved nothing; a look that fails leaves no
+ * elimination and no stop.  Rows: first_test, blocks of the look.
+ */
+static void test_failed_looks(void **state)
+{
+	(void)state;
+	static const struct {
+		int first_test, blocks;
+	} rows[] = { { 1, 3 }, { 0, 3 }, { 3, -1 } };
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		size_t max;
+		if (rows[i].blocks >= 0) {
+			double e = decide_race_expected_runs(2, 1, 0, rows[i].first_test, 30, 0.02,
+							     7, 20, &max);
+			assert_int_equal(max, 60);
+			assert_true(isnan(e));
+		}
+		struct decide_option opts[2] = { { .key = "a" }, { .key = "b" } };
+		struct decide_config confs[2] = { { 0, 0 }, { 1, 0 } };
+		struct decide_run runs[6];
+		for (int k = 0; k < 6; k++)
+			runs[k] = (struct decide_run){ .config = (size_t)(k % 2), .block = k / 2,
+						       .status = DECIDE_RUN_OK,
+						       .value = k % 2 ? 150 : 100, .gang = NAN };
+		struct decide_input in = {
+			.decisions = opts, .ndecisions = 2, .configs = confs, .nconfigs = 2,
+			.nlevels = 1, .runs = runs, .nruns = 6, .baseline = 0,
+			.higher_is_better = true, .boot_seconds = NAN, .run_seconds = NAN,
+		};
+		struct decide_settings s;
+		decide_settings_init(&s);
+		struct decide_race_step st;
+		assert_int_equal(decide_race(&in, &s, rows[i].blocks, rows[i].first_test, 30, &st),
+				 -1);
+		assert_int_equal(st.nelims, 0);
+		assert_int_equal(st.stop, DECIDE_GO_ON);
+		decide_race_step_release(&st);
+	}
+	/* The same race with a valid first test simulates. */
+	size_t max;
+	assert_false(isnan(decide_race_expected_runs(2, 1, 0, 2, 30, 0.02, 7, 20, &max)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +330,8 @@ int main(void)
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_settings_blocks),
 		cmocka_unit_test(test_expected_runs),
+		cmocka_unit_test(test_failed_looks),
+		cmocka_unit_test(test_documented_levels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

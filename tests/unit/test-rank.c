@@ -20,6 +20,7 @@
 
 #include "advisor/deploy.h"
 #include "advisor/rank.h"
+#include "advisor/report-html.h"
 #include "rank-fixtures.h"
 #include "util/json.h"
 
@@ -497,6 +498,53 @@ static void test_worse_never_beats(void **state)
 	}
 }
 
+/*
+ * "Leading for now" names the best objective only (the engine's best),
+ * never the pick that merely stays until settled: a table of fixtures,
+ * the line recommend prints and the report's tentative pick.
+ */
+static void test_leading_is_best(void **state)
+{
+	static const struct {
+		const char *fixture, *line, *html;
+	} rows[] = {
+		/* the baseline ranks third: 1x2x1 leads, the baseline stays */
+		{ "baseline-third", "\nno decision yet; leading for now: 1x2x1; until then: 2x1x1 "
+		  "(the baseline)\n", "no decision yet; leading for now: 1x2x1; until then: "
+		  "2x1x1 (the baseline)" },
+		/* the baseline second */
+		{ "high-variance", "\nno decision yet; leading for now: 1x2x1; until then: 2x1x1 "
+		  "(the baseline)\n", "no decision yet; leading for now: 1x2x1; until then: "
+		  "2x1x1 (the baseline)" },
+		/* the baseline untestable: the best by its mean is the pick */
+		{ "baseline-one-run", "\nno decision yet; leading for now: 1x2x1\n",
+		  "no decision yet; leading for now: 1x2x1</p>" },
+		/* decisive: recommended, nothing "leads" */
+		{ "clear-winner", "\nrecommended: 1x2x1\n", "<p class='pick'>1x2x1" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct fx_state *s = fx_load(rows[i].fixture, NULL);
+		*state = s;
+		const struct rank_result *r = &s->r;
+		const struct rank_decision *lead = rank_leading(r);
+		assert_non_null(lead);
+		assert_ptr_equal(lead, r->best_decision);
+		assert_ptr_equal(lead, rank_decision_at(r, r->dr.best));
+		struct strbuf sb = STRBUF_INIT;
+		rank_text_recommendation(&sb, r);
+		if (!strstr(sb.buf, rows[i].line))
+			fail_msg("%s: no \"%s\" in:\n%s", rows[i].fixture, rows[i].line, sb.buf);
+		assert_null(strstr(sb.buf, "leading for now: 2x1x1"));
+		strbuf_reset(&sb);
+		report_html_render(r, NULL, &sb);
+		if (!strstr(sb.buf, rows[i].html))
+			fail_msg("%s: no \"%s\" in the report", rows[i].fixture, rows[i].html);
+		assert_null(strstr(sb.buf, "leading for now: 2x1x1"));
+		strbuf_release(&sb);
+		fx_teardown(state);
+	}
+}
+
 static void test_baseline_one_run(void **state)
 {
 	struct fx_state *s = *state = fx_load("baseline-one-run", NULL);
@@ -831,6 +879,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_tie_break_gang_noise, fx_teardown),
 		cmocka_unit_test_teardown(test_worse_never_beats, fx_teardown),
 		cmocka_unit_test_teardown(test_baseline_one_run, fx_teardown),
+		cmocka_unit_test_teardown(test_leading_is_best, fx_teardown),
 		cmocka_unit_test_teardown(test_single_runs, fx_teardown),
 		cmocka_unit_test_teardown(test_host_reference, fx_teardown),
 		cmocka_unit_test_teardown(test_decoy, fx_teardown),
